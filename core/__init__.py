@@ -1,0 +1,1 @@
+"""Everything that computes: the transformer, its KV cache, decoding, costs. Never imports streamlit."""

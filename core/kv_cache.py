@@ -1,0 +1,96 @@
+"""The KV cache: each layer's projected keys and values for positions already processed.
+
+Ch. 30 §30.2: "A KV cache retains each layer's projected keys and values for positions
+already processed." Buffers are preallocated to the context window (``block_size``) so
+that appending a position is a copy into a slice, never a re-allocation; ``pos`` counts the
+positions whose K/V are stored. The *payload* (what the formula M = 2·B·L·T·H_kv·d·b of
+Ch. 30 §30.4 counts) is the filled slice; the *allocation* is the whole buffer.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from core.config import GPTConfig
+
+
+class KVCache:
+    """Per-layer key and value buffers of shape ``(B, n_kv_head, block_size, head_dim)``.
+
+    ``pos`` is the number of cached positions T; ``keys(layer)`` and ``values(layer)`` are
+    views of shape ``(B, n_kv_head, T, head_dim)``.
+    """
+
+    def __init__(self, cfg: GPTConfig, batch_size: int = 1, dtype: torch.dtype = torch.float32):
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        self.cfg = cfg
+        self.batch_size = batch_size
+        self.dtype = dtype
+        shape = (batch_size, cfg.n_kv_head, cfg.block_size, cfg.head_dim)
+        self.k_cache = [torch.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
+        self.v_cache = [torch.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
+        self.pos = 0
+
+    @property
+    def capacity(self) -> int:
+        """Positions the buffers can hold: the context window ``block_size``."""
+        return self.cfg.block_size
+
+    def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Write new keys/values for ``layer`` at positions ``pos .. pos+T_new-1``.
+
+        ``k``, ``v``: ``(B, n_kv_head, T_new, head_dim)``. Returns all cached keys and values
+        for this layer including the new ones, each ``(B, n_kv_head, pos+T_new, head_dim)``.
+        ``pos`` itself advances only in :meth:`advance`, after every layer has written,
+        because all layers of one forward pass write at the same positions.
+        Raises ``ValueError`` past the context window.
+        """
+        t_new = k.shape[2]
+        end = self.pos + t_new
+        if end > self.capacity:
+            raise ValueError(
+                f"KV cache full: {self.pos} + {t_new} positions exceeds the context window of {self.capacity}"
+            )
+        self.k_cache[layer][:, :, self.pos:end] = k
+        self.v_cache[layer][:, :, self.pos:end] = v
+        return self.k_cache[layer][:, :, :end], self.v_cache[layer][:, :, :end]
+
+    def advance(self, t_new: int) -> None:
+        """Count ``t_new`` more positions as cached (called once per forward pass)."""
+        self.pos += t_new
+
+    def truncate(self, n_positions: int) -> None:
+        """Keep only the first ``n_positions`` positions (cache reuse after an edit, rollback)."""
+        if not 0 <= n_positions <= self.pos:
+            raise ValueError(f"cannot truncate to {n_positions}: cache holds {self.pos} positions")
+        self.pos = n_positions
+
+    def reset(self) -> None:
+        """Forget every cached position (the buffers stay allocated)."""
+        self.pos = 0
+
+    def keys(self, layer: int) -> torch.Tensor:
+        """Cached keys of ``layer``: ``(B, n_kv_head, pos, head_dim)``."""
+        return self.k_cache[layer][:, :, : self.pos]
+
+    def values(self, layer: int) -> torch.Tensor:
+        """Cached values of ``layer``: ``(B, n_kv_head, pos, head_dim)``."""
+        return self.v_cache[layer][:, :, : self.pos]
+
+    @property
+    def nbytes(self) -> int:
+        """Payload in bytes: the filled K and V slices of every layer, as actual tensors.
+
+        Equals M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4) with T = ``pos``.
+        """
+        total = 0
+        for layer in range(self.cfg.n_layer):
+            for t in (self.keys(layer), self.values(layer)):
+                total += t.numel() * t.element_size()
+        return total
+
+    @property
+    def allocated_bytes(self) -> int:
+        """Bytes reserved by the preallocated buffers (capacity ``block_size``), in bytes."""
+        return sum(t.numel() * t.element_size() for t in self.k_cache + self.v_cache)

@@ -1,0 +1,178 @@
+"""A Llama-style causal transformer with attention written out so its weights can be drawn.
+
+RMSNorm, rotary position embeddings (RoPE, the rotate-half convention of Llama),
+grouped-query attention (``n_kv_head`` divides ``n_head``) and a SwiGLU MLP. Module names
+follow Hugging Face's ``LlamaForCausalLM`` (minus its ``model.`` prefix) so the same weights
+load into both, which the tests use as an independent reference.
+
+Dims: ``B`` batch, ``T`` new positions in this pass, ``S`` positions attended (cached + new),
+``C`` = ``n_embd``, ``hd`` = ``head_dim``.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from core.config import GPTConfig
+from core.kv_cache import KVCache
+
+
+class RMSNorm(nn.Module):
+    """x / sqrt(mean(x²) + eps) · weight (Zhang & Sennrich, 2019)."""
+
+    def __init__(self, dim: int, eps: float):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rope_tables(cfg: GPTConfig, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin tables, each ``(block_size, head_dim)``, for RoPE (Su et al., 2021).
+
+    Computed in float64 and cast, so the float64 model is exact and float32 matches Llama's.
+    """
+    hd = cfg.head_dim
+    inv_freq = 1.0 / (cfg.rope_theta ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))  # (hd/2,)
+    t = torch.arange(cfg.block_size, dtype=torch.float64)
+    freqs = torch.outer(t, inv_freq)  # (block_size, hd/2)
+    emb = torch.cat((freqs, freqs), dim=-1)  # (block_size, hd)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate ``x`` ``(B, heads, T, hd)`` by the angles of its absolute positions ``cos/sin (T, hd)``."""
+    half = x.shape[-1] // 2
+    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)  # rotate_half
+    return x * cos + rotated * sin
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.cfg = cfg
+        c, hd = cfg.n_embd, cfg.head_dim
+        self.q_proj = nn.Linear(c, cfg.n_head * hd, bias=False)
+        self.k_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=False)
+        self.v_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=False)
+        self.o_proj = nn.Linear(cfg.n_head * hd, c, bias=False)
+
+    def forward(self, x, cos, sin, start: int, cache: KVCache | None, layer: int):
+        """x ``(B, T, C)`` at absolute positions ``start .. start+T-1``.
+
+        Returns the output ``(B, T, C)`` and the attention probabilities
+        ``(B, n_head, T, S)`` with ``S = start + T`` (exactly 0 at masked cells).
+        """
+        cfg = self.cfg
+        B, T, _ = x.shape
+        hd, n_rep = cfg.head_dim, cfg.n_head // cfg.n_kv_head
+        q = self.q_proj(x).view(B, T, cfg.n_head, hd).transpose(1, 2)  # (B, n_head, T, hd)
+        k = self.k_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, n_kv_head, T, hd)
+        v = self.v_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, n_kv_head, T, hd)
+        # Keys are rotated once, at their own position, before caching; new queries use theirs.
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        if cache is not None:
+            k, v = cache.update(layer, k, v)  # (B, n_kv_head, S, hd): cached + new
+        S = k.shape[2]
+        # GQA: query head h reads KV head h // n_rep (the grouping of Llama's repeat_kv).
+        k = k.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
+        v = v.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
+        scores = q @ k.transpose(-2, -1) * hd**-0.5  # (B, n_head, T, S)
+        # Query i sits at absolute position start+i, so under caching the mask is offset by
+        # `start`: it may read every key up to and including its own position.
+        q_pos = torch.arange(start, start + T).unsqueeze(1)  # (T, 1)
+        k_pos = torch.arange(S).unsqueeze(0)  # (1, S)
+        scores = scores.masked_fill(k_pos > q_pos, float("-inf"))
+        att = torch.softmax(scores, dim=-1)  # (B, n_head, T, S)
+        y = att @ v  # (B, n_head, T, hd)
+        y = y.transpose(1, 2).reshape(B, T, cfg.n_head * hd)  # (B, T, C)
+        return self.o_proj(y), att
+
+
+class MLP(nn.Module):
+    """SwiGLU: down(silu(gate(x)) · up(x)) (Shazeer, 2020)."""
+
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.gate_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=False)
+        self.up_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=False)
+        self.down_proj = nn.Linear(cfg.ffn_hidden, cfg.n_embd, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.input_layernorm = RMSNorm(cfg.n_embd, cfg.norm_eps)
+        self.self_attn = Attention(cfg)
+        self.post_attention_layernorm = RMSNorm(cfg.n_embd, cfg.norm_eps)
+        self.mlp = MLP(cfg)
+
+    def forward(self, x, cos, sin, start, cache, layer):
+        a, att = self.self_attn(self.input_layernorm(x), cos, sin, start, cache, layer)
+        x = x + a
+        x = x + self.mlp(self.post_attention_layernorm(x))
+        return x, att
+
+
+class GPT(nn.Module):
+    """The causal transformer. ``forward(ids, cache)`` processes new positions only.
+
+    Without a cache it processes ``ids`` from position 0 (a full forward pass); with one it
+    processes ``ids`` at positions ``cache.pos ..`` and appends their K/V to the cache.
+    """
+
+    def __init__(self, cfg: GPTConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.n_embd)
+        self.layers = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        self.norm = RMSNorm(cfg.n_embd, cfg.norm_eps)
+        self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
+        cos, sin = rope_tables(cfg, torch.float32)
+        self.register_buffer("rope_cos", cos, persistent=False)
+        self.register_buffer("rope_sin", sin, persistent=False)
+
+    def _apply(self, fn, recurse=True):
+        # Rebuild RoPE tables from float64 after a dtype change so .double() stays exact.
+        out = super()._apply(fn, recurse)
+        cos, sin = rope_tables(self.cfg, self.embed_tokens.weight.dtype)
+        self.rope_cos, self.rope_sin = cos, sin
+        return out
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.embed_tokens.weight.dtype
+
+    def forward(self, ids: torch.Tensor, cache: KVCache | None = None):
+        """ids ``(B, T)`` int64 → logits ``(B, T, vocab_size)`` and a list of ``n_layer``
+        attention tensors ``(B, n_head, T, S)``.
+
+        Raises ``ValueError`` if the positions would pass the context window ``block_size``.
+        """
+        B, T = ids.shape
+        start = cache.pos if cache is not None else 0
+        if start + T > self.cfg.block_size:
+            raise ValueError(f"{start + T} positions exceed the context window of {self.cfg.block_size}")
+        if T == 0:
+            raise ValueError("no positions to process")
+        cos = self.rope_cos[start : start + T]  # (T, hd)
+        sin = self.rope_sin[start : start + T]
+        x = self.embed_tokens(ids)  # (B, T, C)
+        atts = []
+        for layer, block in enumerate(self.layers):
+            x, att = block(x, cos, sin, start, cache, layer)
+            atts.append(att)
+        if cache is not None:
+            cache.advance(T)
+        logits = self.lm_head(self.norm(x))  # (B, T, vocab_size)
+        return logits, atts
+
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
