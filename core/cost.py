@@ -52,3 +52,32 @@ def kv_cache_bytes(
 def kv_cache_bytes_for(cfg: GPTConfig, positions: int, bytes_per_value: float = 4, batch_size: int = 1) -> int:
     """KV payload in bytes for a model config at ``positions`` cached positions."""
     return kv_cache_bytes(cfg.n_layer, cfg.n_kv_head, cfg.head_dim, positions, bytes_per_value, batch_size)["total"]
+
+
+def decode_step_scores(context: int, cached: bool) -> int:
+    """Scores for one decode step whose new position makes ``context`` positions in all.
+
+    Cached: the new query against ``context`` keys → ``context``. Full-prefix recompute:
+    every position again → context(context+1)/2. Per layer and head (Ch. 19, Ch. 30 §30.2).
+    """
+    return _check_count("context", context) if cached else causal_pairs(context)
+
+
+def generation_scores(n_prompt: int, m_new: int, cached: bool) -> int:
+    """Cumulative scores to produce ``m_new`` tokens after an ``n_prompt``-token prompt.
+
+    Prefill yields token 1; tokens 2..m need m−1 decode passes at contexts n+1 .. n+m−1.
+    Cached: n(n+1)/2 + Σ (n+i); recompute: Σ_{T=n}^{n+m−1} T(T+1)/2. Per layer and head.
+    Raises ``ValueError`` if ``n_prompt`` < 1 or ``m_new`` < 0.
+    """
+    n, m = _check_count("n_prompt", n_prompt), _check_count("m_new", m_new)
+    if n < 1:
+        raise ValueError("n_prompt must be at least 1")
+    if m == 0:
+        return 0
+    if cached:
+        # n(n+1)/2 + Σ_{T=n+1}^{n+m-1} T: every position's query is scored exactly once.
+        return causal_pairs(n + m - 1)
+    # Σ_{T=1}^{N} T(T+1)/2 = N(N+1)(N+2)/6 (tetrahedral numbers).
+    tetra = lambda N: N * (N + 1) * (N + 2) // 6  # noqa: E731
+    return tetra(n + m - 1) - tetra(n - 1)

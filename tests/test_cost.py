@@ -44,3 +44,24 @@ def test_bad_counts_raise(bad):
     """Negative or non-integer counts are refused with ValueError."""
     with pytest.raises(ValueError):
         kv_cache_bytes(bad, 1, 1, 1, 2)
+
+
+def test_decode_step_scores():
+    """One step at 1,000 positions: 1,000 scores cached vs 500,500 by recompute."""
+    from core.cost import decode_step_scores
+
+    assert decode_step_scores(1000, cached=True) == 1000
+    assert decode_step_scores(1000, cached=False) == 500_500
+
+
+def test_generation_scores_match_step_by_step_sums():
+    """Closed forms equal the explicit sums of the session counters (n=5, m=3: 28 vs 64)."""
+    from core.cost import generation_scores
+
+    assert generation_scores(5, 3, cached=True) == 15 + 6 + 7
+    assert generation_scores(5, 3, cached=False) == 15 + 21 + 28
+    for n, m in [(1, 1), (8, 10), (37, 4)]:
+        naive = sum(causal_pairs(t) for t in range(n, n + m))
+        cached = causal_pairs(n) + sum(range(n + 1, n + m))
+        assert generation_scores(n, m, False) == naive and generation_scores(n, m, True) == cached
+    assert generation_scores(10**12, 10**6, cached=False) > 0  # exact big integers, no overflow

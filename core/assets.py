@@ -1,0 +1,40 @@
+"""Load the shipped model from assets/: safetensors weights and JSON only (never pickle)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file
+
+from core.config import GPTConfig
+from core.model import GPT
+from core.tokenizer import load_tokenizer
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def load_model(dtype: str = "float32", assets: Path = ASSETS) -> GPT:
+    """The shipped model in eval mode with gradients off, as ``dtype`` ('float32' or 'float64').
+
+    Raises ``ValueError`` for another dtype and ``FileNotFoundError`` if assets are missing.
+    """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
+    cfg = GPTConfig.load(assets / "config.json")
+    model = GPT(cfg)
+    model.load_state_dict(load_file(str(assets / "model.safetensors")))
+    model = model.to(DTYPES[dtype]).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)  # shared across sessions: read-only
+    return model
+
+
+def load_shipped_tokenizer(assets: Path = ASSETS):
+    return load_tokenizer(assets / "tokenizer.json")
+
+
+def load_model_card(assets: Path = ASSETS) -> dict:
+    return json.loads((assets / "model_card.json").read_text(encoding="utf-8"))

@@ -1,0 +1,88 @@
+"""Start the real app with `streamlit run` on a free localhost port and drive it in Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_app(timeout_s: float = 60):
+    """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout_s
+        while True:
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise RuntimeError("streamlit did not start") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextlib.contextmanager
+def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=scale)
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+HEATMAP_ROWS_JS = """() => {
+  for (const g of document.querySelectorAll('.js-plotly-plot')) {
+    for (const t of (g.data || [])) { if (t.type === 'heatmap') return t.z.length; }
+  }
+  return 0;
+}"""
+
+
+def heatmap_rows(page) -> int:
+    return page.evaluate(HEATMAP_ROWS_JS)
+
+
+def wait_rows(page, rows: int, timeout_ms: int = 30000) -> None:
+    page.wait_for_function(HEATMAP_ROWS_JS.replace("() => {", f"() => {{ const want = {rows};", 1)
+                           .replace("return t.z.length;", "return t.z.length === want;"), timeout=timeout_ms)
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,25 @@
+"""Real browser: `streamlit run` + headless Chromium, prefill and three steps."""
+
+import pytest
+
+from core import state as K
+from core.assets import load_shipped_tokenizer
+from core.tokenizer import encode
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+
+pytestmark = pytest.mark.browser
+
+
+def test_prefill_and_three_steps_grow_the_heatmap():
+    """The heatmap has one row per prompt position after prefill, then grows by one per step."""
+    n = len(encode(load_shipped_tokenizer(), K.DEFAULT_PROMPT))
+    with running_app() as url, browser_page() as page:
+        page.goto(url)
+        page.get_by_role("button", name="Prefill").click()
+        wait_rows(page, n)
+        screenshot(page, "decode-prefill")
+        for i in range(1, 4):
+            page.get_by_role("button", name="Step ▸").click()
+            wait_rows(page, n + i)
+        assert heatmap_rows(page) == n + 3
+        screenshot(page, "decode-3-steps")

@@ -1,0 +1,74 @@
+import numpy as np
+import pytest
+
+from core import session as S
+from core.decode import SamplingConfig, generate_cached
+
+
+def test_prefill_then_steps_grow_the_matrix(tiny_model):
+    """Prefill of n gives an n×n triangle; each step adds one row; future cells are NaN."""
+    sess = S.start(tiny_model, [1, 2, 3, 4, 5], SamplingConfig())
+    assert S.attention_matrix(sess, 0, None).shape == (5, 5)
+    for _ in range(3):
+        S.step(tiny_model, sess)
+    att = S.attention_matrix(sess, 1, 2)
+    assert att.shape == (8, 8) and sess.n_steps == 3
+    upper = np.triu_indices(8, 1)
+    assert np.all(np.isnan(att[upper]))
+    assert np.allclose(np.nansum(att, axis=1), 1.0, atol=1e-6)
+
+
+def test_session_tokens_equal_generate_cached(tiny_model):
+    """Stepping by hand chooses the same tokens as generate_cached with the same sampling."""
+    sampling = SamplingConfig("sample", temperature=1.2, top_k=10, seed=5)
+    sess = S.start(tiny_model, [7, 3, 7], sampling)
+    for _ in range(6):
+        S.step(tiny_model, sess)
+    assert sess.outputs == generate_cached(tiny_model, [7, 3, 7], 7, sampling).tokens
+
+
+def test_counters_and_clock(tiny_model):
+    """Scores: cached 15+6+7 vs naive 15+21+28 for a 5-token prompt and 2 steps; one time per token."""
+    sess = S.start(tiny_model, [1, 2, 3, 4, 5], SamplingConfig())
+    S.step(tiny_model, sess)
+    S.step(tiny_model, sess)
+    assert sess.scores_cached == 15 + 6 + 7
+    assert sess.scores_naive == 15 + 21 + 28
+    assert len(sess.engine_ms) == len(sess.outputs) == 3
+    assert all(t > 0 for t in sess.engine_ms)
+    assert max(sess.max_diff) < 1e-5
+
+
+def test_pending_is_not_cached(tiny_model):
+    """Table 30.1: the chosen token is pending; the cache holds only consumed positions."""
+    sess = S.start(tiny_model, [1, 2, 3, 4, 5, 6, 7, 8], SamplingConfig())
+    assert sess.n_positions == 8 and sess.pending is not None
+    S.step(tiny_model, sess)
+    assert sess.n_positions == 9 and sess.consumed[-1] == sess.outputs[0]
+
+
+def test_block_reasons(tiny_model):
+    """End token and a full context window stop stepping with a reason."""
+    cfg = tiny_model.cfg
+    sess = S.start(tiny_model, [1] * cfg.block_size, SamplingConfig())
+    assert "context window is full" in S.step_block_reason(sess, end_id=None)
+    sess = S.start(tiny_model, [1, 2], SamplingConfig())
+    assert "end token" in S.step_block_reason(sess, end_id=sess.pending)
+    assert S.step_block_reason(sess, end_id=None) is None
+
+
+def test_too_long_prompt_is_refused_with_count(tiny_model):
+    """A prompt past the window is refused, saying how many tokens to remove."""
+    with pytest.raises(ValueError, match="remove at least 3 tokens"):
+        S.start(tiny_model, [1] * (tiny_model.cfg.block_size + 3), SamplingConfig())
+
+
+def test_two_sessions_are_independent(tiny_model):
+    """Stepping one session leaves another's cache, tokens and matrix untouched."""
+    a = S.start(tiny_model, [1, 2, 3], SamplingConfig("sample", seed=1))
+    b = S.start(tiny_model, [4, 5], SamplingConfig("sample", seed=1))
+    before = (b.n_positions, list(b.outputs), S.attention_matrix(b, 0, None).copy())
+    for _ in range(4):
+        S.step(tiny_model, a)
+    assert (b.n_positions, b.outputs) == before[:2]
+    assert np.array_equal(S.attention_matrix(b, 0, None), before[2], equal_nan=True)

@@ -1,0 +1,50 @@
+import numpy as np
+
+from core import viz
+
+
+def _att3():
+    return np.array([[1.0, np.nan, np.nan], [0.25, 0.75, np.nan], [0.2, 0.3, 0.5]])
+
+
+def test_attention_masked_cells_blank_not_zero():
+    """Future cells become None (blank) in z; computed shares keep their values."""
+    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=1, title="t")
+    z = fig.data[0].z
+    assert z[0][1] is None and z[0][2] is None and z[1][2] is None
+    assert z[1][1] == 0.75 and z[2][2] == 0.5
+
+
+def test_attention_repeated_tokens_get_distinct_rows():
+    """Labels are per position, so a repeated token gives two distinct categories."""
+    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=1, title="t")
+    assert len(set(fig.data[0].y)) == 3
+
+
+def test_attention_user_text_is_escaped():
+    """HTML typed by a user reaches plotly escaped (shown literally, not as markup)."""
+    fig = viz.fig_attention(_att3(), ["0: <b>", "1: <img src=x onerror=alert(1)>", "2: &amp;"], 1, "t")
+    assert list(fig.data[0].x) == ["0: &lt;b&gt;", "1: &lt;img src=x onerror=alert(1)&gt;", "2: &amp;amp;"]
+
+
+def test_attention_dims_cached_rows_and_outlines_new():
+    """After a decode step the old rows are covered by a dim layer and the new row outlined."""
+    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
+    dim, outline = fig.layout.shapes
+    assert (dim.y0, dim.y1) == (-0.5, 1.5) and outline.y0 == 1.5 and outline.y1 == 2.5
+    # After prefill every row is new: nothing is dimmed.
+    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=3, title="t")
+    assert len(fig.layout.shapes) == 1
+
+
+def test_next_token_marks_chosen_by_id():
+    """The chosen token's bar has the highlight colour and the ◀ chosen label."""
+    fig = viz.fig_next_token([(5, "Paris", 0.6), (9, "Lyon", 0.4)], 9, "t")
+    assert fig.data[0].marker.color == (viz.CACHED, viz.NEW_WORK)
+    assert "chosen" in fig.data[0].text[1] and "chosen" not in fig.data[0].text[0]
+
+
+def test_kv_shelf_wall_at_capacity():
+    """The shelf's filled bar is the cached count; the wall sits at the context window."""
+    fig = viz.fig_kv_shelf(12, 256, "x", 4096)
+    assert fig.data[0].x == (12,) and fig.layout.shapes[0].x0 == 256

@@ -1,0 +1,79 @@
+"""Streamlit glue shared by the pages: cached read-only resources, the model card, state.
+
+Not in core/ because it imports streamlit.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+import torch
+
+from core import assets, state
+from core.cost import kv_cache_bytes_for
+
+# One thread per request: with a whole class on two cores, extra intra-op threads only
+# fight each other (and the browser) for the same cores; the tiny model gains nothing.
+torch.set_num_threads(1)
+
+
+@st.cache_resource(show_spinner="Loading the shipped model…")
+def model(dtype: str = "float32"):
+    """The shipped model, loaded once per dtype and shared read-only by every session."""
+    return assets.load_model(dtype)
+
+
+@st.cache_resource
+def tokenizer():
+    return assets.load_shipped_tokenizer()
+
+
+@st.cache_data
+def model_card() -> dict:
+    return assets.load_model_card()
+
+
+def init_state() -> None:
+    """Give this session its own copy of every default (never shared between sessions)."""
+    for key, value in state.DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = value
+
+
+def keep(key: str) -> None:
+    """Let a widget's value survive page changes: streamlit forgets widget keys of pages not
+    shown, so each widget writes through to a plain key (``key``) that it is restored from."""
+    widget_key = f"_w.{key}"
+    if widget_key not in st.session_state:
+        st.session_state[widget_key] = st.session_state[key]
+
+
+def sync(key: str) -> None:
+    st.session_state[key] = st.session_state[f"_w.{key}"]
+
+
+def wkey(key: str) -> str:
+    return f"_w.{key}"
+
+
+def sidebar_model_card() -> None:
+    m, card = model(), model_card()
+    cfg = m.cfg
+    weight_bytes = sum(p.numel() * p.element_size() for p in m.parameters())
+    with st.sidebar:
+        st.subheader("The shipped model")
+        st.caption(f"{card['name']} — trained by this project (`python -m core.train`), runs offline.")
+        rows = {
+            "parameters": f"{card['n_params']:,}",
+            "n_layer": cfg.n_layer,
+            "n_head (query heads)": cfg.n_head,
+            "n_kv_head (KV heads)": f"{cfg.n_kv_head} ({cfg.attention_kind})",
+            "head_dim": cfg.head_dim,
+            "d_model (n_embd)": cfg.n_embd,
+            "context window": f"{cfg.block_size} positions",
+            "vocabulary": f"{cfg.vocab_size:,} tokens",
+            "weight bytes (float32)": f"{weight_bytes:,} B ({weight_bytes / 2**20:.2f} MiB)",
+            "KV bytes per token (float32)": f"{kv_cache_bytes_for(cfg, 1, 4):,} B",
+            "validation loss": f"{card['validation_loss_nats_per_token']:.3f} nats/token "
+                               f"(perplexity {card['validation_perplexity']:.2f})",
+        }
+        st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
