@@ -32,8 +32,8 @@ DEFAULTS = {
     DECODE_TOP_K: 20,
     DECODE_SEED: 0,
     DECODE_PACE: 0.5,
-    DECODE_LAYER: 0,
-    DECODE_HEAD: "mean over heads",
+    DECODE_LAYER: 2,
+    DECODE_HEAD: 3,  # looks back at the traveller's name when about to write it
 }
 
 MAX_PROMPT_CHARS = 20_000  # far past the context window; keeps tokenizing instant

@@ -23,3 +23,19 @@ def test_prefill_and_three_steps_grow_the_heatmap():
             wait_rows(page, n + i)
         assert heatmap_rows(page) == n + 3
         screenshot(page, "decode-3-steps")
+
+
+def test_play_steps_on_its_own_and_pause_stops_it():
+    """Play adds rows without clicks; after Pause the row count stays put."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url)
+        page.get_by_role("button", name="Prefill").click()
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+        n = heatmap_rows(page)
+        page.get_by_role("button", name="Play ▶").click()
+        wait_rows(page, n + 3, timeout_ms=30000)
+        page.get_by_role("button", name="Pause ❚❚").click()
+        page.wait_for_timeout(1500)
+        paused = heatmap_rows(page)
+        page.wait_for_timeout(2000)
+        assert heatmap_rows(page) == paused >= n + 3
