@@ -1,14 +1,17 @@
-"""The frame: page config, the shared sidebar (model card), navigation over pages/."""
+"""The frame: page config, the shared sidebar (model card), navigation over lessons/ (one script per page)."""
 
 import streamlit as st
 
 import ui
 
-st.set_page_config(page_title="Inference, efficiently", page_icon="🧮", layout="wide")
+st.set_page_config(page_title="Inference, efficiently", page_icon=":material/neurology:", layout="wide")
 ui.init_state()
 
 pages = [
-    st.Page("pages/decode.py", title="Prefill & decode", icon="▶️", default=True),
+    st.Page("lessons/decode.py", title="Prefill & decode", icon=":material/play_arrow:", default=True),
+    st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),
+    st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),
+    st.Page("lessons/weights.py", title="Weights & model cards", icon=":material/balance:"),
 ]
 nav = st.navigation(pages)
 ui.sidebar_model_card()

@@ -81,3 +81,134 @@ def generation_scores(n_prompt: int, m_new: int, cached: bool) -> int:
     # Σ_{T=1}^{N} T(T+1)/2 = N(N+1)(N+2)/6 (tetrahedral numbers).
     tetra = lambda N: N * (N + 1) * (N + 2) // 6  # noqa: E731
     return tetra(n + m - 1) - tetra(n - 1)
+
+
+# ---- units -------------------------------------------------------------------------------
+
+BINARY = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+DECIMAL = (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+
+
+def format_bytes(n_bytes: int, binary: bool = True) -> str:
+    """``n_bytes`` in the largest binary (KiB = 1,024 B) or decimal (kB = 1,000 B) unit ≥ 1."""
+    for unit, size in BINARY if binary else DECIMAL:
+        if n_bytes >= size:
+            return f"{n_bytes / size:,.2f} {unit}"
+    return f"{n_bytes:,} B"
+
+
+# ---- KV cache with every term named ---------------------------------------------------------
+
+KV_TERMS = {
+    "B": "requests in the batch",
+    "L": "layers (n_layer)",
+    "T": "positions per request",
+    "H_kv": "KV heads per layer (n_kv_head)",
+    "d": "head width (head_dim)",
+    "b": "bytes per stored value",
+}
+
+
+def kv_cache_itemized(n_layer: int, n_kv_head: int, head_dim: int, lengths, bytes_per_value: float) -> dict:
+    """KV payload for requests of possibly unequal ``lengths`` (Ch. 30 §30.4).
+
+    The sum of processed lengths replaces B·T. Returns ``"kv_cache/positions"`` (Σ lengths),
+    ``"kv_cache/bytes_per_position"`` (2·L·H_kv·d·b, may be fractional for 4-bit),
+    ``"kv_cache/keys_bytes"``, ``"kv_cache/values_bytes"`` and ``"total"`` bytes (whole bytes,
+    rounded up for packed sub-byte values). Raises ``ValueError`` on an empty batch or a bad term.
+    """
+    lengths = list(lengths)
+    if not lengths:
+        raise ValueError("the batch is empty: give at least one request length")
+    for i, t in enumerate(lengths):
+        _check_count(f"length of request {i + 1}", t)
+    out = kv_cache_bytes(n_layer, n_kv_head, head_dim, sum(lengths), bytes_per_value)
+    per_position = 2 * n_layer * n_kv_head * head_dim * Fraction(bytes_per_value)
+    return {"kv_cache/positions": sum(lengths), "kv_cache/bytes_per_position": per_position, **out}
+
+
+def kv_mistakes(n_layer: int, n_kv_head: int, head_dim: int, hidden_size: int, positions: int,
+                bytes_per_value: float) -> dict:
+    """The right KV bytes and three common wrong ones, as ``{"right", "hidden_size_not_kv",
+    "no_factor_2", "mib_as_mb"}`` (bytes, the last one the MiB figure mislabelled as MB)."""
+    right = kv_cache_bytes(n_layer, n_kv_head, head_dim, positions, bytes_per_value)["total"]
+    # Using hidden_size = n_head·head_dim instead of n_kv_head·head_dim ignores GQA/MQA.
+    hidden = kv_cache_bytes(n_layer, 1, hidden_size, positions, bytes_per_value)["total"]
+    return {"right": right, "hidden_size_not_kv": hidden, "no_factor_2": right // 2, "mib_as_mb": right / 2**20}
+
+
+# ---- weights ---------------------------------------------------------------------------------
+
+def effective_bits_per_weight(n_bit: float, group_size: int | None = None, scale_bits: int = 16,
+                              zero_point_bits: int = 0) -> Fraction:
+    """Bits per weight including per-group metadata: n_bit + (scale_bits + zero_point_bits)/group_size.
+
+    ``group_size=None`` means no per-group metadata (nominal bits). Example: 4-bit with an fp16
+    scale per 32 weights is 4.5 bits per weight. Raises ``ValueError`` on a bad group size.
+    """
+    if not n_bit > 0:
+        raise ValueError(f"bits per weight must be positive, got {n_bit!r}")
+    bits = Fraction(n_bit)
+    if group_size is None:
+        return bits
+    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
+        raise ValueError(f"group size must be a whole number ≥ 1, got {group_size!r}")
+    return bits + Fraction(scale_bits + zero_point_bits, group_size)
+
+
+def weight_bytes(n_params: int, bits_per_weight: float) -> Fraction:
+    """Nominal weight payload in bytes: n_params · bits / 8 (Ch. 19: 7B at 4 bits = 3.5 GB)."""
+    _check_count("n_params", n_params)
+    if not bits_per_weight > 0:
+        raise ValueError(f"bits per weight must be positive, got {bits_per_weight!r}")
+    return n_params * Fraction(bits_per_weight) / 8
+
+
+def params(cfg: GPTConfig) -> dict:
+    """Parameter count of the project's transformer, itemized; ``"total"`` equals the model's."""
+    c, hd = cfg.n_embd, cfg.head_dim
+    attn = c * cfg.n_head * hd * 2 + c * cfg.n_kv_head * hd * 2  # q, o; k, v
+    mlp = 3 * c * cfg.ffn_hidden
+    out = {
+        "params/embed_tokens": cfg.vocab_size * c,
+        "params/attention": cfg.n_layer * attn,
+        "params/mlp": cfg.n_layer * mlp,
+        "params/norms": cfg.n_layer * 2 * c + c,
+        "params/lm_head": c * cfg.vocab_size,
+    }
+    out["total"] = sum(out.values())
+    return out
+
+
+def memory_plan(n_params: int, bits_per_weight: float, n_layer: int, n_kv_head: int, head_dim: int,
+                context_tokens: int, kv_bytes_per_value: float, batch_size: int, overhead_bytes: int) -> dict:
+    """Memory to serve a model card at its full context (Ch. 19 "Why the LLM cares").
+
+    Weights n_params · bits / 8, plus the KV cache of ``batch_size`` requests at
+    ``context_tokens`` positions, plus a stated overhead; all in bytes (whole, rounded up).
+    Returns ``"memory/weights"``, ``"memory/kv_cache"``, ``"memory/overhead"``, ``"total"``.
+    """
+    w = weight_bytes(n_params, bits_per_weight)
+    out = {
+        "memory/weights": -(-w.numerator // w.denominator),
+        "memory/kv_cache": kv_cache_bytes(n_layer, n_kv_head, head_dim, context_tokens, kv_bytes_per_value,
+                                          batch_size)["total"],
+        "memory/overhead": _check_count("overhead_bytes", overhead_bytes),
+    }
+    out["total"] = sum(out.values())
+    return out
+
+
+def kv_sharing_variants(n_head: int, current_kv_heads: int) -> dict[str, int]:
+    """KV-head counts to compare for one model: MHA (= n_head), a GQA group (the divisor of
+    ``n_head`` nearest n_head/4, if one lies strictly between 1 and n_head) and MQA (1), plus
+    the current count if it is none of those. Returns {label: n_kv_head}."""
+    out = {f"MHA ({n_head} KV heads)": n_head}
+    divisors = [g for g in range(2, n_head) if n_head % g == 0]
+    if divisors:
+        g = min(divisors, key=lambda x: (abs(x - n_head / 4), x))
+        out[f"GQA ({g} KV heads)"] = g
+    out["MQA (1 KV head)"] = 1
+    if current_kv_heads not in out.values():
+        out[f"yours ({current_kv_heads} KV heads)"] = current_kv_heads
+    return out

@@ -26,6 +26,9 @@ pio.templates[TEMPLATE] = go.layout.Template(
         plot_bgcolor="white",
         margin=dict(l=10, r=10, t=50, b=10),
         hoverlabel=dict(font_size=14),
+        xaxis=dict(automargin=True),
+        yaxis=dict(automargin=True),
+        title=dict(x=0, xanchor="left", font=dict(size=17)),
     )
 )
 
@@ -113,4 +116,94 @@ def fig_next_token(rows: list[tuple[int, str, float]], chosen: int | None, title
                    automargin=True),
         yaxis=dict(autorange="reversed", automargin=True), title_x=0,
     )
+    return fig
+
+
+# ---- the bill per token (Ch. 19) -------------------------------------------------------------
+
+def fig_growth_shapes(n: np.ndarray, grid: np.ndarray, causal: np.ndarray, memory: np.ndarray,
+                      marks: list[tuple[int, int]], per: str) -> go.Figure:
+    """Prefill scores (n² grid and n(n+1)/2 kept by the mask) against KV memory (∝ n); scores
+    relative to the n = 1,000 grid (so the triangle starts at ≈ 0.5), memory to n = 1,000.
+    ``marks``: (n, n²) points to annotate; ``per`` says what the absolute counts are per
+    (e.g. "per layer, per head")."""
+    fig = go.Figure()
+    fig.add_scatter(x=n, y=grid / 1_000_000, name="prefill scores, full n² grid (before masking)",
+                    line=dict(color=NEW_WORK, width=3),
+                    hovertemplate="n = %{x:,}<br>%{y:.2f}× the n = 1,000 grid<extra></extra>")
+    fig.add_scatter(x=n, y=causal / 1_000_000, name="prefill scores the causal mask keeps, n(n+1)/2 (≈ half)",
+                    line=dict(color=NEW_WORK, width=2, dash="dot"),
+                    hovertemplate="n = %{x:,}<br>%{y:.2f}× the n = 1,000 grid<extra></extra>")
+    fig.add_scatter(x=n, y=memory / 1000, name="KV-cache memory, grows as n", line=dict(color=CACHED, width=3),
+                    hovertemplate="n = %{x:,}<br>%{y:.2f}× the n = 1,000 cache<extra></extra>")
+    for x, sq in marks:
+        fig.add_scatter(x=[x], y=[sq / 1_000_000], mode="markers", marker=dict(size=11, color=NEW_WORK),
+                        showlegend=False, hoverinfo="skip")
+        fig.add_annotation(x=x, y=sq / 1_000_000, text=f"{x:,} tokens → {sq:,} scores ({per})",
+                           ax=-40 if x > n.max() / 2 else 60, ay=-30, xanchor="right" if x > n.max() / 2 else "left")
+    fig.update_layout(template=TEMPLATE, height=430, legend=dict(orientation="h", y=-0.25),
+                      title=dict(text="Scores grow quadratically; the cache linearly (both = 1 at n = 1,000)"),
+                      xaxis=dict(title="context length n (tokens)", tickformat=","),
+                      yaxis=dict(title="relative cost (n = 1,000 → 1)"))
+    return fig
+
+
+def fig_step_work(n: np.ndarray, cached: np.ndarray, naive: np.ndarray) -> go.Figure:
+    """Scores for one decode step at context n: cached (n) vs full-prefix recompute (n(n+1)/2)."""
+    fig = go.Figure()
+    fig.add_scatter(x=n, y=cached, name="with the KV cache: n scores", line=dict(color=CACHED, width=3),
+                    hovertemplate="n = %{x:,}: %{y:,} scores<extra></extra>")
+    fig.add_scatter(x=n, y=naive, name="full-prefix recompute: n(n+1)/2", line=dict(color=NEW_WORK, width=3),
+                    hovertemplate="n = %{x:,}: %{y:,} scores<extra></extra>")
+    fig.update_layout(template=TEMPLATE, height=380, legend=dict(orientation="h", y=-0.3),
+                      title=dict(text="Scores in one decode step (per layer, per head)"),
+                      xaxis=dict(title="context length n (tokens)", tickformat=","),
+                      yaxis=dict(title="scores (log scale)", type="log"))
+    return fig
+
+
+def fig_measured(lengths, cached_ms, naive_ms, title: str) -> go.Figure:
+    """Measured median ms per decode step against context length, both paths."""
+    fig = go.Figure()
+    fig.add_scatter(x=list(lengths), y=list(cached_ms), mode="lines+markers", name="with the KV cache",
+                    line=dict(color=CACHED, width=3), hovertemplate="n = %{x}: %{y:.2f} ms<extra></extra>")
+    fig.add_scatter(x=list(lengths), y=list(naive_ms), mode="lines+markers", name="full-prefix recompute",
+                    line=dict(color=NEW_WORK, width=3), hovertemplate="n = %{x}: %{y:.2f} ms<extra></extra>")
+    fig.update_layout(template=TEMPLATE, height=400, legend=dict(orientation="h", y=-0.3), title=dict(text=title),
+                      xaxis=dict(title="context length after the step (positions)"),
+                      yaxis=dict(title="median time per decode step (ms)", rangemode="tozero"))
+    return fig
+
+
+# ---- memory ------------------------------------------------------------------------------------
+
+def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str], chosen: str | None) -> go.Figure:
+    """KV bytes of the same model as MHA / GQA / MQA (bars), the current one marked.
+
+    ``labels``: the byte figures as text (the caller picks the unit)."""
+    fig = go.Figure(go.Bar(
+        x=names, y=[float(t) for t in totals_bytes], marker_color=[NEW_WORK if n == chosen else CACHED for n in names],
+        text=labels, textposition="outside", cliponaxis=False, hovertemplate="%{x}: %{y:,} bytes<extra></extra>",
+    ))
+    fig.update_layout(template=TEMPLATE, height=340, title=dict(text="Same model, different KV-head sharing"),
+                      yaxis=dict(title="KV cache (bytes)", rangemode="tozero"),
+                      xaxis=dict(automargin=True), margin=dict(t=60))
+    return fig
+
+
+def fig_memory_budget(parts: dict[str, float], budget_gb: float) -> go.Figure:
+    """One stacked bar of memory parts (GB = 10⁹ bytes) against a budget line."""
+    colors = [CACHED, NEW_WORK, MUTED, "#009e73"]
+    fig = go.Figure()
+    for (name, gb), color in zip(parts.items(), colors, strict=False):
+        fig.add_bar(x=[gb], y=["needed"], orientation="h", name=f"{name}: {gb:,.2f} GB", marker_color=color,
+                    hovertemplate=f"{name}: %{{x:,.3f}} GB<extra></extra>")
+    fig.add_vline(x=budget_gb, line=dict(color="black", width=3, dash="dash"))
+    fig.add_annotation(x=budget_gb, y=0, yref="paper", text=f"budget {budget_gb:,.1f} GB", showarrow=False,
+                       yanchor="top", bgcolor="white")
+    total = sum(parts.values())
+    fig.update_layout(template=TEMPLATE, barmode="stack", height=240, legend=dict(orientation="h", y=1.25, x=0,
+                      traceorder="normal"),
+                      xaxis=dict(title="memory (GB = 10⁹ bytes)", range=[0, max(total, budget_gb) * 1.1]),
+                      yaxis=dict(showticklabels=False), margin=dict(t=70))
     return fig

@@ -65,3 +65,83 @@ def test_generation_scores_match_step_by_step_sums():
         cached = causal_pairs(n) + sum(range(n + 1, n + m))
         assert generation_scores(n, m, False) == naive and generation_scores(n, m, True) == cached
     assert generation_scores(10**12, 10**6, cached=False) > 0  # exact big integers, no overflow
+
+
+def test_units_binary_and_decimal():
+    """402,653,184 bytes = 384.00 MiB (binary) = 402.65 MB (decimal)."""
+    from core.cost import format_bytes
+
+    assert format_bytes(402_653_184) == "384.00 MiB"
+    assert format_bytes(402_653_184, binary=False) == "402.65 MB"
+    assert format_bytes(512) == "512 B"
+
+
+def test_ragged_batch_sum_of_lengths_replaces_bt():
+    """Unequal lengths 8 and 10 in the Ch. 30 small shape: 64 bytes per position × 18 = 1,152 bytes."""
+    from core.cost import kv_cache_itemized
+
+    out = kv_cache_itemized(2, 2, 4, [8, 10], 2)
+    assert out["kv_cache/positions"] == 18 and out["kv_cache/bytes_per_position"] == 64
+    assert out["total"] == 512 + 640
+    with pytest.raises(ValueError, match="empty"):
+        kv_cache_itemized(2, 2, 4, [], 2)
+
+
+def test_common_mistakes():
+    """Llama-3-8B-like GQA (8 of 32 heads): hidden size instead of H_kv·d overstates by 4×; no factor 2 halves."""
+    from core.cost import kv_mistakes
+
+    m = kv_mistakes(32, 8, 128, 4096, 8192, 2)
+    assert m["right"] == 2 * 32 * 8192 * 8 * 128 * 2 == 1_073_741_824
+    assert m["hidden_size_not_kv"] == 4 * m["right"] and m["no_factor_2"] * 2 == m["right"]
+    assert m["mib_as_mb"] == 1024
+
+
+def test_ch19_weight_table_and_effective_bits():
+    """7B params: 32/16/8/4 bits → 28/14/7/3.5 GB; 4-bit + fp16 scale per 32 → 4.5 bits; 8-bit → 8.5."""
+    from core.cost import effective_bits_per_weight, weight_bytes
+
+    assert [weight_bytes(7 * 10**9, b) / 10**9 for b in (32, 16, 8, 4)] == [28, 14, 7, 3.5]
+    assert effective_bits_per_weight(4, 32) == 4.5 and effective_bits_per_weight(8, 32) == 8.5
+    # Ch. 30: four 4-bit values + one FP32 scale = 6 bytes = 12 bits per weight.
+    assert effective_bits_per_weight(4, 4, scale_bits=32) * 4 / 8 == 6
+
+
+def test_params_match_the_real_model(tiny_model):
+    """The closed-form parameter count equals sum(p.numel()) of the real model."""
+    from core.cost import params
+
+    assert params(tiny_model.cfg)["total"] == sum(p.numel() for p in tiny_model.parameters())
+
+
+def test_formula_matches_real_cache_bytes_batch_and_lengths(tiny_model):
+    """The calculator equals the real KVCache bytes at several lengths and for batch 3."""
+    import torch
+
+    from core.kv_cache import KVCache
+
+    cfg = tiny_model.cfg
+    for T in (1, 7, cfg.block_size):
+        cache = KVCache(cfg, batch_size=3)
+        tiny_model(torch.ones(3, T, dtype=torch.long), cache)
+        assert cache.nbytes == kv_cache_bytes(cfg.n_layer, cfg.n_kv_head, cfg.head_dim, T, 4, batch_size=3)["total"]
+
+
+def test_memory_plan_7b_q4_8k():
+    """7B at 4 bits = 3.5 GB of weights; Llama-2-7B shape, 8,192 tokens, fp16 KV = 4 GiB; + 1 GB overhead."""
+    from core.cost import memory_plan
+
+    plan = memory_plan(7 * 10**9, 4, 32, 32, 128, 8192, 2, 1, 10**9)
+    assert plan["memory/weights"] == 3_500_000_000
+    assert plan["memory/kv_cache"] == 4 * 2**30  # 512 KiB per token × 8,192
+    assert plan["total"] == 3_500_000_000 + 4 * 2**30 + 10**9
+
+
+def test_kv_sharing_variants():
+    """32 heads → MHA 32, GQA 8, MQA 1; 71 (prime) has no GQA; 2 heads none; a custom count is added."""
+    from core.cost import kv_sharing_variants
+
+    assert list(kv_sharing_variants(32, 8).values()) == [32, 8, 1]
+    assert list(kv_sharing_variants(71, 1).values()) == [71, 1]
+    assert list(kv_sharing_variants(2, 2).values()) == [2, 1]
+    assert list(kv_sharing_variants(12, 4).values()) == [12, 3, 1, 4]

@@ -1,0 +1,82 @@
+"""Measured decode-step times on this machine: with the KV cache vs full-prefix recompute.
+
+Ch. 19 "The bill per token": one cached step scores n keys (linear); recomputing the prefix
+scores n(n+1)/2 pairs (quadratic in attention) and reruns every position through every layer.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from core.decode import decode_one_token, full_forward, prefill
+from core.kv_cache import KVCache
+from core.model import GPT
+
+
+@dataclass(frozen=True)
+class StepTimes:
+    """Median times in ms of one decode step at each context length (positions after the step)."""
+
+    lengths: tuple[int, ...]
+    cached_ms: tuple[float, ...]
+    naive_ms: tuple[float, ...]
+    repeats: int
+    threads: int
+
+
+def _ms(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def measure_step_times(model: GPT, lengths, repeats: int = 5,
+                       progress: Callable[[float], None] | None = None) -> StepTimes:
+    """For each context length n: median ms of one cached decode step that makes the cache
+    hold n positions, and of one full recompute of n positions. Raises ``ValueError`` for a
+    length outside 2..block_size or ``repeats`` < 1."""
+    lengths = sorted(set(int(n) for n in lengths))
+    if repeats < 1 or not lengths or lengths[0] < 2 or lengths[-1] > model.cfg.block_size:
+        raise ValueError(f"lengths must lie in 2..{model.cfg.block_size} and repeats ≥ 1")
+    ids = [(7 * i + 3) % model.cfg.vocab_size for i in range(lengths[-1])]
+    cache = KVCache(model.cfg, dtype=model.dtype)
+    cached, naive = [], []
+    for k, n in enumerate(lengths):
+        cache.reset()
+        prefill(model, ids[: n - 1], cache)
+
+        def one_step(n=n):
+            cache.truncate(n - 1)  # undo the previous repeat so every repeat lands at n
+            decode_one_token(model, ids[n - 1], cache)
+
+        one_step()  # warm-up
+        # Interleave the two paths so a burst of other work on the machine hits both alike.
+        pairs = [(_ms(one_step), _ms(lambda n=n: full_forward(model, ids[:n]))) for _ in range(repeats)]
+        cached.append(statistics.median(p[0] for p in pairs))
+        naive.append(statistics.median(p[1] for p in pairs))
+        if progress:
+            progress((k + 1) / len(lengths))
+    return StepTimes(tuple(lengths), tuple(cached), tuple(naive), repeats, torch.get_num_threads())
+
+
+def fit_exponent(x, y) -> float:
+    """Slope of log y against log x (least squares): y ∝ x^slope. Needs ≥ 2 positive points."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 2 or np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("need at least two positive points to fit an exponent")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+@torch.no_grad()
+def measured_kv_bytes(model: GPT, positions: int, batch_size: int = 1) -> int:
+    """Bytes of a real KVCache after prefilling ``positions`` positions for ``batch_size``
+    requests (the tensors' own sizes, to check the formula against)."""
+    cache = KVCache(model.cfg, batch_size=batch_size, dtype=model.dtype)
+    model(torch.ones(batch_size, positions, dtype=torch.long), cache)
+    return cache.nbytes

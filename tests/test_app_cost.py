@@ -1,0 +1,121 @@
+"""App tests of the cost pages: the bill per token, KV-cache memory, weights & model cards."""
+
+import pytest
+
+from tests.app_util import charts, new_app
+
+
+def _metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_bill_page_marks_the_chapter_points():
+    """The shapes chart marks 1,000 → 1,000,000 and 10,000 → 100,000,000 scores."""
+    at = new_app("lessons/cost.py")
+    texts = [a["text"] for c in charts(at) for a in c["layout"].get("annotations", [])]
+    assert any("1,000 tokens → 1,000,000 scores" in t for t in texts)
+    assert any("10,000 tokens → 100,000,000 scores" in t for t in texts)
+
+
+def test_bill_page_generation_totals():
+    """n = 1,000, m = 100: cached 1,099·1,100/2 = 604,450 scores; recompute Σ T(T+1)/2 = 55,166,650."""
+    at = new_app("lessons/cost.py")
+    assert _metric(at, "Scores with the KV cache") == "604,450"
+    assert _metric(at, "Scores by full-prefix recompute") == f"{sum(t * (t + 1) // 2 for t in range(1000, 1100)):,}"
+
+
+def test_bill_page_measures_on_click():
+    """Measuring fills a two-curve chart of medians for the shipped model."""
+    at = new_app("lessons/cost.py")
+    [b] = [b for b in at.button if b.label == "Measure decode steps"]
+    b.click().run()
+    assert not at.exception
+    measured = [c for c in charts(at) if "Median of" in c["layout"]["title"]["text"]]
+    assert len(measured) == 1 and len(measured[0]["data"]) == 2
+
+
+@pytest.mark.parametrize("preset,lengths,expected", [
+    ("Ch. 30 two-layer example", "8", "512 bytes"),
+    ("Ch. 30 two-layer example", "10", "640 bytes"),
+    ("Ch. 30 24-layer example", "4096", "402,653,184 bytes"),
+    ("Ch. 30 24-layer example", "4096, 4096", "805,306,368 bytes"),
+    ("Ch. 19 width-12,288, 96-layer model", "1", "4,718,592 bytes"),
+])
+def test_memory_presets(preset, lengths, expected):
+    """Each chapter preset reproduces its worked number."""
+    at = new_app("lessons/memory.py")
+    at.selectbox(key="memory.preset").set_value(preset).run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value(lengths).run()
+    assert not at.exception
+    assert any(expected in m.value for m in at.markdown), [m.value for m in at.markdown]
+
+
+def test_memory_exercise_3_four_kv_heads_four_requests():
+    """Exercise 3: 4 KV heads, 4 requests of 4,096 → 805,306,368 bytes = 768.00 MiB."""
+    at = new_app("lessons/memory.py")
+    at.selectbox(key="memory.preset").set_value("Ch. 30 24-layer example").run()
+    [h] = [n for n in at.number_input if n.label.startswith("H_kv")]
+    h.set_value(4).run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value("4096, 4096, 4096, 4096").run()
+    assert any("805,306,368 bytes" in m.value for m in at.markdown)
+    assert _metric(at, "Binary units (KiB = 1,024 B)") == "768.00 MiB"
+
+
+def test_memory_shipped_model_checked_against_real_cache():
+    """The shipped-model preset compares the formula with real cache tensors: equal."""
+    at = new_app("lessons/memory.py")
+    at.selectbox(key="memory.preset").set_value("The shipped model").run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value("100, 37").run()
+    assert any("equal to the formula" in s.value for s in at.success)
+    assert any(f"{2 * 4 * 2 * 32 * 4 * 137:,} bytes" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "-5", "1.5", "0"])
+def test_memory_bad_lengths_get_a_message(bad):
+    """Empty, non-numeric, negative, fractional, zero lengths: a clear message, no traceback."""
+    at = new_app("lessons/memory.py")
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value(bad).run()
+    assert not at.exception and at.error
+
+
+def test_memory_huge_values_are_exact():
+    """10¹² positions × 10⁶ layers stays an exact integer, no overflow."""
+    at = new_app("lessons/memory.py")
+    [layers] = [n for n in at.number_input if n.label.startswith("L:")]
+    layers.set_value(10**6).run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value("1000000000000").run()
+    expected = 2 * 10**6 * 10**12 * 2 * 4 * 2
+    assert any(f"{expected:,} bytes" in m.value for m in at.markdown)
+
+
+def test_memory_pasted_config_and_errors():
+    """A pasted config fills the terms; a missing field is named in the message."""
+    at = new_app("lessons/memory.py")
+    at.selectbox(key="memory.preset").set_value("From a config.json (paste or upload)").run()
+    at.text_area[0].set_value('{"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8, '
+                              '"torch_dtype": "float16"}').run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value("8").run()
+    assert any("512 bytes" in m.value for m in at.markdown)
+    at.text_area[0].set_value('{"num_attention_heads": 2}').run()
+    assert any("num_hidden_layers" in e.value for e in at.error) and not at.exception
+
+
+def test_weights_page_table_and_card():
+    """7B: 28/14/7/3.5 GB nominal; “7B, Q4, 8K” reads 8,192 tokens; a verdict is shown."""
+    at = new_app("lessons/weights.py")
+    table = at.dataframe[0].value
+    assert list(table["nominal weight bytes"]) == ["28.00 GB", "14.00 GB", "7.00 GB", "3.50 GB"]
+    assert any("8,192 tokens" in m.value for m in at.markdown)
+    # 7e9 · 4.5 / 8 = 3.94 GB weights + 2·32·8,192·32·128·2 B = 4.29 GB KV + 1 GB overhead = 9.23 GB > 8 GB.
+    assert any("Does not fit: 9.23 GB needed" in e.value for e in at.error)
+    [budget] = [n for n in at.number_input if n.label.startswith("Memory budget")]
+    budget.set_value(10.0).run()
+    assert any("Fits: 9.23 GB" in s.value for s in at.success)
+    at.text_input[0].set_value("seven billion").run()
+    assert at.error and not at.exception

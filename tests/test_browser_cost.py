@@ -1,0 +1,31 @@
+"""Real browser: the cost pages, opened by deep link on a fresh server."""
+
+import pytest
+
+from tests.browser_util import browser_page, running_app, screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def test_deep_link_to_memory_page_and_change_preset():
+    """A first visit straight to /memory gets the app frame; changing the preset changes the formula."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/memory")
+        page.get_by_text("The shipped model", exact=True).first.wait_for(timeout=30000)
+        formula = page.get_by_text("M = 2 · B · L · T").first
+        formula.wait_for()
+        assert "512 bytes" in formula.inner_text()
+        page.get_by_role("combobox", name="Model shape").click()
+        page.get_by_role("option", name="Ch. 30 24-layer example").click()
+        page.get_by_text("402,653,184 bytes").first.wait_for(timeout=30000)
+        screenshot(page, "memory-24-layer")
+
+
+def test_bill_page_measures_in_the_browser():
+    """Pressing Measure draws the measured chart (two curves)."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/cost")
+        page.get_by_role("button", name="Measure decode steps").click()
+        page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')]
+            .some(g => (g.layout?.title?.text || '').startsWith('Median of'))""", timeout=60000)
+        screenshot(page, "cost-measured")
