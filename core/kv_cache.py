@@ -21,10 +21,15 @@ class KVCache:
     views of shape ``(B, n_kv_head, T, head_dim)``.
     """
 
-    def __init__(self, cfg: GPTConfig, batch_size: int = 1, dtype: torch.dtype = torch.float32):
+    def __init__(self, cfg: GPTConfig, batch_size: int = 1, dtype: torch.dtype = torch.float32,
+                 kv_n_bit: int | None = None):
         if batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.cfg = cfg
+        # KV-cache quantization (Ch. 30 §30.6): each stored key/value vector is rounded through
+        # kv_n_bit symmetric integers with its own scale (one group per head_dim vector) and kept
+        # as the rounded floats, so attention reads exactly what a quantized cache would hold.
+        self.kv_n_bit = kv_n_bit
         self.batch_size = batch_size
         self.dtype = dtype
         shape = (batch_size, cfg.n_kv_head, cfg.block_size, cfg.head_dim)
@@ -52,6 +57,8 @@ class KVCache:
             raise ValueError(
                 f"KV cache full: {self.pos} + {t_new} positions exceeds the context window of {self.capacity}"
             )
+        if self.kv_n_bit is not None:
+            k, v = _round_trip(k, self.kv_n_bit), _round_trip(v, self.kv_n_bit)
         self.k_cache[layer][:, :, self.pos:end] = k
         self.v_cache[layer][:, :, self.pos:end] = v
         return self.k_cache[layer][:, :, :end], self.v_cache[layer][:, :, :end]
@@ -94,3 +101,11 @@ class KVCache:
     def allocated_bytes(self) -> int:
         """Bytes reserved by the preallocated buffers (capacity ``block_size``), in bytes."""
         return sum(t.numel() * t.element_size() for t in self.k_cache + self.v_cache)
+
+
+def _round_trip(x: torch.Tensor, n_bit: int) -> torch.Tensor:
+    """Quantize-dequantize ``x`` ``(B, n_kv_head, T, head_dim)`` per head_dim vector."""
+    from core.quant import fake_quantize_groups
+
+    flat = x.detach().reshape(-1, x.shape[-1]).double().numpy()  # (B·n_kv_head·T, head_dim)
+    return torch.from_numpy(fake_quantize_groups(flat, n_bit, None)).to(x.dtype).reshape(x.shape)

@@ -36,13 +36,14 @@ except ValueError as err:
     st.stop()
 arch = b.selectbox("Architecture for the KV cache (a card does not say)", list(PRESETS)[3:], index=1)
 shape = PRESETS[arch]
-c = st.columns(5)
+grouped = st.toggle("Weights stored in groups of 32 with one fp16 scale each", value=True,
+                    help="A group-wise 4-bit format: adds 16/32 = 0.5 bits per weight.")
+c = st.columns(4)
 kv_b = c[0].selectbox("KV precision", [2, 1, 0.5], format_func=lambda x: f"{int(x * 8)}-bit ({x:g} B)")
 batch = c[1].number_input("Requests (batch)", 1, 100_000, 1)
-grouped = c[2].toggle("fp16 scale per 32 weights", value=True, help="Group-wise format: adds 16/32 = 0.5 bits.")
-overhead_gb = c[3].number_input("Overhead (GB, an assumption)", 0.0, 10_000.0, 1.0, step=0.25,
+overhead_gb = c[2].number_input("Overhead (GB, an assumption)", 0.0, 10_000.0, 1.0, step=0.25,
                                 help="Activations, workspace, runtime: set what your system needs.")
-budget_gb = c[4].number_input("Memory budget (GB)", 0.1, 100_000.0, 8.0, step=1.0)
+budget_gb = c[3].number_input("Memory budget (GB)", 0.1, 100_000.0, 8.0, step=1.0)
 bits = cost.effective_bits_per_weight(card.bits_per_weight, 32 if grouped else None)
 plan = cost.memory_plan(card.n_params, bits, shape.n_layer, shape.n_kv_head, shape.head_dim, card.context_tokens,
                         kv_b, int(batch), round(overhead_gb * 1e9))

@@ -1,0 +1,142 @@
+"""The shipped model, quantized: weight-only round-trips and KV-cache quantization, evaluated
+on a fixed held-out set (Ch. 30 §30.6: "four bits" is not a quality result; measure it).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from core.corpus import generate_corpus
+from core.kv_cache import KVCache
+from core.model import GPT
+from core.quant import fake_quantize_groups, int_range, storage_bytes
+
+
+def quantizable_weights(model: GPT) -> list[str]:
+    """Names of the linear weights that weight-only quantization rounds: every projection in
+    every block. The embedding and the output head (lm_head) stay in float."""
+    return [n for n, p in model.named_parameters() if n.startswith("layers.") and n.endswith("proj.weight")]
+
+
+@torch.no_grad()
+def quantize_weights(model: GPT, n_bit: int, group_size: int | None = 32, rounding: str = "half_even") -> GPT:
+    """A copy of ``model`` whose block projections are rounded through ``n_bit`` symmetric
+    integers, one scale per ``group_size`` inputs of each output row, stored back as floats.
+    The original model is not touched. Raises ``ValueError`` for a bad bit width or group."""
+    int_range(n_bit)  # validates n_bit (a symmetric 1-bit format is refused with its reason)
+    q = copy.deepcopy(model)
+    params = dict(q.named_parameters())
+    for name in quantizable_weights(q):
+        w = params[name]
+        wq = fake_quantize_groups(w.detach().double().numpy(), n_bit, group_size, rounding)
+        w.copy_(torch.from_numpy(wq).to(w.dtype))
+    return q.eval()
+
+
+def weight_storage_bytes(model: GPT, n_bit: int | None, group_size: int | None = 32,
+                         scale_bytes: int = 2) -> int:
+    """Bytes of all weights: quantized projections packed at ``n_bit`` with one fp16 scale per
+    group, everything else at its float size. ``n_bit=None``: all float."""
+    total = 0
+    names = set(quantizable_weights(model)) if n_bit is not None else set()
+    for name, p in model.named_parameters():
+        if name in names:
+            rows, cols = p.shape
+            per_row = storage_bytes(cols, n_bit, group_size, scale_bytes)["total"]
+            total += rows * per_row
+        else:
+            total += p.numel() * p.element_size()
+    return total
+
+
+def eval_windows(tok, n_windows: int = 8, block: int = 128, seed: int = 0) -> torch.Tensor:
+    """A fixed evaluation set: ``n_windows`` consecutive windows of ``block`` + 1 tokens from
+    the held-out documents of the training corpus (the first 1,000 documents, never trained on).
+    Returns ``(n_windows, block + 1)`` int64."""
+    from core.train import encode_stream
+
+    stream = encode_stream(tok, generate_corpus(24000, seed=seed)[:1000])
+    need = n_windows * (block + 1)
+    return stream[:need].view(n_windows, block + 1)
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """Mean next-token loss (nats/token), perplexity, logits ``(N, T, vocab)`` and greedy picks ``(N, T)``."""
+
+    loss: float
+    perplexity: float
+    logits: torch.Tensor
+    greedy: torch.Tensor
+
+
+@torch.no_grad()
+def evaluate(model: GPT, windows: torch.Tensor, kv_n_bit: int | None = None) -> EvalResult:
+    """Run each window through a prefill with a (possibly quantized) KV cache."""
+    x, y = windows[:, :-1], windows[:, 1:]
+    cache = KVCache(model.cfg, batch_size=x.shape[0], dtype=model.dtype, kv_n_bit=kv_n_bit)
+    logits, _ = model(x, cache)
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]).double(), y.reshape(-1)).item()
+    return EvalResult(loss, math.exp(loss), logits, logits.argmax(-1))
+
+
+@dataclass(frozen=True)
+class QuantReport:
+    """One row of the comparison table: what changed against the float model."""
+
+    label: str
+    weight_bytes: int
+    kv_bytes_per_token: float
+    max_logit_error: float
+    greedy_changed: float
+    loss: float
+    perplexity: float
+
+
+def compare(reference: EvalResult, result: EvalResult, label: str, weight_bytes: int,
+            kv_bytes_per_token: float) -> QuantReport:
+    """Max |Δlogit|, share of positions whose greedy token changed, and the losses."""
+    err = float((result.logits - reference.logits).abs().max())
+    changed = float((result.greedy != reference.greedy).double().mean())
+    return QuantReport(label, weight_bytes, kv_bytes_per_token, err, changed, result.loss, result.perplexity)
+
+
+def kv_bytes_per_token(model: GPT, kv_n_bit: int | None, scale_bytes: int = 2) -> float:
+    """KV payload per token: 2·L·H_kv·d values at ``kv_n_bit`` (None: float32) plus one fp16
+    scale per stored vector (2·L·H_kv of them) when quantized."""
+    cfg = model.cfg
+    vectors = 2 * cfg.n_layer * cfg.n_kv_head
+    if kv_n_bit is None:
+        return float(vectors * cfg.head_dim * 4)
+    return float(vectors * (cfg.head_dim * kv_n_bit / 8 + scale_bytes))
+
+
+def sweep(model: GPT, windows: torch.Tensor, bits=(8, 6, 5, 4, 3, 2), group_size: int | None = 32,
+          rounding: str = "half_even") -> dict[str, list[QuantReport]]:
+    """Weight-only and KV-only quantization across bit widths, against the float model."""
+    ref = evaluate(model, windows)
+    base = compare(ref, ref, "float32", weight_storage_bytes(model, None), kv_bytes_per_token(model, None))
+    weights, kv = [base], [base]
+    for b in bits:
+        qm = quantize_weights(model, b, group_size, rounding)
+        weights.append(compare(ref, evaluate(qm, windows), f"{b}-bit weights",
+                               weight_storage_bytes(model, b, group_size), kv_bytes_per_token(model, None)))
+        kv.append(compare(ref, evaluate(model, windows, kv_n_bit=b), f"{b}-bit KV cache",
+                          weight_storage_bytes(model, None), kv_bytes_per_token(model, b)))
+    return {"weights": weights, "kv_cache": kv}
+
+
+def first_divergence(a: list[int], b: list[int]) -> int | None:
+    """Index of the first position where two token lists differ (None if one is a prefix of the other)."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return None
+
+
+__all__ = ["np"]
