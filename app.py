@@ -12,6 +12,7 @@ pages = [
     st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),
     st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),
     st.Page("lessons/weights.py", title="Weights & model cards", icon=":material/balance:"),
+    st.Page("lessons/quantize.py", title="The quantization ruler", icon=":material/straighten:"),
 ]
 nav = st.navigation(pages)
 ui.sidebar_model_card()

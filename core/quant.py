@@ -245,3 +245,58 @@ def flip_scale(logits, rounding: str = "half_even", n_grid: int = 400) -> float 
         if greedy_after_quantizing(x, s, rounding)[0] != top:
             return float(s)
     return None
+
+
+MAX_SHELVES = 257
+
+
+@dataclass(frozen=True)
+class Ruler:
+    """Everything the ruler draws: values ``x``, stored ``q``, reconstructions ``x_hat``,
+    ``clipped`` flags, the ``levels`` (None when more than 257 to draw), the mapping and notes."""
+
+    x: np.ndarray
+    q: np.ndarray
+    x_hat: np.ndarray
+    clipped: np.ndarray
+    levels: np.ndarray | None
+    scale: float
+    zero_point: int
+    qmin: int
+    qmax: int
+    notes: tuple[str, ...]
+
+
+def ruler(x, n_bit: int, scale: float | None, symmetric: bool = True, zero_point: int | None = None,
+          rounding: str = "half_even", clip: bool = True) -> Ruler:
+    """Quantize ``x`` for the ruler figure. ``scale=None``: automatic from the range;
+    ``zero_point=None``: automatic (affine only). Raises ``ValueError`` like ``quantize``."""
+    x = _check_values(x)
+    notes = []
+    if scale is None and not np.any(x):
+        notes.append("All values are zero, so the automatic scale would be 0; scale 1 is used "
+                     "(any positive scale stores zero exactly).")
+    if scale is None:
+        scale, auto_z = auto_scale(x, n_bit, symmetric)
+        zero_point = auto_z if zero_point is None else zero_point
+    qmin, qmax = int_range(n_bit, symmetric)
+    z = 0 if symmetric else int(zero_point or 0)
+    if not symmetric and not qmin <= z <= qmax:
+        raise ValueError(f"the zero point must be a stored integer, {qmin} … {qmax}; got {z}")
+    r = quantize(x, n_bit, scale, z, symmetric, rounding, clip)
+    x_hat = dequantize(r.q, r.scale, r.zero_point)
+    if r.clipped.any():
+        verb = "clipped to" if clip else "outside, and cannot be stored in"
+        notes.append(f"{int(r.clipped.sum())} value(s) {verb} the range {qmin} … {qmax}: "
+                     "their error is not bounded by s/2.")
+    n_levels = qmax - qmin + 1
+    levels = r.scale * (np.arange(qmin, qmax + 1) - r.zero_point) if n_levels <= MAX_SHELVES else None
+    return Ruler(x, r.q, x_hat, r.clipped, levels, r.scale, r.zero_point, qmin, qmax, tuple(notes))
+
+
+PRESETS = {
+    "Ch. 19: four weights, scale 0.1": ("0.34, -0.12, 0.7, 0.23", 0.1),
+    "Ch. 30 Table 30.2: scale 0.5": ("-1.2, -0.2, 0.7, 1.8", 0.5),
+    "Ch. 30: the outlier 8": ("-1.2, -0.2, 0.7, 1.8, 8", 0.5),
+    "Exercise 4: ties 0.75 and −0.75, then 5": ("0.75, -0.75, 5", 0.5),
+}

@@ -6,12 +6,12 @@ from core.assets import load_model, load_shipped_tokenizer
 from core.kv_cache import KVCache
 from core.quant import fake_quantize_groups
 from core.quant_model import (
-    evaluate,
     eval_windows,
+    evaluate,
     first_divergence,
     kv_bytes_per_token,
-    quantize_weights,
     quantizable_weights,
+    quantize_weights,
     sweep,
     weight_storage_bytes,
 )

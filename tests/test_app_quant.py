@@ -1,0 +1,102 @@
+"""App tests of the quantization ruler page."""
+
+import json
+
+import pytest
+
+from tests.app_util import new_app
+
+
+def _ruler(at):
+    for c in at.get("plotly_chart"):
+        spec = json.loads(c.proto.spec)
+        if spec["layout"]["title"]["text"].startswith(("4-bit", "2-bit", "8-bit", "1-bit", "16-bit")):
+            return spec
+    return None
+
+
+def _table(at):
+    return at.dataframe[0].value
+
+
+@pytest.mark.parametrize("preset,q,xhat", [
+    ("Ch. 19: four weights, scale 0.1", [3, -1, 7, 2], [0.3, -0.1, 0.7, 0.2]),
+    ("Ch. 30 Table 30.2: scale 0.5", [-2, 0, 1, 4], [-1.0, 0.0, 0.5, 2.0]),
+    ("Ch. 30: the outlier 8", [-2, 0, 1, 4, 7], [-1.0, 0.0, 0.5, 2.0, 3.5]),
+    ("Exercise 4: ties 0.75 and −0.75, then 5", [2, -2, 7], [1.0, -1.0, 3.5]),
+])
+def test_presets_reproduce_the_chapters(preset, q, xhat):
+    """Each preset's stored integers and reconstructions match the chapter."""
+    at = new_app("lessons/quantize.py")
+    at.selectbox(key="quant.preset").set_value(preset).run()
+    assert not at.exception
+    table = _table(at)
+    assert list(table["stored q"]) == q and list(table["x̂"]) == xhat
+
+
+def test_outlier_is_marked_clipped_and_dot_product_shown():
+    """The outlier is drawn as clipped; the Ch. 19 dot product reads 1.15 → 1.10, 4.35%."""
+    at = new_app("lessons/quantize.py")
+    assert any("1.15" in m.value and "1.10" in m.value and "4.35%" in m.value for m in at.markdown)
+    at.selectbox(key="quant.preset").set_value("Ch. 30: the outlier 8").run()
+    names = [t.get("name") for t in _ruler(at)["data"]]
+    assert any(n and n.startswith("clipped") for n in names)
+    assert any("clipped" in w.value for w in at.warning)
+
+
+def test_near_tie_flips_to_paris():
+    """Paris 0.6, Lyon 0.7 at scale 0.5: greedy goes from Lyon to Paris."""
+    at = new_app("lessons/quantize.py")
+    assert any("greedy picks **Lyon**" in m.value and "→ **Paris**" in m.value for m in at.markdown)
+
+
+def test_storage_ch30_block():
+    """Four 4-bit values with one FP32 scale: 6 bytes."""
+    at = new_app("lessons/quantize.py")
+    assert any(m.label == "Your values stored" and m.value == "6 bytes" for m in at.metric)
+
+
+@pytest.mark.parametrize("setup,expect", [
+    ({"quant.values": ""}, "empty"),
+    ({"quant.values": "1, nan"}, "finite"),
+    ({"quant.values": "1, inf"}, "finite"),
+    ({"quant.values": "1, abc"}, "not a number"),
+    ({"quant.values": ", ".join(["0.5"] * 5000)}, "more than"),
+    ({"quant.scale": 0.0}, "positive"),
+    ({"quant.scale": -0.5}, "positive"),
+    ({"quant.bits": 1}, "only zero"),
+])
+def test_bad_input_gets_a_clear_message(setup, expect):
+    """Empty list, NaN/inf, words, thousands of values, scale 0 or negative, symmetric 1 bit."""
+    at = new_app("lessons/quantize.py")
+    for key, value in setup.items():
+        if key == "quant.values":
+            at.text_area(key=key).set_value(value)
+        elif key == "quant.scale":
+            at.number_input(key=key).set_value(value)
+        else:
+            at.select_slider(key=key).set_value(value)
+    at.run()
+    assert not at.exception
+    assert any(expect in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_all_zero_values_explain_the_scale():
+    """All zeros with an automatic scale: a note explains scale 1 is used."""
+    at = new_app("lessons/quantize.py")
+    at.text_area(key="quant.values").set_value("0, 0, 0")
+    at.radio(key="quant.scale_mode").set_value("automatic")
+    at.run()
+    assert any("automatic scale would be 0" in w.value for w in at.warning)
+
+
+def test_one_bit_affine_works_and_sixteen_bit_reference():
+    """Affine 1-bit stores two levels; 16-bit draws no shelves and says so."""
+    at = new_app("lessons/quantize.py")
+    at.radio(key="quant.kind").set_value("affine (zero point)")
+    at.select_slider(key="quant.bits").set_value(1)
+    at.radio(key="quant.scale_mode").set_value("automatic")
+    at.run()
+    assert not at.error and not at.exception
+    at.select_slider(key="quant.bits").set_value(16).run()
+    assert any("too many shelves" in c.value for c in at.caption)
