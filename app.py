@@ -13,6 +13,7 @@ pages = [
     st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),
     st.Page("lessons/weights.py", title="Weights & model cards", icon=":material/balance:"),
     st.Page("lessons/quantize.py", title="The quantization ruler", icon=":material/straighten:"),
+    st.Page("lessons/quant_model.py", title="Quantizing the model", icon=":material/compress:"),
 ]
 nav = st.navigation(pages)
 ui.sidebar_model_card()

@@ -22,6 +22,20 @@ def model(dtype: str = "float32"):
     return assets.load_model(dtype)
 
 
+@st.cache_resource(show_spinner="Quantizing the model's weights…")
+def quantized_model(dtype: str, n_bit: int, group_size: int = 32):
+    """The shipped model with weight-only ``n_bit`` quantization (groups of 32), shared read-only."""
+    from core.quant_model import quantize_weights
+
+    return quantize_weights(model(dtype), n_bit, group_size)
+
+
+def model_for(key: tuple):
+    """The shared model for a (dtype, weight bits or None) key."""
+    dtype, n_bit = key
+    return model(dtype) if n_bit is None else quantized_model(dtype, n_bit)
+
+
 @st.cache_resource
 def tokenizer():
     return assets.load_shipped_tokenizer()

@@ -300,3 +300,16 @@ PRESETS = {
     "Ch. 30: the outlier 8": ("-1.2, -0.2, 0.7, 1.8, 8", 0.5),
     "Exercise 4: ties 0.75 and −0.75, then 5": ("0.75, -0.75, 5", 0.5),
 }
+
+
+def greedy_by_bits(logits, bits=(8, 7, 6, 5, 4, 3, 2), rounding: str = "half_even") -> list[dict]:
+    """For each bit width: round the whole logit vector with its automatic symmetric scale
+    (max|logit| / (2^(b−1)−1)) and report the scale, the new greedy token and whether it changed."""
+    x = _check_values(logits)
+    top = int(np.argmax(x))
+    rows = []
+    for b in bits:
+        s, _ = auto_scale(x, b)
+        choice, _ = greedy_after_quantizing(x, s, rounding)
+        rows.append({"bits": b, "scale": s, "greedy": choice, "changed": choice != top})
+    return rows

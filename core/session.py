@@ -50,6 +50,7 @@ class DecodeSession:
     max_diff: list[float] = field(default_factory=list)
     scores_cached: int = 0
     scores_naive: int = 0
+    model_key: tuple = ("float32", None)  # (dtype, weight bits or None): which shared model to step with
 
     @property
     def pending(self) -> int | None:
@@ -88,7 +89,7 @@ def _record(sess: DecodeSession, step: StepResult, chosen: int, ms: float, naive
     sess.max_diff.append(float((step.logits - naive_logits).abs().max()))
 
 
-def start(model: GPT, prompt_ids, sampling: SamplingConfig) -> DecodeSession:
+def start(model: GPT, prompt_ids, sampling: SamplingConfig, model_key: tuple = ("float32", None)) -> DecodeSession:
     """Prefill ``prompt_ids`` and choose output token 1. Raises ``ValueError`` for an
     empty prompt or one longer than the context window (nothing is dropped silently)."""
     if len(prompt_ids) > model.cfg.block_size:
@@ -97,7 +98,7 @@ def start(model: GPT, prompt_ids, sampling: SamplingConfig) -> DecodeSession:
             f"remove at least {len(prompt_ids) - model.cfg.block_size} tokens"
         )
     sess = DecodeSession(list(prompt_ids), sampling, KVCache(model.cfg, dtype=model.dtype),
-                         make_generator(sampling.seed))
+                         make_generator(sampling.seed), model_key=tuple(model_key))
 
     def work():
         result = prefill(model, sess.prompt_ids, sess.cache)

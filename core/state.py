@@ -13,6 +13,7 @@ DECODE_PROMPT = "decode.prompt"  # the prompt text, kept across page changes
 DECODE_PLAYING = "decode.playing"  # bool: Play is stepping on its own
 DECODE_MESSAGE = "decode.message"  # (level, text) | None: the last refusal, shown once
 DECODE_DTYPE = "decode.dtype"
+DECODE_WEIGHT_BITS = "decode.weight_bits"  # None (float) or 8/4/3: weight-only quantization
 DECODE_STRATEGY = "decode.strategy"
 DECODE_TEMPERATURE = "decode.temperature"
 DECODE_TOP_K = "decode.top_k"
@@ -27,6 +28,7 @@ DEFAULTS = {
     DECODE_PLAYING: False,
     DECODE_MESSAGE: None,
     DECODE_DTYPE: "float32",
+    DECODE_WEIGHT_BITS: None,
     DECODE_STRATEGY: "greedy",
     DECODE_TEMPERATURE: 0.8,
     DECODE_TOP_K: 20,

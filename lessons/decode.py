@@ -9,7 +9,7 @@ from core import viz
 from core.cost import kv_cache_bytes_for
 from core.decode import SamplingConfig
 from core.latency import summarize_request
-from core.tokenizer import encode, end_token_id, token_labels, token_text
+from core.tokenizer import decode, encode, end_token_id, token_labels, token_text
 
 tok = ui.tokenizer()
 st.title("Prefill, then decode one token at a time")
@@ -23,11 +23,16 @@ with left:
     st.text_area("Prompt", key=ui.wkey(K.DECODE_PROMPT), on_change=ui.sync, args=(K.DECODE_PROMPT,),
                  height=130, max_chars=K.MAX_PROMPT_CHARS, help="Any text: it is tokenized byte by byte if needed.")
 with right, st.expander("Sampling and precision (apply at the next Prefill)", expanded=False):
-    for key in (K.DECODE_DTYPE, K.DECODE_STRATEGY, K.DECODE_TEMPERATURE, K.DECODE_TOP_K, K.DECODE_SEED):
+    for key in (K.DECODE_DTYPE, K.DECODE_WEIGHT_BITS, K.DECODE_STRATEGY, K.DECODE_TEMPERATURE, K.DECODE_TOP_K,
+                K.DECODE_SEED):
         ui.keep(key)
     kw = {"on_change": ui.sync}
     st.radio("Precision", ["float32", "float64"], key=ui.wkey(K.DECODE_DTYPE), horizontal=True, args=(K.DECODE_DTYPE,),
              help="float64 makes cached and recomputed logits agree to about 1e-15.", **kw)
+    st.radio("Weights", [None, 8, 4, 3], key=ui.wkey(K.DECODE_WEIGHT_BITS), horizontal=True,
+             args=(K.DECODE_WEIGHT_BITS,), format_func=lambda b: "float" if b is None else f"{b}-bit",
+             help="Weight-only quantization of every block projection, groups of 32 (see “Quantizing the model”).",
+             **kw)
     st.radio("Choose the next token by", ["greedy", "sample"], key=ui.wkey(K.DECODE_STRATEGY), horizontal=True,
              args=(K.DECODE_STRATEGY,), **kw)
     st.slider("Temperature", 0.1, 2.0, step=0.1, key=ui.wkey(K.DECODE_TEMPERATURE), args=(K.DECODE_TEMPERATURE,),
@@ -45,8 +50,9 @@ def do_prefill() -> None:
         return
     sampling = SamplingConfig(st.session_state[K.DECODE_STRATEGY], st.session_state[K.DECODE_TEMPERATURE],
                               st.session_state[K.DECODE_TOP_K], st.session_state[K.DECODE_SEED])
+    key = (st.session_state[K.DECODE_DTYPE], st.session_state[K.DECODE_WEIGHT_BITS])
     try:
-        sess = S.start(ui.model(st.session_state[K.DECODE_DTYPE]), encode(tok, text), sampling)
+        sess = S.start(ui.model_for(key), encode(tok, text), sampling, key)
     except ValueError as err:
         st.session_state[K.DECODE_MESSAGE] = ("error", f"Prefill refused: {err}.")
         return
@@ -54,8 +60,8 @@ def do_prefill() -> None:
 
 
 def model_of(sess: S.DecodeSession):
-    """The model this request was prefilled with (its dtype), whatever the widget says now."""
-    return ui.model(S.dtype_name(sess))
+    """The model this request was prefilled with, whatever the widgets say now."""
+    return ui.model_for(sess.model_key)
 
 
 def do_step() -> None:
@@ -111,14 +117,15 @@ def stepper() -> None:
 def show_request(sess: S.DecodeSession) -> None:
     model = model_of(sess)
     cfg = model.cfg
-    if tok.decode(sess.prompt_ids) != st.session_state[K.DECODE_PROMPT]:
+    if encode(tok, st.session_state[K.DECODE_PROMPT]) != sess.prompt_ids:
         st.caption("✎ The prompt box has changed since this prefill; press Prefill to start over with it.")
     n_prompt, pending = len(sess.prompt_ids), sess.pending
     st.markdown(f"**Prompt:** {n_prompt} tokens · **decode steps:** {sess.n_steps} · "
                 f"**KV cache:** {sess.n_positions} of {cfg.block_size} positions · "
-                f"**precision:** {S.dtype_name(sess)}")
+                f"**precision:** {S.dtype_name(sess)}"
+                + ("" if sess.model_key[1] is None else f" · **weights:** {sess.model_key[1]}-bit (groups of 32)"))
     st.caption("Text so far (prompt, then the tokens chosen; the last one is chosen but not yet consumed):")
-    st.code(tok.decode(sess.consumed + [pending]), language=None, wrap_lines=True)
+    st.code(decode(tok, sess.consumed + [pending]), language=None, wrap_lines=True)
     pick_layer, pick_head = st.columns(2)
     ui.keep(K.DECODE_LAYER)
     ui.keep(K.DECODE_HEAD)

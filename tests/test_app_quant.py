@@ -100,3 +100,28 @@ def test_one_bit_affine_works_and_sixteen_bit_reference():
     assert not at.error and not at.exception
     at.select_slider(key="quant.bits").set_value(16).run()
     assert any("too many shelves" in c.value for c in at.caption)
+
+
+def test_quant_model_page_tables_and_divergence():
+    """Both sweeps list float32 and 8…2 bits; 8-bit weights change few greedy tokens; divergence is reported."""
+    at = new_app("lessons/quant_model.py")
+    weights, kv = at.dataframe[1].value, at.dataframe[2].value
+    assert list(weights["model"])[0] == "float32" and list(weights["model"])[-1] == "2-bit weights"
+    assert list(kv["model"])[1] == "8-bit KV cache"
+    assert float(weights["greedy changed"][1].rstrip("%")) <= 1.0
+    assert at.success or any("first differ at output token" in w.value for w in at.warning)
+    assert any(m.label == "Margin between them (logit units)" for m in at.metric)
+
+
+def test_decode_page_runs_the_quantized_model():
+    """Choosing 4-bit weights on the decode page prefills and steps with that model."""
+    from core import state as K
+    from tests.app_util import click
+
+    at = new_app()
+    at.radio(key="_w.decode.weight_bits").set_value(4).run()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    sess = at.session_state[K.DECODE_SESSION]
+    assert sess.model_key == ("float32", 4)
+    assert any("4-bit" in m.value for m in at.markdown)

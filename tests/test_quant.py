@@ -189,3 +189,12 @@ def test_property_ties_follow_the_rule(k, mode):
                 "half_away": k + 1 if t > 0 else k,
                 "half_up": k + 1}[mode]
     assert got == expected and math.isclose(abs(got - t), 0.5)
+
+
+def test_greedy_by_bits_on_a_near_tie():
+    """Logits [0.6, 0.7, −1.0]: 8 bits keep Lyon (1); 2 bits (s = 1.0) round both to 1 → tie → Paris (0)."""
+    from core.quant import greedy_by_bits
+
+    rows = {r["bits"]: r for r in greedy_by_bits([0.6, 0.7, -1.0], bits=(8, 2))}
+    assert rows[8]["greedy"] == 1 and not rows[8]["changed"]
+    assert rows[2]["scale"] == 1.0 and rows[2]["greedy"] == 0 and rows[2]["changed"]

@@ -1,0 +1,93 @@
+"""Quantizing the real model: the flip finder, weight-only and KV-cache quantization measured."""
+
+import streamlit as st
+
+import ui
+from core import quant, viz
+from core import session as S
+from core import state as K
+from core.decode import SamplingConfig, generate_cached
+from core.quant_model import eval_windows, first_divergence, sweep
+from core.tokenizer import decode, encode, token_text
+
+tok = ui.tokenizer()
+st.title("Quantizing the real model")
+st.caption("Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
+           "Weight-only and KV-cache quantization affect different arrays; here both are measured on the shipped "
+           "model. Weights and cache values are rounded and kept as floats (a round trip), so the numbers show "
+           "the rounding's effect, not a faster integer kernel.")
+
+st.subheader("The flip finder: how close is the next token to changing?")
+sess = st.session_state.get(K.DECODE_SESSION)
+if sess is None:
+    sess = S.start(ui.model(), encode(tok, K.DEFAULT_PROMPT), SamplingConfig())
+    st.caption("Using the default prompt (run Prefill on the decode page to use yours).")
+else:
+    st.caption("Using the current request on the decode page.")
+logits = sess.logits.double().numpy()
+top2 = logits.argsort()[::-1][:2]
+margin = float(logits[top2[0]] - logits[top2[1]])
+a, b, c = st.columns(3)
+a.metric("Greedy next token", repr(token_text(tok, int(top2[0]))), help=f"token id {int(top2[0])}")
+b.metric("Runner-up", repr(token_text(tok, int(top2[1]))), help=f"token id {int(top2[1])}")
+c.metric("Margin between them (logit units)", f"{margin:.4f}")
+flip = quant.flip_scale(logits)
+rows = quant.greedy_by_bits(logits)
+st.markdown(
+    ("Rounding the logits to multiples of a scale first changes the greedy token at scale "
+     f"**{flip:.4g}**." if flip else "No scale up to twice the largest logit changes the greedy token.")
+    + " By bit width (automatic symmetric scale over all logits):")
+st.dataframe([{"bits": r["bits"], "scale s": round(r["scale"], 6), "greedy token": token_text(tok, r["greedy"]),
+               "changed?": "yes" if r["changed"] else "no"} for r in rows], hide_index=True)
+
+st.subheader("Quantize the shipped model, measure what changes")
+g1, g2 = st.columns(2)
+group = g1.select_slider("Weight group size (inputs per scale)", [16, 32, 64, 128], value=32, key="qm.group")
+rounding = g2.selectbox("Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding")
+
+
+@st.cache_data(show_spinner="Evaluating the quantized models…")
+def run_sweep(group_size: int, rounding: str) -> dict:
+    """Deterministic results, shared read-only between sessions (no per-user state)."""
+    return sweep(ui.model(), eval_windows(tok), group_size=group_size, rounding=rounding)
+
+
+results = run_sweep(group, rounding)
+st.caption("Evaluation set: 8 held-out windows of 128 tokens (1,024 predictions) that the model never trained on. "
+           "Greedy changes and max logit error are against the float32 model on the same positions.")
+figures = []
+for kind, label in (("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
+                    ("kv_cache", "KV-cache quantization (one fp16 scale per stored key/value vector)")):
+    rows = results[kind]
+    st.markdown(f"**{label}**")
+    st.dataframe([{"model": r.label, "weight bytes": f"{r.weight_bytes:,}",
+                     "KV bytes per token": f"{r.kv_bytes_per_token:,.0f}",
+                     "max |Δlogit|": f"{r.max_logit_error:.3g}", "greedy changed": f"{r.greedy_changed:.1%}",
+                     "loss (nats/token)": f"{r.loss:.4f}", "perplexity": f"{r.perplexity:.4f}"} for r in rows],
+                   hide_index=True)
+    bits = [int(r.label.split("-")[0]) for r in rows[1:]]
+    figures.append(viz.fig_quant_sweep([r.label for r in rows[1:]], bits, [r.perplexity for r in rows[1:]],
+                                       [r.greedy_changed for r in rows[1:]], rows[0].perplexity,
+                                       "Weights" if kind == "weights" else "KV cache"))
+for col, fig, kind in zip(st.columns(2), figures, ("weights", "kv_cache"), strict=True):
+    col.plotly_chart(fig, theme=None, key=f"sweep.{kind}")
+
+st.subheader("Where does the text first diverge?")
+d1, d2 = st.columns(2)
+n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], value=3, key="qm.diverge_bits")
+n_new = d2.slider("Tokens to generate (greedy)", 10, 80, 40, key="qm.n_new")
+prompt_ids = sess.prompt_ids
+float_tokens = generate_cached(ui.model(), prompt_ids, n_new, SamplingConfig()).tokens
+quant_tokens = generate_cached(ui.quantized_model("float32", n_bit), prompt_ids, n_new, SamplingConfig()).tokens
+at = first_divergence(float_tokens, quant_tokens)
+st.markdown("Float32 weights:")
+st.code(decode(tok, float_tokens), language=None, wrap_lines=True)
+st.markdown(f"{n_bit}-bit weights (groups of 32):")
+st.code(decode(tok, quant_tokens), language=None, wrap_lines=True)
+if at is None:
+    st.success(f"Identical for all {n_new} tokens at {n_bit} bits.")
+else:
+    st.warning(f"The texts first differ at output token {at + 1}: {token_text(tok, float_tokens[at])!r} "
+               f"(float) vs {token_text(tok, quant_tokens[at])!r} ({n_bit}-bit). After that, every later input "
+               "differs too.")
+st.caption("To step the quantized model yourself, pick its weights under “Sampling and precision” on the decode page.")
