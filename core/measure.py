@@ -80,3 +80,32 @@ def measured_kv_bytes(model: GPT, positions: int, batch_size: int = 1) -> int:
     cache = KVCache(model.cfg, batch_size=batch_size, dtype=model.dtype)
     model(torch.ones(batch_size, positions, dtype=torch.long), cache)
     return cache.nbytes
+
+
+@torch.no_grad()
+def measure_request_traces(model: GPT, prompts: list[list[int]], n_new: int, cached: bool) -> list:
+    """Serve ``prompts`` one after another (all arrive at 0 ms, first come first served) with
+    greedy decoding, with the KV cache or by full-prefix recompute, and return one
+    ``RequestTrace`` each with real timestamps in ms on this machine."""
+    from core.latency import RequestTrace
+
+    if n_new < 1 or not prompts:
+        raise ValueError("need at least one prompt and one token to generate")
+    t0 = time.perf_counter()
+    now = lambda: (time.perf_counter() - t0) * 1000.0  # noqa: E731
+    traces = []
+    for i, ids in enumerate(prompts):
+        start, emitted = now(), []
+        cache = KVCache(model.cfg, dtype=model.dtype) if cached else None
+        seq = list(ids)
+        logits = prefill(model, seq, cache).logits if cached else full_forward(model, seq).logits
+        for k in range(n_new):
+            token = int(torch.argmax(logits))
+            emitted.append(now())
+            if k == n_new - 1 or len(seq) >= model.cfg.block_size:
+                break
+            seq.append(token)
+            logits = decode_one_token(model, token, cache).logits if cached else full_forward(model, seq).logits
+        traces.append(RequestTrace(f"request {i + 1} ({'cache' if cached else 'recompute'})", 0.0, start,
+                                   tuple(emitted), len(ids)))
+    return traces

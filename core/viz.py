@@ -292,3 +292,37 @@ def fig_quant_sweep(labels: list[str], bits: list[int], perplexity: list[float],
                       yaxis2=dict(title="greedy changed (% of positions)", overlaying="y", side="right",
                                   rangemode="tozero", showgrid=False))
     return fig
+
+
+# ---- latency timeline (Figure 30.1) ---------------------------------------------------------------
+
+def fig_timeline(rows: list[dict], title: str) -> go.Figure:
+    """Requests on one clock. ``rows``: dicts with ``name`` (user text), ``arrival``,
+    ``prefill_start``, ``emissions`` (ms) and ``cache`` (positions after each pass). Queue and
+    prefill are bars; each emitted token is a marker labelled with the cache length."""
+    fig = go.Figure()
+    names = [safe(r["name"]) for r in rows]
+    for r, name in zip(rows, names, strict=True):
+        first = r["emissions"][0] if r["emissions"] else r["prefill_start"]
+        fig.add_bar(y=[name], x=[r["prefill_start"] - r["arrival"]], base=[r["arrival"]], orientation="h",
+                    marker_color="#dddddd", name="queue", legendgroup="queue", showlegend=r is rows[0],
+                    hovertemplate="queue: %{x:.2f} ms<extra></extra>")
+        fig.add_bar(y=[name], x=[first - r["prefill_start"]], base=[r["prefill_start"]], orientation="h",
+                    marker_color=CACHED, name="prefill → first token", legendgroup="prefill",
+                    showlegend=r is rows[0], hovertemplate="prefill to first token: %{x:.2f} ms<extra></extra>")
+        if r["emissions"]:
+            text = [str(c) for c in r["cache"]] if len(r["emissions"]) <= 25 else None
+            fig.add_scatter(y=[name] * len(r["emissions"]), x=r["emissions"], mode="markers+text" if text else
+                            "markers", text=text, textposition="top center", name="token emitted (label: cached "
+                            "positions after the pass)", legendgroup="tok", showlegend=r is rows[0],
+                            marker=dict(color=NEW_WORK, size=11, symbol="diamond"),
+                            customdata=r["cache"], hovertemplate="emitted at %{x:.2f} ms<br>cache: %{customdata} "
+                                                                 "positions<extra></extra>")
+        else:
+            fig.add_annotation(y=name, x=r["prefill_start"], text="error: no tokens", showarrow=False,
+                               xanchor="left", font=dict(color=NEW_WORK))
+    fig.update_layout(template=TEMPLATE, barmode="overlay", height=230 + 60 * len(rows), title=dict(text=title),
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0), margin=dict(t=90),
+                      xaxis=dict(title="time (ms)", rangemode="tozero"),
+                      yaxis=dict(autorange="reversed", type="category"))
+    return fig

@@ -29,3 +29,65 @@ def test_bad_traces(arrival, times, match):
     """Empty, before-arrival, out-of-order and NaN traces are refused with a reason."""
     with pytest.raises(ValueError, match=match):
         summarize_request(arrival, times)
+
+
+from core.latency import (  # noqa: E402
+    CH30_TRACE,
+    EXERCISE_1,
+    RequestTrace,
+    cache_lengths,
+    check_trace,
+    conventions,
+    parse_times,
+    summarize_traces,
+    traces_to_csv,
+)
+
+
+def test_ch30_trace_cache_lengths():
+    """Figure 30.1: after the passes emitting outputs 1-4 the cache holds 8, 9, 10, 11 positions."""
+    assert cache_lengths(CH30_TRACE) == [8, 9, 10, 11]
+
+
+def test_exercise_5_conventions():
+    """Exercise 5: total time / outputs = 270/4 = 67.5 ms is not TPOT; TPOT after the first token is 40."""
+    c = conventions([CH30_TRACE])
+    assert c["per_token_incl_first_wait"] == 67.5 and c["tpot_request_weighted"] == 40
+    assert c["itl_token_weighted"] == 40
+
+
+def test_request_vs_token_weighted():
+    """Two requests: TPOT 40 over 3 gaps and 100 over 1 gap → request-weighted 70, token-weighted (120+100)/4 = 55."""
+    a = CH30_TRACE
+    b = RequestTrace("b", 0, 0, (50, 150), 4)
+    c = conventions([a, b])
+    assert c["tpot_request_weighted"] == 70 and c["itl_token_weighted"] == 55
+
+
+def test_summary_counts_errors_and_excludes_them():
+    """An empty request is an error, outside every statistic; a one-token request has TTFT, no TPOT."""
+    traces = [CH30_TRACE, EXERCISE_1, RequestTrace("failed", 0, 5, (), 3), RequestTrace("one", 0, 0, (80,), 2)]
+    s = summarize_traces(traces)
+    assert s["requests/total"] == 4 and s["requests/errors"] == 1 and s["tokens/output"] == 4 + 3 + 1
+    assert s["ttft_ms"]["count"] == 3 and s["ttft_ms"]["mean"] == (150 + 100 + 80) / 3
+    assert s["tpot_ms"]["count"] == 2 and s["tpot_ms"]["p50"] == (40 + 55) / 2
+
+
+def test_out_of_order_traces_are_refused():
+    """Prefill before arrival, a token before prefill, decreasing emissions: clear messages."""
+    for t, match in [(RequestTrace("r", 10, 5, (20,)), "before the request arrives"),
+                     (RequestTrace("r", 0, 30, (20,)), "before prefill starts"),
+                     (RequestTrace("r", 0, 0, (20, 10)), "must not decrease")]:
+        with pytest.raises(ValueError, match=match):
+            check_trace(t)
+
+
+def test_parse_times_and_csv():
+    """Times parse from text; the CSV has one row per token with gaps and cache lengths."""
+    assert parse_times("150, 190 235;270") == (150, 190, 235, 270)
+    assert parse_times("") == ()
+    with pytest.raises(ValueError, match="time 2"):
+        parse_times("1, soon")
+    rows = traces_to_csv([CH30_TRACE]).strip().splitlines()
+    assert rows[0].startswith("request,") and len(rows) == 5
+    assert rows[2].endswith(",40.000,9")

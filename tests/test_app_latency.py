@@ -1,0 +1,54 @@
+"""App tests of the latency page."""
+
+from tests.app_util import click, new_app
+
+
+def _table(at, i):
+    """The per-request table (the editor may also count as a dataframe)."""
+    return [d.value for d in at.dataframe if "TTFT (ms)" in d.value.columns][i]
+
+
+def test_ch30_trace_default():
+    """Default trace: TTFT 150, gaps 40/45/35, TPOT 40, 25 tokens/s, 67.5 full average."""
+    at = new_app("lessons/latency.py")
+    row = _table(at, 0).iloc[0]
+    assert (row["TTFT (ms)"], row["gaps (ms)"], row["TPOT (ms)"]) == ("150.00", "40.00, 45.00, 35.00", "40.00")
+    assert row["tokens/s after the first"] == "25.0" and row["full duration / tokens (ms)"] == "67.50"
+
+
+def test_exercise_1():
+    """Exercise 1: TTFT 100, gaps 50 and 60, TPOT 55."""
+    at = new_app("lessons/latency.py")
+    at.radio(key="lat.source").set_value("Exercise 1").run()
+    row = _table(at, 0).iloc[0]
+    assert (row["TTFT (ms)"], row["gaps (ms)"], row["TPOT (ms)"]) == ("100.00", "50.00, 60.00", "55.00")
+
+
+def test_several_requests_errors_and_one_token():
+    """Four requests: one error (excluded), one single-token request with TPOT missing."""
+    at = new_app("lessons/latency.py")
+    at.radio(key="lat.source").set_value("Edit several requests").run()
+    rows = _table(at, 0)
+    assert "missing (one token)" in list(rows["TPOT (ms)"]) and "error: no tokens" in list(rows["TTFT (ms)"])
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Errors (no tokens; excluded below)"] == "1" and metrics["Output tokens"] == "8"
+
+
+def test_measured_batch_with_and_without_cache():
+    """Measuring serves 4 requests each way and lists 8 traces."""
+    at = new_app("lessons/latency.py")
+    at.radio(key="lat.source").set_value("Measured: a batch here, with and without the KV cache").run()
+    click(at, "Run 4 requests, each way")
+    assert len(_table(at, 0)) == 8
+
+
+def test_decode_page_request_appears():
+    """After prefill and two steps on the decode page, its trace has three tokens here."""
+    at = new_app()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    click(at, "Step ▸")
+    at.switch_page("lessons/latency.py").run()
+    at.radio(key="lat.source").set_value("Measured: the decode page's request").run()
+    assert not at.exception
+    assert len(_table(at, 0).iloc[0]["gaps (ms)"].split(", ")) == 2
