@@ -38,4 +38,4 @@ DEFAULTS = {
     DECODE_HEAD: 3,  # looks back at the traveller's name when about to write it
 }
 
-MAX_PROMPT_CHARS = 20_000  # far past the context window; keeps tokenizing instant
+MAX_PROMPT_CHARS = 200_000  # far past the context window; the token count gives the message

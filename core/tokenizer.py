@@ -29,8 +29,13 @@ def train_tokenizer(texts, vocab_size: int) -> Tokenizer:
 
 
 def load_tokenizer(path: str | Path) -> Tokenizer:
-    """Load a tokenizer from its JSON file (never pickle)."""
-    return Tokenizer.from_file(str(path))
+    """Load a tokenizer from its JSON file (never pickle).
+
+    Special-token text typed by a user (``<|endoftext|>``) is encoded as ordinary text, so a
+    prompt can never smuggle in an end token."""
+    tok = Tokenizer.from_file(str(path))
+    tok.encode_special_tokens = True
+    return tok
 
 
 def encode(tok: Tokenizer, text: str) -> list[int]:
@@ -46,14 +51,34 @@ def end_token_id(tok: Tokenizer) -> int:
     return tok.token_to_id(END)
 
 
-def token_text(tok: Tokenizer, token_id: int) -> str:
-    """Readable text of one token: surrounding spaces kept, newline as '⏎', tab as '⇥'.
+def _byte_level_table() -> dict[str, int]:
+    """The byte-level BPE alphabet (GPT-2's bytes_to_unicode) inverted: character → byte."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + \
+        list(range(ord("®"), ord("ÿ") + 1))
+    chars, n = list(printable), 0
+    for b in range(256):
+        if b not in printable:
+            printable.append(b)
+            chars.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(printable, chars, strict=True)}
 
-    A token holding part of a multi-byte character decodes to '�'; the raw text is never
-    markup (callers escape it for their renderer).
-    """
+
+_BYTES = _byte_level_table()
+_VISIBLE = {"\n": "⏎", "\t": "⇥", "\r": "␍", "\x0b": "␋", "\x0c": "␌", "\x7f": "␡"}
+
+
+def token_text(tok: Tokenizer, token_id: int) -> str:
+    """Readable text of one token: surrounding spaces kept, newline '⏎', tab '⇥', other control
+    characters as their Unicode control pictures (␀ … ␟). A token holding only part of a
+    multi-byte character shows its bytes, e.g. ``<0xF0 0x9F>``. Never markup: callers escape
+    it for their renderer."""
     text = tok.decode([int(token_id)], skip_special_tokens=False)
-    return text.replace("\n", "⏎").replace("\t", "⇥").replace("\r", "␍")
+    if "\ufffd" in text:
+        raw = tok.id_to_token(int(token_id)) or ""
+        if raw and all(c in _BYTES for c in raw):
+            return "<" + " ".join(f"0x{_BYTES[c]:02X}" for c in raw) + ">"
+    return "".join(_VISIBLE.get(c, chr(0x2400 + ord(c)) if ord(c) < 0x20 else c) for c in text)
 
 
 def token_labels(tok: Tokenizer, ids) -> list[str]:

@@ -42,31 +42,37 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
     """Masked attention heatmap.
 
     ``att`` ``(T, T)``: rows are positions asking, columns positions being scored; NaN cells
-    (the causal mask) are left blank. The last ``new_rows`` rows are this pass's new work,
-    outlined; earlier rows are dimmed and marked as read from the cache. ``labels`` (one per
-    position, distinct, raw user text) label both axes.
+    (the causal mask) are left blank. The last ``new_rows`` rows are this pass's new work (a
+    full-strength trace, outlined); earlier rows are a second, dimmed trace marked as read from
+    the cache. ``labels`` (one per position, distinct, raw user text) label both axes.
     """
     T = att.shape[0]
     ticks = [safe(s) for s in labels]  # distinct: each label starts with its position
-    z = np.where(np.isnan(att), None, att).tolist()
-    fig = go.Figure(
-        go.Heatmap(
-            z=z, x=ticks, y=ticks, zmin=0, zmax=1, colorscale=COLORSCALE, hoverongaps=False,
-            hovertemplate="asking %{y}<br>scoring %{x}<br>share %{z:.4f}<extra></extra>",
-            colorbar=dict(title=dict(text="attention<br>share (0–1)"), thickness=14),
-            xgap=1 if T <= 40 else 0, ygap=1 if T <= 40 else 0,
-        )
-    )
     old = T - new_rows
+    gap = 1 if T <= 40 else 0
+    hover = "asking %{y}<br>scoring %{x}<br>share %{z:.4f}<extra>%{fullData.name}</extra>"
+    fig = go.Figure()
+    for rows, name, opacity in ((slice(0, old), "read from the KV cache", 0.4), (slice(old, T), "new this step", 1.0)):
+        if rows.stop <= rows.start:
+            continue
+        z = np.full((T, T), np.nan)
+        z[rows] = att[rows]
+        fig.add_heatmap(z=np.where(np.isnan(z), None, z).tolist(), x=ticks, y=ticks, zmin=0, zmax=1,
+                        colorscale=COLORSCALE, hoverongaps=False, hovertemplate=hover, name=name, opacity=opacity,
+                        showscale=opacity == 1.0, xgap=gap, ygap=gap,
+                        colorbar=dict(title=dict(text="attention<br>share (0–1)"), thickness=14))
     if old > 0:
-        fig.add_shape(type="rect", x0=-0.5, x1=T - 0.5, y0=-0.5, y1=old - 0.5, line_width=0,
-                      fillcolor="rgba(255,255,255,0.5)", layer="above")
-        fig.add_annotation(x=T - 0.5, y=(old - 1) / 2, xanchor="right", showarrow=False,
-                           text="earlier rows: read from the KV cache, never redone",
+        fig.add_annotation(x=1.0, xref="paper", y=ticks[(old - 1) // 2], xanchor="right", showarrow=False,
+                           text="earlier rows (dimmed): read from the KV cache, never redone",
                            font=dict(color=CACHED, size=13), bgcolor="rgba(255,255,255,0.85)")
     fig.add_shape(type="rect", x0=-0.5, x1=T - 0.5, y0=old - 0.5, y1=T - 0.5,
                   line=dict(color=NEW_WORK, width=3), layer="above")
-    axis = dict(type="category", showgrid=False, nticks=40, automargin=True)  # plotly thins labels past ~40
+    step = max(1, int(np.ceil(T / 40)))  # about 40 labels at most, and always the newest row
+    shown = sorted(set(range(0, T, step)) | {T - 1})
+    if len(shown) > 1 and shown[-1] - shown[-2] < step / 2:
+        shown.pop(-2)  # keep the newest label clear of its neighbour
+    axis = dict(type="category", showgrid=False, automargin=True, tickmode="array",
+                tickvals=[ticks[i] for i in shown], ticktext=[ticks[i] for i in shown])
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title, x=0, xanchor="left"), height=max(420, min(900, 20 * T + 200)),
         xaxis=dict(title="position being scored (key)", side="bottom", tickangle=-60, **axis),
@@ -91,8 +97,8 @@ def fig_kv_shelf(cached: int, capacity: int, pending_label: str | None, bytes_pe
     fig.add_annotation(x=capacity, y=0.5, yref="paper", text=f"context window:<br>{capacity} positions",
                        showarrow=False, xanchor="right", align="right", bgcolor="rgba(255,255,255,0.8)")
     fig.update_layout(
-        template=TEMPLATE, barmode="overlay", height=190, showlegend=True,
-        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0), margin=dict(t=40, b=10, l=10, r=10),
+        template=TEMPLATE, barmode="overlay", height=220, showlegend=True,
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0), margin=dict(t=40, b=60, l=10, r=10),
         xaxis=dict(title="cached positions", range=[0, capacity * 1.02]), yaxis=dict(showticklabels=False),
     )
     return fig
@@ -114,7 +120,7 @@ def fig_next_token(rows: list[tuple[int, str, float]], chosen: int | None, title
         template=TEMPLATE, title=dict(text=title), height=110 + 30 * max(1, len(rows)),
         xaxis=dict(title="probability", range=[0, 1.45], tickvals=[0, 0.25, 0.5, 0.75, 1], tickformat=".0%",
                    automargin=True),
-        yaxis=dict(autorange="reversed", automargin=True), title_x=0,
+        yaxis=dict(autorange="reversed", automargin=True, type="category"), title_x=0,
     )
     return fig
 

@@ -22,7 +22,7 @@ with left:
     ui.keep(K.DECODE_PROMPT)
     st.text_area("Prompt", key=ui.wkey(K.DECODE_PROMPT), on_change=ui.sync, args=(K.DECODE_PROMPT,),
                  height=130, max_chars=K.MAX_PROMPT_CHARS, help="Any text: it is tokenized byte by byte if needed.")
-with right, st.expander("Sampling and precision (apply at the next Prefill)", expanded=False):
+with right, st.popover("Sampling · precision · weights", width="stretch", help="Changes apply at the next prefill."):
     for key in (K.DECODE_DTYPE, K.DECODE_WEIGHT_BITS, K.DECODE_STRATEGY, K.DECODE_TEMPERATURE, K.DECODE_TOP_K,
                 K.DECODE_SEED):
         ui.keep(key)
@@ -84,15 +84,16 @@ def toggle_play() -> None:
     st.session_state[K.DECODE_MESSAGE] = None
 
 
-playing = st.session_state[K.DECODE_PLAYING]
+timer = (st.session_state[K.DECODE_PLAYING], st.session_state[K.DECODE_PACE])
 
 
-@st.fragment(run_every=st.session_state[K.DECODE_PACE] if playing else None)
+@st.fragment(run_every=timer[1] if timer[0] else None)
 def stepper() -> None:
     if st.session_state[K.DECODE_PLAYING]:
         do_step()
-        if not st.session_state[K.DECODE_PLAYING]:
-            st.rerun()  # Play stopped itself: rerun the page so the timer stops too
+    if (st.session_state[K.DECODE_PLAYING], st.session_state[K.DECODE_PACE]) != timer:
+        st.rerun()  # Play started, stopped or changed pace: the fragment's timer is set by a full run
+    playing = st.session_state[K.DECODE_PLAYING]
     c = st.columns([1, 1, 1, 1, 2])
     c[0].button("Prefill", type="primary", on_click=do_prefill, width="stretch")
     sess = st.session_state[K.DECODE_SESSION]
@@ -104,7 +105,7 @@ def stepper() -> None:
     ui.keep(K.DECODE_PACE)
     c[4].slider("Play pace (seconds per token)", 0.2, 2.0, step=0.1, key=ui.wkey(K.DECODE_PACE),
                 on_change=ui.sync, args=(K.DECODE_PACE,))
-    message = st.session_state[K.DECODE_MESSAGE]
+    message, st.session_state[K.DECODE_MESSAGE] = st.session_state[K.DECODE_MESSAGE], None  # shown once
     if message:
         getattr(st, message[0])(message[1])
     if sess is None:
@@ -119,6 +120,9 @@ def show_request(sess: S.DecodeSession) -> None:
     cfg = model.cfg
     if encode(tok, st.session_state[K.DECODE_PROMPT]) != sess.prompt_ids:
         st.caption("✎ The prompt box has changed since this prefill; press Prefill to start over with it.")
+    wanted = (st.session_state[K.DECODE_DTYPE], st.session_state[K.DECODE_WEIGHT_BITS])
+    if wanted != sess.model_key:
+        st.caption("⚙ The precision or weights you picked apply at the next Prefill; this request keeps its own.")
     n_prompt, pending = len(sess.prompt_ids), sess.pending
     st.markdown(f"**Prompt:** {n_prompt} tokens · **decode steps:** {sess.n_steps} · "
                 f"**KV cache:** {sess.n_positions} of {cfg.block_size} positions · "
@@ -161,12 +165,16 @@ def show_counters(sess: S.DecodeSession, cfg, model) -> None:
              help=f"Per layer and head; × {lh} (layers × heads) = {sess.scores_cached * lh:,} in the model.")
     b.metric("… by full-prefix recompute", f"{sess.scores_naive:,}",
              delta=f"{sess.scores_naive / sess.scores_cached:.2f}× the cached work", delta_color="off",
-             help="Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.")
+             delta_arrow="off", help="Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.")
     tol = 1e-12 if model.dtype.itemsize == 8 else 1e-5
     diff = sess.max_diff[-1]
-    c.metric("max |cached − recomputed| logit, this step", f"{diff:.1e}",
-             delta="equal within tolerance" if diff <= tol else "differs!", delta_color="normal" if diff <= tol
-             else "inverse", help=f"Tolerance for {model.dtype}: {tol:g}.")
+    if sess.n_steps == 0:
+        c.metric("max |cached − recomputed| logit", "—", help="Prefill is itself the full pass: nothing to compare "
+                 "yet. From the first Step on, the whole prefix is recomputed without the cache and compared.")
+    else:
+        c.metric("max |cached − recomputed| logit, this step", f"{diff:.1e}", delta_arrow="off",
+                 delta="equal within tolerance" if diff <= tol else "differs!",
+                 delta_color="normal" if diff <= tol else "inverse", help=f"Tolerance for {model.dtype}: {tol:g}.")
 
 
 def show_cache(sess: S.DecodeSession, cfg, model) -> None:
@@ -195,8 +203,8 @@ def show_latency(sess: S.DecodeSession) -> None:
     st.dataframe({
         "output token": list(range(1, len(sess.outputs) + 1)),
         "text": [token_text(tok, t) for t in sess.outputs],
-        "emitted at (ms)": [round(t, 3) for t in times],
-        "gap since previous token (ms)": [None, *[round(g, 3) for g in lat.gaps_ms]],
+        "emitted at (ms)": [f"{t:.3f}" for t in times],
+        "gap since previous token (ms)": ["— (first token)", *[f"{g:.3f}" for g in lat.gaps_ms]],
         "cached positions after the pass": [len(sess.prompt_ids) + i for i in range(len(sess.outputs))],
     }, hide_index=True, height=min(400, 38 + 35 * len(times)))
 

@@ -28,8 +28,10 @@ def charts(at: AppTest) -> list[dict]:
 
 
 def heatmap_z(at: AppTest):
+    """The attention matrix drawn, merging the dimmed (cached) and new-row heatmap traces."""
     for spec in charts(at):
-        for trace in spec["data"]:
-            if trace.get("type") == "heatmap":
-                return trace["z"]
+        zs = [t["z"] for t in spec["data"] if t.get("type") == "heatmap"]
+        if zs:
+            return [[next((z[i][j] for z in zs if z[i][j] is not None), None) for j in range(len(zs[0][i]))]
+                    for i in range(len(zs[0]))]
     return None

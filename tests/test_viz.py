@@ -9,7 +9,7 @@ def _att3():
 
 def test_attention_masked_cells_blank_not_zero():
     """Future cells become None (blank) in z; computed shares keep their values."""
-    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=1, title="t")
+    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=3, title="t")
     z = fig.data[0].z
     assert z[0][1] is None and z[0][2] is None and z[1][2] is None
     assert z[1][1] == 0.75 and z[2][2] == 0.5
@@ -28,13 +28,25 @@ def test_attention_user_text_is_escaped():
 
 
 def test_attention_dims_cached_rows_and_outlines_new():
-    """After a decode step the old rows are covered by a dim layer and the new row outlined."""
+    """After a decode step the old rows are a dimmed trace, the new row full strength and outlined."""
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
-    dim, outline = fig.layout.shapes
-    assert (dim.y0, dim.y1) == (-0.5, 1.5) and outline.y0 == 1.5 and outline.y1 == 2.5
-    # After prefill every row is new: nothing is dimmed.
+    old, new = fig.data
+    assert old.opacity < 1 and new.opacity == 1
+    assert old.z[2][0] is None and old.z[1][0] == 0.25 and new.z[2][0] == 0.2 and new.z[1][0] is None
+    [outline] = fig.layout.shapes
+    assert outline.y0 == 1.5 and outline.y1 == 2.5
+    # After prefill every row is new: one full-strength trace.
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=3, title="t")
-    assert len(fig.layout.shapes) == 1
+    assert len(fig.data) == 1 and fig.data[0].opacity == 1
+
+
+def test_attention_always_labels_the_newest_row():
+    """With many rows only some labels show, but always the newest one."""
+    labels = [f"{i}: t" for i in range(100)]
+    att = np.tril(np.full((100, 100), 0.01))
+    att[np.triu_indices(100, 1)] = np.nan
+    fig = viz.fig_attention(att, labels, new_rows=1, title="t")
+    assert fig.layout.yaxis.tickvals[-1] == "99: t" and len(fig.layout.yaxis.tickvals) <= 41
 
 
 def test_next_token_marks_chosen_by_id():
