@@ -51,6 +51,23 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
     return x * cos + rotated * sin
 
 
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, start: int, scale: float):
+    """Causal attention written out: softmax(q·kᵀ·scale + mask) · v.
+
+    q ``(B, heads, T, hd)`` at absolute positions ``start .. start+T-1``; k, v ``(B, heads, S, hd)``
+    for positions 0 .. S-1. Returns the output ``(B, heads, T, hd)``, the probabilities
+    ``(B, heads, T, S)`` (exactly 0 where masked) and the raw scores ``(B, heads, T, S)``.
+    """
+    T, S = q.shape[2], k.shape[2]
+    scores = q @ k.transpose(-2, -1) * scale  # (B, heads, T, S)
+    # Query i sits at absolute position start+i, so under caching the mask is offset by
+    # `start`: it may read every key up to and including its own position.
+    q_pos = torch.arange(start, start + T).unsqueeze(1)  # (T, 1)
+    k_pos = torch.arange(S).unsqueeze(0)  # (1, S)
+    att = torch.softmax(scores.masked_fill(k_pos > q_pos, float("-inf")), dim=-1)  # (B, heads, T, S)
+    return att @ v, att, scores
+
+
 class Attention(nn.Module):
     def __init__(self, cfg: GPTConfig):
         super().__init__()
@@ -77,18 +94,10 @@ class Attention(nn.Module):
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
         if cache is not None:
             k, v = cache.update(layer, k, v)  # (B, n_kv_head, S, hd): cached + new
-        S = k.shape[2]
         # GQA: query head h reads KV head h // n_rep (the grouping of Llama's repeat_kv).
         k = k.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
         v = v.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
-        scores = q @ k.transpose(-2, -1) * hd**-0.5  # (B, n_head, T, S)
-        # Query i sits at absolute position start+i, so under caching the mask is offset by
-        # `start`: it may read every key up to and including its own position.
-        q_pos = torch.arange(start, start + T).unsqueeze(1)  # (T, 1)
-        k_pos = torch.arange(S).unsqueeze(0)  # (1, S)
-        scores = scores.masked_fill(k_pos > q_pos, float("-inf"))
-        att = torch.softmax(scores, dim=-1)  # (B, n_head, T, S)
-        y = att @ v  # (B, n_head, T, hd)
+        y, att, _ = attend(q, k, v, start, hd**-0.5)  # (B, n_head, T, hd), (B, n_head, T, S)
         y = y.transpose(1, 2).reshape(B, T, cfg.n_head * hd)  # (B, T, C)
         return self.o_proj(y), att
 

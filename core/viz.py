@@ -60,6 +60,7 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
         fig.add_heatmap(z=np.where(np.isnan(z), None, z).tolist(), x=ticks, y=ticks, zmin=0, zmax=1,
                         colorscale=COLORSCALE, hoverongaps=False, hovertemplate=hover, name=name, opacity=opacity,
                         showscale=opacity == 1.0, xgap=gap, ygap=gap,
+                        texttemplate="%{z:.2f}" if T <= 12 else None, textfont=dict(size=15),
                         colorbar=dict(title=dict(text="attention<br>share (0–1)"), thickness=14))
     if old > 0:
         fig.add_annotation(x=1.0, xref="paper", y=ticks[(old - 1) // 2], xanchor="right", showarrow=False,
