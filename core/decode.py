@@ -84,6 +84,17 @@ def prefill(model: GPT, ids, cache: KVCache) -> StepResult:
 
 
 @torch.no_grad()
+def extend(model: GPT, ids, cache: KVCache) -> StepResult:
+    """Process ``ids`` at positions ``cache.pos ..`` in one pass on top of what is cached (cache
+    reuse after an edit, Ch. 30 §30.4). Returns the logits after the last new position and
+    attention ``(n_head, T_new, cache.pos)`` per layer; scores are the causal pairs computed."""
+    x = _as_ids(ids, model.cfg.vocab_size)
+    start = cache.pos
+    logits, atts = model(x, cache)
+    return StepResult(logits[0, -1], [a[0].numpy() for a in atts], causal_pairs(cache.pos) - causal_pairs(start))
+
+
+@torch.no_grad()
 def decode_one_token(model: GPT, token_id: int, cache: KVCache) -> StepResult:
     """Consume one chosen token at position ``cache.pos``; its K/V enter the cache now.
 

@@ -17,6 +17,7 @@ from core.decode import (
     SamplingConfig,
     StepResult,
     decode_one_token,
+    extend,
     full_forward,
     make_generator,
     prefill,
@@ -143,6 +144,80 @@ def step(model: GPT, sess: DecodeSession) -> DecodeSession:
     naive = full_forward(model, sess.consumed)
     _record(sess, result, chosen, ms, naive.logits)
     return sess
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What a re-prefill after an edit kept: ``reused`` leading positions read from the old
+    cache, ``recomputed`` positions processed now, the max |logit − fresh prefill|, and why the
+    cache was (in)valid."""
+
+    reused: int
+    recomputed: int
+    max_diff_vs_fresh: float
+    reason: str
+
+
+def common_prefix(a, b) -> int:
+    """Number of leading tokens two id lists share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _keep_rows(passes: list[list[np.ndarray]], n_rows: int) -> list[list[np.ndarray]]:
+    """The attention passes cut to their first ``n_rows`` query rows (columns cut alike)."""
+    out, row = [], 0
+    for layers in passes:
+        t_new = layers[0].shape[1]
+        if row >= n_rows:
+            break
+        take = min(t_new, n_rows - row)
+        out.append([a[:, :take, : row + take] for a in layers])
+        row += take
+    return out
+
+
+def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling: SamplingConfig,
+            model_key: tuple = ("float32", None)) -> tuple[DecodeSession, Reuse]:
+    """Prefill ``prompt_ids`` as a new request, reusing ``old``'s cache where it is still valid.
+
+    Positions before the first token that differs from what ``old`` consumed keep their cached
+    K/V; the rest are recomputed in one pass (Ch. 30 §30.4). A different model, precision or
+    weight quantization invalidates the whole cache. Also runs a fresh prefill to report the max
+    |logit difference| (0 in float64 up to ~1e-15). Raises ``ValueError`` like ``start``."""
+    if old is None or old.model_key != tuple(model_key):
+        why = "no earlier request" if old is None else (
+            "the model's precision or weights changed: every cached key and value came from other weights")
+        sess = start(model, prompt_ids, sampling, model_key)
+        return sess, Reuse(0, len(sess.prompt_ids), 0.0, why)
+    ids = list(prompt_ids)
+    if not ids:
+        raise ValueError("the prompt is empty: give at least one token")
+    if len(ids) > model.cfg.block_size:
+        start(model, ids, sampling, model_key)  # raises with the count to remove
+    # At least the last position must be processed again to get logits for output token 1.
+    keep = min(common_prefix(old.consumed, ids), len(ids) - 1)
+    sess = DecodeSession(ids, sampling, old.cache, make_generator(sampling.seed), model_key=tuple(model_key))
+    sess.cache.truncate(keep)
+    sess.passes = _keep_rows(old.passes, keep)
+
+    def work():
+        result = extend(model, ids[keep:], sess.cache)
+        return result, select_token(result.logits, sampling, sess.generator)
+
+    (result, chosen), ms = _timed(work)
+    sess.consumed = ids
+    fresh = full_forward(model, ids)
+    _record(sess, result, chosen, ms, fresh.logits)
+    sess.scores_cached, sess.scores_naive = result.scores, causal_pairs(len(ids))
+    reason = ("the prompt is unchanged up to the last position" if keep == len(ids) - 1 and keep == len(old.consumed)
+              else f"the first changed token is at position {keep}" if keep < len(old.consumed)
+              else "the new prompt extends what was cached")
+    return sess, Reuse(keep, len(ids) - keep, sess.max_diff[-1], reason)
 
 
 def dtype_name(sess: DecodeSession) -> str:

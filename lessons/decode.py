@@ -51,12 +51,18 @@ def do_prefill() -> None:
     sampling = SamplingConfig(st.session_state[K.DECODE_STRATEGY], st.session_state[K.DECODE_TEMPERATURE],
                               st.session_state[K.DECODE_TOP_K], st.session_state[K.DECODE_SEED])
     key = (st.session_state[K.DECODE_DTYPE], st.session_state[K.DECODE_WEIGHT_BITS])
+    old = st.session_state[K.DECODE_SESSION]
     try:
-        sess = S.start(ui.model_for(key), encode(tok, text), sampling, key)
+        sess, reuse = S.restart(ui.model_for(key), old, encode(tok, text), sampling, key)
     except ValueError as err:
         st.session_state[K.DECODE_MESSAGE] = ("error", f"Prefill refused: {err}.")
         return
     st.session_state[K.DECODE_SESSION], st.session_state[K.DECODE_MESSAGE] = sess, None
+    if old is not None:  # say what the cache kept (Ch. 30 §30.4: cache validity)
+        st.session_state[K.DECODE_MESSAGE] = ("info", (
+            f"Cache reuse: {reuse.reused} position(s) kept their cached keys and values ({reuse.reason}); "
+            f"{reuse.recomputed} recomputed in one pass (outlined). Max |logit − a fresh prefill| = "
+            f"{reuse.max_diff_vs_fresh:.1e}.") if reuse.reused else f"Whole cache recomputed: {reuse.reason}.")
 
 
 def model_of(sess: S.DecodeSession):

@@ -81,3 +81,26 @@ def test_switching_precision_after_prefill_keeps_the_request_consistent():
     assert sess.cache.dtype.itemsize == 4 and sess.max_diff[-1] < 1e-5
     click(at, "Prefill")
     assert at.session_state[K.DECODE_SESSION].cache.dtype.itemsize == 8
+
+
+def test_editing_the_prompt_reuses_the_cached_prefix():
+    """After prefill, appending text re-prefills only the new positions and says so."""
+    at = new_app()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    at.text_area[0].set_value(K.DEFAULT_PROMPT + " 620 yuan is within the limit.").run()
+    click(at, "Prefill")
+    msg = " ".join(i.value for i in at.info)
+    assert "Cache reuse:" in msg and "Max |logit − a fresh prefill|" in msg
+    sess = at.session_state[K.DECODE_SESSION]
+    assert sess.passes[-1][0].shape[1] < len(sess.prompt_ids)  # only the tail was recomputed
+    assert sess.max_diff[-1] < 1e-5
+
+
+def test_changing_weights_invalidates_the_cache_with_a_reason():
+    """A new weight precision recomputes everything and says why."""
+    at = new_app()
+    click(at, "Prefill")
+    at.radio(key="_w.decode.weight_bits").set_value(8).run()
+    click(at, "Prefill")
+    assert any("Whole cache recomputed" in i.value and "weights changed" in i.value for i in at.info)

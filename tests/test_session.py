@@ -72,3 +72,33 @@ def test_two_sessions_are_independent(tiny_model):
         S.step(tiny_model, a)
     assert (b.n_positions, b.outputs) == before[:2]
     assert np.array_equal(S.attention_matrix(b, 0, None), before[2], equal_nan=True)
+
+
+def test_reuse_after_edit_equals_fresh_prefill(tiny_model64):
+    """Editing the prompt reuses positions before the first change; logits equal a fresh prefill (1e-12)."""
+    old = S.start(tiny_model64, [1, 2, 3, 4, 5, 6], SamplingConfig())
+    S.step(tiny_model64, old)
+    new_prompt = [1, 2, 3, 9, 9, 6, 7]
+    sess, reuse = S.restart(tiny_model64, old, new_prompt, SamplingConfig(), old.model_key)
+    assert (reuse.reused, reuse.recomputed) == (3, 4) and "position 3" in reuse.reason
+    fresh = S.start(tiny_model64, new_prompt, SamplingConfig())
+    assert float((sess.logits - fresh.logits).abs().max()) < 1e-12 and reuse.max_diff_vs_fresh < 1e-12
+    assert np.allclose(S.attention_matrix(sess, 1, 0), S.attention_matrix(fresh, 1, 0), equal_nan=True, atol=1e-12)
+    assert sess.n_positions == 7 and sess.passes[-1][0].shape[1] == 4
+
+
+def test_reuse_extends_over_generated_tokens(tiny_model64):
+    """A new prompt that starts with everything consumed (prompt + output) reuses all of it."""
+    old = S.start(tiny_model64, [1, 2, 3], SamplingConfig())
+    S.step(tiny_model64, old)
+    S.step(tiny_model64, old)
+    prompt = old.consumed + [5, 6]
+    sess, reuse = S.restart(tiny_model64, old, prompt, SamplingConfig(), old.model_key)
+    assert reuse.reused == 5 and reuse.recomputed == 2 and "extends" in reuse.reason
+
+
+def test_changing_the_model_invalidates_everything(tiny_model64):
+    """Another precision or quantization: nothing reused, and the reason says why."""
+    old = S.start(tiny_model64, [1, 2, 3], SamplingConfig(), ("float64", None))
+    sess, reuse = S.restart(tiny_model64, old, [1, 2, 3], SamplingConfig(), ("float64", 4))
+    assert reuse.reused == 0 and reuse.recomputed == 3 and "weights changed" in reuse.reason
