@@ -10,6 +10,7 @@ ui.init_state()
 pages = [
     st.Page("lessons/decode.py", title="Prefill & decode", icon=":material/play_arrow:", default=True),
     st.Page("lessons/worked.py", title="The worked example", icon=":material/calculate:"),
+    st.Page("lessons/context.py", title="The context window", icon=":material/width_full:"),
     st.Page("lessons/latency.py", title="Latency on a timeline", icon=":material/timer:"),
     st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),
     st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),

@@ -36,6 +36,7 @@ class KVCache:
         self.k_cache = [torch.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
         self.v_cache = [torch.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
         self.pos = 0
+        self.offset = 0  # positions evicted from the front (sliding window); absolute pos = offset + slot
 
     @property
     def capacity(self) -> int:
@@ -73,9 +74,21 @@ class KVCache:
             raise ValueError(f"cannot truncate to {n_positions}: cache holds {self.pos} positions")
         self.pos = n_positions
 
+    def evict(self, n_positions: int) -> None:
+        """Drop the ``n_positions`` oldest positions (a sliding window) and shift the rest to the
+        front. Keys keep the RoPE rotation of their original absolute positions; ``offset``
+        remembers how many were dropped so new positions keep counting up."""
+        if not 0 <= n_positions <= self.pos:
+            raise ValueError(f"cannot evict {n_positions}: cache holds {self.pos} positions")
+        keep = self.pos - n_positions
+        for buf in self.k_cache + self.v_cache:
+            buf[:, :, :keep] = buf[:, :, n_positions : self.pos].clone()
+        self.pos, self.offset = keep, self.offset + n_positions
+
     def reset(self) -> None:
         """Forget every cached position (the buffers stay allocated)."""
         self.pos = 0
+        self.offset = 0
 
     def keys(self, layer: int) -> torch.Tensor:
         """Cached keys of ``layer``: ``(B, n_kv_head, pos, head_dim)``."""

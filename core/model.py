@@ -31,14 +31,15 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
-def rope_tables(cfg: GPTConfig, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin tables, each ``(block_size, head_dim)``, for RoPE (Su et al., 2021).
+def rope_tables(cfg: GPTConfig, dtype: torch.dtype, start: int = 0, length: int | None = None):
+    """cos and sin tables, each ``(length, head_dim)`` (default: the ``block_size`` positions
+    from 0), for RoPE (Su et al., 2021).
 
     Computed in float64 and cast, so the float64 model is exact and float32 matches Llama's.
     """
     hd = cfg.head_dim
     inv_freq = 1.0 / (cfg.rope_theta ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))  # (hd/2,)
-    t = torch.arange(cfg.block_size, dtype=torch.float64)
+    t = torch.arange(start, start + (cfg.block_size if length is None else length), dtype=torch.float64)
     freqs = torch.outer(t, inv_freq)  # (block_size, hd/2)
     emb = torch.cat((freqs, freqs), dim=-1)  # (block_size, hd)
     return emb.cos().to(dtype), emb.sin().to(dtype)
@@ -166,13 +167,17 @@ class GPT(nn.Module):
         Raises ``ValueError`` if the positions would pass the context window ``block_size``.
         """
         B, T = ids.shape
-        start = cache.pos if cache is not None else 0
+        start = cache.pos if cache is not None else 0  # slot of the first new position
         if start + T > self.cfg.block_size:
             raise ValueError(f"{start + T} positions exceed the context window of {self.cfg.block_size}")
         if T == 0:
             raise ValueError("no positions to process")
-        cos = self.rope_cos[start : start + T]  # (T, hd)
-        sin = self.rope_sin[start : start + T]
+        # RoPE uses absolute positions: after a sliding-window eviction they run past the slot.
+        first = start + (cache.offset if cache is not None else 0)
+        if first + T <= self.cfg.block_size:
+            cos, sin = self.rope_cos[first : first + T], self.rope_sin[first : first + T]  # (T, hd)
+        else:
+            cos, sin = rope_tables(self.cfg, self.dtype, first, T)
         x = self.embed_tokens(ids)  # (B, T, C)
         atts = []
         for layer, block in enumerate(self.layers):

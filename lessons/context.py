@@ -1,0 +1,59 @@
+"""The context window: the shelf meets the wall. Stop, truncate, or slide."""
+
+import streamlit as st
+
+import ui
+from core import state as K
+from core import viz
+from core.context import POLICIES, band_matrix, run_policy
+from core.cost import kv_cache_bytes_for
+from core.tokenizer import decode, encode, token_labels
+
+tok = ui.tokenizer()
+model = ui.model()
+st.title("The context window: the shelf meets the wall")
+st.caption("Ch. 19 “The context window”: the window limits prompt plus continuation. At the limit an application "
+           "must stop, discard older material, or summarize it. Here the shipped model meets a small window so the "
+           "wall comes quickly.")
+
+a, b, c = st.columns(3)
+policy = a.radio("At the wall", POLICIES, index=2, key="ctx.policy")
+window = b.slider("Window (positions)", 16, model.cfg.block_size, 64, step=8, key="ctx.window")
+n_new = c.slider("Tokens to generate", 10, 200, 80, key="ctx.n_new")
+prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
+st.caption("Prompt: the one on the decode page (edit it there).")
+try:
+    run = run_policy(model, encode(tok, prompt), n_new, window, policy)
+except ValueError as err:
+    st.error(f"{str(err)[0].upper()}{str(err)[1:]}. Lengthen the window or pick “truncate the prompt”.")
+    st.stop()
+if run.note:
+    st.info(f"{policy.capitalize()}: {run.note}.")
+st.code(decode(tok, run.prompt_used) + "⟨" + decode(tok, run.tokens) + "⟩", language=None, wrap_lines=True)
+st.caption("⟨ ⟩ marks the generated continuation (greedy).")
+
+l1, l2 = st.columns(2)
+layer = l1.selectbox("Layer", range(model.cfg.n_layer), index=2, key="ctx.layer")
+head = l2.selectbox("Head", ["mean over heads", *range(model.cfg.n_head)], index=4, key="ctx.head")
+seq = run.prompt_used + run.tokens[: len(band_matrix(run, 0, None)) - len(run.prompt_used)]
+att = band_matrix(run, layer, None if isinstance(head, str) else head)
+st.plotly_chart(viz.fig_attention(att, token_labels(tok, seq), 1, f"Layer {layer} · {head}: positions asking vs "
+                                  "positions scored (blank: masked, or evicted from the window)"),
+                theme=None, key="ctx.heat")
+per_pos = kv_cache_bytes_for(model.cfg, 1, 4)
+st.plotly_chart(viz.fig_cache_over_time(run.cache_bytes, window * per_pos,
+                                        f"Cache bytes after each pass ({per_pos:,} bytes per position, float32)"),
+                theme=None, key="ctx.bytes")
+st.markdown("""
+**What sliding does.** When the window is full the oldest position's keys and values are dropped; the cache and
+its bytes stay flat, and each new attention row covers only the last *window* positions (the band above).
+**RoPE:** a cached key keeps the rotation of its original position and a new query is rotated by its own, so
+their score depends only on the distance between them: nothing needs re-rotating after an eviction. But the
+keys and values of deeper layers were computed while the evicted tokens were still visible, so the window
+still carries traces of them: sliding is not the same as re-reading the last *window* tokens from scratch.
+
+**Truncating** drops the oldest prompt tokens before prefill so prompt + continuation fit; **stopping** ends the
+request at the wall. **Summarizing** older material is one more input to the model, written by someone, with
+possible omissions. A card such as “7B, Q4, 8K” states the context window in tokens: 8K = 8,192 positions for
+prompt and continuation together; the cache for all of them is a separate memory bill.
+""")
