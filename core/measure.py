@@ -109,3 +109,34 @@ def measure_request_traces(model: GPT, prompts: list[list[int]], n_new: int, cac
         traces.append(RequestTrace(f"request {i + 1} ({'cache' if cached else 'recompute'})", 0.0, start,
                                    tuple(emitted), len(ids)))
     return traces
+
+
+@torch.no_grad()
+def measure_batching(model: GPT, prompts: list[list[int]], sizes=(1, 2, 4, 8, 16), n_new: int = 16,
+                     layout: str = "padded", progress: Callable[[float], None] | None = None) -> list[dict]:
+    """For each batch size B: serve B requests (prompts cycled) as one batch, and the same B
+    requests one after another (each a batch of one). Returns per B: ms per decode step of the
+    batch, output tokens per second batched and one by one, and their ratio."""
+    from core.batch import Batch
+
+    Batch(model, prompts[:1], [2], layout).run()  # warm-up
+    rows = []
+    for k, b in enumerate(sizes):
+        chosen = [prompts[i % len(prompts)] for i in range(b)]
+        t0 = time.perf_counter()
+        batch = Batch(model, chosen, [n_new] * b, layout)
+        batch.prefill()
+        t1 = time.perf_counter()
+        while batch.step():
+            pass
+        t2 = time.perf_counter()
+        for p in chosen:
+            Batch(model, [p], [n_new], layout).run()
+        t3 = time.perf_counter()
+        tokens = b * n_new
+        rows.append({"batch_size": b, "step_ms": (t2 - t1) * 1000 / max(1, n_new - 1),
+                     "batched_tokens_per_s": tokens / (t2 - t0), "solo_tokens_per_s": tokens / (t3 - t2),
+                     "speedup": (t3 - t2) / (t2 - t0)})
+        if progress:
+            progress((k + 1) / len(sizes))
+    return rows

@@ -225,20 +225,25 @@ def dtype_name(sess: DecodeSession) -> str:
     return str(sess.cache.dtype).removeprefix("torch.")
 
 
+def stack_rows(passes, layer: int, head: int | None) -> np.ndarray:
+    """Square ``(T, T)`` attention from forward passes, each indexable by layer to give
+    ``(n_head, T_new, S)``; ``head=None`` averages the heads. Masked (future) cells are NaN."""
+    T = sum(p[layer].shape[1] for p in passes)
+    out = np.full((T, T), np.nan)
+    row = 0
+    for p in passes:
+        att = p[layer]  # (n_head, T_new, S)
+        a = att.mean(axis=0) if head is None else att[head]  # (T_new, S)
+        for i in range(a.shape[0]):
+            out[row + i, : row + i + 1] = a[i, : row + i + 1]
+        row += a.shape[0]
+    return out
+
+
 def attention_matrix(sess: DecodeSession, layer: int, head: int | None) -> np.ndarray:
     """Square ``(T, T)`` attention for ``layer`` and ``head`` (``None``: mean over heads),
     T = cached positions. Masked (future) cells are NaN so a figure leaves them blank."""
-    T = sess.n_positions
-    out = np.full((T, T), np.nan)
-    row = 0
-    for att_layers in sess.passes:
-        att = att_layers[layer]  # (n_head, T_new, S)
-        a = att.mean(axis=0) if head is None else att[head]  # (T_new, S)
-        t_new, S = a.shape
-        for i in range(t_new):
-            out[row + i, : row + i + 1] = a[i, : row + i + 1]
-        row += t_new
-    return out
+    return stack_rows(sess.passes, layer, head)
 
 
 def next_token_table(sess: DecodeSession, k: int = 10) -> list[tuple[int, float]]:

@@ -55,3 +55,18 @@ def test_weights_card_budget():
         box.press("Enter")
         page.get_by_text("13 billion parameters").first.wait_for(timeout=30000)
         screenshot(page, "weights-13b")
+
+
+def test_batching_prefill_and_step():
+    """Prefill the batch, step once: the request heatmap gains a row."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/batching")
+        page.get_by_role("button", name="Prefill the batch").click()
+        _wait_title(page, "request 1: layer 2")
+        rows = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+            .find(g => (g.layout?.title?.text || '').startsWith('request 1')).data[0].z.length""")
+        page.get_by_role("button", name="Step ▸ (one pass)").click()
+        page.wait_for_function(f"""() => [...document.querySelectorAll('.js-plotly-plot')]
+            .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?.data[0].z.length === {rows + 1}""",
+                               timeout=30000)
+        screenshot(page, "batching-step")
