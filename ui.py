@@ -36,6 +36,12 @@ def model_for(key: tuple):
     return model(dtype) if n_bit is None else quantized_model(dtype, n_bit)
 
 
+@st.cache_resource(show_spinner="Loading the draft model…")
+def draft_model(dtype: str = "float32"):
+    """The speculative-decoding draft (assets/draft/), shared read-only."""
+    return assets.load_model(dtype, assets.ASSETS / "draft")
+
+
 @st.cache_resource
 def tokenizer():
     return assets.load_shipped_tokenizer()

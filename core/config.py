@@ -75,6 +75,8 @@ class GPTConfig:
 PRESETS: dict[str, GPTConfig] = {
     # The model shipped in assets/ (trained by `python -m core.train`).
     "shipped": GPTConfig(),
+    # The draft model for speculative decoding (assets/draft/), same tokenizer, far cheaper.
+    "draft": GPTConfig(n_layer=1, n_head=2, n_kv_head=1, n_embd=64, ffn_hidden=176),
     # A tiny shape for tests: fast, still GQA.
     "tiny": GPTConfig(vocab_size=64, block_size=32, n_layer=2, n_head=4, n_kv_head=2, n_embd=32, ffn_hidden=64),
     # A larger shape for benchmarks.

@@ -140,3 +140,34 @@ def measure_batching(model: GPT, prompts: list[list[int]], sizes=(1, 2, 4, 8, 16
         if progress:
             progress((k + 1) / len(sizes))
     return rows
+
+
+@torch.no_grad()
+def measure_speculative(target: GPT, draft: GPT, prompt: list[int], ks=(1, 2, 3, 4, 6, 8), n_tokens: int = 60,
+                        temperature: float = 0.0, seed: int = 0) -> list[dict]:
+    """For each k: produce ``n_tokens`` speculatively and with plain cached target decoding.
+    Returns the acceptance rate (accepted / proposed), target passes per produced token, and
+    the wall-clock ms of both paths with their ratio (plain / speculative: > 1 is a speed-up)."""
+    from core.decode import SamplingConfig, generate_cached
+    from core.speculative import Speculative
+
+    sampling = SamplingConfig("greedy") if temperature == 0 else SamplingConfig("sample", temperature, 0, seed)
+    generate_cached(target, prompt, 2, sampling)  # warm-up
+    t0 = time.perf_counter()
+    generate_cached(target, prompt, n_tokens, sampling)
+    plain_ms = (time.perf_counter() - t0) * 1000
+    rows = []
+    for k in ks:
+        spec = Speculative(target, draft, k, temperature, seed)
+        t0 = time.perf_counter()
+        spec.start(prompt)
+        while spec.produced < n_tokens and len(spec.ids) + k <= target.cfg.block_size:
+            spec.round()
+        ms = (time.perf_counter() - t0) * 1000
+        proposed = sum(len(r.proposed) for r in spec.rounds)
+        accepted = sum(sum(r.accepted) for r in spec.rounds)
+        plain = plain_ms * spec.produced / n_tokens  # plain time for the same number of tokens
+        rows.append({"k": k, "acceptance": accepted / proposed if proposed else 0.0,
+                     "target_passes_per_token": spec.target_passes / spec.produced, "spec_ms": ms,
+                     "plain_ms": plain, "speedup": plain / ms, "tokens": spec.produced})
+    return rows

@@ -1,8 +1,11 @@
-"""Reproduce the shipped model: ``python -m core.train`` (about 10 minutes on 2 CPU cores).
+"""Reproduce the shipped models: ``python -m core.train`` (about 9 minutes on 2 CPU cores), then
+``python -m core.train --preset draft --steps 800`` for the speculative-decoding draft (about a
+minute; it reuses ``assets/tokenizer.json`` so both models share one tokenizer).
 
-Generates the corpus (core.corpus, fixed seed), trains the byte-level BPE tokenizer, trains
-the transformer with AdamW on random windows, and writes to ``assets/``: ``config.json``,
-``model.safetensors``, ``tokenizer.json`` and ``model_card.json``. Weights are saved with
+Generates the corpus (core.corpus, fixed seed), trains the byte-level BPE tokenizer (shipped
+model only), trains the transformer with AdamW on random windows, and writes to ``assets/``
+(the draft to ``assets/draft/``): ``config.json``, ``model.safetensors``, ``tokenizer.json`` and
+``model_card.json``. Weights are saved with
 safetensors (no pickle). Bit-for-bit equality across machines is not promised (thread
 counts change float sums); the procedure and seed are fixed.
 """
@@ -58,11 +61,17 @@ def evaluate(model: GPT, stream: torch.Tensor, block: int, max_windows: int = 64
     return sum(losses) / len(losses)
 
 
-def train(cfg: GPTConfig, steps: int, batch_size: int, lr: float, seed: int, out: Path) -> dict:
+def train(cfg: GPTConfig, steps: int, batch_size: int, lr: float, seed: int, out: Path,
+          tokenizer_from: Path | None = None) -> dict:
     torch.manual_seed(seed)
     docs = generate_corpus(24000, seed=seed)
     n_val = 1000
-    tok = train_tokenizer(docs[n_val:], cfg.vocab_size)
+    if tokenizer_from is not None:
+        from core.tokenizer import load_tokenizer
+
+        tok = load_tokenizer(tokenizer_from)
+    else:
+        tok = train_tokenizer(docs[n_val:], cfg.vocab_size)
     train_ids, val_ids = encode_stream(tok, docs[n_val:]), encode_stream(tok, docs[:n_val])
     model = GPT(cfg)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.1)
@@ -85,10 +94,11 @@ def train(cfg: GPTConfig, steps: int, batch_size: int, lr: float, seed: int, out
     val_loss = evaluate(model, val_ids, cfg.block_size)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n", encoding="utf-8")
-    tok.save(str(out / "tokenizer.json"))
+    if tokenizer_from is None:  # the draft shares the shipped model's tokenizer
+        tok.save(str(out / "tokenizer.json"))
     save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(out / "model.safetensors"))
     card = {
-        "name": "tiny-travel-gpt",
+        "name": "tiny-travel-gpt" if tokenizer_from is None else "tiny-travel-gpt-draft",
         "n_params": model.n_params(),
         "validation_loss_nats_per_token": round(val_loss, 4),
         "validation_perplexity": round(math.exp(val_loss), 3),
@@ -111,9 +121,14 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, default=ASSETS)
+    ap.add_argument("--preset", choices=["shipped", "draft"], default="shipped")
+    ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
-    train(PRESETS["shipped"], args.steps, args.batch_size, args.lr, args.seed, args.out)
+    if args.preset == "draft":
+        train(PRESETS["draft"], args.steps, args.batch_size, args.lr, args.seed, args.out or ASSETS / "draft",
+              tokenizer_from=ASSETS / "tokenizer.json")
+    else:
+        train(PRESETS["shipped"], args.steps, args.batch_size, args.lr, args.seed, args.out or ASSETS)
 
 
 if __name__ == "__main__":

@@ -70,3 +70,13 @@ def test_batching_prefill_and_step():
             .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?.data[0].z.length === {rows + 1}""",
                                timeout=30000)
         screenshot(page, "batching-step")
+
+
+def test_speculative_round():
+    """Start and one round: the rounds table appears and the target pass count reads 2."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/speculative")
+        page.get_by_role("button", name="Start (prefill the target)").click()
+        page.get_by_role("button", name="Round ▸").click()
+        page.get_by_test_id("stMetricValue").nth(1).filter(has_text="2").wait_for(timeout=30000)
+        screenshot(page, "speculative-round")

@@ -1,0 +1,34 @@
+"""App tests of the speculative-decoding page."""
+
+from core import state as K
+from core.assets import load_model, load_shipped_tokenizer
+from core.decode import SamplingConfig, generate_cached
+from core.tokenizer import encode
+from tests.app_util import click, new_app
+
+
+def test_rounds_match_plain_greedy_and_count_passes():
+    """Greedy rounds produce plain greedy's tokens with fewer target passes than tokens."""
+    at = new_app("lessons/speculative.py")
+    click(at, "Start (prefill the target)")
+    for _ in range(4):
+        click(at, "Round ▸")
+    spec = at.session_state["spec.obj"]
+    prompt = encode(load_shipped_tokenizer(), K.DEFAULT_PROMPT)
+    plain = generate_cached(load_model(), prompt, spec.produced, SamplingConfig()).tokens
+    assert spec.ids[len(prompt):] == plain
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["Target forward passes"]) == 5 < int(metrics["Tokens produced"])
+    assert len(at.dataframe[0].value) == 4
+
+
+def test_distribution_check_and_measurement():
+    """Sampling reports a total variation below the draft's; measuring lists k = 1 … 8."""
+    at = new_app("lessons/speculative.py")
+    [b] = [b for b in at.button if b.label == "Sample"]
+    b.click().run()
+    t_eff, n, tv, tv_q, _ = at.session_state["spec.dist"]
+    assert n == 5000 and tv < 0.05 and tv < tv_q
+    [m] = [b for b in at.button if b.label.startswith("Measure k")]
+    m.click().run()
+    assert [r["k"] for r in at.session_state["spec.speed"]] == [1, 2, 3, 4, 6, 8]
