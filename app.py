@@ -4,8 +4,14 @@ import streamlit as st
 
 import ui
 
-st.set_page_config(page_title="Inference, efficiently", page_icon=":material/neurology:", layout="wide")
+st.set_page_config(
+    page_title="Inference, efficiently",
+    page_icon=":material/neurology:",
+    layout="wide",
+    initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto",
+)
 ui.init_state()
+ui.apply_presenter_style()
 
 pages = [
     st.Page("lessons/decode.py", title="Prefill & decode", icon=":material/play_arrow:", default=True),
@@ -21,5 +27,6 @@ pages = [
     st.Page("lessons/quant_model.py", title="Quantizing the model", icon=":material/compress:"),
 ]
 nav = st.navigation(pages)
+ui.sidebar_controls()
 ui.sidebar_model_card()
 nav.run()

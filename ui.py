@@ -53,10 +53,45 @@ def model_card() -> dict:
 
 
 def init_state() -> None:
-    """Give this session its own copy of every default (never shared between sessions)."""
+    """Give this session its own copy of every default (never shared between sessions), then,
+    once per session, apply lesson state carried in the URL (``?seed=3&step=5&present=1``)."""
     for key, value in state.DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value
+    if "url.applied" not in st.session_state:
+        st.session_state["url.applied"] = True
+        values, ignored = state.parse_url_state(st.query_params.to_dict())
+        st.session_state.update(values)
+        if ignored:
+            st.session_state["url.ignored"] = ignored
+
+
+PRESENTER_CSS = """
+<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stCaptionContainer"], label p { font-size: 1.15rem !important; }
+[data-testid="stMetricValue"] { font-size: 2.6rem !important; }
+button p { font-size: 1.25rem !important; }
+</style>
+"""
+
+
+def presenter_mode() -> bool:
+    return bool(st.session_state.get(state.PRESENT))
+
+
+def apply_presenter_style() -> None:
+    """Larger text for a projector. The CSS is this app's own constant, never user text."""
+    if presenter_mode():
+        st.html(PRESENTER_CSS)
+
+
+def chart(fig, key: str) -> None:
+    """Draw a figure with the app's own template; in presenter mode with larger fonts."""
+    if presenter_mode():
+        fig.update_layout(font_size=20, hoverlabel_font_size=20)
+        fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
+    st.plotly_chart(fig, theme=None, key=key)
 
 
 def keep(key: str) -> None:
@@ -75,7 +110,24 @@ def wkey(key: str) -> str:
     return f"_w.{key}"
 
 
+def sidebar_controls() -> None:
+    """Presenter mode toggle (also ``?present=1``) and any URL parameters that were ignored."""
+    with st.sidebar:
+        keep(state.PRESENT)
+        st.toggle(
+            "Presenter mode",
+            key=wkey(state.PRESENT),
+            on_change=sync,
+            args=(state.PRESENT,),
+            help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
+        )
+        for note in st.session_state.pop("url.ignored", []):
+            st.warning(f"Link parameter ignored: {note}.")
+
+
 def sidebar_model_card() -> None:
+    if presenter_mode():
+        return  # fewer things on screen while presenting
     m, card = model(), model_card()
     cfg = m.cfg
     weight_bytes = sum(p.numel() * p.element_size() for p in m.parameters())
@@ -94,6 +146,12 @@ def sidebar_model_card() -> None:
             "weight bytes (float32)": f"{weight_bytes:,} B ({weight_bytes / 2**20:.2f} MiB)",
             "KV bytes per token (float32)": f"{kv_cache_bytes_for(cfg, 1, 4):,} B",
             "validation loss": f"{card['validation_loss_nats_per_token']:.3f} nats/token "
-                               f"(perplexity {card['validation_perplexity']:.2f})",
+            f"(perplexity {card['validation_perplexity']:.2f})",
         }
         st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
+
+
+def chart_in(container, fig, key: str) -> None:
+    """``chart`` inside a column or other container."""
+    with container:
+        chart(fig, key)

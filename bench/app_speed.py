@@ -27,19 +27,25 @@ from tests.browser_util import browser_page, heatmap_rows, running_app, wait_row
 INTERACTIONS = {
     "lessons/decode.py": lambda at: next(b for b in at.button if b.label == "Step ▸").click(),
     "lessons/worked.py": lambda at: at.toggle(key="worked.scaled").set_value(not at.toggle(key="worked.scaled").value),
-    "lessons/context.py": lambda at: at.slider(key="ctx.window").set_value(56 if at.slider(key="ctx.window").value
-                                                                             != 56 else 64),
+    "lessons/context.py": lambda at: at.slider(key="ctx.window").set_value(
+        56 if at.slider(key="ctx.window").value != 56 else 64
+    ),
     "lessons/latency.py": lambda at: at.radio(key="lat.source").set_value(
-        "Exercise 1" if at.radio(key="lat.source").value != "Exercise 1" else "Ch. 30 example"),
+        "Exercise 1" if at.radio(key="lat.source").value != "Exercise 1" else "Ch. 30 example"
+    ),
     "lessons/cost.py": lambda at: at.number_input[0].set_value(2 if at.number_input[0].value != 2 else 1),
     "lessons/memory.py": lambda at: at.selectbox(key="memory.preset").set_value(
-        "Llama-3-8B (GQA)" if at.selectbox(key="memory.preset").value != "Llama-3-8B (GQA)" else "GPT-2 small (MHA)"),
-    "lessons/weights.py": lambda at: at.text_input[0].set_value("13B, Q8, 4K" if at.text_input[0].value != "13B, Q8, 4K"
-                                                                else "7B, Q4, 8K"),
+        "Llama-3-8B (GQA)" if at.selectbox(key="memory.preset").value != "Llama-3-8B (GQA)" else "GPT-2 small (MHA)"
+    ),
+    "lessons/weights.py": lambda at: at.text_input[0].set_value(
+        "13B, Q8, 4K" if at.text_input[0].value != "13B, Q8, 4K" else "7B, Q4, 8K"
+    ),
     "lessons/quantize.py": lambda at: at.select_slider(key="quant.bits").set_value(
-        3 if at.select_slider(key="quant.bits").value != 3 else 4),
+        3 if at.select_slider(key="quant.bits").value != 3 else 4
+    ),
     "lessons/quant_model.py": lambda at: at.select_slider(key="qm.diverge_bits").set_value(
-        4 if at.select_slider(key="qm.diverge_bits").value != 4 else 3),
+        4 if at.select_slider(key="qm.diverge_bits").value != 4 else 3
+    ),
 }
 
 
@@ -85,8 +91,10 @@ def model_load(repeats: int) -> tuple[float, float]:
         t0 = time.perf_counter()
         load_model()
         warm.append((time.perf_counter() - t0) * 1000)
-    code = ("import time; t=time.perf_counter(); import torch; from core.assets import load_model; "
-            "t1=time.perf_counter(); load_model(); print((time.perf_counter()-t1)*1000, (t1-t)*1000)")
+    code = (
+        "import time; t=time.perf_counter(); import torch; from core.assets import load_model; "
+        "t1=time.perf_counter(); load_model(); print((time.perf_counter()-t1)*1000, (t1-t)*1000)"
+    )
     cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     return statistics.median(warm), float(cold[0])
 
@@ -95,8 +103,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
-    print(f"machine: {os.cpu_count()} cores; torch {torch.__version__}, {torch.get_num_threads()} thread(s) here; "
-          "the app itself uses 1 torch thread per request")
+    print(
+        f"machine: {os.cpu_count()} cores; torch {torch.__version__}, {torch.get_num_threads()} thread(s) here; "
+        "the app itself uses 1 torch thread per request"
+    )
     print("\n| page | rerun after a typical interaction (median ms) |\n|---|---:|")
     for page, ms in page_reruns(args.repeats):
         print(f"| {page} | {ms:.1f} |")

@@ -31,11 +31,21 @@ def hf_twin(model: GPT):
     import transformers
 
     cfg = model.cfg
-    hf = transformers.LlamaForCausalLM(transformers.LlamaConfig(
-        vocab_size=cfg.vocab_size, hidden_size=cfg.n_embd, intermediate_size=cfg.ffn_hidden,
-        num_hidden_layers=cfg.n_layer, num_attention_heads=cfg.n_head, num_key_value_heads=cfg.n_kv_head,
-        max_position_embeddings=cfg.block_size, rms_norm_eps=cfg.norm_eps, tie_word_embeddings=False,
-        rope_parameters={"rope_type": "default", "rope_theta": cfg.rope_theta}, attn_implementation="eager"))
+    hf = transformers.LlamaForCausalLM(
+        transformers.LlamaConfig(
+            vocab_size=cfg.vocab_size,
+            hidden_size=cfg.n_embd,
+            intermediate_size=cfg.ffn_hidden,
+            num_hidden_layers=cfg.n_layer,
+            num_attention_heads=cfg.n_head,
+            num_key_value_heads=cfg.n_kv_head,
+            max_position_embeddings=cfg.block_size,
+            rms_norm_eps=cfg.norm_eps,
+            tie_word_embeddings=False,
+            rope_parameters={"rope_type": "default", "rope_theta": cfg.rope_theta},
+            attn_implementation="eager",
+        )
+    )
     state = {(k if k == "lm_head.weight" else f"model.{k}"): v for k, v in model.state_dict().items()}
     hf.load_state_dict(state, strict=False)
     return hf.eval()
@@ -72,23 +82,33 @@ def measure(model: GPT, hf, lengths, repeats: int) -> list[dict]:
                 past.crop(-extra)
             hf(torch.tensor([[ids[n - 1]]]), past_key_values=past, use_cache=True)
 
-        rows.append({"n": n, "cached": median_ms(ours, repeats),
-                     "recompute": median_ms(lambda n=n: full_forward(model, ids[:n]), repeats),
-                     "hf_cached": median_ms(theirs, repeats)})
+        rows.append(
+            {
+                "n": n,
+                "cached": median_ms(ours, repeats),
+                "recompute": median_ms(lambda n=n: full_forward(model, ids[:n]), repeats),
+                "hf_cached": median_ms(theirs, repeats),
+            }
+        )
     return rows
 
 
 def report(name: str, model: GPT, rows: list[dict]) -> None:
     cfg = model.cfg
-    print(f"\n## {name}: n_layer {cfg.n_layer}, n_head {cfg.n_head}, n_kv_head {cfg.n_kv_head}, "
-          f"n_embd {cfg.n_embd}, block_size {cfg.block_size}, {model.n_params():,} parameters")
-    print("| positions | cached step (ms) | full recompute (ms) | recompute / cached | HF Llama cached (ms) "
-          "| ours / HF |")
+    print(
+        f"\n## {name}: n_layer {cfg.n_layer}, n_head {cfg.n_head}, n_kv_head {cfg.n_kv_head}, "
+        f"n_embd {cfg.n_embd}, block_size {cfg.block_size}, {model.n_params():,} parameters"
+    )
+    print(
+        "| positions | cached step (ms) | full recompute (ms) | recompute / cached | HF Llama cached (ms) | ours / HF |"
+    )
     print("|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['n']} | {r['cached']:.3f} | {r['recompute']:.3f} | {r['recompute'] / r['cached']:.1f}× | "
-              f"{r['hf_cached']:.3f} | {r['cached'] / r['hf_cached']:.2f} |")
-    half = rows[len(rows) // 2:]
+        print(
+            f"| {r['n']} | {r['cached']:.3f} | {r['recompute']:.3f} | {r['recompute'] / r['cached']:.1f}× | "
+            f"{r['hf_cached']:.3f} | {r['cached'] / r['hf_cached']:.2f} |"
+        )
+    half = rows[len(rows) // 2 :]
     for key, label in (("cached", "cached step"), ("recompute", "full recompute"), ("hf_cached", "HF cached step")):
         k_all = fit_exponent([r["n"] for r in rows], [r[key] for r in rows])
         k_half = fit_exponent([r["n"] for r in half], [r[key] for r in half])
@@ -101,13 +121,17 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=15)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    print(f"machine: {os.cpu_count()} cores; torch {torch.__version__}, {torch.get_num_threads()} thread(s); "
-          f"median of {args.repeats} runs after one warm-up")
+    print(
+        f"machine: {os.cpu_count()} cores; torch {torch.__version__}, {torch.get_num_threads()} thread(s); "
+        f"median of {args.repeats} runs after one warm-up"
+    )
     shipped = load_model()
     torch.manual_seed(0)
     larger = GPT(PRESETS["larger"]).eval()
-    for name, model, lengths in (("shipped model", shipped, [16, 32, 64, 128, 256]),
-                                 ("larger preset (random weights)", larger, [16, 32, 64, 128, 256, 512])):
+    for name, model, lengths in (
+        ("shipped model", shipped, [16, 32, 64, 128, 256]),
+        ("larger preset (random weights)", larger, [16, 32, 64, 128, 256, 512]),
+    ):
         report(name, model, measure(model, hf_twin(model), lengths, args.repeats))
 
 

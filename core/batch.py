@@ -51,8 +51,14 @@ class Request:
 class Batch:
     """A batch of requests with a padded or ragged KV cache (see the module docstring)."""
 
-    def __init__(self, model: GPT, prompts: list[list[int]], max_new_tokens: list[int], layout: str = "ragged",
-                 end_id: int | None = None):
+    def __init__(
+        self,
+        model: GPT,
+        prompts: list[list[int]],
+        max_new_tokens: list[int],
+        layout: str = "ragged",
+        end_id: int | None = None,
+    ):
         if layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}")
         if not prompts or len(prompts) != len(max_new_tokens):
@@ -64,8 +70,10 @@ class Batch:
             if m < 1:
                 raise ValueError(f"request {i + 1} must generate at least one token")
             if len(p) + m - 1 > cfg.block_size:
-                raise ValueError(f"request {i + 1}: {len(p)} prompt + {m - 1} consumed tokens exceed the "
-                                 f"context window of {cfg.block_size}")
+                raise ValueError(
+                    f"request {i + 1}: {len(p)} prompt + {m - 1} consumed tokens exceed the "
+                    f"context window of {cfg.block_size}"
+                )
         self.model, self.layout = model, layout
         self.requests = [Request(list(p), m, end_id=end_id) for p, m in zip(prompts, max_new_tokens, strict=True)]
         self.s_max = max(len(r.prompt) + r.max_new_tokens - 1 for r in self.requests)
@@ -130,8 +138,13 @@ class Batch:
                 for i, r in enumerate(active):
                     n, cache = len(ids[i]), self.caches[r]
                     kk, vv = cache.update(layer, k[i : i + 1, :, :n], v[i : i + 1, :, :n])  # (1, n_kv, S, hd)
-                    yi, att, _ = attend(q[i : i + 1, :, :n], kk.repeat_interleave(n_rep, 1),
-                                        vv.repeat_interleave(n_rep, 1), cache.pos, hd**-0.5)
+                    yi, att, _ = attend(
+                        q[i : i + 1, :, :n],
+                        kk.repeat_interleave(n_rep, 1),
+                        vv.repeat_interleave(n_rep, 1),
+                        cache.pos,
+                        hd**-0.5,
+                    )
                     y[i, :, :n] = yi[0]
                     atts[i][layer] = att[0].numpy()
             x = x + a.o_proj(y.transpose(1, 2).reshape(B, T, cfg.n_head * hd))
@@ -157,8 +170,9 @@ class Batch:
         Finished requests have left the batch."""
         active = [i for i, r in enumerate(self.requests) if not r.finished]
         if active:
-            self._forward(active, [[self.requests[i].tokens[-1]] for i in active],
-                          [self.requests[i].length for i in active])
+            self._forward(
+                active, [[self.requests[i].tokens[-1]] for i in active], [self.requests[i].length for i in active]
+            )
         return active
 
     def run(self) -> None:

@@ -37,8 +37,7 @@ def _cast_story(r: random.Random) -> str:
 def _price_reply(name: str, city: str, thing: str, price: int) -> str:
     if price <= LIMIT:
         return f"Assistant: {price} yuan is within the {LIMIT}-yuan limit, {name}. Enjoy your {thing} in {city}."
-    return (f"Assistant: {price} yuan is over the {LIMIT}-yuan limit, {name}. "
-            f"Please choose a cheaper {thing} in {city}.")
+    return f"Assistant: {price} yuan is over the {LIMIT}-yuan limit, {name}. Please choose a cheaper {thing} in {city}."
 
 
 def _travel_dialogue(r: random.Random) -> str:
@@ -57,12 +56,21 @@ def _travel_dialogue(r: random.Random) -> str:
 
 
 def _city_quiz(r: random.Random) -> str:
-    facts = {"Paris": "France", "Lyon": "France", "Nice": "France", "Rome": "Italy", "Berlin": "Germany",
-             "Madrid": "Spain", "Vienna": "Austria", "Lisbon": "Portugal", "Prague": "Czechia", "Oslo": "Norway"}
+    facts = {
+        "Paris": "France",
+        "Lyon": "France",
+        "Nice": "France",
+        "Rome": "Italy",
+        "Berlin": "Germany",
+        "Madrid": "Spain",
+        "Vienna": "Austria",
+        "Lisbon": "Portugal",
+        "Prague": "Czechia",
+        "Oslo": "Norway",
+    }
     city = r.choice(list(facts))
     name = r.choice(NAMES)
-    return (f"{name} asked: Which country is {city} in?\n"
-            f"Assistant: {city} is in {facts[city]}, {name}.")
+    return f"{name} asked: Which country is {city} in?\nAssistant: {city} is in {facts[city]}, {name}."
 
 
 def generate_corpus(n_documents: int, seed: int = 0) -> list[str]:

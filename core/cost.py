@@ -38,8 +38,13 @@ def kv_cache_bytes(
     be fractional (4-bit = 0.5); the total is then rounded up to whole bytes.
     Raises ``ValueError`` on negative or non-integer counts.
     """
-    for name, v in (("n_layer", n_layer), ("n_kv_head", n_kv_head), ("head_dim", head_dim),
-                    ("positions", positions), ("batch_size", batch_size)):
+    for name, v in (
+        ("n_layer", n_layer),
+        ("n_kv_head", n_kv_head),
+        ("head_dim", head_dim),
+        ("positions", positions),
+        ("batch_size", batch_size),
+    ):
         _check_count(name, v)
     if not bytes_per_value > 0:
         raise ValueError(f"bytes_per_value must be positive, got {bytes_per_value!r}")
@@ -127,8 +132,9 @@ def kv_cache_itemized(n_layer: int, n_kv_head: int, head_dim: int, lengths, byte
     return {"kv_cache/positions": sum(lengths), "kv_cache/bytes_per_position": per_position, **out}
 
 
-def kv_mistakes(n_layer: int, n_kv_head: int, head_dim: int, hidden_size: int, positions: int,
-                bytes_per_value: float) -> dict:
+def kv_mistakes(
+    n_layer: int, n_kv_head: int, head_dim: int, hidden_size: int, positions: int, bytes_per_value: float
+) -> dict:
     """The right KV bytes and three common wrong ones, as ``{"right", "hidden_size_not_kv",
     "no_factor_2", "mib_as_mb"}`` (bytes, the last one the MiB figure mislabelled as MB)."""
     right = kv_cache_bytes(n_layer, n_kv_head, head_dim, positions, bytes_per_value)["total"]
@@ -139,8 +145,10 @@ def kv_mistakes(n_layer: int, n_kv_head: int, head_dim: int, hidden_size: int, p
 
 # ---- weights ---------------------------------------------------------------------------------
 
-def effective_bits_per_weight(n_bit: float, group_size: int | None = None, scale_bits: int = 16,
-                              zero_point_bits: int = 0) -> Fraction:
+
+def effective_bits_per_weight(
+    n_bit: float, group_size: int | None = None, scale_bits: int = 16, zero_point_bits: int = 0
+) -> Fraction:
     """Bits per weight including per-group metadata: n_bit + (scale_bits + zero_point_bits)/group_size.
 
     ``group_size=None`` means no per-group metadata (nominal bits). Example: 4-bit with an fp16
@@ -180,8 +188,17 @@ def params(cfg: GPTConfig) -> dict:
     return out
 
 
-def memory_plan(n_params: int, bits_per_weight: float, n_layer: int, n_kv_head: int, head_dim: int,
-                context_tokens: int, kv_bytes_per_value: float, batch_size: int, overhead_bytes: int) -> dict:
+def memory_plan(
+    n_params: int,
+    bits_per_weight: float,
+    n_layer: int,
+    n_kv_head: int,
+    head_dim: int,
+    context_tokens: int,
+    kv_bytes_per_value: float,
+    batch_size: int,
+    overhead_bytes: int,
+) -> dict:
     """Memory to serve a model card at its full context (Ch. 19 "Why the LLM cares").
 
     Weights n_params · bits / 8, plus the KV cache of ``batch_size`` requests at
@@ -191,8 +208,9 @@ def memory_plan(n_params: int, bits_per_weight: float, n_layer: int, n_kv_head: 
     w = weight_bytes(n_params, bits_per_weight)
     out = {
         "memory/weights": -(-w.numerator // w.denominator),
-        "memory/kv_cache": kv_cache_bytes(n_layer, n_kv_head, head_dim, context_tokens, kv_bytes_per_value,
-                                          batch_size)["total"],
+        "memory/kv_cache": kv_cache_bytes(n_layer, n_kv_head, head_dim, context_tokens, kv_bytes_per_value, batch_size)[
+            "total"
+        ],
         "memory/overhead": _check_count("overhead_bytes", overhead_bytes),
     }
     out["total"] = sum(out.values())

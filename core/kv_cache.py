@@ -21,8 +21,9 @@ class KVCache:
     views of shape ``(B, n_kv_head, T, head_dim)``.
     """
 
-    def __init__(self, cfg: GPTConfig, batch_size: int = 1, dtype: torch.dtype = torch.float32,
-                 kv_n_bit: int | None = None):
+    def __init__(
+        self, cfg: GPTConfig, batch_size: int = 1, dtype: torch.dtype = torch.float32, kv_n_bit: int | None = None
+    ):
         if batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.cfg = cfg
@@ -60,8 +61,8 @@ class KVCache:
             )
         if self.kv_n_bit is not None:
             k, v = _round_trip(k, self.kv_n_bit), _round_trip(v, self.kv_n_bit)
-        self.k_cache[layer][:, :, self.pos:end] = k
-        self.v_cache[layer][:, :, self.pos:end] = v
+        self.k_cache[layer][:, :, self.pos : end] = k
+        self.v_cache[layer][:, :, self.pos : end] = v
         return self.k_cache[layer][:, :, :end], self.v_cache[layer][:, :, :end]
 
     def advance(self, t_new: int) -> None:

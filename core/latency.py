@@ -56,6 +56,7 @@ def summarize_request(arrival_ms: float, emissions_ms) -> RequestLatency:
 
 # ---- traces of several requests -----------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class RequestTrace:
     """One request on one clock (ms): arrival, start of prefill, emission times, and the prompt
@@ -91,11 +92,14 @@ def check_trace(t: RequestTrace) -> None:
     if not (math.isfinite(t.arrival_ms) and math.isfinite(t.prefill_start_ms)):
         raise ValueError(f"{t.name}: arrival and prefill start must be finite numbers")
     if t.prefill_start_ms < t.arrival_ms:
-        raise ValueError(f"{t.name}: prefill starts ({t.prefill_start_ms:g} ms) before the request arrives "
-                         f"({t.arrival_ms:g} ms)")
+        raise ValueError(
+            f"{t.name}: prefill starts ({t.prefill_start_ms:g} ms) before the request arrives ({t.arrival_ms:g} ms)"
+        )
     if t.emissions_ms and t.emissions_ms[0] < t.prefill_start_ms:
-        raise ValueError(f"{t.name}: the first token ({t.emissions_ms[0]:g} ms) comes before prefill starts "
-                         f"({t.prefill_start_ms:g} ms)")
+        raise ValueError(
+            f"{t.name}: the first token ({t.emissions_ms[0]:g} ms) comes before prefill starts "
+            f"({t.prefill_start_ms:g} ms)"
+        )
     if any(b < a for a, b in zip(t.emissions_ms, t.emissions_ms[1:], strict=False)):
         raise ValueError(f"{t.name}: emission times must not decrease")
 
@@ -113,8 +117,13 @@ def _stats(values: list[float]) -> dict:
     if not values:
         return {"count": 0, "mean": None, "p50": None, "p90": None, "p99": None}
     a = np.asarray(values, dtype=float)
-    return {"count": len(a), "mean": float(a.mean()), "p50": float(np.percentile(a, 50)),
-            "p90": float(np.percentile(a, 90)), "p99": float(np.percentile(a, 99))}
+    return {
+        "count": len(a),
+        "mean": float(a.mean()),
+        "p50": float(np.percentile(a, 50)),
+        "p90": float(np.percentile(a, 90)),
+        "p99": float(np.percentile(a, 99)),
+    }
 
 
 def summarize_traces(traces: list[RequestTrace]) -> dict:
@@ -169,8 +178,17 @@ def traces_to_csv(traces: list[RequestTrace]) -> str:
             w.writerow([t.name, t.arrival_ms, t.prefill_start_ms, "", "", "", "error: no tokens"])
         prev = None
         for k, (e, c) in enumerate(zip(t.emissions_ms, cache_lengths(t), strict=True), 1):
-            w.writerow([t.name, f"{t.arrival_ms:.3f}", f"{t.prefill_start_ms:.3f}", k, f"{e:.3f}",
-                        "" if prev is None else f"{e - prev:.3f}", c])
+            w.writerow(
+                [
+                    t.name,
+                    f"{t.arrival_ms:.3f}",
+                    f"{t.prefill_start_ms:.3f}",
+                    k,
+                    f"{e:.3f}",
+                    "" if prev is None else f"{e - prev:.3f}",
+                    c,
+                ]
+            )
             prev = e
     return buf.getvalue()
 

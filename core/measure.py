@@ -36,8 +36,9 @@ def _ms(fn) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
 
-def measure_step_times(model: GPT, lengths, repeats: int = 5,
-                       progress: Callable[[float], None] | None = None) -> StepTimes:
+def measure_step_times(
+    model: GPT, lengths, repeats: int = 5, progress: Callable[[float], None] | None = None
+) -> StepTimes:
     """For each context length n: median ms of one cached decode step that makes the cache
     hold n positions, and of one full recompute of n positions. Raises ``ValueError`` for a
     length outside 2..block_size or ``repeats`` < 1."""
@@ -106,14 +107,23 @@ def measure_request_traces(model: GPT, prompts: list[list[int]], n_new: int, cac
                 break
             seq.append(token)
             logits = decode_one_token(model, token, cache).logits if cached else full_forward(model, seq).logits
-        traces.append(RequestTrace(f"request {i + 1} ({'cache' if cached else 'recompute'})", 0.0, start,
-                                   tuple(emitted), len(ids)))
+        traces.append(
+            RequestTrace(
+                f"request {i + 1} ({'cache' if cached else 'recompute'})", 0.0, start, tuple(emitted), len(ids)
+            )
+        )
     return traces
 
 
 @torch.no_grad()
-def measure_batching(model: GPT, prompts: list[list[int]], sizes=(1, 2, 4, 8, 16), n_new: int = 16,
-                     layout: str = "padded", progress: Callable[[float], None] | None = None) -> list[dict]:
+def measure_batching(
+    model: GPT,
+    prompts: list[list[int]],
+    sizes=(1, 2, 4, 8, 16),
+    n_new: int = 16,
+    layout: str = "padded",
+    progress: Callable[[float], None] | None = None,
+) -> list[dict]:
     """For each batch size B: serve B requests (prompts cycled) as one batch, and the same B
     requests one after another (each a batch of one). Returns per B: ms per decode step of the
     batch, output tokens per second batched and one by one, and their ratio."""
@@ -134,17 +144,30 @@ def measure_batching(model: GPT, prompts: list[list[int]], sizes=(1, 2, 4, 8, 16
             Batch(model, [p], [n_new], layout).run()
         t3 = time.perf_counter()
         tokens = b * n_new
-        rows.append({"batch_size": b, "step_ms": (t2 - t1) * 1000 / max(1, n_new - 1),
-                     "batched_tokens_per_s": tokens / (t2 - t0), "solo_tokens_per_s": tokens / (t3 - t2),
-                     "speedup": (t3 - t2) / (t2 - t0)})
+        rows.append(
+            {
+                "batch_size": b,
+                "step_ms": (t2 - t1) * 1000 / max(1, n_new - 1),
+                "batched_tokens_per_s": tokens / (t2 - t0),
+                "solo_tokens_per_s": tokens / (t3 - t2),
+                "speedup": (t3 - t2) / (t2 - t0),
+            }
+        )
         if progress:
             progress((k + 1) / len(sizes))
     return rows
 
 
 @torch.no_grad()
-def measure_speculative(target: GPT, draft: GPT, prompt: list[int], ks=(1, 2, 3, 4, 6, 8), n_tokens: int = 60,
-                        temperature: float = 0.0, seed: int = 0) -> list[dict]:
+def measure_speculative(
+    target: GPT,
+    draft: GPT,
+    prompt: list[int],
+    ks=(1, 2, 3, 4, 6, 8),
+    n_tokens: int = 60,
+    temperature: float = 0.0,
+    seed: int = 0,
+) -> list[dict]:
     """For each k: produce ``n_tokens`` speculatively and with plain cached target decoding.
     Returns the acceptance rate (accepted / proposed), target passes per produced token, and
     the wall-clock ms of both paths with their ratio (plain / speculative: > 1 is a speed-up)."""
@@ -167,7 +190,15 @@ def measure_speculative(target: GPT, draft: GPT, prompt: list[int], ks=(1, 2, 3,
         proposed = sum(len(r.proposed) for r in spec.rounds)
         accepted = sum(sum(r.accepted) for r in spec.rounds)
         plain = plain_ms * spec.produced / n_tokens  # plain time for the same number of tokens
-        rows.append({"k": k, "acceptance": accepted / proposed if proposed else 0.0,
-                     "target_passes_per_token": spec.target_passes / spec.produced, "spec_ms": ms,
-                     "plain_ms": plain, "speedup": plain / ms, "tokens": spec.produced})
+        rows.append(
+            {
+                "k": k,
+                "acceptance": accepted / proposed if proposed else 0.0,
+                "target_passes_per_token": spec.target_passes / spec.produced,
+                "spec_ms": ms,
+                "plain_ms": plain,
+                "speedup": plain / ms,
+                "tokens": spec.produced,
+            }
+        )
     return rows

@@ -44,8 +44,10 @@ def int_range(n_bit: int, symmetric: bool = True) -> tuple[int, int]:
         raise ValueError(f"bit width must be a whole number from 1 to 32, got {n_bit!r}")
     if symmetric:
         if n_bit == 1:
-            raise ValueError("a symmetric 1-bit format has range −(2⁰−1) … 2⁰−1 = 0 … 0: it can store only zero; "
-                             "use 2 bits or more, or an affine (zero-point) format")
+            raise ValueError(
+                "a symmetric 1-bit format has range −(2⁰−1) … 2⁰−1 = 0 … 0: it can store only zero; "
+                "use 2 bits or more, or an affine (zero-point) format"
+            )
         return -(2 ** (n_bit - 1) - 1), 2 ** (n_bit - 1) - 1
     return 0, 2**n_bit - 1
 
@@ -98,9 +100,17 @@ class Quantized:
     qmax: int
 
 
-def quantize(x, n_bit: int, scale: float | None = None, zero_point: int = 0, symmetric: bool = True,
-             rounding: str = "half_even", clip: bool = True, qmin: int | None = None,
-             qmax: int | None = None) -> Quantized:
+def quantize(
+    x,
+    n_bit: int,
+    scale: float | None = None,
+    zero_point: int = 0,
+    symmetric: bool = True,
+    rounding: str = "half_even",
+    clip: bool = True,
+    qmin: int | None = None,
+    qmax: int | None = None,
+) -> Quantized:
     """Quantize values ``x`` (any shape) with one scale.
 
     ``scale=None`` picks it automatically (``auto_scale``, which also sets the zero point for
@@ -125,8 +135,9 @@ def dequantize(q, scale: float, zero_point: int = 0) -> np.ndarray:
     return float(_check_scale(scale)) * (np.asarray(q, dtype=np.float64) - zero_point)
 
 
-def fake_quantize_groups(w: np.ndarray, n_bit: int, group_size: int | None, rounding: str = "half_even",
-                         symmetric: bool = True) -> np.ndarray:
+def fake_quantize_groups(
+    w: np.ndarray, n_bit: int, group_size: int | None, rounding: str = "half_even", symmetric: bool = True
+) -> np.ndarray:
     """Round-trip a 2-D weight ``(out, in)`` through ``n_bit`` integers, one automatic scale per
     group of ``group_size`` consecutive inputs of each row (``None``: one scale per row).
     Returns floats of the same shape. Raises ``ValueError`` if ``group_size`` does not divide ``in``."""
@@ -152,8 +163,10 @@ def fake_quantize_groups(w: np.ndarray, n_bit: int, group_size: int | None, roun
 
 # ---- storage, honestly counted ------------------------------------------------------------------
 
-def storage_bytes(n_values: int, n_bit: int, group_size: int | None, scale_bytes: int = 4,
-                  zero_point_bytes: int = 0) -> dict:
+
+def storage_bytes(
+    n_values: int, n_bit: int, group_size: int | None, scale_bytes: int = 4, zero_point_bytes: int = 0
+) -> dict:
     """Bytes to store ``n_values`` quantized values: packed integers plus per-group metadata.
 
     ``"quant/packed_bytes"`` = ceil(n · b / 8); ``"quant/scale_bytes"`` and
@@ -190,10 +203,26 @@ class Format:
 FORMATS = [
     Format("symmetric int4", 4, -7, 7, None, 4, "half_even", "Ch. 30's toy: one FP32 scale per tensor; code −8 unused"),
     Format("symmetric int8", 8, -127, 127, None, 4, "half_even", "one FP32 scale per tensor; code −128 unused"),
-    Format("block-32 4-bit, fp16 scale", 4, -8, 7, 32, 2, "half_up",
-           "in the style of llama.cpp's Q4_0: scale = (signed extreme) / −8, all 16 codes used"),
-    Format("block-32 8-bit, fp16 scale", 8, -127, 127, 32, 2, "half_away",
-           "in the style of llama.cpp's Q8_0: scale = max|x| / 127"),
+    Format(
+        "block-32 4-bit, fp16 scale",
+        4,
+        -8,
+        7,
+        32,
+        2,
+        "half_up",
+        "in the style of llama.cpp's Q4_0: scale = (signed extreme) / −8, all 16 codes used",
+    ),
+    Format(
+        "block-32 8-bit, fp16 scale",
+        8,
+        -127,
+        127,
+        32,
+        2,
+        "half_away",
+        "in the style of llama.cpp's Q8_0: scale = max|x| / 127",
+    ),
 ]
 
 
@@ -203,6 +232,7 @@ def format_bits_per_weight(fmt: Format, n_values: int = 4096) -> float:
 
 
 # ---- rounding reaches the output -----------------------------------------------------------------
+
 
 def parse_values(text: str, max_values: int = 1000) -> np.ndarray:
     """Numbers from text like "0.34, -0.12, 0.7" (commas, spaces or new lines; "−" accepted).
@@ -267,15 +297,24 @@ class Ruler:
     notes: tuple[str, ...]
 
 
-def ruler(x, n_bit: int, scale: float | None, symmetric: bool = True, zero_point: int | None = None,
-          rounding: str = "half_even", clip: bool = True) -> Ruler:
+def ruler(
+    x,
+    n_bit: int,
+    scale: float | None,
+    symmetric: bool = True,
+    zero_point: int | None = None,
+    rounding: str = "half_even",
+    clip: bool = True,
+) -> Ruler:
     """Quantize ``x`` for the ruler figure. ``scale=None``: automatic from the range;
     ``zero_point=None``: automatic (affine only). Raises ``ValueError`` like ``quantize``."""
     x = _check_values(x)
     notes = []
     if scale is None and not np.any(x):
-        notes.append("All values are zero, so the automatic scale would be 0; scale 1 is used "
-                     "(any positive scale stores zero exactly).")
+        notes.append(
+            "All values are zero, so the automatic scale would be 0; scale 1 is used "
+            "(any positive scale stores zero exactly)."
+        )
     if scale is None:
         scale, auto_z = auto_scale(x, n_bit, symmetric)
         zero_point = auto_z if zero_point is None else zero_point
@@ -287,8 +326,9 @@ def ruler(x, n_bit: int, scale: float | None, symmetric: bool = True, zero_point
     x_hat = dequantize(r.q, r.scale, r.zero_point)
     if r.clipped.any():
         verb = "clipped to" if clip else "outside, and cannot be stored in"
-        notes.append(f"{int(r.clipped.sum())} value(s) {verb} the range {qmin} … {qmax}: "
-                     "their error is not bounded by s/2.")
+        notes.append(
+            f"{int(r.clipped.sum())} value(s) {verb} the range {qmin} … {qmax}: their error is not bounded by s/2."
+        )
     n_levels = qmax - qmin + 1
     levels = r.scale * (np.arange(qmin, qmax + 1) - r.zero_point) if n_levels <= MAX_SHELVES else None
     return Ruler(x, r.q, x_hat, r.clipped, levels, r.scale, r.zero_point, qmin, qmax, tuple(notes))

@@ -38,8 +38,7 @@ def quantize_weights(model: GPT, n_bit: int, group_size: int | None = 32, roundi
     return q.eval()
 
 
-def weight_storage_bytes(model: GPT, n_bit: int | None, group_size: int | None = 32,
-                         scale_bytes: int = 2) -> int:
+def weight_storage_bytes(model: GPT, n_bit: int | None, group_size: int | None = 32, scale_bytes: int = 2) -> int:
     """Bytes of all weights: quantized projections packed at ``n_bit`` with one fp16 scale per
     group, everything else at its float size. ``n_bit=None``: all float."""
     total = 0
@@ -98,8 +97,9 @@ class QuantReport:
     perplexity: float
 
 
-def compare(reference: EvalResult, result: EvalResult, label: str, weight_bytes: int,
-            kv_bytes_per_token: float) -> QuantReport:
+def compare(
+    reference: EvalResult, result: EvalResult, label: str, weight_bytes: int, kv_bytes_per_token: float
+) -> QuantReport:
     """Max |Δlogit|, share of positions whose greedy token changed, and the losses."""
     err = float((result.logits - reference.logits).abs().max())
     changed = float((result.greedy != reference.greedy).double().mean())
@@ -116,18 +116,33 @@ def kv_bytes_per_token(model: GPT, kv_n_bit: int | None, scale_bytes: int = 2) -
     return float(vectors * (cfg.head_dim * kv_n_bit / 8 + scale_bytes))
 
 
-def sweep(model: GPT, windows: torch.Tensor, bits=(8, 6, 5, 4, 3, 2), group_size: int | None = 32,
-          rounding: str = "half_even") -> dict[str, list[QuantReport]]:
+def sweep(
+    model: GPT, windows: torch.Tensor, bits=(8, 6, 5, 4, 3, 2), group_size: int | None = 32, rounding: str = "half_even"
+) -> dict[str, list[QuantReport]]:
     """Weight-only and KV-only quantization across bit widths, against the float model."""
     ref = evaluate(model, windows)
     base = compare(ref, ref, "float32", weight_storage_bytes(model, None), kv_bytes_per_token(model, None))
     weights, kv = [base], [base]
     for b in bits:
         qm = quantize_weights(model, b, group_size, rounding)
-        weights.append(compare(ref, evaluate(qm, windows), f"{b}-bit weights",
-                               weight_storage_bytes(model, b, group_size), kv_bytes_per_token(model, None)))
-        kv.append(compare(ref, evaluate(model, windows, kv_n_bit=b), f"{b}-bit KV cache",
-                          weight_storage_bytes(model, None), kv_bytes_per_token(model, b)))
+        weights.append(
+            compare(
+                ref,
+                evaluate(qm, windows),
+                f"{b}-bit weights",
+                weight_storage_bytes(model, b, group_size),
+                kv_bytes_per_token(model, None),
+            )
+        )
+        kv.append(
+            compare(
+                ref,
+                evaluate(model, windows, kv_n_bit=b),
+                f"{b}-bit KV cache",
+                weight_storage_bytes(model, None),
+                kv_bytes_per_token(model, b),
+            )
+        )
     return {"weights": weights, "kv_cache": kv}
 
 

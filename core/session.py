@@ -98,8 +98,13 @@ def start(model: GPT, prompt_ids, sampling: SamplingConfig, model_key: tuple = (
             f"the prompt is {len(prompt_ids)} tokens but the context window holds {model.cfg.block_size}: "
             f"remove at least {len(prompt_ids) - model.cfg.block_size} tokens"
         )
-    sess = DecodeSession(list(prompt_ids), sampling, KVCache(model.cfg, dtype=model.dtype),
-                         make_generator(sampling.seed), model_key=tuple(model_key))
+    sess = DecodeSession(
+        list(prompt_ids),
+        sampling,
+        KVCache(model.cfg, dtype=model.dtype),
+        make_generator(sampling.seed),
+        model_key=tuple(model_key),
+    )
 
     def work():
         result = prefill(model, sess.prompt_ids, sess.cache)
@@ -119,8 +124,10 @@ def step_block_reason(sess: DecodeSession, end_id: int | None) -> str | None:
     if end_id is not None and sess.pending == end_id:
         return "The model chose the end token: this request is finished."
     if sess.cache.pos >= sess.cache.capacity:
-        return (f"The context window is full: the KV cache holds all {sess.cache.capacity} positions, "
-                "so the chosen token cannot be consumed.")
+        return (
+            f"The context window is full: the KV cache holds all {sess.cache.capacity} positions, "
+            "so the chosen token cannot be consumed."
+        )
     return None
 
 
@@ -181,8 +188,9 @@ def _keep_rows(passes: list[list[np.ndarray]], n_rows: int) -> list[list[np.ndar
     return out
 
 
-def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling: SamplingConfig,
-            model_key: tuple = ("float32", None)) -> tuple[DecodeSession, Reuse]:
+def restart(
+    model: GPT, old: DecodeSession | None, prompt_ids, sampling: SamplingConfig, model_key: tuple = ("float32", None)
+) -> tuple[DecodeSession, Reuse]:
     """Prefill ``prompt_ids`` as a new request, reusing ``old``'s cache where it is still valid.
 
     Positions before the first token that differs from what ``old`` consumed keep their cached
@@ -190,8 +198,11 @@ def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling: Samplin
     weight quantization invalidates the whole cache. Also runs a fresh prefill to report the max
     |logit difference| (0 in float64 up to ~1e-15). Raises ``ValueError`` like ``start``."""
     if old is None or old.model_key != tuple(model_key):
-        why = "no earlier request" if old is None else (
-            "the model's precision or weights changed: every cached key and value came from other weights")
+        why = (
+            "no earlier request"
+            if old is None
+            else ("the model's precision or weights changed: every cached key and value came from other weights")
+        )
         sess = start(model, prompt_ids, sampling, model_key)
         return sess, Reuse(0, len(sess.prompt_ids), 0.0, why)
     ids = list(prompt_ids)
@@ -214,9 +225,13 @@ def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling: Samplin
     fresh = full_forward(model, ids)
     _record(sess, result, chosen, ms, fresh.logits)
     sess.scores_cached, sess.scores_naive = result.scores, causal_pairs(len(ids))
-    reason = ("the prompt is unchanged up to the last position" if keep == len(ids) - 1 and keep == len(old.consumed)
-              else f"the first changed token is at position {keep}" if keep < len(old.consumed)
-              else "the new prompt extends what was cached")
+    reason = (
+        "the prompt is unchanged up to the last position"
+        if keep == len(ids) - 1 and keep == len(old.consumed)
+        else f"the first changed token is at position {keep}"
+        if keep < len(old.consumed)
+        else "the new prompt extends what was cached"
+    )
     return sess, Reuse(keep, len(ids) - keep, sess.max_diff[-1], reason)
 
 

@@ -38,13 +38,23 @@ class KVShape:
 
 
 PRESETS: dict[str, KVShape] = {
-    "Ch. 30 two-layer example": KVShape("Ch. 30 Example 30.3", 2, 2, 2, 4, 8, 2, None,
-                                        "8 positions → 512 bytes; 9 → 576; 10 → 640"),
-    "Ch. 30 24-layer example": KVShape("Ch. 30 §30.4", 24, 8, 8, 128, 1024, 2, 4096,
-                                       "T = 4,096 → 384 MiB; two requests → 768 MiB; with 4 KV heads and "
-                                       "4 requests (exercise 3) → 768 MiB"),
-    "Ch. 19 width-12,288, 96-layer model": KVShape("Ch. 19 cache bill", 96, 96, 96, 128, 12288, 2, 2048,
-                                                   "4,718,592 bytes per token; ≈ 9.66 GB at 2,048 tokens"),
+    "Ch. 30 two-layer example": KVShape(
+        "Ch. 30 Example 30.3", 2, 2, 2, 4, 8, 2, None, "8 positions → 512 bytes; 9 → 576; 10 → 640"
+    ),
+    "Ch. 30 24-layer example": KVShape(
+        "Ch. 30 §30.4",
+        24,
+        8,
+        8,
+        128,
+        1024,
+        2,
+        4096,
+        "T = 4,096 → 384 MiB; two requests → 768 MiB; with 4 KV heads and 4 requests (exercise 3) → 768 MiB",
+    ),
+    "Ch. 19 width-12,288, 96-layer model": KVShape(
+        "Ch. 19 cache bill", 96, 96, 96, 128, 12288, 2, 2048, "4,718,592 bytes per token; ≈ 9.66 GB at 2,048 tokens"
+    ),
     "GPT-2 small (MHA)": KVShape("gpt2", 12, 12, 12, 64, 768, 4, 1024, "published config: float32"),
     "Llama-2-7B (MHA)": KVShape("meta-llama/Llama-2-7b-hf", 32, 32, 32, 128, 4096, 2, 4096, "float16"),
     "Llama-3-8B (GQA)": KVShape("meta-llama/Meta-Llama-3-8B", 32, 32, 8, 128, 4096, 2, 8192, "bfloat16"),
@@ -99,7 +109,7 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
     except json.JSONDecodeError as err:
         raise ValueError(f"not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
     if not isinstance(cfg, dict):
-        raise ValueError("the JSON must be an object like {\"num_hidden_layers\": 32, ...}")
+        raise ValueError('the JSON must be an object like {"num_hidden_layers": 32, ...}')
     n_layer = _field(cfg, "num_hidden_layers", True)
     n_head = _field(cfg, "num_attention_heads", True)
     n_kv = 1 if cfg.get("multi_query") is True else _field(cfg, "num_key_value_heads", False) or n_head
@@ -121,8 +131,17 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         raise ValueError(f"unknown torch_dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}")
     context = cfg.get("max_position_embeddings", cfg.get("n_positions"))
     context = context if isinstance(context, int) and not isinstance(context, bool) and context > 0 else None
-    return KVShape(name, n_layer, n_head, n_kv, head_dim, hidden or n_head * head_dim, DTYPE_BYTES[dtype],
-                   context, note or f"torch_dtype {dtype}")
+    return KVShape(
+        name,
+        n_layer,
+        n_head,
+        n_kv,
+        head_dim,
+        hidden or n_head * head_dim,
+        DTYPE_BYTES[dtype],
+        context,
+        note or f"torch_dtype {dtype}",
+    )
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ class Speculative:
 
     def _catch_up(self, model: GPT, cache: KVCache) -> torch.Tensor:
         """Consume every token not yet in ``cache`` (the pending one included); return the logits."""
-        step = extend(model, self.ids[cache.pos:], cache) if cache.pos else prefill(model, self.ids, cache)
+        step = extend(model, self.ids[cache.pos :], cache) if cache.pos else prefill(model, self.ids, cache)
         return step.logits
 
     @torch.no_grad()
@@ -129,7 +129,7 @@ class Speculative:
                 logits = extend(self.draft, [proposed[-1]], self.d_cache).logits
         self.draft_passes += k
         # Target: one pass over the pending token and the k proposals.
-        step_ids = self.ids[self.t_cache.pos:] + proposed
+        step_ids = self.ids[self.t_cache.pos :] + proposed
         x = torch.tensor([step_ids])
         out, _ = self.target(x, self.t_cache)
         self.target_passes += 1

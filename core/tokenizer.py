@@ -53,8 +53,9 @@ def end_token_id(tok: Tokenizer) -> int:
 
 def _byte_level_table() -> dict[str, int]:
     """The byte-level BPE alphabet (GPT-2's bytes_to_unicode) inverted: character → byte."""
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + \
-        list(range(ord("®"), ord("ÿ") + 1))
+    printable = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
     chars, n = list(printable), 0
     for b in range(256):
         if b not in printable:

@@ -61,8 +61,9 @@ def evaluate(model: GPT, stream: torch.Tensor, block: int, max_windows: int = 64
     return sum(losses) / len(losses)
 
 
-def train(cfg: GPTConfig, steps: int, batch_size: int, lr: float, seed: int, out: Path,
-          tokenizer_from: Path | None = None) -> dict:
+def train(
+    cfg: GPTConfig, steps: int, batch_size: int, lr: float, seed: int, out: Path, tokenizer_from: Path | None = None
+) -> dict:
     torch.manual_seed(seed)
     docs = generate_corpus(24000, seed=seed)
     n_val = 1000
@@ -125,8 +126,15 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     if args.preset == "draft":
-        train(PRESETS["draft"], args.steps, args.batch_size, args.lr, args.seed, args.out or ASSETS / "draft",
-              tokenizer_from=ASSETS / "tokenizer.json")
+        train(
+            PRESETS["draft"],
+            args.steps,
+            args.batch_size,
+            args.lr,
+            args.seed,
+            args.out or ASSETS / "draft",
+            tokenizer_from=ASSETS / "tokenizer.json",
+        )
     else:
         train(PRESETS["shipped"], args.steps, args.batch_size, args.lr, args.seed, args.out or ASSETS)
 

@@ -48,5 +48,6 @@ def worked_example(q, k, v, scaled: bool = False) -> Worked:
     att, scores = att[0, 0].numpy(), scores[0, 0].numpy()
     mask = np.triu(np.ones_like(att, dtype=bool), 1)
     rounded = np.round(att[-1], 2)
-    return Worked(np.where(mask, np.nan, scores), np.where(mask, np.nan, att), y[0, 0].numpy(), rounded,
-                  rounded @ v, scale)
+    return Worked(
+        np.where(mask, np.nan, scores), np.where(mask, np.nan, att), y[0, 0].numpy(), rounded, rounded @ v, scale
+    )

@@ -13,18 +13,32 @@ from core.tokenizer import decode, encode, end_token_id, token_labels
 tok = ui.tokenizer()
 model = ui.model()
 st.title("Batching: many requests, fewer passes")
-st.caption("Ch. 19: batching improves hardware use, but every request needs its own context state. Ch. 30 §30.4: for "
-           "unequal lengths the sum of processed lengths replaces B·T. Greedy decoding on the shipped model.")
+st.caption(
+    "Ch. 19: batching improves hardware use, but every request needs its own context state. Ch. 30 §30.4: for "
+    "unequal lengths the sum of processed lengths replaces B·T. Greedy decoding on the shipped model."
+)
 
-DEFAULT_PROMPTS = ("The cat sat on the\nUser: Hello, my name is Ravi. I am planning a trip to Oslo.\n"
-                   "Ana asked: Which country is Lyon in?\nThe dog")
+DEFAULT_PROMPTS = (
+    "The cat sat on the\nUser: Hello, my name is Ravi. I am planning a trip to Oslo.\n"
+    "Ana asked: Which country is Lyon in?\nThe dog"
+)
 left, right = st.columns([3, 2])
-text = left.text_area("Prompts, one per line (up to 16)", DEFAULT_PROMPTS, height=130, max_chars=20_000,
-                      key="batch.prompts")
-budgets_text = right.text_input("Tokens to generate per request", "12, 20, 6, 16", key="batch.budgets",
-                                help="One number per prompt; a request also finishes at the end token.")
-layout = right.radio("Hold unequal lengths by", LAYOUTS, horizontal=True, key="batch.layout",
-                     format_func=lambda x: {"padded": "padding to the longest", "ragged": "per-request caches"}[x])
+text = left.text_area(
+    "Prompts, one per line (up to 16)", DEFAULT_PROMPTS, height=130, max_chars=20_000, key="batch.prompts"
+)
+budgets_text = right.text_input(
+    "Tokens to generate per request",
+    "12, 20, 6, 16",
+    key="batch.budgets",
+    help="One number per prompt; a request also finishes at the end token.",
+)
+layout = right.radio(
+    "Hold unequal lengths by",
+    LAYOUTS,
+    horizontal=True,
+    key="batch.layout",
+    format_func=lambda x: {"padded": "padding to the longest", "ragged": "per-request caches"}[x],
+)
 
 
 def new_batch() -> None:
@@ -35,8 +49,9 @@ def new_batch() -> None:
         budgets = parse_lengths(st.session_state["batch.budgets"])
         if len(budgets) != len(prompts):
             raise ValueError(f"{len(prompts)} prompts but {len(budgets)} token budgets")
-        batch = Batch(model, [encode(tok, p) for p in prompts], budgets, st.session_state["batch.layout"],
-                      end_token_id(tok))
+        batch = Batch(
+            model, [encode(tok, p) for p in prompts], budgets, st.session_state["batch.layout"], end_token_id(tok)
+        )
         batch.prefill()
     except ValueError as err:
         st.session_state["batch.error"] = f"{str(err)[0].upper()}{str(err)[1:]}."
@@ -61,8 +76,9 @@ c = st.columns(4)
 c[0].button("Prefill the batch", type="primary", on_click=new_batch, width="stretch")
 c[1].button("Step ▸ (one pass)", on_click=step, width="stretch")
 c[2].button("Run to the end", on_click=run_all, width="stretch")
-c[3].button("Reset", on_click=lambda: st.session_state.update({"batch.obj": None, "batch.error": None}),
-            width="stretch")
+c[3].button(
+    "Reset", on_click=lambda: st.session_state.update({"batch.obj": None, "batch.error": None}), width="stretch"
+)
 if st.session_state.get("batch.error"):
     st.warning(st.session_state["batch.error"])
 batch = st.session_state.get("batch.obj")
@@ -70,15 +86,27 @@ if batch is None:
     st.info("Press **Prefill the batch**: all prompts go through one forward pass together.")
 else:
     names = [f"request {i + 1}" for i in range(len(batch.requests))]
-    st.markdown(f"**Forward passes:** {batch.passes} · **requests still in the batch:** "
-                f"{sum(not r.finished for r in batch.requests)} of {len(batch.requests)} · **layout:** {batch.layout}")
-    st.dataframe([{"request": n, "prompt tokens": len(r.prompt), "generated": decode(tok, r.tokens),
-                   "status": "finished, left the batch" if r.finished else "in the batch",
-                   "cached positions": r.length} for n, r in zip(names, batch.requests, strict=True)],
-                 hide_index=True)
+    st.markdown(
+        f"**Forward passes:** {batch.passes} · **requests still in the batch:** "
+        f"{sum(not r.finished for r in batch.requests)} of {len(batch.requests)} · **layout:** {batch.layout}"
+    )
+    st.dataframe(
+        [
+            {
+                "request": n,
+                "prompt tokens": len(r.prompt),
+                "generated": decode(tok, r.tokens),
+                "status": "finished, left the batch" if r.finished else "in the batch",
+                "cached positions": r.length,
+            }
+            for n, r in zip(names, batch.requests, strict=True)
+        ],
+        hide_index=True,
+    )
     g1, g2 = st.columns([3, 2])
-    g1.plotly_chart(viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout),
-                    theme=None, key="batch.cache")
+    ui.chart_in(
+        g1, viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout), key="batch.cache"
+    )
     held, payload = batch.held_bytes(), batch.payload_bytes()
     g2.metric("Bytes the layout holds", f"{held:,} B")
     g2.metric("Bytes holding positions (2·L·H_kv·d·b·Σ lengths)", f"{payload:,} B")
@@ -86,9 +114,15 @@ else:
     pick = st.selectbox("Attention heatmap for", names, key="batch.pick")
     req = batch.requests[names.index(pick)]
     seq = req.prompt + req.tokens[:-1]
-    st.plotly_chart(viz.fig_attention(S.stack_rows(req.att, 2, 3), token_labels(tok, seq), 1 if len(req.att) > 1
-                                      else len(req.prompt), f"{pick}: layer 2 · head 3 (its own cache only)"),
-                    theme=None, key="batch.heat")
+    ui.chart(
+        viz.fig_attention(
+            S.stack_rows(req.att, 2, 3),
+            token_labels(tok, seq),
+            1 if len(req.att) > 1 else len(req.prompt),
+            f"{pick}: layer 2 · head 3 (its own cache only)",
+        ),
+        key="batch.heat",
+    )
 
 st.subheader("Measured on this machine: batched vs one by one")
 if st.button("Measure batch sizes 1, 2, 4, 8, 16"):
@@ -98,10 +132,21 @@ if st.button("Measure batch sizes 1, 2, 4, 8, 16"):
     bar.empty()
 rows = st.session_state.get("batch.speed")
 if rows:
-    st.plotly_chart(viz.fig_batch_speed(rows), theme=None, key="batch.speed_fig")
-    st.dataframe([{"batch size": r["batch_size"], "ms per decode step": f"{r['step_ms']:.2f}",
-                   "tokens/s batched": f"{r['batched_tokens_per_s']:,.0f}",
-                   "tokens/s one by one": f"{r['solo_tokens_per_s']:,.0f}", "speed-up": f"{r['speedup']:.2f}×"}
-                  for r in rows], hide_index=True)
-    st.caption("16 tokens per request, padded layout, greedy. One step of the batch costs little more than one "
-               "step of one request on this tiny model: the weights are read once per pass for all requests.")
+    ui.chart(viz.fig_batch_speed(rows), key="batch.speed_fig")
+    st.dataframe(
+        [
+            {
+                "batch size": r["batch_size"],
+                "ms per decode step": f"{r['step_ms']:.2f}",
+                "tokens/s batched": f"{r['batched_tokens_per_s']:,.0f}",
+                "tokens/s one by one": f"{r['solo_tokens_per_s']:,.0f}",
+                "speed-up": f"{r['speedup']:.2f}×",
+            }
+            for r in rows
+        ],
+        hide_index=True,
+    )
+    st.caption(
+        "16 tokens per request, padded layout, greedy. One step of the batch costs little more than one "
+        "step of one request on this tiny model: the weights are read once per pass for all requests."
+    )

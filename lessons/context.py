@@ -12,9 +12,11 @@ from core.tokenizer import decode, encode, token_labels
 tok = ui.tokenizer()
 model = ui.model()
 st.title("The context window: the shelf meets the wall")
-st.caption("Ch. 19 “The context window”: the window limits prompt plus continuation. At the limit an application "
-           "must stop, discard older material, or summarize it. Here the shipped model meets a small window so the "
-           "wall comes quickly.")
+st.caption(
+    "Ch. 19 “The context window”: the window limits prompt plus continuation. At the limit an application "
+    "must stop, discard older material, or summarize it. Here the shipped model meets a small window so the "
+    "wall comes quickly."
+)
 
 a, b, c = st.columns(3)
 policy = a.radio("At the wall", POLICIES, index=2, key="ctx.policy")
@@ -37,13 +39,22 @@ layer = l1.selectbox("Layer", range(model.cfg.n_layer), index=2, key="ctx.layer"
 head = l2.selectbox("Head", ["mean over heads", *range(model.cfg.n_head)], index=4, key="ctx.head")
 seq = run.prompt_used + run.tokens[: len(band_matrix(run, 0, None)) - len(run.prompt_used)]
 att = band_matrix(run, layer, None if isinstance(head, str) else head)
-st.plotly_chart(viz.fig_attention(att, token_labels(tok, seq), 1, f"Layer {layer} · {head}: positions asking vs "
-                                  "positions scored (blank: masked, or evicted from the window)"),
-                theme=None, key="ctx.heat")
+ui.chart(
+    viz.fig_attention(
+        att,
+        token_labels(tok, seq),
+        1,
+        f"Layer {layer} · {head}: positions asking vs positions scored (blank: masked, or evicted from the window)",
+    ),
+    key="ctx.heat",
+)
 per_pos = kv_cache_bytes_for(model.cfg, 1, 4)
-st.plotly_chart(viz.fig_cache_over_time(run.cache_bytes, window * per_pos,
-                                        f"Cache bytes after each pass ({per_pos:,} bytes per position, float32)"),
-                theme=None, key="ctx.bytes")
+ui.chart(
+    viz.fig_cache_over_time(
+        run.cache_bytes, window * per_pos, f"Cache bytes after each pass ({per_pos:,} bytes per position, float32)"
+    ),
+    key="ctx.bytes",
+)
 st.markdown("""
 **What sliding does.** When the window is full the oldest position's keys and values are dropped; the cache and
 its bytes stay flat, and each new attention row covers only the last *window* positions (the band above).

@@ -8,8 +8,10 @@ from core import cost, viz
 from core.measure import fit_exponent, measure_step_times
 
 st.title("The bill per token")
-st.caption("Ch. 19 “The bill per token”, Ch. 30 §30.4: a prompt of n tokens has n² query-key pairs before "
-           "masking (the causal mask keeps n(n+1)/2); the KV cache grows by one entry per token.")
+st.caption(
+    "Ch. 19 “The bill per token”, Ch. 30 §30.4: a prompt of n tokens has n² query-key pairs before "
+    "masking (the causal mask keeps n(n+1)/2); the KV cache grows by one entry per token."
+)
 
 a, b, c = st.columns(3)
 n_layer = a.number_input("Layers (n_layer)", 1, 10_000, 1, help="1 × 1 gives the chapter's “per layer, per head”.")
@@ -22,35 +24,55 @@ n = np.linspace(0, n_max, 201).astype(np.int64)
 grid = np.array([cost.score_grid(int(x)) for x in n], dtype=float) * lh
 causal = np.array([cost.causal_pairs(int(x)) for x in n], dtype=float) * lh
 marks = [(x, cost.score_grid(x) * lh) for x in (1_000, 10_000) if x <= n_max]
-st.plotly_chart(viz.fig_growth_shapes(n, grid / lh, causal / lh, n.astype(float), marks, per), theme=None,
-                key="shapes")
-st.caption("The dotted curve is the triangle a causal model actually scores: about half the grid, the same "
-           "quadratic shape. Ten times the context: a hundred times the scores; ten times the cache.")
+ui.chart(viz.fig_growth_shapes(n, grid / lh, causal / lh, n.astype(float), marks, per), key="shapes")
+st.caption(
+    "The dotted curve is the triangle a causal model actually scores: about half the grid, the same "
+    "quadratic shape. Ten times the context: a hundred times the scores; ten times the cache."
+)
 
 st.subheader("One decode step, and a whole generation")
 left, right = st.columns([3, 2])
 steps_n = np.unique(np.geomspace(1, n_max, 60).astype(np.int64))
-left.plotly_chart(viz.fig_step_work(steps_n, np.array([cost.decode_step_scores(int(x), True) for x in steps_n]),
-                                    np.array([cost.decode_step_scores(int(x), False) for x in steps_n])),
-                  theme=None, key="step_work")
+ui.chart_in(
+    left,
+    viz.fig_step_work(
+        steps_n,
+        np.array([cost.decode_step_scores(int(x), True) for x in steps_n]),
+        np.array([cost.decode_step_scores(int(x), False) for x in steps_n]),
+    ),
+    key="step_work",
+)
 with right:
     n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, 1_000)
     m_new = st.number_input("Tokens to generate m", 1, 10**9, 100)
     with_cache = cost.generation_scores(int(n_prompt), int(m_new), cached=True) * lh
     without = cost.generation_scores(int(n_prompt), int(m_new), cached=False) * lh
     st.metric("Scores with the KV cache", f"{with_cache:,}", help="n(n+1)/2 for prefill + (n+1) + … + (n+m−1).")
-    st.metric("Scores by full-prefix recompute", f"{without:,}", delta=f"{without / with_cache:,.1f}× more",
-              delta_color="off", help="Every one of the m passes rescores its whole prefix: Σ T(T+1)/2.")
-    st.caption(f"Counted {per}, exact integers. Caching removes the repeated work; it does not make a long "
-               "context free: each cached step still scores all n earlier keys.")
+    st.metric(
+        "Scores by full-prefix recompute",
+        f"{without:,}",
+        delta=f"{without / with_cache:,.1f}× more",
+        delta_color="off",
+        help="Every one of the m passes rescores its whole prefix: Σ T(T+1)/2.",
+    )
+    st.caption(
+        f"Counted {per}, exact integers. Caching removes the repeated work; it does not make a long "
+        "context free: each cached step still scores all n earlier keys."
+    )
 
 st.subheader("Measured on this machine: the shipped model")
-st.caption("Median time of one decode step at each context length, with the KV cache and by recomputing the "
-           "whole prefix. Measured when you press the button; kept for your session only.")
+st.caption(
+    "Median time of one decode step at each context length, with the KV cache and by recomputing the "
+    "whole prefix. Measured when you press the button; kept for your session only."
+)
 if st.button("Measure decode steps", type="primary"):
     bar = st.progress(0.0, text="Timing decode steps…")
-    times = measure_step_times(ui.model(), [16, 32, 64, 96, 128, 160, 192, 224, 256], repeats=11,
-                               progress=lambda f: bar.progress(f, text=f"Timing decode steps… {f:.0%}"))
+    times = measure_step_times(
+        ui.model(),
+        [16, 32, 64, 96, 128, 160, 192, 224, 256],
+        repeats=11,
+        progress=lambda f: bar.progress(f, text=f"Timing decode steps… {f:.0%}"),
+    )
     bar.empty()
     st.session_state["cost.measured"] = times
 times = st.session_state.get("cost.measured")
@@ -60,17 +82,25 @@ else:
     half = len(times.lengths) // 2
     k_cached = fit_exponent(times.lengths[half:], times.cached_ms[half:])
     k_naive = fit_exponent(times.lengths[half:], times.naive_ms[half:])
-    st.plotly_chart(viz.fig_measured(times.lengths, times.cached_ms, times.naive_ms,
-                                     f"Median of {times.repeats} runs, {times.threads} torch thread(s)"),
-                    theme=None, key="measured")
+    ui.chart(
+        viz.fig_measured(
+            times.lengths,
+            times.cached_ms,
+            times.naive_ms,
+            f"Median of {times.repeats} runs, {times.threads} torch thread(s)",
+        ),
+        key="measured",
+    )
     ratio = times.naive_ms[-1] / times.cached_ms[-1]
     st.markdown(
         f"At {times.lengths[-1]} positions a cached step takes **{times.cached_ms[-1]:.2f} ms**, a full recompute "
         f"**{times.naive_ms[-1]:.2f} ms** ({ratio:.1f}×). Fitted growth over the longer half (time ∝ n^k): "
         f"cached k = **{k_cached:.2f}**, recompute k = **{k_naive:.2f}**."
     )
-    st.caption("Reading it: a cached step runs one position through every layer, a fixed cost on a model this "
-               "small, plus n scores per head, which barely show, so its curve stays nearly flat. The recompute "
-               "reruns every position through every layer (linear in n) and scores n(n+1)/2 pairs (quadratic), "
-               "so its exponent lies between 1 and 2 once n is large. Timing noise from other work on this "
-               "machine shows as bumps; press the button again to re-measure.")
+    st.caption(
+        "Reading it: a cached step runs one position through every layer, a fixed cost on a model this "
+        "small, plus n scores per head, which barely show, so its curve stays nearly flat. The recompute "
+        "reruns every position through every layer (linear in n) and scores n(n+1)/2 pairs (quadratic), "
+        "so its exponent lies between 1 and 2 once n is large. Timing noise from other work on this "
+        "machine shows as bumps; press the button again to re-measure."
+    )

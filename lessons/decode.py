@@ -13,32 +13,81 @@ from core.tokenizer import decode, encode, end_token_id, token_labels, token_tex
 
 tok = ui.tokenizer()
 st.title("Prefill, then decode one token at a time")
-st.caption("Prefill reads the whole prompt in one parallel pass and fills the KV cache; each decode step "
-           "consumes one chosen token, computes one new attention row and reads every earlier key and value "
-           "from the cache (Ch. 19 “Two speeds, one model”, Ch. 30 §30.2).")
+st.caption(
+    "Prefill reads the whole prompt in one parallel pass and fills the KV cache; each decode step "
+    "consumes one chosen token, computes one new attention row and reads every earlier key and value "
+    "from the cache (Ch. 19 “Two speeds, one model”, Ch. 30 §30.2)."
+)
 
 left, right = st.columns([3, 2])
 with left:
     ui.keep(K.DECODE_PROMPT)
-    st.text_area("Prompt", key=ui.wkey(K.DECODE_PROMPT), on_change=ui.sync, args=(K.DECODE_PROMPT,),
-                 height=130, max_chars=K.MAX_PROMPT_CHARS, help="Any text: it is tokenized byte by byte if needed.")
+    st.text_area(
+        "Prompt",
+        key=ui.wkey(K.DECODE_PROMPT),
+        on_change=ui.sync,
+        args=(K.DECODE_PROMPT,),
+        height=130,
+        max_chars=K.MAX_PROMPT_CHARS,
+        help="Any text: it is tokenized byte by byte if needed.",
+    )
 with right, st.popover("Sampling · precision · weights", width="stretch", help="Changes apply at the next prefill."):
-    for key in (K.DECODE_DTYPE, K.DECODE_WEIGHT_BITS, K.DECODE_STRATEGY, K.DECODE_TEMPERATURE, K.DECODE_TOP_K,
-                K.DECODE_SEED):
+    for key in (
+        K.DECODE_DTYPE,
+        K.DECODE_WEIGHT_BITS,
+        K.DECODE_STRATEGY,
+        K.DECODE_TEMPERATURE,
+        K.DECODE_TOP_K,
+        K.DECODE_SEED,
+    ):
         ui.keep(key)
     kw = {"on_change": ui.sync}
-    st.radio("Precision", ["float32", "float64"], key=ui.wkey(K.DECODE_DTYPE), horizontal=True, args=(K.DECODE_DTYPE,),
-             help="float64 makes cached and recomputed logits agree to about 1e-15.", **kw)
-    st.radio("Weights", [None, 8, 4, 3], key=ui.wkey(K.DECODE_WEIGHT_BITS), horizontal=True,
-             args=(K.DECODE_WEIGHT_BITS,), format_func=lambda b: "float" if b is None else f"{b}-bit",
-             help="Weight-only quantization of every block projection, groups of 32 (see “Quantizing the model”).",
-             **kw)
-    st.radio("Choose the next token by", ["greedy", "sample"], key=ui.wkey(K.DECODE_STRATEGY), horizontal=True,
-             args=(K.DECODE_STRATEGY,), **kw)
-    st.slider("Temperature", 0.1, 2.0, step=0.1, key=ui.wkey(K.DECODE_TEMPERATURE), args=(K.DECODE_TEMPERATURE,),
-              disabled=st.session_state[K.DECODE_STRATEGY] == "greedy", **kw)
-    st.slider("Top-k (0 = all tokens)", 0, 100, key=ui.wkey(K.DECODE_TOP_K), args=(K.DECODE_TOP_K,),
-              disabled=st.session_state[K.DECODE_STRATEGY] == "greedy", **kw)
+    st.radio(
+        "Precision",
+        ["float32", "float64"],
+        key=ui.wkey(K.DECODE_DTYPE),
+        horizontal=True,
+        args=(K.DECODE_DTYPE,),
+        help="float64 makes cached and recomputed logits agree to about 1e-15.",
+        **kw,
+    )
+    st.radio(
+        "Weights",
+        [None, 8, 4, 3],
+        key=ui.wkey(K.DECODE_WEIGHT_BITS),
+        horizontal=True,
+        args=(K.DECODE_WEIGHT_BITS,),
+        format_func=lambda b: "float" if b is None else f"{b}-bit",
+        help="Weight-only quantization of every block projection, groups of 32 (see “Quantizing the model”).",
+        **kw,
+    )
+    st.radio(
+        "Choose the next token by",
+        ["greedy", "sample"],
+        key=ui.wkey(K.DECODE_STRATEGY),
+        horizontal=True,
+        args=(K.DECODE_STRATEGY,),
+        **kw,
+    )
+    st.slider(
+        "Temperature",
+        0.1,
+        2.0,
+        step=0.1,
+        key=ui.wkey(K.DECODE_TEMPERATURE),
+        args=(K.DECODE_TEMPERATURE,),
+        disabled=st.session_state[K.DECODE_STRATEGY] == "greedy",
+        **kw,
+    )
+    st.slider(
+        "Top-k (0 = all tokens)",
+        0,
+        100,
+        key=ui.wkey(K.DECODE_TOP_K),
+        args=(K.DECODE_TOP_K,),
+        disabled=st.session_state[K.DECODE_STRATEGY] == "greedy",
+        **kw,
+    )
     st.number_input("Seed", 0, 2**31 - 1, step=1, key=ui.wkey(K.DECODE_SEED), args=(K.DECODE_SEED,), **kw)
 
 
@@ -48,8 +97,12 @@ def do_prefill() -> None:
     if not text.strip():
         st.session_state[K.DECODE_MESSAGE] = ("warning", "The prompt is empty: type a few words first.")
         return
-    sampling = SamplingConfig(st.session_state[K.DECODE_STRATEGY], st.session_state[K.DECODE_TEMPERATURE],
-                              st.session_state[K.DECODE_TOP_K], st.session_state[K.DECODE_SEED])
+    sampling = SamplingConfig(
+        st.session_state[K.DECODE_STRATEGY],
+        st.session_state[K.DECODE_TEMPERATURE],
+        st.session_state[K.DECODE_TOP_K],
+        st.session_state[K.DECODE_SEED],
+    )
     key = (st.session_state[K.DECODE_DTYPE], st.session_state[K.DECODE_WEIGHT_BITS])
     old = st.session_state[K.DECODE_SESSION]
     try:
@@ -59,10 +112,16 @@ def do_prefill() -> None:
         return
     st.session_state[K.DECODE_SESSION], st.session_state[K.DECODE_MESSAGE] = sess, None
     if old is not None:  # say what the cache kept (Ch. 30 §30.4: cache validity)
-        st.session_state[K.DECODE_MESSAGE] = ("info", (
-            f"Cache reuse: {reuse.reused} position(s) kept their cached keys and values ({reuse.reason}); "
-            f"{reuse.recomputed} recomputed in one pass (outlined). Max |logit − a fresh prefill| = "
-            f"{reuse.max_diff_vs_fresh:.1e}.") if reuse.reused else f"Whole cache recomputed: {reuse.reason}.")
+        st.session_state[K.DECODE_MESSAGE] = (
+            "info",
+            (
+                f"Cache reuse: {reuse.reused} position(s) kept their cached keys and values ({reuse.reason}); "
+                f"{reuse.recomputed} recomputed in one pass (outlined). Max |logit − a fresh prefill| = "
+                f"{reuse.max_diff_vs_fresh:.1e}."
+            )
+            if reuse.reused
+            else f"Whole cache recomputed: {reuse.reason}.",
+        )
 
 
 def model_of(sess: S.DecodeSession):
@@ -93,30 +152,70 @@ def toggle_play() -> None:
 timer = (st.session_state[K.DECODE_PLAYING], st.session_state[K.DECODE_PACE])
 
 
+def replay_link() -> None:
+    """A shared link with ?step=N: prefill and replay N steps once, so the view matches."""
+    steps = st.session_state.pop(K.URL_STEP, None)
+    if steps is None:
+        return
+    do_prefill()
+    for _ in range(steps):
+        if st.session_state[K.DECODE_SESSION] is None or st.session_state[K.DECODE_MESSAGE]:
+            break
+        do_step()
+
+
+def write_link() -> None:
+    """Keep the address bar a shareable link to this exact view (prompt, seed, step, layer, head …)."""
+    if st.session_state[K.DECODE_PLAYING]:
+        return  # updating the address bar mid-Play would restart the fragment's timer; write it on Pause
+    sess = st.session_state[K.DECODE_SESSION]
+    params = K.url_params_for(dict(st.session_state), None if sess is None else sess.n_steps)
+    if params != st.query_params.to_dict():
+        st.query_params.from_dict(params)
+
+
 @st.fragment(run_every=timer[1] if timer[0] else None)
 def stepper() -> None:
+    replay_link()
     if st.session_state[K.DECODE_PLAYING]:
         do_step()
     if (st.session_state[K.DECODE_PLAYING], st.session_state[K.DECODE_PACE]) != timer:
         st.rerun()  # Play started, stopped or changed pace: the fragment's timer is set by a full run
     playing = st.session_state[K.DECODE_PLAYING]
     c = st.columns([1, 1, 1, 1, 2])
-    c[0].button("Prefill", type="primary", on_click=do_prefill, width="stretch")
+    c[0].button("Prefill", type="primary", on_click=do_prefill, width="stretch", shortcut="P")
     sess = st.session_state[K.DECODE_SESSION]
-    c[1].button("Step ▸", on_click=do_step, disabled=sess is None, width="stretch")
-    if c[2].button("Pause ❚❚" if playing else "Play ▶", disabled=sess is None, width="stretch"):
+    c[1].button(
+        "Step ▸",
+        on_click=do_step,
+        disabled=sess is None,
+        width="stretch",
+        shortcut="Right",
+        help="Keyboard: → (a presenter clicker's ‘next’ works too if it sends →).",
+    )
+    if c[2].button("Pause ❚❚" if playing else "Play ▶", disabled=sess is None, width="stretch", shortcut="K"):
         toggle_play()
         st.rerun()
     c[3].button("Reset", on_click=do_reset, width="stretch")
     ui.keep(K.DECODE_PACE)
-    c[4].slider("Play pace (seconds per token)", 0.2, 2.0, step=0.1, key=ui.wkey(K.DECODE_PACE),
-                on_change=ui.sync, args=(K.DECODE_PACE,))
+    c[4].slider(
+        "Play pace (seconds per token)",
+        0.2,
+        2.0,
+        step=0.1,
+        key=ui.wkey(K.DECODE_PACE),
+        on_change=ui.sync,
+        args=(K.DECODE_PACE,),
+    )
+    write_link()
     message, st.session_state[K.DECODE_MESSAGE] = st.session_state[K.DECODE_MESSAGE], None  # shown once
     if message:
         getattr(st, message[0])(message[1])
     if sess is None:
-        st.info("Press **Prefill** to run the prompt through the model. The whole lower triangle of attention "
-                "appears at once; then each **Step** adds one row.")
+        st.info(
+            "Press **Prefill** to run the prompt through the model. The whole lower triangle of attention "
+            "appears at once; then each **Step** adds one row."
+        )
         return
     show_request(sess)
 
@@ -130,34 +229,43 @@ def show_request(sess: S.DecodeSession) -> None:
     if wanted != sess.model_key:
         st.caption("⚙ The precision or weights you picked apply at the next Prefill; this request keeps its own.")
     n_prompt, pending = len(sess.prompt_ids), sess.pending
-    st.markdown(f"**Prompt:** {n_prompt} tokens · **decode steps:** {sess.n_steps} · "
-                f"**KV cache:** {sess.n_positions} of {cfg.block_size} positions · "
-                f"**precision:** {S.dtype_name(sess)}"
-                + ("" if sess.model_key[1] is None else f" · **weights:** {sess.model_key[1]}-bit (groups of 32)"))
+    st.markdown(
+        f"**Prompt:** {n_prompt} tokens · **decode steps:** {sess.n_steps} · "
+        f"**KV cache:** {sess.n_positions} of {cfg.block_size} positions · "
+        f"**precision:** {S.dtype_name(sess)}"
+        + ("" if sess.model_key[1] is None else f" · **weights:** {sess.model_key[1]}-bit (groups of 32)")
+    )
     st.caption("Text so far (prompt, then the tokens chosen; the last one is chosen but not yet consumed):")
     st.code(decode(tok, sess.consumed + [pending]), language=None, wrap_lines=True)
     pick_layer, pick_head = st.columns(2)
     ui.keep(K.DECODE_LAYER)
     ui.keep(K.DECODE_HEAD)
-    layer = pick_layer.selectbox("Layer", range(cfg.n_layer), key=ui.wkey(K.DECODE_LAYER), on_change=ui.sync,
-                                 args=(K.DECODE_LAYER,))
+    layer = pick_layer.selectbox(
+        "Layer", range(cfg.n_layer), key=ui.wkey(K.DECODE_LAYER), on_change=ui.sync, args=(K.DECODE_LAYER,)
+    )
     group = cfg.n_head // cfg.n_kv_head
-    head = pick_head.selectbox("Head", ["mean over heads", *range(cfg.n_head)], key=ui.wkey(K.DECODE_HEAD),
-                               on_change=ui.sync, args=(K.DECODE_HEAD,),
-                               format_func=lambda h: h if isinstance(h, str)
-                               else f"query head {h} (reads KV head {h // group})")
+    head = pick_head.selectbox(
+        "Head",
+        ["mean over heads", *range(cfg.n_head)],
+        key=ui.wkey(K.DECODE_HEAD),
+        on_change=ui.sync,
+        args=(K.DECODE_HEAD,),
+        format_func=lambda h: h if isinstance(h, str) else f"query head {h} (reads KV head {h // group})",
+    )
     att = S.attention_matrix(sess, layer, None if isinstance(head, str) else head)
     title = f"Layer {layer} · {head if isinstance(head, str) else f'head {head}'} — " + (
-        "prefill: every row computed in one parallel pass" if sess.n_steps == 0
-        else f"decode step {sess.n_steps}: one new row, the rest read from the cache")
-    st.plotly_chart(viz.fig_attention(att, token_labels(tok, sess.consumed), sess.passes[-1][0].shape[1], title),
-                    theme=None, key="attention")
+        "prefill: every row computed in one parallel pass"
+        if sess.n_steps == 0
+        else f"decode step {sess.n_steps}: one new row, the rest read from the cache"
+    )
+    ui.chart(
+        viz.fig_attention(att, token_labels(tok, sess.consumed), sess.passes[-1][0].shape[1], title), key="attention"
+    )
     rows = [(i, token_text(tok, i), p) for i, p in S.next_token_table(sess, 10)]
     if pending not in [r[0] for r in rows]:
         rows.append((pending, token_text(tok, pending), 0.0))
     probs_col, work_col = st.columns([3, 2])
-    probs_col.plotly_chart(viz.fig_next_token(rows, pending, "Next token: the 10 most likely"), theme=None,
-                           key="next_token")
+    ui.chart_in(probs_col, viz.fig_next_token(rows, pending, "Next token: the 10 most likely"), key="next_token")
     with work_col:
         show_counters(sess, cfg, model)
     show_cache(sess, cfg, model)
@@ -167,20 +275,37 @@ def show_request(sess: S.DecodeSession) -> None:
 def show_counters(sess: S.DecodeSession, cfg, model) -> None:
     a, b, c = st.container(), st.container(), st.container()
     lh = cfg.n_layer * cfg.n_head
-    a.metric("Query-key scores with the KV cache", f"{sess.scores_cached:,}",
-             help=f"Per layer and head; × {lh} (layers × heads) = {sess.scores_cached * lh:,} in the model.")
-    b.metric("… by full-prefix recompute", f"{sess.scores_naive:,}",
-             delta=f"{sess.scores_naive / sess.scores_cached:.2f}× the cached work", delta_color="off",
-             delta_arrow="off", help="Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.")
+    a.metric(
+        "Query-key scores with the KV cache",
+        f"{sess.scores_cached:,}",
+        help=f"Per layer and head; × {lh} (layers × heads) = {sess.scores_cached * lh:,} in the model.",
+    )
+    b.metric(
+        "… by full-prefix recompute",
+        f"{sess.scores_naive:,}",
+        delta=f"{sess.scores_naive / sess.scores_cached:.2f}× the cached work",
+        delta_color="off",
+        delta_arrow="off",
+        help="Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.",
+    )
     tol = 1e-12 if model.dtype.itemsize == 8 else 1e-5
     diff = sess.max_diff[-1]
     if sess.n_steps == 0:
-        c.metric("max |cached − recomputed| logit", "—", help="Prefill is itself the full pass: nothing to compare "
-                 "yet. From the first Step on, the whole prefix is recomputed without the cache and compared.")
+        c.metric(
+            "max |cached − recomputed| logit",
+            "—",
+            help="Prefill is itself the full pass: nothing to compare "
+            "yet. From the first Step on, the whole prefix is recomputed without the cache and compared.",
+        )
     else:
-        c.metric("max |cached − recomputed| logit, this step", f"{diff:.1e}", delta_arrow="off",
-                 delta="equal within tolerance" if diff <= tol else "differs!",
-                 delta_color="normal" if diff <= tol else "inverse", help=f"Tolerance for {model.dtype}: {tol:g}.")
+        c.metric(
+            "max |cached − recomputed| logit, this step",
+            f"{diff:.1e}",
+            delta_arrow="off",
+            delta="equal within tolerance" if diff <= tol else "differs!",
+            delta_color="normal" if diff <= tol else "inverse",
+            help=f"Tolerance for {model.dtype}: {tol:g}.",
+        )
 
 
 def show_cache(sess: S.DecodeSession, cfg, model) -> None:
@@ -189,7 +314,7 @@ def show_cache(sess: S.DecodeSession, cfg, model) -> None:
     formula = kv_cache_bytes_for(cfg, T, b_el)
     st.subheader("The KV cache shelf")
     shelf = viz.fig_kv_shelf(T, cfg.block_size, token_text(tok, sess.pending), kv_cache_bytes_for(cfg, 1, b_el))
-    st.plotly_chart(shelf, theme=None, key="shelf")
+    ui.chart(shelf, key="shelf")
     st.markdown(
         f"M = 2·B·L·T·H_kv·d·b = 2 · 1 · {cfg.n_layer} · {T} · {cfg.n_kv_head} · {cfg.head_dim} · {b_el} = "
         f"**{formula:,} bytes** ({formula / 2**10:,.1f} KiB) — measured from the cache tensors: "
@@ -201,18 +326,26 @@ def show_latency(sess: S.DecodeSession) -> None:
     st.subheader("This request's clock (measured here)")
     lat = summarize_request(0.0, sess.emission_times_ms())
     tpot = "missing (one token: no gap yet)" if lat.tpot_ms is None else f"{lat.tpot_ms:.2f} ms"
-    st.markdown(f"TTFT = **{lat.ttft_ms:.2f} ms** (prefill of {len(sess.prompt_ids)} positions + choosing token 1) · "
-                f"TPOT = **{tpot}**" + ("" if lat.tokens_per_s is None else f" ({lat.tokens_per_s:,.0f} tokens/s)"))
-    st.caption("Engine clock: arrival = start of prefill; each gap is one decode step's compute (forward pass + "
-               "selection), not the time you took to click. Ch. 30 §30.3 definitions.")
+    st.markdown(
+        f"TTFT = **{lat.ttft_ms:.2f} ms** (prefill of {len(sess.prompt_ids)} positions + choosing token 1) · "
+        f"TPOT = **{tpot}**" + ("" if lat.tokens_per_s is None else f" ({lat.tokens_per_s:,.0f} tokens/s)")
+    )
+    st.caption(
+        "Engine clock: arrival = start of prefill; each gap is one decode step's compute (forward pass + "
+        "selection), not the time you took to click. Ch. 30 §30.3 definitions."
+    )
     times = sess.emission_times_ms()
-    st.dataframe({
-        "output token": list(range(1, len(sess.outputs) + 1)),
-        "text": [token_text(tok, t) for t in sess.outputs],
-        "emitted at (ms)": [f"{t:.3f}" for t in times],
-        "gap since previous token (ms)": ["— (first token)", *[f"{g:.3f}" for g in lat.gaps_ms]],
-        "cached positions after the pass": [len(sess.prompt_ids) + i for i in range(len(sess.outputs))],
-    }, hide_index=True, height=min(400, 38 + 35 * len(times)))
+    st.dataframe(
+        {
+            "output token": list(range(1, len(sess.outputs) + 1)),
+            "text": [token_text(tok, t) for t in sess.outputs],
+            "emitted at (ms)": [f"{t:.3f}" for t in times],
+            "gap since previous token (ms)": ["— (first token)", *[f"{g:.3f}" for g in lat.gaps_ms]],
+            "cached positions after the pass": [len(sess.prompt_ids) + i for i in range(len(sess.outputs))],
+        },
+        hide_index=True,
+        height=min(400, 38 + 35 * len(times)),
+    )
 
 
 stepper()

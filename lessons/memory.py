@@ -8,19 +8,31 @@ from core.measure import measured_kv_bytes
 from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
 
 st.title("Memory: the KV cache and the weights")
-st.caption("M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, layers, positions, KV heads, head "
-           "width, bytes per value. Query heads do not appear. Weights: parameters × bits ÷ 8 (Ch. 19).")
+st.caption(
+    "M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, layers, positions, KV heads, head "
+    "width, bytes per value. Query heads do not appear. Weights: parameters × bits ÷ 8 (Ch. 19)."
+)
 
 cfg = ui.model().cfg
-shipped = KVShape("shipped model (float32)", cfg.n_layer, cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.n_embd, 4,
-                  cfg.block_size, "checked against the real KVCache")
+shipped = KVShape(
+    "shipped model (float32)",
+    cfg.n_layer,
+    cfg.n_head,
+    cfg.n_kv_head,
+    cfg.head_dim,
+    cfg.n_embd,
+    4,
+    cfg.block_size,
+    "checked against the real KVCache",
+)
 choices = {**PRESETS, "The shipped model": shipped, "From a config.json (paste or upload)": None}
 name = st.selectbox("Model shape", list(choices), key="memory.preset")
 shape = choices[name]
 if shape is None:
     up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
-    pasted = st.text_area("…or paste its text", height=120, max_chars=200_000,
-                          placeholder='{"num_hidden_layers": 32, …}')
+    pasted = st.text_area(
+        "…or paste its text", height=120, max_chars=200_000, placeholder='{"num_hidden_layers": 32, …}'
+    )
     raw = up.getvalue() if up is not None else pasted
     if not raw:
         st.info("Upload or paste a config.json to fill the terms.")
@@ -30,8 +42,9 @@ if shape is None:
     except ValueError as err:
         st.error(f"Cannot use this config: {err}.")
         st.stop()
-st.caption(f"{shape.name} — {shape.attention_kind}, {shape.n_head} query heads, {shape.n_kv_head} KV heads. "
-           f"{shape.note}")
+st.caption(
+    f"{shape.name} — {shape.attention_kind}, {shape.n_head} query heads, {shape.n_kv_head} KV heads. {shape.note}"
+)
 
 c = st.columns(3)
 L = c[0].number_input("L: layers", 1, 10**6, shape.n_layer, key=f"L.{name}")
@@ -39,12 +52,17 @@ H = c[1].number_input("H_kv: KV heads per layer", 1, 10**6, shape.n_kv_head, key
 d = c[2].number_input("d: head width", 1, 10**6, shape.head_dim, key=f"d.{name}")
 c = st.columns(3)
 own = f"model's own ({shape.bytes_per_value:g} B)"
-b_label = c[0].selectbox("b: bytes per stored value", [own, "16-bit (2 B)", "8-bit (1 B)", "4-bit (0.5 B)"],
-                         key=f"b.{name}")
+b_label = c[0].selectbox(
+    "b: bytes per stored value", [own, "16-bit (2 B)", "8-bit (1 B)", "4-bit (0.5 B)"], key=f"b.{name}"
+)
 b = {own: shape.bytes_per_value, "16-bit (2 B)": 2, "8-bit (1 B)": 1, "4-bit (0.5 B)": 0.5}[b_label]
 default_T = 8 if name.startswith("Ch. 30 two") else (shape.context_window or 2048)
-lengths_text = c[1].text_input("T: positions per request (comma-separated)", str(default_T), key=f"T.{name}",
-                               help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed.")
+lengths_text = c[1].text_input(
+    "T: positions per request (comma-separated)",
+    str(default_T),
+    key=f"T.{name}",
+    help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed.",
+)
 try:
     lengths = parse_lengths(lengths_text)
     kv = cost.kv_cache_itemized(int(L), int(H), int(d), lengths, b)
@@ -54,32 +72,40 @@ except ValueError as err:
 B = len(lengths)
 T_term = f"{lengths[0]:,}" if len(set(lengths)) == 1 else f"(Σ lengths = {kv['kv_cache/positions']:,}) / {B}"
 c[2].metric("B: requests", B)
-st.markdown(f"M = 2 · B · L · T · H_kv · d · b = 2 · {B} · {L:,} · {T_term} · {H:,} · {d:,} · {b:g} = "
-            f"**{kv['total']:,} bytes**")
+st.markdown(
+    f"M = 2 · B · L · T · H_kv · d · b = 2 · {B} · {L:,} · {T_term} · {H:,} · {d:,} · {b:g} = **{kv['total']:,} bytes**"
+)
 u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))
 u3.metric("Per position", f"{float(kv['kv_cache/bytes_per_position']):,g} bytes")
 if name == "The shipped model" and B <= 8 and max(lengths) <= cfg.block_size and b == 4:
     real = sum(measured_kv_bytes(ui.model(), t) for t in lengths)
-    st.success(f"Real KVCache tensors of the shipped model at these lengths: {real:,} bytes — "
-               f"{'equal to' if real == kv['total'] else 'DIFFERENT from'} the formula.")
+    st.success(
+        f"Real KVCache tensors of the shipped model at these lengths: {real:,} bytes — "
+        f"{'equal to' if real == kv['total'] else 'DIFFERENT from'} the formula."
+    )
 
 left, right = st.columns(2)
 with left:
     variants = cost.kv_sharing_variants(shape.n_head, int(H))
     totals = [cost.kv_cache_itemized(int(L), h, int(d), lengths, b)["total"] for h in variants.values()]
     current = next((k for k, h in variants.items() if h == H), None)
-    st.plotly_chart(viz.fig_kv_variants(list(variants), totals, [cost.format_bytes(t) for t in totals], current),
-                    theme=None, key="variants")
+    ui.chart(
+        viz.fig_kv_variants(list(variants), totals, [cost.format_bytes(t) for t in totals], current), key="variants"
+    )
 with right:
     st.markdown("**Common mistakes, beside the right value**")
     m = cost.kv_mistakes(int(L), int(H), int(d), shape.hidden_size, kv["kv_cache/positions"], b)
     if st.toggle("Hidden size instead of H_kv · d"):
-        st.write(f"{cost.format_bytes(m['hidden_size_not_kv'])} instead of {cost.format_bytes(m['right'])} "
-                 f"({m['hidden_size_not_kv'] / m['right']:.2f}×): it counts every query head, ignoring GQA/MQA.")
+        st.write(
+            f"{cost.format_bytes(m['hidden_size_not_kv'])} instead of {cost.format_bytes(m['right'])} "
+            f"({m['hidden_size_not_kv'] / m['right']:.2f}×): it counts every query head, ignoring GQA/MQA."
+        )
     if st.toggle("No factor 2 for keys and values"):
         st.write(f"{cost.format_bytes(m['no_factor_2'])} instead of {cost.format_bytes(m['right'])} (half)")
     if st.toggle("Mix MiB with MB"):
-        st.write(f"{m['mib_as_mb']:,.2f} “MB” is really MiB; in MB it is {m['right'] / 1e6:,.2f} MB "
-                 f"({(m['right'] / 1e6) / m['mib_as_mb'] - 1:.1%} apart)")
+        st.write(
+            f"{m['mib_as_mb']:,.2f} “MB” is really MiB; in MB it is {m['right'] / 1e6:,.2f} MB "
+            f"({(m['right'] / 1e6) / m['mib_as_mb'] - 1:.1%} apart)"
+        )

@@ -12,10 +12,12 @@ from core.tokenizer import decode, encode, token_text
 
 tok = ui.tokenizer()
 st.title("Quantizing the real model")
-st.caption("Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
-           "Weight-only and KV-cache quantization affect different arrays; here both are measured on the shipped "
-           "model. Weights and cache values are rounded and kept as floats (a round trip), so the numbers show "
-           "the rounding's effect, not a faster integer kernel.")
+st.caption(
+    "Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
+    "Weight-only and KV-cache quantization affect different arrays; here both are measured on the shipped "
+    "model. Weights and cache values are rounded and kept as floats (a round trip), so the numbers show "
+    "the rounding's effect, not a faster integer kernel."
+)
 
 st.subheader("The flip finder: how close is the next token to changing?")
 sess = st.session_state.get(K.DECODE_SESSION)
@@ -34,11 +36,25 @@ c.metric("Margin between them (logit units)", f"{margin:.4f}")
 flip = quant.flip_scale(logits)
 rows = quant.greedy_by_bits(logits)
 st.markdown(
-    ("Rounding the logits to multiples of a scale first changes the greedy token at scale "
-     f"**{flip:.4g}**." if flip else "No scale up to twice the largest logit changes the greedy token.")
-    + " By bit width (automatic symmetric scale over all logits):")
-st.dataframe([{"bits": r["bits"], "scale s": round(r["scale"], 6), "greedy token": token_text(tok, r["greedy"]),
-               "changed?": "yes" if r["changed"] else "no"} for r in rows], hide_index=True)
+    (
+        f"Rounding the logits to multiples of a scale first changes the greedy token at scale **{flip:.4g}**."
+        if flip
+        else "No scale up to twice the largest logit changes the greedy token."
+    )
+    + " By bit width (automatic symmetric scale over all logits):"
+)
+st.dataframe(
+    [
+        {
+            "bits": r["bits"],
+            "scale s": round(r["scale"], 6),
+            "greedy token": token_text(tok, r["greedy"]),
+            "changed?": "yes" if r["changed"] else "no",
+        }
+        for r in rows
+    ],
+    hide_index=True,
+)
 
 st.subheader("Quantize the shipped model, measure what changes")
 g1, g2 = st.columns(2)
@@ -53,24 +69,45 @@ def run_sweep(group_size: int, rounding: str) -> dict:
 
 
 results = run_sweep(group, rounding)
-st.caption("Evaluation set: 8 held-out windows of 128 tokens (1,024 predictions) that the model never trained on. "
-           "Greedy changes and max logit error are against the float32 model on the same positions.")
+st.caption(
+    "Evaluation set: 8 held-out windows of 128 tokens (1,024 predictions) that the model never trained on. "
+    "Greedy changes and max logit error are against the float32 model on the same positions."
+)
 figures = []
-for kind, label in (("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
-                    ("kv_cache", "KV-cache quantization (one fp16 scale per stored key/value vector)")):
+for kind, label in (
+    ("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
+    ("kv_cache", "KV-cache quantization (one fp16 scale per stored key/value vector)"),
+):
     rows = results[kind]
     st.markdown(f"**{label}**")
-    st.dataframe([{"model": r.label, "weight bytes": f"{r.weight_bytes:,}",
-                     "KV bytes per token": f"{r.kv_bytes_per_token:,.0f}",
-                     "max |Δlogit|": f"{r.max_logit_error:.3g}", "greedy changed": f"{r.greedy_changed:.1%}",
-                     "loss (nats/token)": f"{r.loss:.4f}", "perplexity": f"{r.perplexity:.4f}"} for r in rows],
-                   hide_index=True)
+    st.dataframe(
+        [
+            {
+                "model": r.label,
+                "weight bytes": f"{r.weight_bytes:,}",
+                "KV bytes per token": f"{r.kv_bytes_per_token:,.0f}",
+                "max |Δlogit|": f"{r.max_logit_error:.3g}",
+                "greedy changed": f"{r.greedy_changed:.1%}",
+                "loss (nats/token)": f"{r.loss:.4f}",
+                "perplexity": f"{r.perplexity:.4f}",
+            }
+            for r in rows
+        ],
+        hide_index=True,
+    )
     bits = [int(r.label.split("-")[0]) for r in rows[1:]]
-    figures.append(viz.fig_quant_sweep([r.label for r in rows[1:]], bits, [r.perplexity for r in rows[1:]],
-                                       [r.greedy_changed for r in rows[1:]], rows[0].perplexity,
-                                       "Weights" if kind == "weights" else "KV cache"))
+    figures.append(
+        viz.fig_quant_sweep(
+            [r.label for r in rows[1:]],
+            bits,
+            [r.perplexity for r in rows[1:]],
+            [r.greedy_changed for r in rows[1:]],
+            rows[0].perplexity,
+            "Weights" if kind == "weights" else "KV cache",
+        )
+    )
 for col, fig, kind in zip(st.columns(2), figures, ("weights", "kv_cache"), strict=True):
-    col.plotly_chart(fig, theme=None, key=f"sweep.{kind}")
+    ui.chart_in(col, fig, key=f"sweep.{kind}")
 
 st.subheader("Where does the text first diverge?")
 d1, d2 = st.columns(2)
@@ -87,7 +124,9 @@ st.code(decode(tok, quant_tokens), language=None, wrap_lines=True)
 if at is None:
     st.success(f"Identical for all {n_new} tokens at {n_bit} bits.")
 else:
-    st.warning(f"The texts first differ at output token {at + 1}: {token_text(tok, float_tokens[at])!r} "
-               f"(float) vs {token_text(tok, quant_tokens[at])!r} ({n_bit}-bit). After that, every later input "
-               "differs too.")
+    st.warning(
+        f"The texts first differ at output token {at + 1}: {token_text(tok, float_tokens[at])!r} "
+        f"(float) vs {token_text(tok, quant_tokens[at])!r} ({n_bit}-bit). After that, every later input "
+        "differs too."
+    )
 st.caption("To step the quantized model yourself, pick its weights under “Sampling and precision” on the decode page.")

@@ -3,24 +3,43 @@
 import numpy as np
 import streamlit as st
 
+import ui
 from core import quant, viz
 
 st.title("The quantization ruler")
-st.caption("Ch. 19 “Shrinking the numbers”, Ch. 30 §30.5: divide by the scale, round to the nearest stored "
-           "integer, clip to the range; multiply back to reconstruct. Inside the range the error is at most s/2.")
+st.caption(
+    "Ch. 19 “Shrinking the numbers”, Ch. 30 §30.5: divide by the scale, round to the nearest stored "
+    "integer, clip to the range; multiply back to reconstruct. Inside the range the error is at most s/2."
+)
 
 DEFAULT = "Ch. 19: four weights, scale 0.1"
 if "quant.values" not in st.session_state:
-    st.session_state.update({"quant.values": quant.PRESETS[DEFAULT][0], "quant.scale": quant.PRESETS[DEFAULT][1],
-                             "quant.scale_mode": "set by hand", "quant.bits": 4, "quant.kind": "symmetric",
-                             "quant.rounding": "half_even", "quant.clip": True})
+    st.session_state.update(
+        {
+            "quant.values": quant.PRESETS[DEFAULT][0],
+            "quant.scale": quant.PRESETS[DEFAULT][1],
+            "quant.scale_mode": "set by hand",
+            "quant.bits": 4,
+            "quant.kind": "symmetric",
+            "quant.rounding": "half_even",
+            "quant.clip": True,
+        }
+    )
 
 
 def load_preset() -> None:
     values, scale = quant.PRESETS[st.session_state["quant.preset"]]
-    st.session_state.update({"quant.values": values, "quant.scale": scale, "quant.scale_mode": "set by hand",
-                             "quant.bits": 4, "quant.kind": "symmetric", "quant.rounding": "half_even",
-                             "quant.clip": True})
+    st.session_state.update(
+        {
+            "quant.values": values,
+            "quant.scale": scale,
+            "quant.scale_mode": "set by hand",
+            "quant.bits": 4,
+            "quant.kind": "symmetric",
+            "quant.rounding": "half_even",
+            "quant.clip": True,
+        }
+    )
 
 
 st.selectbox("The chapters' cases", list(quant.PRESETS), key="quant.preset", on_change=load_preset)
@@ -28,16 +47,27 @@ left, right = st.columns([2, 3])
 text = left.text_area("Values (commas, spaces or new lines)", key="quant.values", height=100, max_chars=50_000)
 with right:
     a, b = st.columns(2)
-    bits = a.select_slider("Bit width", [1, 2, 3, 4, 5, 6, 7, 8, 16], key="quant.bits",
-                           help="16 is a reference: 65,535 shelves, too many to draw.")
+    bits = a.select_slider(
+        "Bit width",
+        [1, 2, 3, 4, 5, 6, 7, 8, 16],
+        key="quant.bits",
+        help="16 is a reference: 65,535 shelves, too many to draw.",
+    )
     kind = b.radio("Format", ["symmetric", "affine (zero point)"], key="quant.kind", horizontal=True)
-    mode = a.radio("Scale", ["automatic", "set by hand"], key="quant.scale_mode", horizontal=True,
-                   help="Automatic: largest magnitude / largest stored integer (affine: range / levels).")
-    scale_in = b.number_input("Scale s", step=0.05, format="%.6g", key="quant.scale",
-                              disabled=mode == "automatic")
+    mode = a.radio(
+        "Scale",
+        ["automatic", "set by hand"],
+        key="quant.scale_mode",
+        horizontal=True,
+        help="Automatic: largest magnitude / largest stored integer (affine: range / levels).",
+    )
+    scale_in = b.number_input("Scale s", step=0.05, format="%.6g", key="quant.scale", disabled=mode == "automatic")
     rounding = a.selectbox("Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="quant.rounding")
-    clip = b.toggle("Clip to the range", key="quant.clip",
-                    help="Off: integers past the range are shown, marked: n bits could not store them.")
+    clip = b.toggle(
+        "Clip to the range",
+        key="quant.clip",
+        help="Off: integers past the range are shown, marked: n bits could not store them.",
+    )
 symmetric = kind == "symmetric"
 try:
     values = quant.parse_values(text)
@@ -47,18 +77,30 @@ except ValueError as err:
     st.stop()
 for note in r.notes:
     st.warning(note)
-title = (f"{bits}-bit {'symmetric' if symmetric else 'affine'}: stored integers {r.qmin} … {r.qmax}, "
-         f"scale s = {r.scale:.6g}" + ("" if symmetric else f", zero point {r.zero_point}"))
-st.plotly_chart(viz.fig_ruler(r.x, r.q, r.x_hat, r.clipped, r.levels, r.scale, title), theme=None, key="ruler")
+title = (
+    f"{bits}-bit {'symmetric' if symmetric else 'affine'}: stored integers {r.qmin} … {r.qmax}, "
+    f"scale s = {r.scale:.6g}" + ("" if symmetric else f", zero point {r.zero_point}")
+)
+ui.chart(viz.fig_ruler(r.x, r.q, r.x_hat, r.clipped, r.levels, r.scale, title), key="ruler")
 if r.levels is None:
     st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
-st.caption(f"Rounding bound s/2 = {r.scale / 2:.6g} (the whiskers). Formula: q = clip(round(x/s) + z, "
-           f"{r.qmin}, {r.qmax}), x̂ = s·(q − z).")
+st.caption(
+    f"Rounding bound s/2 = {r.scale / 2:.6g} (the whiskers). Formula: q = clip(round(x/s) + z, "
+    f"{r.qmin}, {r.qmax}), x̂ = s·(q − z)."
+)
 if len(r.x) <= 200:
     tidy = lambda a: np.round(a, 10)  # noqa: E731 — hide float noise such as 1e-16 in the table
-    st.dataframe({"x": tidy(r.x), "x / s": tidy(r.x / r.scale), "stored q": r.q, "x̂": tidy(r.x_hat),
-                  "error x̂ − x": tidy(r.x_hat - r.x),
-                  "within ±s/2": np.where(r.clipped, "no: clipped", "yes")}, hide_index=True)
+    st.dataframe(
+        {
+            "x": tidy(r.x),
+            "x / s": tidy(r.x / r.scale),
+            "stored q": r.q,
+            "x̂": tidy(r.x_hat),
+            "error x̂ − x": tidy(r.x_hat - r.x),
+            "within ±s/2": np.where(r.clipped, "no: clipped", "yes"),
+        },
+        hide_index=True,
+    )
 
 st.subheader("Rounding reaches the output")
 c1, c2 = st.columns(2)
@@ -67,8 +109,10 @@ with c1:
     before, after = float(r.x.sum()), float(r.x_hat.sum())
     rel = abs(after - before) / abs(before) if before else float("nan")
     fmt = lambda v: np.format_float_positional(v, precision=4, min_digits=2)  # noqa: E731
-    st.markdown(f"before: **{fmt(before)}** · after: **{fmt(after)}** · difference {fmt(after - before)}"
-                + ("" if np.isnan(rel) else f" = **{rel:.2%}** of the original"))
+    st.markdown(
+        f"before: **{fmt(before)}** · after: **{fmt(after)}** · difference {fmt(after - before)}"
+        + ("" if np.isnan(rel) else f" = **{rel:.2%}** of the original")
+    )
 with c2:
     st.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")
     p, ly, s = st.columns(3)
@@ -78,32 +122,54 @@ with c2:
     try:
         choice, rounded = quant.greedy_after_quantizing([paris, lyon], tie_scale, rounding)
         names = ["Paris", "Lyon"]
-        st.markdown(f"before: greedy picks **{names[int(np.argmax([paris, lyon]))]}** · rounded to "
-                    f"[{rounded[0]:g}, {rounded[1]:g}] → **{names[choice]}**"
-                    + (" (a tie: the first in candidate order)" if rounded[0] == rounded[1] else ""))
+        st.markdown(
+            f"before: greedy picks **{names[int(np.argmax([paris, lyon]))]}** · rounded to "
+            f"[{rounded[0]:g}, {rounded[1]:g}] → **{names[choice]}**"
+            + (" (a tie: the first in candidate order)" if rounded[0] == rounded[1] else "")
+        )
     except ValueError as err:
         st.error(f"{str(err)[0].upper()}{str(err)[1:]}.")
 
 st.subheader("Storage, honestly counted")
 g1, g2, g3 = st.columns(3)
-group = g1.select_slider("Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], value=4,
-                         key="quant.group")
-scale_bytes = g2.radio("Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)",
-                       horizontal=True, key="quant.scale_bytes")
+group = g1.select_slider(
+    "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], value=4, key="quant.group"
+)
+scale_bytes = g2.radio(
+    "Scale stored as",
+    [4, 2],
+    format_func=lambda b: f"{8 * b}-bit float ({b} B)",
+    horizontal=True,
+    key="quant.scale_bytes",
+)
 zp_bytes = 1 if not symmetric else 0
 n_bit_store = bits if bits != 16 else 16
 store = quant.storage_bytes(len(r.x), n_bit_store, None if group == "whole list" else group, scale_bytes, zp_bytes)
 g3.metric("Your values stored", f"{store['total']:,} bytes", help="Packed integers + scales (+ zero points).")
-st.markdown(f"{len(r.x)} values × {n_bit_store} bits = **{store['quant/packed_bytes']:,} bytes packed** + "
-            f"**{store['quant/scale_bytes']:,} bytes of scales**"
-            + (f" + **{store['quant/zero_point_bytes']:,} bytes of zero points**" if zp_bytes else "")
-            + f" = **{store['total']:,} bytes**, {store['bits_per_weight']:.3g} bits per value "
-            f"(as float32: {4 * len(r.x):,} bytes).")
+st.markdown(
+    f"{len(r.x)} values × {n_bit_store} bits = **{store['quant/packed_bytes']:,} bytes packed** + "
+    f"**{store['quant/scale_bytes']:,} bytes of scales**"
+    + (f" + **{store['quant/zero_point_bytes']:,} bytes of zero points**" if zp_bytes else "")
+    + f" = **{store['total']:,} bytes**, {store['bits_per_weight']:.3g} bits per value "
+    f"(as float32: {4 * len(r.x):,} bytes)."
+)
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
-curves = {f"{b}-bit + {8 * sb}-bit scale": [quant.storage_bytes(4096, b, g, sb)["bits_per_weight"] for g in sizes]
-          for b, sb in ((4, 2), (4, 4), (8, 2))}
-st.plotly_chart(viz.fig_bits_per_weight(sizes, curves), theme=None, key="bpw")
-st.dataframe([{"format": f.name, "stored integers": f"{f.qmin} … {f.qmax}",
-                  "group": f.group_size or "whole tensor", "ties": f.rounding.replace("_", " "),
-                  "bits per weight": round(quant.format_bits_per_weight(f), 3), "note": f.note}
-                 for f in quant.FORMATS], hide_index=True)
+curves = {
+    f"{b}-bit + {8 * sb}-bit scale": [quant.storage_bytes(4096, b, g, sb)["bits_per_weight"] for g in sizes]
+    for b, sb in ((4, 2), (4, 4), (8, 2))
+}
+ui.chart(viz.fig_bits_per_weight(sizes, curves), key="bpw")
+st.dataframe(
+    [
+        {
+            "format": f.name,
+            "stored integers": f"{f.qmin} … {f.qmax}",
+            "group": f.group_size or "whole tensor",
+            "ties": f.rounding.replace("_", " "),
+            "bits per weight": round(quant.format_bits_per_weight(f), 3),
+            "note": f.note,
+        }
+        for f in quant.FORMATS
+    ],
+    hide_index=True,
+)

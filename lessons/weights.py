@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+import ui
 from core import cost, viz
 from core.shapes import PRESETS, parse_model_card
 
@@ -17,14 +18,20 @@ n_params = round(billions * 10**9)
 rows = []
 for bits in (32, 16, 8, 4):
     eff = cost.effective_bits_per_weight(bits, None if group == "none" or bits >= 16 else group, scale_bits)
-    rows.append({"bits per weight (nominal)": bits,
-                 "nominal weight bytes": f"{float(cost.weight_bytes(n_params, bits)) / 1e9:,.2f} GB",
-                 "effective bits per weight (with scales)": f"{float(eff):.3f}",
-                 "bytes with scales": f"{float(cost.weight_bytes(n_params, eff)) / 1e9:,.2f} GB"})
+    rows.append(
+        {
+            "bits per weight (nominal)": bits,
+            "nominal weight bytes": f"{float(cost.weight_bytes(n_params, bits)) / 1e9:,.2f} GB",
+            "effective bits per weight (with scales)": f"{float(eff):.3f}",
+            "bytes with scales": f"{float(cost.weight_bytes(n_params, eff)) / 1e9:,.2f} GB",
+        }
+    )
 st.dataframe(rows, hide_index=True)
-st.caption("GB = 10⁹ bytes. 16- and 32-bit floats need no scales. Group-wise integer formats store one scale per "
-           "group: 4 bits + 16/32 = 4.5 bits per weight. Ch. 30's tiny block (four 4-bit values + one FP32 scale) "
-           "is 6 bytes, not 2: choose group size 4 and a 32-bit scale to see 12 bits per weight.")
+st.caption(
+    "GB = 10⁹ bytes. 16- and 32-bit floats need no scales. Group-wise integer formats store one scale per "
+    "group: 4 bits + 16/32 = 4.5 bits per weight. Ch. 30's tiny block (four 4-bit values + one FP32 scale) "
+    "is 6 bytes, not 2: choose group size 4 and a 32-bit scale to see 12 bits per weight."
+)
 
 st.subheader("Reading a model card")
 a, b = st.columns([2, 3])
@@ -36,28 +43,54 @@ except ValueError as err:
     st.stop()
 arch = b.selectbox("Architecture for the KV cache (a card does not say)", list(PRESETS)[3:], index=1)
 shape = PRESETS[arch]
-grouped = st.toggle("Weights stored in groups of 32 with one fp16 scale each", value=True,
-                    help="A group-wise 4-bit format: adds 16/32 = 0.5 bits per weight.")
+grouped = st.toggle(
+    "Weights stored in groups of 32 with one fp16 scale each",
+    value=True,
+    help="A group-wise 4-bit format: adds 16/32 = 0.5 bits per weight.",
+)
 c = st.columns(4)
 kv_b = c[0].selectbox("KV precision", [2, 1, 0.5], format_func=lambda x: f"{int(x * 8)}-bit ({x:g} B)")
 batch = c[1].number_input("Requests (batch)", 1, 100_000, 1)
-overhead_gb = c[2].number_input("Overhead (GB, an assumption)", 0.0, 10_000.0, 1.0, step=0.25,
-                                help="Activations, workspace, runtime: set what your system needs.")
+overhead_gb = c[2].number_input(
+    "Overhead (GB, an assumption)",
+    0.0,
+    10_000.0,
+    1.0,
+    step=0.25,
+    help="Activations, workspace, runtime: set what your system needs.",
+)
 budget_gb = c[3].number_input("Memory budget (GB)", 0.1, 100_000.0, 8.0, step=1.0)
 bits = cost.effective_bits_per_weight(card.bits_per_weight, 32 if grouped else None)
-plan = cost.memory_plan(card.n_params, bits, shape.n_layer, shape.n_kv_head, shape.head_dim, card.context_tokens,
-                        kv_b, int(batch), round(overhead_gb * 1e9))
-st.markdown(f"**{card.n_params / 1e9:g} billion parameters · {float(bits):g} bits per weight · context window "
-            f"{card.context_tokens:,} tokens** (K = 1,024 tokens) with the {arch} KV shape "
-            f"({shape.n_layer} layers, {shape.n_kv_head} KV heads, head width {shape.head_dim}).")
-parts = {"weights": plan["memory/weights"] / 1e9, "KV cache": plan["memory/kv_cache"] / 1e9,
-         "overhead": plan["memory/overhead"] / 1e9}
-st.plotly_chart(viz.fig_memory_budget(parts, budget_gb), theme=None, key="budget")
+plan = cost.memory_plan(
+    card.n_params,
+    bits,
+    shape.n_layer,
+    shape.n_kv_head,
+    shape.head_dim,
+    card.context_tokens,
+    kv_b,
+    int(batch),
+    round(overhead_gb * 1e9),
+)
+st.markdown(
+    f"**{card.n_params / 1e9:g} billion parameters · {float(bits):g} bits per weight · context window "
+    f"{card.context_tokens:,} tokens** (K = 1,024 tokens) with the {arch} KV shape "
+    f"({shape.n_layer} layers, {shape.n_kv_head} KV heads, head width {shape.head_dim})."
+)
+parts = {
+    "weights": plan["memory/weights"] / 1e9,
+    "KV cache": plan["memory/kv_cache"] / 1e9,
+    "overhead": plan["memory/overhead"] / 1e9,
+}
+ui.chart(viz.fig_memory_budget(parts, budget_gb), key="budget")
 total_gb = plan["total"] / 1e9
 if total_gb <= budget_gb:
     st.success(f"Fits: {total_gb:,.2f} GB needed of {budget_gb:,.2f} GB ({budget_gb - total_gb:,.2f} GB spare).")
 else:
-    st.error(f"Does not fit: {total_gb:,.2f} GB needed, {total_gb - budget_gb:,.2f} GB over the {budget_gb:,.2f} GB "
-             "budget.")
-st.caption("The nominal weight figure is only one bill: the cache grows with context and batch, and switching "
-           "weights to 4 bits leaves a 16-bit KV cache unchanged (Ch. 30 exercise 6).")
+    st.error(
+        f"Does not fit: {total_gb:,.2f} GB needed, {total_gb - budget_gb:,.2f} GB over the {budget_gb:,.2f} GB budget."
+    )
+st.caption(
+    "The nominal weight figure is only one bill: the cache grows with context and batch, and switching "
+    "weights to 4 bits leaves a 16-bit KV cache unchanged (Ch. 30 exercise 6)."
+)

@@ -3,20 +3,35 @@
 import numpy as np
 import streamlit as st
 
+import ui
 from core import viz
 from core.worked import DEFAULTS, TOKENS, worked_example
 
 st.title("The worked example: “on” attends")
-st.caption("Ch. 19 “Two speeds, one model”: Chapter 10's cast extended with “on”. The numbers below come from "
-           "`core.model.attend`, the same function every layer of the shipped model runs. Only q_on is given in "
-           "the chapter; the other queries are placeholders (they only colour the dimmed, cached rows).")
+st.caption(
+    "Ch. 19 “Two speeds, one model”: Chapter 10's cast extended with “on”. The numbers below come from "
+    "`core.model.attend`, the same function every layer of the shipped model runs. Only q_on is given in "
+    "the chapter; the other queries are placeholders (they only colour the dimmed, cached rows)."
+)
 
-table = [{"token": t, "q₁": DEFAULTS["q"][i][0], "q₂": DEFAULTS["q"][i][1], "k₁": DEFAULTS["k"][i][0],
-          "k₂": DEFAULTS["k"][i][1], "v₁": DEFAULTS["v"][i][0], "v₂": DEFAULTS["v"][i][1]}
-         for i, t in enumerate(TOKENS)]
+table = [
+    {
+        "token": t,
+        "q₁": DEFAULTS["q"][i][0],
+        "q₂": DEFAULTS["q"][i][1],
+        "k₁": DEFAULTS["k"][i][0],
+        "k₂": DEFAULTS["k"][i][1],
+        "v₁": DEFAULTS["v"][i][0],
+        "v₂": DEFAULTS["v"][i][1],
+    }
+    for i, t in enumerate(TOKENS)
+]
 edited = st.data_editor(table, hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
-scaled = st.toggle("Apply the usual 1/√d scaling (d = 2)", key="worked.scaled",
-                   help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.")
+scaled = st.toggle(
+    "Apply the usual 1/√d scaling (d = 2)",
+    key="worked.scaled",
+    help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
+)
 try:
     col = lambda name: [float(r[name]) for r in edited]  # noqa: E731
     q, k, v = (np.array([col(f"{x}₁"), col(f"{x}₂")]).T for x in "qkv")
@@ -28,22 +43,33 @@ except (TypeError, ValueError) as err:
 s, a = w.scores[-1], w.shares[-1]
 e = np.exp(s)
 st.subheader("on's four scores")
-st.markdown(" ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
-            + ("" if not scaled else " (each × 1/√2)"))
+st.markdown(
+    " ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
+    + ("" if not scaled else " (each × 1/√2)")
+)
 st.subheader("Shares: softmax of the scores")
-st.markdown(" ; ".join(f"a_{t} = {ei:.2f} / {e.sum():.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a,
-                                                                                              strict=True)))
-st.caption(f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {e.sum():.4f}. (Ch. 19 writes "
-           f"{np.round(e, 2).sum():.2f}: it adds the terms after rounding each to two decimals.)")
-st.markdown(f"Rounded to two decimals: {' + '.join(f'{r:.2f}' for r in w.last_rounded_shares)} = "
-            f"**{w.last_rounded_shares.sum():.2f}**"
-            + (" — the same rounding artifact as in Chapter 10: each share was rounded on its own, so the "
-               "rounded parts need not add up to 1 (the exact shares do)." if round(w.last_rounded_shares.sum(), 2)
-               != 1 else "."))
+st.markdown(
+    " ; ".join(f"a_{t} = {ei:.2f} / {e.sum():.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
+)
+st.caption(
+    f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {e.sum():.4f}. (Ch. 19 writes "
+    f"{np.round(e, 2).sum():.2f}: it adds the terms after rounding each to two decimals.)"
+)
+st.markdown(
+    f"Rounded to two decimals: {' + '.join(f'{r:.2f}' for r in w.last_rounded_shares)} = "
+    f"**{w.last_rounded_shares.sum():.2f}**"
+    + (
+        " — the same rounding artifact as in Chapter 10: each share was rounded on its own, so the "
+        "rounded parts need not add up to 1 (the exact shares do)."
+        if round(w.last_rounded_shares.sum(), 2) != 1
+        else "."
+    )
+)
 st.subheader("The value mix")
 o, r = w.outputs[-1], w.last_mix_from_rounded
-st.markdown(f"Exact shares: o_on = [**{o[0]:.3f}**, **{o[1]:.3f}**] · from the rounded shares: "
-            f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token.")
+st.markdown(
+    f"Exact shares: o_on = [**{o[0]:.3f}**, **{o[1]:.3f}**] · from the rounded shares: "
+    f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token."
+)
 labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
-st.plotly_chart(viz.fig_attention(w.shares, labels, 1, "Each new token adds just one row"), theme=None,
-                key="worked.grid")
+ui.chart(viz.fig_attention(w.shares, labels, 1, "Each new token adds just one row"), key="worked.grid")

@@ -32,6 +32,8 @@ def heatmap_z(at: AppTest):
     for spec in charts(at):
         zs = [t["z"] for t in spec["data"] if t.get("type") == "heatmap"]
         if zs:
-            return [[next((z[i][j] for z in zs if z[i][j] is not None), None) for j in range(len(zs[0][i]))]
-                    for i in range(len(zs[0]))]
+            return [
+                [next((z[i][j] for z in zs if z[i][j] is not None), None) for j in range(len(zs[0][i]))]
+                for i in range(len(zs[0]))
+            ]
     return None

@@ -14,8 +14,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
 
 
 def free_port() -> int:
@@ -28,8 +35,21 @@ def free_port() -> int:
 def running_app(timeout_s: float = 60):
     """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -77,8 +97,12 @@ def heatmap_rows(page) -> int:
 
 
 def wait_rows(page, rows: int, timeout_ms: int = 30000) -> None:
-    page.wait_for_function(HEATMAP_ROWS_JS.replace("() => {", f"() => {{ const want = {rows};", 1)
-                           .replace("return t.z.length;", "return t.z.length >= want;"), timeout=timeout_ms)
+    page.wait_for_function(
+        HEATMAP_ROWS_JS.replace("() => {", f"() => {{ const want = {rows};", 1).replace(
+            "return t.z.length;", "return t.z.length >= want;"
+        ),
+        timeout=timeout_ms,
+    )
 
 
 def screenshot(page, name: str) -> Path:

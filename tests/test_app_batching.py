@@ -24,8 +24,11 @@ def test_prefill_step_and_finish():
 def test_bad_batches_get_messages():
     """Mismatched budgets, a zero budget and no prompts get a clear message, no traceback."""
     at = new_app("lessons/batching.py")
-    for prompts, budgets, expect in [("a\nb", "3", "2 prompts but 1"), ("a", "0", "at least 1"),
-                                     ("   ", "3", "between 1 and 16")]:
+    for prompts, budgets, expect in [
+        ("a\nb", "3", "2 prompts but 1"),
+        ("a", "0", "at least 1"),
+        ("   ", "3", "between 1 and 16"),
+    ]:
         at.text_area(key="batch.prompts").set_value(prompts)
         at.text_input(key="batch.budgets").set_value(budgets)
         at.run()

@@ -34,13 +34,16 @@ def test_bill_page_measures_on_click():
     assert len(measured) == 1 and len(measured[0]["data"]) == 2
 
 
-@pytest.mark.parametrize("preset,lengths,expected", [
-    ("Ch. 30 two-layer example", "8", "512 bytes"),
-    ("Ch. 30 two-layer example", "10", "640 bytes"),
-    ("Ch. 30 24-layer example", "4096", "402,653,184 bytes"),
-    ("Ch. 30 24-layer example", "4096, 4096", "805,306,368 bytes"),
-    ("Ch. 19 width-12,288, 96-layer model", "1", "4,718,592 bytes"),
-])
+@pytest.mark.parametrize(
+    "preset,lengths,expected",
+    [
+        ("Ch. 30 two-layer example", "8", "512 bytes"),
+        ("Ch. 30 two-layer example", "10", "640 bytes"),
+        ("Ch. 30 24-layer example", "4096", "402,653,184 bytes"),
+        ("Ch. 30 24-layer example", "4096, 4096", "805,306,368 bytes"),
+        ("Ch. 19 width-12,288, 96-layer model", "1", "4,718,592 bytes"),
+    ],
+)
 def test_memory_presets(preset, lengths, expected):
     """Each chapter preset reproduces its worked number."""
     at = new_app("lessons/memory.py")
@@ -97,8 +100,9 @@ def test_memory_pasted_config_and_errors():
     """A pasted config fills the terms; a missing field is named in the message."""
     at = new_app("lessons/memory.py")
     at.selectbox(key="memory.preset").set_value("From a config.json (paste or upload)").run()
-    at.text_area[0].set_value('{"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8, '
-                              '"torch_dtype": "float16"}').run()
+    at.text_area[0].set_value(
+        '{"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8, "torch_dtype": "float16"}'
+    ).run()
     [t] = [t for t in at.text_input if t.label.startswith("T:")]
     t.set_value("8").run()
     assert any("512 bytes" in m.value for m in at.markdown)

@@ -57,6 +57,7 @@ def test_html_and_emoji_prompt_works_and_stays_literal():
     click(at, "Prefill")
     click(at, "Step ▸")
     from tests.app_util import charts
+
     heat = next(t for c in charts(at) for t in c["data"] if t.get("type") == "heatmap")
     assert any("&lt;" in y for y in heat["y"]) and not any("<b>" in y for y in heat["y"])
 

@@ -19,12 +19,15 @@ def _table(at):
     return at.dataframe[0].value
 
 
-@pytest.mark.parametrize("preset,q,xhat", [
-    ("Ch. 19: four weights, scale 0.1", [3, -1, 7, 2], [0.3, -0.1, 0.7, 0.2]),
-    ("Ch. 30 Table 30.2: scale 0.5", [-2, 0, 1, 4], [-1.0, 0.0, 0.5, 2.0]),
-    ("Ch. 30: the outlier 8", [-2, 0, 1, 4, 7], [-1.0, 0.0, 0.5, 2.0, 3.5]),
-    ("Exercise 4: ties 0.75 and −0.75, then 5", [2, -2, 7], [1.0, -1.0, 3.5]),
-])
+@pytest.mark.parametrize(
+    "preset,q,xhat",
+    [
+        ("Ch. 19: four weights, scale 0.1", [3, -1, 7, 2], [0.3, -0.1, 0.7, 0.2]),
+        ("Ch. 30 Table 30.2: scale 0.5", [-2, 0, 1, 4], [-1.0, 0.0, 0.5, 2.0]),
+        ("Ch. 30: the outlier 8", [-2, 0, 1, 4, 7], [-1.0, 0.0, 0.5, 2.0, 3.5]),
+        ("Exercise 4: ties 0.75 and −0.75, then 5", [2, -2, 7], [1.0, -1.0, 3.5]),
+    ],
+)
 def test_presets_reproduce_the_chapters(preset, q, xhat):
     """Each preset's stored integers and reconstructions match the chapter."""
     at = new_app("lessons/quantize.py")
@@ -56,16 +59,19 @@ def test_storage_ch30_block():
     assert any(m.label == "Your values stored" and m.value == "6 bytes" for m in at.metric)
 
 
-@pytest.mark.parametrize("setup,expect", [
-    ({"quant.values": ""}, "empty"),
-    ({"quant.values": "1, nan"}, "finite"),
-    ({"quant.values": "1, inf"}, "finite"),
-    ({"quant.values": "1, abc"}, "not a number"),
-    ({"quant.values": ", ".join(["0.5"] * 5000)}, "more than"),
-    ({"quant.scale": 0.0}, "positive"),
-    ({"quant.scale": -0.5}, "positive"),
-    ({"quant.bits": 1}, "only zero"),
-])
+@pytest.mark.parametrize(
+    "setup,expect",
+    [
+        ({"quant.values": ""}, "empty"),
+        ({"quant.values": "1, nan"}, "finite"),
+        ({"quant.values": "1, inf"}, "finite"),
+        ({"quant.values": "1, abc"}, "not a number"),
+        ({"quant.values": ", ".join(["0.5"] * 5000)}, "more than"),
+        ({"quant.scale": 0.0}, "positive"),
+        ({"quant.scale": -0.5}, "positive"),
+        ({"quant.bits": 1}, "only zero"),
+    ],
+)
 def test_bad_input_gets_a_clear_message(setup, expect):
     """Empty list, NaN/inf, words, thousands of values, scale 0 or negative, symmetric 1 bit."""
     at = new_app("lessons/quantize.py")

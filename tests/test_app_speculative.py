@@ -16,7 +16,7 @@ def test_rounds_match_plain_greedy_and_count_passes():
     spec = at.session_state["spec.obj"]
     prompt = encode(load_shipped_tokenizer(), K.DEFAULT_PROMPT)
     plain = generate_cached(load_model(), prompt, spec.produced, SamplingConfig()).tokens
-    assert spec.ids[len(prompt):] == plain
+    assert spec.ids[len(prompt) :] == plain
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Target forward passes"]) == 5 < int(metrics["Tokens produced"])
     assert len(at.dataframe[0].value) == 4

@@ -7,8 +7,16 @@ def test_worked_example_numbers_on_screen():
     """Scores 1,3,1,2; shares 0.0826/0.6103/0.0826/0.2245; sum 0.99; mixes [1.913, 1.000] and [1.91, 0.99]."""
     at = new_app("lessons/worked.py")
     text = " ".join(m.value for m in at.markdown)
-    for s in ["q_on · k_the = **1**", "q_on · k_cat = **3**", "**0.0826**", "**0.6103**", "**0.2245**",
-              "**0.99**", "[**1.913**, **1.000**]", "[**1.91**, **0.99**]"]:
+    for s in [
+        "q_on · k_the = **1**",
+        "q_on · k_cat = **3**",
+        "**0.0826**",
+        "**0.6103**",
+        "**0.2245**",
+        "**0.99**",
+        "[**1.913**, **1.000**]",
+        "[**1.91**, **0.99**]",
+    ]:
         assert s in text, s
     assert any("32.92" in c.value for c in at.caption)
     heat = [t for c in charts(at) for t in c["data"] if t.get("type") == "heatmap"]

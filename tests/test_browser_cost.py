@@ -26,6 +26,9 @@ def test_bill_page_measures_in_the_browser():
     with running_app() as url, browser_page() as page:
         page.goto(url + "/cost")
         page.get_by_role("button", name="Measure decode steps").click()
-        page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .some(g => (g.layout?.title?.text || '').startsWith('Median of'))""", timeout=60000)
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('.js-plotly-plot')]
+            .some(g => (g.layout?.title?.text || '').startsWith('Median of'))""",
+            timeout=60000,
+        )
         screenshot(page, "cost-measured")

@@ -39,9 +39,11 @@ def test_latency_exercise_1():
         page.goto(url + "/latency")
         _wait_title(page, "Queue, prefill")
         page.get_by_text("Exercise 1", exact=True).click()
-        page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')].some(g =>
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('.js-plotly-plot')].some(g =>
             (g.data || []).some(t => t.type === 'scatter' && JSON.stringify(t.x) === '[110,160,220]'))""",
-                               timeout=30000)
+            timeout=30000,
+        )
         screenshot(page, "latency-exercise-1")
 
 
@@ -66,9 +68,11 @@ def test_batching_prefill_and_step():
         rows = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
             .find(g => (g.layout?.title?.text || '').startsWith('request 1')).data[0].z.length""")
         page.get_by_role("button", name="Step ▸ (one pass)").click()
-        page.wait_for_function(f"""() => [...document.querySelectorAll('.js-plotly-plot')]
+        page.wait_for_function(
+            f"""() => [...document.querySelectorAll('.js-plotly-plot')]
             .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?.data[0].z.length === {rows + 1}""",
-                               timeout=30000)
+            timeout=30000,
+        )
         screenshot(page, "batching-step")
 
 

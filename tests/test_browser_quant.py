@@ -26,6 +26,9 @@ def test_quant_model_page_shows_both_sweeps():
     """The model page draws the weight and KV-cache sweeps."""
     with running_app() as url, browser_page() as page:
         page.goto(url + "/quant_model")
-        page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .filter(g => ['Weights', 'KV cache'].includes(g.layout?.title?.text)).length === 2""", timeout=60000)
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('.js-plotly-plot')]
+            .filter(g => ['Weights', 'KV cache'].includes(g.layout?.title?.text)).length === 2""",
+            timeout=60000,
+        )
         screenshot(page, "quant-model")

@@ -22,9 +22,15 @@ def test_one_token_has_no_tpot():
     assert r.ttft_ms == 80 and r.tpot_ms is None and r.tokens_per_s is None
 
 
-@pytest.mark.parametrize("arrival,times,match", [
-    (0, [], "no tokens"), (100, [50], "before the arrival"), (0, [10, 5], "decrease"), (0, [float("nan")], "finite"),
-])
+@pytest.mark.parametrize(
+    "arrival,times,match",
+    [
+        (0, [], "no tokens"),
+        (100, [50], "before the arrival"),
+        (0, [10, 5], "decrease"),
+        (0, [float("nan")], "finite"),
+    ],
+)
 def test_bad_traces(arrival, times, match):
     """Empty, before-arrival, out-of-order and NaN traces are refused with a reason."""
     with pytest.raises(ValueError, match=match):
@@ -75,9 +81,11 @@ def test_summary_counts_errors_and_excludes_them():
 
 def test_out_of_order_traces_are_refused():
     """Prefill before arrival, a token before prefill, decreasing emissions: clear messages."""
-    for t, match in [(RequestTrace("r", 10, 5, (20,)), "before the request arrives"),
-                     (RequestTrace("r", 0, 30, (20,)), "before prefill starts"),
-                     (RequestTrace("r", 0, 0, (20, 10)), "must not decrease")]:
+    for t, match in [
+        (RequestTrace("r", 10, 5, (20,)), "before the request arrives"),
+        (RequestTrace("r", 0, 30, (20,)), "before prefill starts"),
+        (RequestTrace("r", 0, 0, (20, 10)), "must not decrease"),
+    ]:
         with pytest.raises(ValueError, match=match):
             check_trace(t)
 

@@ -110,11 +110,17 @@ def test_int_range_and_one_bit():
     assert int_range(1, symmetric=False) == (0, 1)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"x": [1.0], "scale": 0.0}, "positive"), ({"x": [1.0], "scale": -0.5}, "positive"),
-    ({"x": [float("nan")]}, "finite"), ({"x": [float("inf")]}, "finite"), ({"x": []}, "no values"),
-    ({"x": [1.0], "rounding": "banker"}, "rounding"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"x": [1.0], "scale": 0.0}, "positive"),
+        ({"x": [1.0], "scale": -0.5}, "positive"),
+        ({"x": [float("nan")]}, "finite"),
+        ({"x": [float("inf")]}, "finite"),
+        ({"x": []}, "no values"),
+        ({"x": [1.0], "rounding": "banker"}, "rounding"),
+    ],
+)
 def test_bad_inputs(kwargs, match):
     """Scale 0 or negative, NaN/inf, empty input, unknown rounding: ValueError with a reason."""
     x = kwargs.pop("x")
@@ -148,8 +154,13 @@ def test_group_quantization_error_bound():
 def test_parse_values():
     """Commas, spaces, new lines and the typographic minus; errors name the entry."""
     assert parse_values("0.34, −0.12\n0.7 0.23").tolist() == [0.34, -0.12, 0.7, 0.23]
-    for bad, match in [("", "empty"), ("1, x", "entry 2"), ("nan", "finite"), ("inf", "finite"),
-                       (",".join(["1"] * 1001), "more than")]:
+    for bad, match in [
+        ("", "empty"),
+        ("1, x", "entry 2"),
+        ("nan", "finite"),
+        ("inf", "finite"),
+        (",".join(["1"] * 1001), "more than"),
+    ]:
         with pytest.raises(ValueError, match=match):
             parse_values(bad)
 
@@ -158,8 +169,9 @@ finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(finite, min_size=1, max_size=50), st.integers(2, 8),
-       st.sampled_from(["half_even", "half_away", "half_up"]))
+@given(
+    st.lists(finite, min_size=1, max_size=50), st.integers(2, 8), st.sampled_from(["half_even", "half_away", "half_up"])
+)
 def test_property_range_and_error_bound(values, n_bit, rounding):
     """Stored integers stay in range; inside the unclipped range |x̂ − x| ≤ s/2."""
     x = np.array(values)
@@ -185,9 +197,7 @@ def test_property_ties_follow_the_rule(k, mode):
     """For every tie k + 0.5 the chosen integer follows the stated rule."""
     t = k + 0.5
     got = int(round_half([t], mode)[0])
-    expected = {"half_even": k if k % 2 == 0 else k + 1,
-                "half_away": k + 1 if t > 0 else k,
-                "half_up": k + 1}[mode]
+    expected = {"half_even": k if k % 2 == 0 else k + 1, "half_away": k + 1 if t > 0 else k, "half_up": k + 1}[mode]
     assert got == expected and math.isclose(abs(got - t), 0.5)
 
 

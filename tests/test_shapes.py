@@ -25,36 +25,43 @@ def test_well_known_per_token_figures():
 
 def test_parse_hf_config_defaults():
     """num_key_value_heads defaults to the attention heads; head_dim to hidden/heads; dtype read."""
-    s = parse_hf_config(json.dumps({"num_hidden_layers": 24, "num_attention_heads": 16, "hidden_size": 2048,
-                                    "torch_dtype": "bfloat16"}))
+    s = parse_hf_config(
+        json.dumps({"num_hidden_layers": 24, "num_attention_heads": 16, "hidden_size": 2048, "torch_dtype": "bfloat16"})
+    )
     assert (s.n_layer, s.n_kv_head, s.head_dim, s.bytes_per_value) == (24, 16, 128, 2)
 
 
 def test_parse_hf_config_gqa_and_aliases():
     """GQA's num_key_value_heads and explicit head_dim win; GPT-2 style names and multi_query work."""
-    s = parse_hf_config(b'{"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,'
-                        b' "hidden_size": 4096, "head_dim": 128, "dtype": "float32"}')
+    s = parse_hf_config(
+        b'{"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,'
+        b' "hidden_size": 4096, "head_dim": 128, "dtype": "float32"}'
+    )
     assert (s.n_kv_head, s.head_dim, s.bytes_per_value) == (8, 128, 4)
     g = parse_hf_config('{"n_layer": 12, "n_head": 12, "n_embd": 768, "torch_dtype": "float32"}')
     assert (g.n_layer, g.n_kv_head, g.head_dim) == (12, 12, 64)
-    f = parse_hf_config('{"num_hidden_layers": 32, "num_attention_heads": 71, "hidden_size": 4544,'
-                        ' "multi_query": true}')
+    f = parse_hf_config(
+        '{"num_hidden_layers": 32, "num_attention_heads": 71, "hidden_size": 4544, "multi_query": true}'
+    )
     assert f.n_kv_head == 1 and "assumed float16" in f.note
 
 
-@pytest.mark.parametrize("text,match", [
-    ("", "empty"),
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "object"),
-    ('{"num_attention_heads": 8, "hidden_size": 512}', "num_hidden_layers"),
-    ('{"num_hidden_layers": 2, "hidden_size": 512}', "num_attention_heads"),
-    ('{"num_hidden_layers": 2, "num_attention_heads": 8}', "hidden_size"),
-    ('{"num_hidden_layers": -2, "num_attention_heads": 8, "hidden_size": 512}', "whole number"),
-    ('{"num_hidden_layers": 2.5, "num_attention_heads": 8, "hidden_size": 512}', "whole number"),
-    ('{"num_hidden_layers": 2, "num_attention_heads": 8, "hidden_size": 512, "torch_dtype": "float7"}', "float7"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\xff", "not UTF-8"),
-    (b"{" + b" " * 1_000_001 + b"}", "limit 1 MB"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("", "empty"),
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "object"),
+        ('{"num_attention_heads": 8, "hidden_size": 512}', "num_hidden_layers"),
+        ('{"num_hidden_layers": 2, "hidden_size": 512}', "num_attention_heads"),
+        ('{"num_hidden_layers": 2, "num_attention_heads": 8}', "hidden_size"),
+        ('{"num_hidden_layers": -2, "num_attention_heads": 8, "hidden_size": 512}', "whole number"),
+        ('{"num_hidden_layers": 2.5, "num_attention_heads": 8, "hidden_size": 512}', "whole number"),
+        ('{"num_hidden_layers": 2, "num_attention_heads": 8, "hidden_size": 512, "torch_dtype": "float7"}', "float7"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\xff", "not UTF-8"),
+        (b"{" + b" " * 1_000_001 + b"}", "limit 1 MB"),
+    ],
+)
 def test_parse_hf_config_errors_name_the_problem(text, match):
     """Malformed, incomplete, binary or oversized files get a message naming the problem."""
     with pytest.raises(ValueError, match=match):
@@ -82,7 +89,13 @@ def test_parse_lengths():
     assert parse_lengths("4096, 4096") == [4096, 4096]
     assert parse_lengths("8 10") == [8, 10]
     assert parse_lengths("1000000000000") == [10**12]
-    for bad, match in [("", "at least one"), ("1.5", "whole number"), ("-3", "whole number"), ("0", "at least 1"),
-                       ("nan", "whole number"), ("1," * 10_001, "more than")]:
+    for bad, match in [
+        ("", "at least one"),
+        ("1.5", "whole number"),
+        ("-3", "whole number"),
+        ("0", "at least 1"),
+        ("nan", "whole number"),
+        ("1," * 10_001, "more than"),
+    ]:
         with pytest.raises(ValueError, match=match):
             parse_lengths(bad)

@@ -25,7 +25,7 @@ def test_greedy_speculative_equals_plain_greedy(pair, k):
     while spec.produced < 40:
         spec.round()
     plain = generate_cached(target, prompt, spec.produced, SamplingConfig()).tokens
-    assert spec.ids[len(prompt):] == plain
+    assert spec.ids[len(prompt) :] == plain
     assert spec.target_passes < spec.produced  # fewer target passes than tokens
 
 
@@ -83,7 +83,8 @@ def test_bad_settings():
         Speculative(a, a, 0, 0.0)
     with pytest.raises(ValueError):
         distribution(torch.zeros(3), -1.0)
-    other = make_model(GPTConfig(vocab_size=32, block_size=32, n_layer=1, n_head=2, n_kv_head=1, n_embd=8,
-                                 ffn_hidden=8))
+    other = make_model(
+        GPTConfig(vocab_size=32, block_size=32, n_layer=1, n_head=2, n_kv_head=1, n_embd=8, ffn_hidden=8)
+    )
     with pytest.raises(ValueError, match="tokenizer"):
         Speculative(a, other, 2, 0.0)

@@ -1,0 +1,55 @@
+from core import state as K
+
+
+def test_parse_url_state_applies_valid_values():
+    """Valid parameters map to session-state keys with the right types."""
+    out, ignored = K.parse_url_state(
+        {
+            "prompt": "<b>hi</b>",
+            "seed": "7",
+            "strategy": "sample",
+            "temperature": "1.2",
+            "layer": "1",
+            "head": "0",
+            "step": "5",
+            "present": "1",
+            "bits": "4",
+        }
+    )
+    assert out == {
+        K.DECODE_PROMPT: "<b>hi</b>",
+        K.DECODE_SEED: 7,
+        K.DECODE_STRATEGY: "sample",
+        K.DECODE_TEMPERATURE: 1.2,
+        K.DECODE_LAYER: 1,
+        K.DECODE_HEAD: 0,
+        K.URL_STEP: 5,
+        K.PRESENT: True,
+        K.DECODE_WEIGHT_BITS: 4,
+    }
+    assert ignored == []
+
+
+def test_parse_url_state_ignores_bad_values_with_reasons():
+    """Out-of-range, non-numeric and unknown choices are ignored, each with a reason."""
+    out, ignored = K.parse_url_state(
+        {
+            "seed": "-1",
+            "layer": "nine",
+            "strategy": "beam",
+            "temperature": "nan",
+            "step": "999",
+            "prompt": "x" * (K.MAX_PROMPT_CHARS + 1),
+            "unknown": "1",
+        }
+    )
+    assert out == {} and len(ignored) == 6
+
+
+def test_url_params_round_trip():
+    """Non-default values produce parameters that parse back to the same state."""
+    state = dict(K.DEFAULTS, **{K.DECODE_SEED: 3, K.DECODE_STRATEGY: "sample", K.DECODE_LAYER: 0})
+    params = K.url_params_for(state, step=4)
+    assert params == {"seed": "3", "strategy": "sample", "layer": "0", "step": "4"}
+    out, _ = K.parse_url_state(params)
+    assert out == {K.DECODE_SEED: 3, K.DECODE_STRATEGY: "sample", K.DECODE_LAYER: 0, K.URL_STEP: 4}
