@@ -124,7 +124,10 @@ def quantize(
     if scale is None:
         scale, zero_point = auto_scale(x, n_bit, symmetric)
     s = float(_check_scale(scale))
-    raw = round_half(x / s, rounding) + (0 if symmetric else zero_point)
+    with np.errstate(over="ignore"):
+        raw = round_half(x / s, rounding) + (0 if symmetric else zero_point)
+    if not np.all(np.isfinite(raw)) or np.max(np.abs(raw)) > 2**62:
+        raise ValueError(f"the scale {s:g} is too small for these values: x / s overflows")
     outside = (raw < lo) | (raw > hi)
     q = np.clip(raw, lo, hi) if clip else raw
     return Quantized(q.astype(np.int64), s, int(zero_point if not symmetric else 0), outside, lo, hi)

@@ -164,7 +164,7 @@ st.dataframe(
         {
             "format": f.name,
             "stored integers": f"{f.qmin} … {f.qmax}",
-            "group": f.group_size or "whole tensor",
+            "group": str(f.group_size or "whole tensor"),
             "ties": f.rounding.replace("_", " "),
             "bits per weight": round(quant.format_bits_per_weight(f), 3),
             "note": f.note,

@@ -32,3 +32,25 @@ def test_bill_page_measures_in_the_browser():
             timeout=60000,
         )
         screenshot(page, "cost-measured")
+
+
+@pytest.mark.parametrize(
+    "name,payload,expect",
+    [
+        ("binary.json", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "not UTF-8"),
+        ("broken.json", b'{"num_hidden_layers": 2,,}', "not valid JSON"),
+        ("missing.json", b'{"num_attention_heads": 8, "hidden_size": 512}', "num_hidden_layers"),
+        ("huge.json", b"{" + b" " * 1_200_000 + b"}", "1.0MB"),
+    ],
+)
+def test_config_upload_bad_files(name, payload, expect):
+    """Uploaded binary, malformed, incomplete and oversized files get a clear message, no traceback."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/memory")
+        page.get_by_role("combobox", name="Model shape").click()
+        page.get_by_role("option", name="From a config.json (paste or upload)").click()
+        page.locator("input[type=file]").set_input_files(
+            files=[{"name": name, "mimeType": "application/json", "buffer": payload}]
+        )
+        page.get_by_text(expect).first.wait_for(timeout=30000)
+        assert page.get_by_test_id("stException").count() == 0

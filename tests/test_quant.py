@@ -208,3 +208,9 @@ def test_greedy_by_bits_on_a_near_tie():
     rows = {r["bits"]: r for r in greedy_by_bits([0.6, 0.7, -1.0], bits=(8, 2))}
     assert rows[8]["greedy"] == 1 and not rows[8]["changed"]
     assert rows[2]["scale"] == 1.0 and rows[2]["greedy"] == 0 and rows[2]["changed"]
+
+
+def test_tiny_scale_overflow_is_refused():
+    """A scale so small that x / s overflows gets a clear ValueError, not garbage integers."""
+    with pytest.raises(ValueError, match="too small"):
+        quantize([1.0], 4, scale=1e-310)

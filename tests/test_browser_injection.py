@@ -1,0 +1,46 @@
+"""Real browser: typed markup is shown literally and never runs."""
+
+import pytest
+
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+
+pytestmark = pytest.mark.browser
+
+EVIL = "<b>bold</b> <a href=javascript:alert(1)>x</a> <img src=x onerror=alert(2)> &amp; **md** [l](http://x)"
+
+
+def test_typed_markup_stays_literal_and_inert():
+    """Prefill and step on a prompt full of HTML and markdown: no dialog, no <b>/<img>/<a> element is
+    created from it, and the heatmap labels and the text box hold the literal characters."""
+    with running_app() as url, browser_page() as page:
+        dialogs = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(url)
+        box = page.get_by_role("textbox", name="Prompt")
+        box.fill(EVIL)
+        box.press("Control+Enter")
+        page.get_by_role("button", name="Prefill").last.click()
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
+        n = heatmap_rows(page)
+        page.get_by_role("button", name="Step ▸").click()
+        wait_rows(page, n + 1)
+        page.wait_for_timeout(1000)
+        assert dialogs == []
+        # No element was created from the typed markup anywhere in the app.
+        assert page.locator("img[src='x']").count() == 0
+        assert page.locator("a[href^='javascript']").count() == 0
+        assert page.locator("[data-testid='stMain'] b:text('bold')").count() == 0
+        # Plotly's tick labels show the literal characters.
+        ticks = page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot .ytick text')].map(t => t.textContent).join(' ')"
+        )
+        assert "0: <" in ticks and "&lt;" not in ticks and "&amp;" not in ticks  # literal, not double-escaped
+        labels = page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')]"
+            ".flatMap(g => g.data).find(t => t.type === 'heatmap').y"
+        )
+        assert any(label.endswith(": &amp;") for label in labels)  # the '&' token, escaped once for plotly
+        code = page.get_by_test_id("stCode").first.inner_text()
+        assert "<b>bold</b>" in code and "**md**" in code
+        assert page.get_by_test_id("stException").count() == 0
+        screenshot(page, "injection-literal")
