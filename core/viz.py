@@ -58,7 +58,7 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
         z = np.full((T, T), np.nan)
         z[rows] = att[rows]
         fig.add_heatmap(
-            z=np.where(np.isnan(z), None, z).tolist(),
+            z=z,  # numpy with NaN: plotly writes NaN as null (a blank cell) and skips per-cell validation
             x=ticks,
             y=ticks,
             zmin=0,

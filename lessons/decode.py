@@ -165,13 +165,11 @@ def replay_link() -> None:
 
 
 def write_link() -> None:
-    """Keep the address bar a shareable link to this exact view (prompt, seed, step, layer, head …)."""
-    if st.session_state[K.DECODE_PLAYING]:
-        return  # updating the address bar mid-Play would restart the fragment's timer; write it on Pause
+    """Put a shareable link to this exact view (prompt, seed, step, layer, head …) in the address bar.
+
+    Only on request: writing query parameters reruns the whole page, which would race the stepping."""
     sess = st.session_state[K.DECODE_SESSION]
-    params = K.url_params_for(dict(st.session_state), None if sess is None else sess.n_steps)
-    if params != st.query_params.to_dict():
-        st.query_params.from_dict(params)
+    st.query_params.from_dict(K.url_params_for(dict(st.session_state), None if sess is None else sess.n_steps))
 
 
 @st.fragment(run_every=timer[1] if timer[0] else None)
@@ -207,7 +205,6 @@ def stepper() -> None:
         on_change=ui.sync,
         args=(K.DECODE_PACE,),
     )
-    write_link()
     message, st.session_state[K.DECODE_MESSAGE] = st.session_state[K.DECODE_MESSAGE], None  # shown once
     if message:
         getattr(st, message[0])(message[1])
@@ -234,6 +231,13 @@ def show_request(sess: S.DecodeSession) -> None:
         f"**KV cache:** {sess.n_positions} of {cfg.block_size} positions · "
         f"**precision:** {S.dtype_name(sess)}"
         + ("" if sess.model_key[1] is None else f" · **weights:** {sess.model_key[1]}-bit (groups of 32)")
+    )
+    st.button(
+        "Put a link to this view in the address bar",
+        type="tertiary",
+        icon=":material/link:",
+        on_click=write_link,
+        help="Prompt, sampling, seed, step, layer and head go into the URL: opening it replays this exact view.",
     )
     st.caption("Text so far (prompt, then the tokens chosen; the last one is chosen but not yet consumed):")
     st.code(decode(tok, sess.consumed + [pending]), language=None, wrap_lines=True)

@@ -27,10 +27,24 @@ def charts(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
+def plotly_array(value):
+    """A plotly JSON array as nested lists (plotly 7 writes numpy arrays as base64 "bdata"); NaN → None."""
+    if isinstance(value, dict) and "bdata" in value:
+        import base64
+
+        import numpy as np
+
+        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        if "shape" in value:
+            a = a.reshape([int(x) for x in str(value["shape"]).split(",")])
+        return [[None if np.isnan(x) else float(x) for x in row] for row in a]
+    return value
+
+
 def heatmap_z(at: AppTest):
     """The attention matrix drawn, merging the dimmed (cached) and new-row heatmap traces."""
     for spec in charts(at):
-        zs = [t["z"] for t in spec["data"] if t.get("type") == "heatmap"]
+        zs = [plotly_array(t["z"]) for t in spec["data"] if t.get("type") == "heatmap"]
         if zs:
             return [
                 [next((z[i][j] for z in zs if z[i][j] is not None), None) for j in range(len(zs[0][i]))]

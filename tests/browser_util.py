@@ -34,6 +34,13 @@ def free_port() -> int:
 @contextlib.contextmanager
 def running_app(timeout_s: float = 60):
     """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards."""
+    with running_server(timeout_s) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def running_server(timeout_s: float = 60):
+    """Like ``running_app`` but yields (url, process) so callers can read the server's memory."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -62,7 +69,7 @@ def running_app(timeout_s: float = 60):
                 if time.time() > deadline or proc.poll() is not None:
                     raise RuntimeError("streamlit did not start") from None
                 time.sleep(0.3)
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         try:
@@ -84,9 +91,15 @@ def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0):
             browser.close()
 
 
+# Plotly 7 ships numpy arrays as base64 typed arrays: z is then {dtype, bdata, shape}.
 HEATMAP_ROWS_JS = """() => {
   for (const g of document.querySelectorAll('.js-plotly-plot')) {
-    for (const t of (g.data || [])) { if (t.type === 'heatmap') return t.z.length; }
+    for (const t of (g.data || [])) {
+      if (t.type === 'heatmap') {
+        const n = (t.z && t.z.length !== undefined) ? t.z.length : parseInt(String(t.z.shape).split(',')[0]);
+        return n;
+      }
+    }
   }
   return 0;
 }"""
@@ -99,7 +112,7 @@ def heatmap_rows(page) -> int:
 def wait_rows(page, rows: int, timeout_ms: int = 30000) -> None:
     page.wait_for_function(
         HEATMAP_ROWS_JS.replace("() => {", f"() => {{ const want = {rows};", 1).replace(
-            "return t.z.length;", "return t.z.length >= want;"
+            "return n;", "return n >= want;"
         ),
         timeout=timeout_ms,
     )

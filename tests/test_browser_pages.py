@@ -66,11 +66,11 @@ def test_batching_prefill_and_step():
         page.get_by_role("button", name="Prefill the batch").click()
         _wait_title(page, "request 1: layer 2")
         rows = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .find(g => (g.layout?.title?.text || '').startsWith('request 1')).data[0].z.length""")
+            .find(g => (g.layout?.title?.text || '').startsWith('request 1'))._fullData[0].z.length""")
         page.get_by_role("button", name="Step ▸ (one pass)").click()
         page.wait_for_function(
             f"""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?.data[0].z.length === {rows + 1}""",
+            .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?._fullData[0].z.length === {rows + 1}""",
             timeout=30000,
         )
         screenshot(page, "batching-step")

@@ -11,7 +11,7 @@ def test_attention_masked_cells_blank_not_zero():
     """Future cells become None (blank) in z; computed shares keep their values."""
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=3, title="t")
     z = fig.data[0].z
-    assert z[0][1] is None and z[0][2] is None and z[1][2] is None
+    assert np.isnan(z[0][1]) and np.isnan(z[0][2]) and np.isnan(z[1][2])
     assert z[1][1] == 0.75 and z[2][2] == 0.5
 
 
@@ -32,7 +32,7 @@ def test_attention_dims_cached_rows_and_outlines_new():
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
     old, new = fig.data
     assert old.opacity < 1 and new.opacity == 1
-    assert old.z[2][0] is None and old.z[1][0] == 0.25 and new.z[2][0] == 0.2 and new.z[1][0] is None
+    assert np.isnan(old.z[2][0]) and old.z[1][0] == 0.25 and new.z[2][0] == 0.2 and np.isnan(new.z[1][0])
     [outline] = fig.layout.shapes
     assert outline.y0 == 1.5 and outline.y1 == 2.5
     # After prefill every row is new: one full-strength trace.

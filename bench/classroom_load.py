@@ -1,0 +1,147 @@
+"""A full class at once: N concurrent browser sessions through one lesson, against one server.
+
+    python -m bench.classroom_load --sessions 40 --steps 20
+
+Starts `streamlit run app.py` on a free localhost port and drives N Playwright pages in headless
+Chromium concurrently: open the decode page with its own seed (sampling, temperature 1), Prefill,
+Step N times, then open the bill-per-token and quantization-ruler pages and move a slider. Reports
+sessions completed, errors, p50/p95 time from clicking Step to the heatmap holding the new row,
+the server's peak memory (VmHWM), and cross-talk: whether each session's text equals a solo run of
+the same seed computed here with core/. Traffic goes to 127.0.0.1 only, bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core import state as K
+from core.assets import load_model, load_shipped_tokenizer
+from core.decode import SamplingConfig, generate_cached
+from core.tokenizer import decode, encode
+from tests.browser_util import CHROMIUM, CHROMIUM_ARGS, HEATMAP_ROWS_JS, running_server
+
+TIMEOUT_MS = 120_000
+
+
+@dataclass
+class Result:
+    completed: int = 0
+    errors: list[str] = field(default_factory=list)
+    step_ms: list[float] = field(default_factory=list)
+    crosstalk: list[int] = field(default_factory=list)
+
+
+def expected_text(seed: int, steps: int) -> str:
+    """What a solo run of this seed must show: the prompt and 1 + steps sampled tokens."""
+    tok, model = load_shipped_tokenizer(), load_model()
+    ids = encode(tok, K.DEFAULT_PROMPT)
+    sampling = SamplingConfig("sample", 1.0, K.DEFAULTS[K.DECODE_TOP_K], seed)
+    return decode(tok, ids + generate_cached(model, ids, steps + 1, sampling).tokens)
+
+
+async def wait_rows(page, rows: int) -> None:
+    js = HEATMAP_ROWS_JS.replace("() => {", f"() => {{ const want = {rows};", 1).replace(
+        "return n;", "return n >= want;"
+    )
+    await page.wait_for_function(js, timeout=TIMEOUT_MS)
+
+
+async def one_session(i: int, browser, url: str, steps: int, expected: str, out: Result, shots: Path | None):
+    ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
+    page = await ctx.new_page()
+    try:
+        await page.goto(f"{url}/?strategy=sample&temperature=1.0&seed={1000 + i}", timeout=TIMEOUT_MS)
+        await page.get_by_role("button", name="Prefill").last.click(timeout=TIMEOUT_MS)
+        await page.wait_for_function(
+            "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+        )
+        n = await page.evaluate(HEATMAP_ROWS_JS)
+        for k in range(1, steps + 1):
+            t0 = time.perf_counter()
+            await page.get_by_role("button", name="Step ▸").click(timeout=TIMEOUT_MS)
+            await wait_rows(page, n + k)
+            out.step_ms.append((time.perf_counter() - t0) * 1000)
+        text = (await page.get_by_test_id("stCode").first.inner_text()).rstrip("\n")
+        if text != expected:
+            out.crosstalk.append(i)
+        await page.get_by_role("link", name="The bill per token").click(timeout=TIMEOUT_MS)
+        await page.get_by_text("Scores grow quadratically").first.wait_for(timeout=TIMEOUT_MS)
+        await page.get_by_role("link", name="The quantization ruler").click(timeout=TIMEOUT_MS)
+        await page.get_by_text("4-bit symmetric").first.wait_for(timeout=TIMEOUT_MS)
+        await page.get_by_role("slider").first.press("ArrowLeft")
+        await page.get_by_text("3-bit symmetric").first.wait_for(timeout=TIMEOUT_MS)
+        if await page.get_by_test_id("stException").count():
+            raise RuntimeError("an exception element is on screen")
+        if shots is not None and i == 0:
+            await page.screenshot(path=str(shots / "load-session-0.png"))
+        out.completed += 1
+    except Exception as err:  # noqa: BLE001 — every failure is counted and reported, not raised
+        out.errors.append(f"session {i}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+    finally:
+        await ctx.close()
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def run(sessions: int, steps: int, shots: Path | None) -> dict:
+    from playwright.async_api import async_playwright
+
+    expected = {i: expected_text(1000 + i, steps) for i in range(sessions)}
+    out = Result()
+    with running_server(timeout_s=120) as (url, proc):
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            t0 = time.perf_counter()
+            await asyncio.gather(
+                *(one_session(i, browser, url, steps, expected[i], out, shots) for i in range(sessions))
+            )
+            elapsed = time.perf_counter() - t0
+            await browser.close()
+        rss = peak_rss_mib(proc.pid)
+    ms = sorted(out.step_ms)
+    pct = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))] if ms else float("nan")  # noqa: E731
+    return {
+        "sessions": sessions,
+        "steps": steps,
+        "completed": out.completed,
+        "errors": out.errors,
+        "crosstalk": out.crosstalk,
+        "step_p50_ms": statistics.median(ms) if ms else float("nan"),
+        "step_p95_ms": pct(0.95),
+        "peak_rss_mib": rss,
+        "elapsed_s": elapsed,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=40)
+    ap.add_argument("--steps", type=int, default=20)
+    args = ap.parse_args()
+    r = asyncio.run(run(args.sessions, args.steps, None))
+    print(f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent browser sessions × {r['steps']} steps")
+    print("| measure | value |\n|---|---:|")
+    print(f"| sessions completed | {r['completed']} of {r['sessions']} |")
+    print(f"| errors | {len(r['errors'])} |")
+    print(f"| sessions whose text differs from a solo run (cross-talk) | {len(r['crosstalk'])} |")
+    print(f"| click Step → new heatmap row, p50 | {r['step_p50_ms']:.0f} ms |")
+    print(f"| click Step → new heatmap row, p95 | {r['step_p95_ms']:.0f} ms |")
+    print(f"| server peak memory (VmHWM) | {r['peak_rss_mib']:.0f} MiB |")
+    print(f"| wall time for the whole lesson | {r['elapsed_s']:.0f} s |")
+    for e in r["errors"][:10]:
+        print("error:", e)
+
+
+if __name__ == "__main__":
+    main()
