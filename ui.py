@@ -52,12 +52,39 @@ def model_card() -> dict:
     return assets.load_model_card()
 
 
+PERSISTENT_PREFIXES = (
+    "ctx.",
+    "lat.",
+    "quant.",
+    "qm.",
+    "cost.",
+    "batch.",
+    "spec.",
+    "worked.",
+    "L.",
+    "H.",
+    "d.",
+    "b.",
+    "T.",
+    "memory.",
+)
+EPHEMERAL_PREFIXES = ("lat.editor", "worked.vectors", "batch.obj", "spec.obj")
+
+
 def init_state() -> None:
     """Give this session its own copy of every default (never shared between sessions), then,
     once per session, apply lesson state carried in the URL (``?seed=3&step=5&present=1``)."""
     for key, value in state.DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value
+    # Streamlit forgets a widget's value when its page is not shown; re-assigning the value makes
+    # it this session's own, so a page's settings survive a visit to another page.
+    for key in list(st.session_state.keys()):
+        if isinstance(key, str) and key.startswith(PERSISTENT_PREFIXES) and not key.startswith(EPHEMERAL_PREFIXES):
+            try:
+                st.session_state[key] = st.session_state[key]
+            except st.errors.StreamlitAPIException:
+                pass  # buttons, uploads and editors cannot be set: they simply start fresh
     if "url.applied" not in st.session_state:
         st.session_state["url.applied"] = True
         values, ignored = state.parse_url_state(st.query_params.to_dict())

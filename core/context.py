@@ -49,9 +49,15 @@ def run_policy(model: GPT, prompt_ids, n_new: int, window: int, policy: str) -> 
         raise ValueError("the prompt is empty")
     note = ""
     if policy == "truncate the prompt":
-        keep = max(1, window - n_new + 1)
+        # Keep room for the continuation, but never less than half the window of prompt.
+        keep = max(window // 2, window - n_new + 1)
         if len(ids) > keep:
-            note = f"dropped the first {len(ids) - keep} prompt tokens so prompt + {n_new} new tokens fit"
+            fits = (
+                "so prompt + continuation fit"
+                if keep == window - n_new + 1
+                else (f"keeping the last {keep}; the continuation can only fill the rest of the window")
+            )
+            note = f"dropped the first {len(ids) - keep} prompt tokens {fits}"
             ids = ids[-keep:]
     elif len(ids) > window:
         raise ValueError(f"the prompt is {len(ids)} tokens but the window holds {window}")
@@ -67,13 +73,19 @@ def run_policy(model: GPT, prompt_ids, n_new: int, window: int, policy: str) -> 
             break
         if cache.pos >= window:
             if policy != "sliding window":
-                run.note = note or f"stopped: the window of {window} positions is full"
+                wall = f"stopped at the wall: the window of {window} positions is full"
+                run.note = f"{note}; then {wall}" if note else wall
                 return run
             cache.evict(1)  # the oldest position leaves; the rest keep their rotations
         first_query = cache.offset + cache.pos
         step = decode_one_token(model, run.tokens[-1], cache)
         run.passes.append((first_query, cache.offset, np.stack(step.att)))
-    run.note = note or ("evicted the oldest positions as needed" if policy == "sliding window" else "")
+    evicted = cache.offset
+    run.note = note or (
+        f"evicted the {evicted} oldest positions, one per step once the window was full"
+        if policy == "sliding window" and evicted
+        else ""
+    )
     return run
 
 

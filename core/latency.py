@@ -76,12 +76,13 @@ def parse_times(text: str) -> tuple[float, ...]:
 
     out = []
     for i, part in enumerate([p for p in re.split(r"[,;\s]+", str(text or "")) if p], 1):
+        shown = part if len(part) <= 20 else part[:19] + "…"
         try:
             v = float(part)
         except ValueError:
-            raise ValueError(f"time {i} ({part[:20]!r}) is not a number of milliseconds") from None
+            raise ValueError(f"time {i} ({shown!r}) is not a number of milliseconds") from None
         if not math.isfinite(v):
-            raise ValueError(f"time {i} is {part!r}: times must be finite")
+            raise ValueError(f"time {i} ({shown!r}) is not a finite number of milliseconds")
         out.append(v)
     return tuple(out)
 
@@ -91,6 +92,8 @@ def check_trace(t: RequestTrace) -> None:
     an emission before prefill starts, or emissions that decrease."""
     if not (math.isfinite(t.arrival_ms) and math.isfinite(t.prefill_start_ms)):
         raise ValueError(f"{t.name}: arrival and prefill start must be finite numbers")
+    if t.prompt_positions < 0:
+        raise ValueError(f"{t.name}: a prompt cannot have {t.prompt_positions} positions")
     if t.prefill_start_ms < t.arrival_ms:
         raise ValueError(
             f"{t.name}: prefill starts ({t.prefill_start_ms:g} ms) before the request arrives ({t.arrival_ms:g} ms)"

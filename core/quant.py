@@ -74,16 +74,17 @@ def auto_scale(x, n_bit: int, symmetric: bool = True) -> tuple[float, int]:
     affine s = (max − min) / (2^b − 1), z = round(−min / s).
 
     An all-zero input has no range (the scale would be 0): scale 1.0 is returned, since any
-    positive scale stores zeros exactly. Raises ``ValueError`` on empty or non-finite input."""
+    positive scale stores zeros exactly; so is a range so tiny that the scale underflows to 0.
+    Raises ``ValueError`` on empty or non-finite input."""
     x = _check_values(x)
     qmin, qmax = int_range(n_bit, symmetric)
     if symmetric:
-        peak = float(np.max(np.abs(x)))
-        return (peak / qmax if peak > 0 else 1.0), 0
+        s = float(np.max(np.abs(x))) / qmax
+        return (s if s > 0 else 1.0), 0
     lo, hi = min(float(x.min()), 0.0), max(float(x.max()), 0.0)  # keep 0 exactly representable
-    if hi == lo:
-        return 1.0, 0
     s = (hi - lo) / (qmax - qmin)
+    if not s > 0:
+        return 1.0, 0
     return s, int(np.clip(round_half(-lo / s), qmin, qmax))
 
 
@@ -153,12 +154,14 @@ def fake_quantize_groups(
     qmin, qmax = int_range(n_bit, symmetric)
     if symmetric:
         peak = np.abs(groups).max(axis=-1, keepdims=True)
-        s = np.where(peak > 0, peak / qmax, 1.0)  # an all-zero group stores zeros with any scale
+        s = peak / qmax
+        s = np.where(s > 0, s, 1.0)  # an all-zero (or subnormal) group stores zeros with any scale
         q = np.clip(round_half(groups / s, rounding), qmin, qmax)
         return (q * s).reshape(rows, cols)
     lo = np.minimum(groups.min(axis=-1, keepdims=True), 0.0)
     hi = np.maximum(groups.max(axis=-1, keepdims=True), 0.0)
-    s = np.where(hi > lo, (hi - lo) / (qmax - qmin), 1.0)
+    s = (hi - lo) / (qmax - qmin)
+    s = np.where(s > 0, s, 1.0)
     z = np.clip(round_half(-lo / s, rounding), qmin, qmax)
     q = np.clip(round_half(groups / s, rounding) + z, qmin, qmax)
     return (s * (q - z)).reshape(rows, cols)
@@ -249,12 +252,13 @@ def parse_values(text: str, max_values: int = 1000) -> np.ndarray:
         raise ValueError(f"{len(parts):,} values is more than the ruler shows ({max_values:,})")
     out = []
     for i, p in enumerate(parts, 1):
+        shown = p if len(p) <= 20 else p[:19] + "…"
         try:
             v = float(p)
         except ValueError:
-            raise ValueError(f"entry {i} ({p[:20]!r}) is not a number") from None
+            raise ValueError(f"entry {i} ({shown!r}) is not a number") from None
         if not math.isfinite(v):
-            raise ValueError(f"entry {i} is {p!r}: only finite numbers can be quantized")
+            raise ValueError(f"entry {i} ({shown!r}) is not a finite number: it cannot be quantized")
         out.append(v)
     return np.array(out)
 

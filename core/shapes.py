@@ -72,6 +72,13 @@ ALIASES = {
     "num_key_value_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv"),
 }
 MAX_CONFIG_BYTES = 1_000_000
+MAX_TERM = 10**6  # layers, heads and head width beyond this are not a model this calculator can take
+
+
+def _short(value, n: int = 40) -> str:
+    """repr of a value, cut to ``n`` characters, for messages that quote user input."""
+    text = repr(value)
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _field(cfg: dict, name: str, required: bool):
@@ -79,7 +86,9 @@ def _field(cfg: dict, name: str, required: bool):
         if alias in cfg:
             value = cfg[alias]
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"`{alias}` must be a whole number ≥ 1, got {value!r}")
+                raise ValueError(f"`{alias}` must be a whole number ≥ 1, got {_short(value)}")
+            if value > MAX_TERM:
+                raise ValueError(f"`{alias}` = {_short(value)} is more than this calculator takes ({MAX_TERM:,})")
             return value
     if required:
         raise ValueError(f"missing field `{name}` (also accepted: {', '.join(ALIASES[name][1:])})")
@@ -99,15 +108,19 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         if len(text) > MAX_CONFIG_BYTES:
             raise ValueError(f"the file is {len(text):,} bytes; a config.json is far smaller (limit 1 MB)")
         try:
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")  # a byte-order mark is fine
         except UnicodeDecodeError:
             raise ValueError("the file is not UTF-8 text (a binary file?), so it cannot be a config.json") from None
     if not text.strip():
         raise ValueError("the config is empty")
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ValueError(f"the text is {len(text):,} characters; a config.json is far smaller (limit 1 MB)")
     try:
-        cfg = json.loads(text)
+        cfg = json.loads(text.lstrip("\ufeff"))
     except json.JSONDecodeError as err:
-        raise ValueError(f"not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+        raise ValueError(f"not valid JSON ({err.msg.lower()}; line {err.lineno}, column {err.colno})") from None
+    except RecursionError:
+        raise ValueError("not a config.json: the JSON is nested far too deeply") from None
     if not isinstance(cfg, dict):
         raise ValueError('the JSON must be an object like {"num_hidden_layers": 32, ...}')
     n_layer = _field(cfg, "num_hidden_layers", True)
@@ -119,16 +132,16 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         if hidden % n_head:
             raise ValueError(f"hidden_size {hidden} is not divisible by num_attention_heads {n_head}")
         head_dim = hidden // n_head
-    elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 1:
-        raise ValueError(f"`head_dim` must be a whole number ≥ 1, got {head_dim!r}")
+    elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or not 1 <= head_dim <= MAX_TERM:
+        raise ValueError(f"`head_dim` must be a whole number from 1 to {MAX_TERM:,}, got {_short(head_dim)}")
     if n_head % n_kv:
         raise ValueError(f"num_attention_heads {n_head} is not a multiple of num_key_value_heads {n_kv}")
     dtype = cfg.get("torch_dtype", cfg.get("dtype"))
     note = ""
     if dtype is None:
         dtype, note = "float16", "no torch_dtype given: assumed float16 (2 bytes)"
-    if dtype not in DTYPE_BYTES:
-        raise ValueError(f"unknown torch_dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}")
+    if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
+        raise ValueError(f"unknown torch_dtype {_short(dtype)}; known: {', '.join(DTYPE_BYTES)}")
     context = cfg.get("max_position_embeddings", cfg.get("n_positions"))
     context = context if isinstance(context, int) and not isinstance(context, bool) and context > 0 else None
     return KVShape(
@@ -193,8 +206,10 @@ def parse_lengths(text: str) -> list[int]:
     out = []
     for p in parts:
         clean = p.replace("_", "")
-        if not clean.isdigit():
-            raise ValueError(f"{p[:20]!r} is not a whole number of positions")
+        if not (clean.isascii() and clean.isdecimal()):
+            raise ValueError(f"{_short(p, 20)} is not a whole number of positions")
+        if len(clean) > 30:
+            raise ValueError(f"{_short(p, 20)} has more digits than any context window (at most 30 here)")
         if int(clean) < 1:
             raise ValueError("every request needs at least 1 position")
         out.append(int(clean))

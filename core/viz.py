@@ -225,7 +225,7 @@ def fig_growth_shapes(
     for x, sq in marks:
         fig.add_scatter(
             x=[x],
-            y=[sq / 1_000_000],
+            y=[x * x / 1_000_000],  # per layer and head; the label carries the scaled count
             mode="markers",
             marker=dict(size=11, color=NEW_WORK),
             showlegend=False,
@@ -233,7 +233,7 @@ def fig_growth_shapes(
         )
         fig.add_annotation(
             x=x,
-            y=sq / 1_000_000,
+            y=x * x / 1_000_000,
             text=f"{x:,} tokens → {sq:,} scores ({per})",
             ax=-40 if x > n.max() / 2 else 60,
             ay=-30,
@@ -330,7 +330,7 @@ def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str]
         template=TEMPLATE,
         height=340,
         title=dict(text="Same model, different KV-head sharing"),
-        yaxis=dict(title="KV cache (bytes)", rangemode="tozero"),
+        yaxis=dict(title="KV cache (bytes)", rangemode="tozero", tickformat=",.0f"),
         xaxis=dict(automargin=True),
         margin=dict(t=60),
     )
@@ -531,7 +531,10 @@ def fig_timeline(rows: list[dict], title: str) -> go.Figure:
     ``prefill_start``, ``emissions`` (ms) and ``cache`` (positions after each pass). Queue and
     prefill are bars; each emitted token is a marker labelled with the cache length."""
     fig = go.Figure()
-    names = [safe(r["name"]) for r in rows]
+    # Long names would squash the plot: keep 30 characters (and make them unique).
+    names = [
+        safe(f"{i + 1}. " + (r["name"] if len(r["name"]) <= 30 else r["name"][:29] + "…")) for i, r in enumerate(rows)
+    ]
     for r, name in zip(rows, names, strict=True):
         first = r["emissions"][0] if r["emissions"] else r["prefill_start"]
         fig.add_bar(
@@ -616,7 +619,7 @@ def fig_cache_over_time(cache_bytes: list[int], window_bytes: int, title: str) -
         height=300,
         title=dict(text=title),
         xaxis=dict(title="forward pass (1 = prefill)"),
-        yaxis=dict(title="KV cache (bytes)", rangemode="tozero"),
+        yaxis=dict(title="KV cache (bytes)", rangemode="tozero", tickformat=",.0f"),
     )
     return fig
 

@@ -30,7 +30,7 @@ except ValueError as err:
     st.error(f"{str(err)[0].upper()}{str(err)[1:]}. Lengthen the window or pick “truncate the prompt”.")
     st.stop()
 if run.note:
-    st.info(f"{policy.capitalize()}: {run.note}.")
+    st.info(f"{run.note[0].upper()}{run.note[1:]}.")
 st.code(decode(tok, run.prompt_used) + "⟨" + decode(tok, run.tokens) + "⟩", language=None, wrap_lines=True)
 st.caption("⟨ ⟩ marks the generated continuation (greedy).")
 
@@ -44,7 +44,8 @@ ui.chart(
         att,
         token_labels(tok, seq),
         1,
-        f"Layer {layer} · {head}: positions asking vs positions scored (blank: masked, or evicted from the window)",
+        f"Layer {layer} · {head if isinstance(head, str) else f'head {head}'}: positions asking vs positions scored "
+        "(blank: masked, or evicted from the window)",
     ),
     key="ctx.heat",
 )

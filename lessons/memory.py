@@ -34,7 +34,7 @@ if shape is None:
         "…or paste its text", height=120, max_chars=200_000, placeholder='{"num_hidden_layers": 32, …}'
     )
     raw = up.getvalue() if up is not None else pasted
-    if not raw:
+    if up is None and not pasted:
         st.info("Upload or paste a config.json to fill the terms.")
         st.stop()
     try:
@@ -46,21 +46,22 @@ st.caption(
     f"{shape.name} — {shape.attention_kind}, {shape.n_head} query heads, {shape.n_kv_head} KV heads. {shape.note}"
 )
 
+tag = f"{name}:{hash(shape)}"  # a new pasted config gets fresh inputs, not the previous one's values
 c = st.columns(3)
-L = c[0].number_input("L: layers", 1, 10**6, shape.n_layer, key=f"L.{name}")
-H = c[1].number_input("H_kv: KV heads per layer", 1, 10**6, shape.n_kv_head, key=f"H.{name}")
-d = c[2].number_input("d: head width", 1, 10**6, shape.head_dim, key=f"d.{name}")
+L = c[0].number_input("L: layers", 1, 10**6, shape.n_layer, key=f"L.{tag}")
+H = c[1].number_input("H_kv: KV heads per layer", 1, 10**6, shape.n_kv_head, key=f"H.{tag}")
+d = c[2].number_input("d: head width", 1, 10**6, shape.head_dim, key=f"d.{tag}")
 c = st.columns(3)
 own = f"model's own ({shape.bytes_per_value:g} B)"
 b_label = c[0].selectbox(
-    "b: bytes per stored value", [own, "16-bit (2 B)", "8-bit (1 B)", "4-bit (0.5 B)"], key=f"b.{name}"
+    "b: bytes per stored value", [own, "16-bit (2 B)", "8-bit (1 B)", "4-bit (0.5 B)"], key=f"b.{tag}"
 )
 b = {own: shape.bytes_per_value, "16-bit (2 B)": 2, "8-bit (1 B)": 1, "4-bit (0.5 B)": 0.5}[b_label]
 default_T = 8 if name.startswith("Ch. 30 two") else (shape.context_window or 2048)
 lengths_text = c[1].text_input(
     "T: positions per request (comma-separated)",
     str(default_T),
-    key=f"T.{name}",
+    key=f"T.{tag}",
     help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed.",
 )
 try:
@@ -78,7 +79,8 @@ st.markdown(
 u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))
-u3.metric("Per position", f"{float(kv['kv_cache/bytes_per_position']):,g} bytes")
+per_pos = kv["kv_cache/bytes_per_position"]
+u3.metric("Per position", f"{int(per_pos):,} bytes" if per_pos == int(per_pos) else f"{float(per_pos):,.1f} bytes")
 if name == "The shipped model" and B <= 8 and max(lengths) <= cfg.block_size and b == 4:
     real = sum(measured_kv_bytes(ui.model(), t) for t in lengths)
     st.success(

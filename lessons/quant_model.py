@@ -8,7 +8,7 @@ from core import session as S
 from core import state as K
 from core.decode import SamplingConfig, generate_cached
 from core.quant_model import eval_windows, first_divergence, sweep
-from core.tokenizer import decode, encode, token_text
+from core.tokenizer import decode, encode, end_token_id, token_text
 
 tok = ui.tokenizer()
 st.title("Quantizing the real model")
@@ -109,24 +109,40 @@ for kind, label in (
 for col, fig, kind in zip(st.columns(2), figures, ("weights", "kv_cache"), strict=True):
     ui.chart_in(col, fig, key=f"sweep.{kind}")
 
+
+def until_end(tokens: list[int], end: int) -> list[int]:
+    """Tokens up to and including the first end token: the request is over there."""
+    return tokens[: tokens.index(end) + 1] if end in tokens else tokens
+
+
 st.subheader("Where does the text first diverge?")
 d1, d2 = st.columns(2)
 n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], value=3, key="qm.diverge_bits")
 n_new = d2.slider("Tokens to generate (greedy)", 10, 80, 40, key="qm.n_new")
 prompt_ids = sess.prompt_ids
-float_tokens = generate_cached(ui.model(), prompt_ids, n_new, SamplingConfig()).tokens
-quant_tokens = generate_cached(ui.quantized_model("float32", n_bit), prompt_ids, n_new, SamplingConfig()).tokens
+end = end_token_id(tok)
+float_tokens = until_end(generate_cached(ui.model(), prompt_ids, n_new, SamplingConfig()).tokens, end)
+quant_tokens = until_end(
+    generate_cached(ui.quantized_model("float32", n_bit, group), prompt_ids, n_new, SamplingConfig()).tokens, end
+)
 at = first_divergence(float_tokens, quant_tokens)
 st.markdown("Float32 weights:")
 st.code(decode(tok, float_tokens), language=None, wrap_lines=True)
-st.markdown(f"{n_bit}-bit weights (groups of 32):")
+st.markdown(f"{n_bit}-bit weights (groups of {group}):")
 st.code(decode(tok, quant_tokens), language=None, wrap_lines=True)
 if at is None:
-    st.success(f"Identical for all {n_new} tokens at {n_bit} bits.")
+    n = min(len(float_tokens), len(quant_tokens))
+    st.success(
+        f"Identical for all {n} generated tokens at {n_bit} bits"
+        + (" (the end token or the context window came first)." if n < n_new else ".")
+    )
 else:
     st.warning(
         f"The texts first differ at output token {at + 1}: {token_text(tok, float_tokens[at])!r} "
         f"(float) vs {token_text(tok, quant_tokens[at])!r} ({n_bit}-bit). After that, every later input "
         "differs too."
     )
-st.caption("To step the quantized model yourself, pick its weights under “Sampling and precision” on the decode page.")
+st.caption(
+    "Greedy, up to the end token. To step a quantized model yourself, pick its weights under "
+    "“Sampling · precision · weights” on the decode page."
+)

@@ -60,7 +60,8 @@ overhead_gb = c[2].number_input(
     help="Activations, workspace, runtime: set what your system needs.",
 )
 budget_gb = c[3].number_input("Memory budget (GB)", 0.1, 100_000.0, 8.0, step=1.0)
-bits = cost.effective_bits_per_weight(card.bits_per_weight, 32 if grouped else None)
+# Group scales belong to integer formats; 16- and 32-bit floats carry none.
+bits = cost.effective_bits_per_weight(card.bits_per_weight, 32 if grouped and card.bits_per_weight < 16 else None)
 plan = cost.memory_plan(
     card.n_params,
     bits,

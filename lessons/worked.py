@@ -33,28 +33,40 @@ scaled = st.toggle(
     help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
 )
 try:
+    empty = [f"{r['token']}: {c}" for r in edited for c in r if c != "token" and r[c] is None]
+    if empty:
+        raise ValueError(f"empty cell(s): {', '.join(empty[:4])}")
     col = lambda name: [float(r[name]) for r in edited]  # noqa: E731
     q, k, v = (np.array([col(f"{x}₁"), col(f"{x}₂")]).T for x in "qkv")
     w = worked_example(q, k, v, scaled)
 except (TypeError, ValueError) as err:
-    st.error(f"Check the vectors: every entry must be a number ({err}).")
+    st.error(f"Check the vectors: every cell needs a finite number ({err}).")
     st.stop()
 
 s, a = w.scores[-1], w.shares[-1]
-e = np.exp(s)
+with np.errstate(over="ignore"):
+    e = np.exp(s)
+exact_fractions = bool(np.all(np.isfinite(e)) and e.sum() < 1e9)  # e^s is only worth printing while small
 st.subheader("on's four scores")
 st.markdown(
     " ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
     + ("" if not scaled else " (each × 1/√2)")
 )
 st.subheader("Shares: softmax of the scores")
-st.markdown(
-    " ; ".join(f"a_{t} = {ei:.2f} / {e.sum():.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
-)
-st.caption(
-    f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {e.sum():.4f}. (Ch. 19 writes "
-    f"{np.round(e, 2).sum():.2f}: it adds the terms after rounding each to two decimals.)"
-)
+if exact_fractions:
+    st.markdown(
+        " ; ".join(f"a_{t} = {ei:.2f} / {e.sum():.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
+    )
+    st.caption(
+        f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {e.sum():.4f}. (Ch. 19 writes "
+        f"{np.round(e, 2).sum():.2f}: it adds the terms after rounding each to two decimals.)"
+    )
+else:
+    st.markdown(" ; ".join(f"a_{t} = **{ai:.4f}**" for t, ai in zip(TOKENS, a, strict=True)))
+    st.caption(
+        "These scores are too large to print e^score usefully; softmax subtracts the largest score first, "
+        "so the shares are still exact."
+    )
 st.markdown(
     f"Rounded to two decimals: {' + '.join(f'{r:.2f}' for r in w.last_rounded_shares)} = "
     f"**{w.last_rounded_shares.sum():.2f}**"

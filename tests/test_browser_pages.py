@@ -29,7 +29,7 @@ def test_context_window_policy_switch():
         page.goto(url + "/context")
         _wait_title(page, "Cache bytes")
         page.get_by_text("stop", exact=True).click()
-        page.get_by_text("stopped: the window of 64 positions is full").first.wait_for(timeout=30000)
+        page.get_by_text("Stopped at the wall: the window of 64 positions is full").first.wait_for(timeout=30000)
         screenshot(page, "context-stop")
 
 
