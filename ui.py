@@ -5,11 +5,28 @@ Not in core/ because it imports streamlit.
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 import torch
 
 from core import assets, state
+from core.context import run_policy
 from core.cost import kv_cache_bytes_for
+from core.decode import SamplingConfig, generate_cached
+
+
+class _KnownWidgetWarning(logging.Filter):
+    """Pages keep their settings by re-assigning widget values (see ``init_state``); streamlit logs
+    that this overrides a widget's default. That override is the point, so the line is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "was created with a default value but also had its value set via the Session State" not in str(
+            record.msg
+        )
+
+
+logging.getLogger("streamlit.elements.lib.policies").addFilter(_KnownWidgetWarning())
 
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
@@ -182,3 +199,17 @@ def chart_in(container, fig, key: str) -> None:
     """``chart`` inside a column or other container."""
     with container:
         chart(fig, key)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def greedy_tokens(prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | None = None, group: int = 32):
+    """Greedy continuation of the shipped model (float32, or with quantized weights). Deterministic,
+    so it is computed once and shared; every caller gets its own copy."""
+    m = model() if weight_bits is None else quantized_model("float32", weight_bits, group)
+    return generate_cached(m, list(prompt_ids), n_new, SamplingConfig()).tokens
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str):
+    """``core.context.run_policy`` on the shipped model, cached (deterministic, greedy)."""
+    return run_policy(model(), list(prompt_ids), n_new, window, policy)

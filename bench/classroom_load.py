@@ -52,7 +52,10 @@ async def wait_rows(page, rows: int) -> None:
     await page.wait_for_function(js, timeout=TIMEOUT_MS)
 
 
-async def one_session(i: int, browser, url: str, steps: int, expected: str, out: Result, shots: Path | None):
+async def one_session(
+    i: int, browser, url: str, steps: int, expected: str, out: Result, shots: Path | None, delay_s: float = 0.0
+):
+    await asyncio.sleep(delay_s)  # students arrive over a few seconds, not in the same millisecond
     ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
     page = await ctx.new_page()
     try:
@@ -94,7 +97,7 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-async def run(sessions: int, steps: int, shots: Path | None) -> dict:
+async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0) -> dict:
     from playwright.async_api import async_playwright
 
     expected = {i: expected_text(1000 + i, steps) for i in range(sessions)}
@@ -104,7 +107,10 @@ async def run(sessions: int, steps: int, shots: Path | None) -> dict:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             t0 = time.perf_counter()
             await asyncio.gather(
-                *(one_session(i, browser, url, steps, expected[i], out, shots) for i in range(sessions))
+                *(
+                    one_session(i, browser, url, steps, expected[i], out, shots, ramp_s * i / sessions)
+                    for i in range(sessions)
+                )
             )
             elapsed = time.perf_counter() - t0
             await browser.close()
@@ -128,9 +134,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--ramp", type=float, default=0.0, help="seconds over which the sessions start")
     args = ap.parse_args()
-    r = asyncio.run(run(args.sessions, args.steps, None))
-    print(f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent browser sessions × {r['steps']} steps")
+    r = asyncio.run(run(args.sessions, args.steps, None, args.ramp))
+    print(
+        f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent browser sessions × {r['steps']} steps, "
+        f"started over {args.ramp:g} s; the browsers run on the same cores as the server"
+    )
     print("| measure | value |\n|---|---:|")
     print(f"| sessions completed | {r['completed']} of {r['sessions']} |")
     print(f"| errors | {len(r['errors'])} |")

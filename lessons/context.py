@@ -5,7 +5,7 @@ import streamlit as st
 import ui
 from core import state as K
 from core import viz
-from core.context import POLICIES, band_matrix, run_policy
+from core.context import POLICIES, band_matrix
 from core.cost import kv_cache_bytes_for
 from core.tokenizer import decode, encode, token_labels
 
@@ -25,7 +25,7 @@ n_new = c.slider("Tokens to generate", 10, 200, 80, key="ctx.n_new")
 prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
 st.caption("Prompt: the one on the decode page (edit it there).")
 try:
-    run = run_policy(model, encode(tok, prompt), n_new, window, policy)
+    run = ui.window_run(tuple(encode(tok, prompt)), n_new, window, policy)
 except ValueError as err:
     st.error(f"{str(err)[0].upper()}{str(err)[1:]}. Lengthen the window or pick “truncate the prompt”.")
     st.stop()

@@ -6,7 +6,7 @@ import ui
 from core import quant, viz
 from core import session as S
 from core import state as K
-from core.decode import SamplingConfig, generate_cached
+from core.decode import SamplingConfig
 from core.quant_model import eval_windows, first_divergence, sweep
 from core.tokenizer import decode, encode, end_token_id, token_text
 
@@ -121,10 +121,8 @@ n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], value=3, key="qm.div
 n_new = d2.slider("Tokens to generate (greedy)", 10, 80, 40, key="qm.n_new")
 prompt_ids = sess.prompt_ids
 end = end_token_id(tok)
-float_tokens = until_end(generate_cached(ui.model(), prompt_ids, n_new, SamplingConfig()).tokens, end)
-quant_tokens = until_end(
-    generate_cached(ui.quantized_model("float32", n_bit, group), prompt_ids, n_new, SamplingConfig()).tokens, end
-)
+float_tokens = until_end(ui.greedy_tokens(tuple(prompt_ids), n_new), end)
+quant_tokens = until_end(ui.greedy_tokens(tuple(prompt_ids), n_new, n_bit, group), end)
 at = first_divergence(float_tokens, quant_tokens)
 st.markdown("Float32 weights:")
 st.code(decode(tok, float_tokens), language=None, wrap_lines=True)

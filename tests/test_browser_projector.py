@@ -1,0 +1,36 @@
+"""Real browser: every page at 1280×800 and at a projector's 1920×1080 in presenter mode (large text).
+
+Saves a screenshot of each under test-artifacts/ (look at them) and checks that each page draws
+its first figure without an exception element."""
+
+import pytest
+
+from tests.browser_util import browser_page, running_app, screenshot
+
+pytestmark = pytest.mark.browser
+
+PAGES = [
+    "",
+    "worked",
+    "context",
+    "latency",
+    "batching",
+    "speculative",
+    "cost",
+    "memory",
+    "weights",
+    "quantize",
+    "quant_model",
+]
+
+
+@pytest.mark.parametrize("width,height,query", [(1280, 800, ""), (1920, 1080, "?present=1")])
+def test_every_page_renders(width, height, query):
+    """Each page shows its title and no exception, at both sizes."""
+    with running_app() as url, browser_page(width, height) as page:
+        for path in PAGES:
+            page.goto(f"{url}/{path}{query}")
+            page.locator("h1").first.wait_for(timeout=60000)
+            page.wait_for_timeout(1500)
+            assert page.get_by_test_id("stException").count() == 0, path
+            screenshot(page, f"page-{path or 'decode'}-{width}x{height}")
