@@ -116,6 +116,8 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stCaptionContainer"], label p { font-size: 1.15rem !important; }
 [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
 button p { font-size: 1.25rem !important; }
+textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
+[data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }
 </style>
 """
 
@@ -133,7 +135,7 @@ def apply_presenter_style() -> None:
 def chart(fig, key: str) -> None:
     """Draw a figure with the app's own template; in presenter mode with larger fonts."""
     if presenter_mode():
-        fig.update_layout(font_size=20, hoverlabel_font_size=20)
+        fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
         fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
     st.plotly_chart(fig, theme=None, key=key)
 

@@ -4,9 +4,11 @@
 
 1. Server-side time of one rerun of each page after a typical interaction (streamlit's AppTest,
    median of R). 2. In headless Chromium against a real `streamlit run`: time from clicking Step
-   to the heatmap holding the new row (median of R steps). 3. Time from `streamlit run` to the
-   decode page's Prefill button, and the shipped model's load time (median of R, in-process after
-   `import torch`, plus a cold subprocess). Prints a table; not a test.
+   to the heatmap holding the new row, timed inside the page (``performance.now`` at the click,
+   checked every animation frame), at a person's pace (0.4 s between clicks) and back to back;
+   the same clicks also time the server's reply (click to the last websocket message).
+   3. Time from `streamlit run` to the decode page's Prefill button, and the shipped model's load
+   time (median of R, in-process after `import torch`, plus a cold subprocess). Prints a table; not a test.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import torch
 
 from core.assets import load_model
 from tests.app_util import new_app
-from tests.browser_util import browser_page, heatmap_rows, running_app, wait_rows
+from tests.browser_util import HEATMAP_ROWS_JS, browser_page, heatmap_rows, running_app
 
 INTERACTIONS = {
     "lessons/decode.py": lambda at: next(b for b in at.button if b.label == "Step ▸").click(),
@@ -67,23 +69,74 @@ def page_reruns(repeats: int) -> list[tuple[str, float]]:
     return out
 
 
-def browser_step(repeats: int) -> tuple[float, float, float]:
-    """(start-up ms to the Prefill button, median Step→new-row ms, p90) in one real server."""
+# Installed before the app's scripts: timestamps every websocket message the page receives.
+WS_CLOCK = """
+window.__ws = [];
+const _WS = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new _WS(...args);
+  ws.addEventListener('message', () => window.__ws.push(performance.now()));
+  return ws;
+};
+window.WebSocket.prototype = _WS.prototype;
+"""
+
+# Click Step in the page and wait (one check per animation frame) until the heatmap has `want` rows.
+STEP_IN_PAGE = """async (want) => {
+  const rows = HEATMAP_ROWS;
+  window.__ws.length = 0;
+  const button = [...document.querySelectorAll('button')].find(b => b.innerText.startsWith('Step'));
+  const t0 = performance.now();
+  button.click();
+  while (rows() < want) {
+    if (performance.now() - t0 > 10000) return [null, null];  // the click was lost
+    await new Promise(r => requestAnimationFrame(r));
+  }
+  const done = performance.now() - t0;
+  return [done, window.__ws.length ? window.__ws[window.__ws.length - 1] - t0 : null];
+}""".replace("HEATMAP_ROWS", HEATMAP_ROWS_JS)
+
+
+def browser_step(repeats: int) -> dict[str, float]:
+    """Start-up ms to the Prefill button and Step→new-row ms (median, p90) at two click paces."""
     t0 = time.perf_counter()
     with running_app() as url, browser_page() as page:
+        page.add_init_script(WS_CLOCK)
         page.goto(url)
         page.get_by_role("button", name=re.compile("^Prefill")).wait_for(timeout=60000)
         startup = (time.perf_counter() - t0) * 1000
-        page.get_by_role("button", name=re.compile("^Prefill")).click()
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30000)
-        n, times = heatmap_rows(page), []
-        for i in range(1, repeats + 1):
-            t = time.perf_counter()
-            page.get_by_role("button", name="Step ▸").click()
-            wait_rows(page, n + i)
-            times.append((time.perf_counter() - t) * 1000)
-        times.sort()
-    return startup, statistics.median(times), times[int(0.9 * (len(times) - 1))]
+        paced, replies, rushed, lost, prompt_rows = [], [], [], 0, None
+        # Two requests, so that neither runs into the end token (greedy stops after ~19 tokens).
+        for rushing in (False, True):
+            page.get_by_role("button", name=re.compile("^Prefill")).click()
+            if prompt_rows is None:
+                page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2")
+                prompt_rows = heatmap_rows(page)
+            else:  # back to the prompt's rows
+                page.wait_for_function(f"() => ({HEATMAP_ROWS_JS})() === {prompt_rows}", timeout=30000)
+            n = heatmap_rows(page)
+            for _ in range(repeats):
+                if not rushing:
+                    time.sleep(0.4)  # a person's pace; Play's fastest pace is 0.2 s
+                done, reply = page.evaluate(STEP_IN_PAGE, n + 1)
+                n = heatmap_rows(page)
+                if done is None:
+                    lost += 1
+                elif rushing:
+                    rushed.append(done)
+                else:
+                    paced.append(done)
+                    replies.append(reply)
+    p90 = lambda xs: sorted(xs)[int(0.9 * (len(xs) - 1))]  # noqa: E731
+    return {
+        "startup": startup,
+        "paced": statistics.median(paced),
+        "paced_p90": p90(paced),
+        "reply": statistics.median([r for r in replies if r is not None]),
+        "rushed": statistics.median(rushed),
+        "rushed_p90": p90(rushed),
+        "lost": lost,
+    }
 
 
 def model_load(repeats: int) -> tuple[float, float]:
@@ -111,12 +164,16 @@ def main() -> None:
     print("\n| page | rerun after a typical interaction (median ms) |\n|---|---:|")
     for page, ms in page_reruns(args.repeats):
         print(f"| {page} | {ms:.1f} |")
-    startup, step_med, step_p90 = browser_step(max(10, args.repeats))
+    b = browser_step(min(15, max(10, args.repeats)))  # greedy ends after ~19 tokens
     warm, cold = model_load(args.repeats)
     print("\n| measure | ms |\n|---|---:|")
-    print(f"| browser: click Step → heatmap has the new row (median) | {step_med:.0f} |")
-    print(f"| browser: click Step → new row (p90) | {step_p90:.0f} |")
-    print(f"| `streamlit run` → decode page's Prefill button visible | {startup:.0f} |")
+    print(f"| browser: click Step → heatmap has the new row, 0.4 s between clicks (median) | {b['paced']:.0f} |")
+    print(f"| … same, p90 | {b['paced_p90']:.0f} |")
+    print(f"| … of which click → the server's last message arrives (median) | {b['reply']:.0f} |")
+    print(f"| browser: click Step → new row, clicks back to back (median) | {b['rushed']:.0f} |")
+    print(f"| … same, p90 | {b['rushed_p90']:.0f} |")
+    print(f"| clicks with no new row within 10 s (left out above) | {b['lost']} |")
+    print(f"| `streamlit run` → decode page's Prefill button visible | {b['startup']:.0f} |")
     print(f"| model load (safetensors → eval model), warm, median | {warm:.1f} |")
     print(f"| model load in a fresh process (after `import torch`) | {cold:.1f} |")
 

@@ -1,6 +1,6 @@
 """App test of the worked-example page."""
 
-from tests.app_util import charts, new_app, plotly_array
+from tests.app_util import heatmap_z, new_app
 
 
 def test_worked_example_numbers_on_screen():
@@ -19,8 +19,7 @@ def test_worked_example_numbers_on_screen():
     ]:
         assert s in text, s
     assert any("32.92" in c.value for c in at.caption)
-    heat = [t for c in charts(at) for t in c["data"] if t.get("type") == "heatmap"]
-    assert [round(x, 4) for x in plotly_array(heat[-1]["z"])[3]] == [0.0826, 0.6103, 0.0826, 0.2245]
+    assert [round(x, 4) for x in heatmap_z(at)[3]] == [0.0826, 0.6103, 0.0826, 0.2245]
 
 
 def test_scaling_toggle_changes_scores():

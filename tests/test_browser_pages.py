@@ -59,18 +59,22 @@ def test_weights_card_budget():
         screenshot(page, "weights-13b")
 
 
+# Rows of request 1's attention figure, summed over its cached and new-row heatmap traces.
+REQUEST_1_ROWS = """([...document.querySelectorAll('.js-plotly-plot')]
+    .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?._fullData || [])
+    .filter(t => t.type === 'heatmap').reduce((n, t) => n + t.z.length, 0)"""
+
+
 def test_batching_prefill_and_step():
     """Prefill the batch, step once: the request heatmap gains a row."""
     with running_app() as url, browser_page() as page:
         page.goto(url + "/batching")
         page.get_by_role("button", name="Prefill the batch").click()
         _wait_title(page, "request 1: layer 2")
-        rows = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .find(g => (g.layout?.title?.text || '').startsWith('request 1'))._fullData[0].z.length""")
+        rows = page.evaluate(f"() => {REQUEST_1_ROWS}")
         page.get_by_role("button", name="Step ▸ (one pass)").click()
         page.wait_for_function(
-            f"""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?._fullData[0].z.length === {rows + 1}""",
+            f"() => {REQUEST_1_ROWS} === {rows + 1}",
             timeout=30000,
         )
         screenshot(page, "batching-step")
