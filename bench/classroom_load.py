@@ -1,13 +1,15 @@
 """A full class at once: N concurrent browser sessions through one lesson, against one server.
 
-    python -m bench.classroom_load --sessions 40 --steps 20
+    python -m bench.classroom_load --sessions 40 --steps 20 [--ramp S] [--think S]
 
 Starts `streamlit run app.py` on a free localhost port and drives N Playwright pages in headless
-Chromium concurrently: open the decode page with its own seed (sampling, temperature 1), Prefill,
-Step N times, then open the bill-per-token and quantization-ruler pages and move a slider. Reports
-sessions completed, errors, p50/p95 time from clicking Step to the heatmap holding the new row,
-the server's peak memory (VmHWM), and cross-talk: whether each session's text equals a solo run of
-the same seed computed here with core/. Traffic goes to 127.0.0.1 only, bounded in count and time.
+Chromium concurrently: open the decode page through a shared link with its own prompt and seed
+(sampling, temperature 1), Prefill, Step N times (optionally waiting --think seconds before each
+click, as a student reading the new row would), then open the bill-per-token and quantization-ruler
+pages and move a slider. Reports sessions completed, errors, p50/p95 time from clicking Step to the
+heatmap holding the new row, the server's peak memory (VmHWM), CPU time of the server and of the
+browsers, and cross-talk: whether each session's text equals a solo run of its prompt and seed
+computed here with core/. Traffic goes to 127.0.0.1 only, bounded in count and time.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +31,16 @@ from core.tokenizer import decode, encode
 from tests.browser_util import CHROMIUM, CHROMIUM_ARGS, HEATMAP_ROWS_JS, running_server
 
 TIMEOUT_MS = 120_000
+# Checked on a timer, not on animation frames: with 40 pages in one headless browser most are in
+# the background, where Chromium throttles animation frames and a rAF check could wait forever.
+POLL_MS = 50
+# ... and the renderers of background pages are not put to sleep.
+LOAD_ARGS = [
+    *CHROMIUM_ARGS,
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+]
 
 
 @dataclass
@@ -37,35 +51,62 @@ class Result:
     crosstalk: list[int] = field(default_factory=list)
 
 
-def expected_text(seed: int, steps: int) -> str:
-    """What a solo run of this seed must show: the prompt and 1 + steps sampled tokens."""
+NAMES = ["Mira", "Sara", "Tom", "Ana", "Li", "Omar", "Yuki", "Ravi"]
+CITIES = ["Lyon", "Paris", "Prague", "Rome", "Oslo"]
+
+
+def lesson_prompt(i: int) -> str:
+    """Session i's prompt: its own traveller and city, so that every session's text differs (the
+    model is confident enough that seeds alone give near-identical text), and a reply long enough
+    for 20+ steps before the end token."""
+    return f"User: Hello, my name is {NAMES[i % 8]}. I am planning a trip to {CITIES[i % 5]}.\nAssistant:"
+
+
+def expected_text(i: int, steps: int) -> str:
+    """What a solo run of session i must show: its prompt and 1 + steps sampled tokens."""
     tok, model = load_shipped_tokenizer(), load_model()
-    ids = encode(tok, K.DEFAULT_PROMPT)
-    sampling = SamplingConfig("sample", 1.0, K.DEFAULTS[K.DECODE_TOP_K], seed)
+    ids = encode(tok, lesson_prompt(i))
+    sampling = SamplingConfig("sample", 1.0, K.DEFAULTS[K.DECODE_TOP_K], 1000 + i)
     return decode(tok, ids + generate_cached(model, ids, steps + 1, sampling).tokens)
+
+
+def lesson_url(url: str, i: int) -> str:
+    query = urllib.parse.urlencode(
+        {"prompt": lesson_prompt(i), "strategy": "sample", "temperature": "1.0", "seed": 1000 + i}
+    )
+    return f"{url}/?{query}"
 
 
 async def wait_rows(page, rows: int) -> None:
     js = HEATMAP_ROWS_JS.replace("() => {", f"() => {{ const want = {rows};", 1).replace(
         "return n;", "return n >= want;"
     )
-    await page.wait_for_function(js, timeout=TIMEOUT_MS)
+    await page.wait_for_function(js, timeout=TIMEOUT_MS, polling=POLL_MS)
 
 
 async def one_session(
-    i: int, browser, url: str, steps: int, expected: str, out: Result, shots: Path | None, delay_s: float = 0.0
+    i: int,
+    browser,
+    url: str,
+    steps: int,
+    expected: str,
+    out: Result,
+    shots: Path | None,
+    delay_s: float = 0.0,
+    think_s: float = 0.0,
 ):
     await asyncio.sleep(delay_s)  # students arrive over a few seconds, not in the same millisecond
     ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
     page = await ctx.new_page()
     try:
-        await page.goto(f"{url}/?strategy=sample&temperature=1.0&seed={1000 + i}", timeout=TIMEOUT_MS)
+        await page.goto(lesson_url(url, i), timeout=TIMEOUT_MS)
         await page.get_by_role("button", name="Prefill").last.click(timeout=TIMEOUT_MS)
         await page.wait_for_function(
-            "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS
+            "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS, polling=POLL_MS
         )
         n = await page.evaluate(HEATMAP_ROWS_JS)
         for k in range(1, steps + 1):
+            await asyncio.sleep(think_s)  # a student reads the new row before the next click
             t0 = time.perf_counter()
             await page.get_by_role("button", name="Step ▸").click(timeout=TIMEOUT_MS)
             await wait_rows(page, n + k)
@@ -90,6 +131,18 @@ async def one_session(
         await ctx.close()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a live process has used so far (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds all cores have spent busy since boot (``/proc/stat``: all but idle and iowait)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -97,24 +150,28 @@ def peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0) -> dict:
+async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0, think_s: float = 0.0) -> dict:
     from playwright.async_api import async_playwright
 
-    expected = {i: expected_text(1000 + i, steps) for i in range(sessions)}
+    expected = {i: expected_text(i, steps) for i in range(sessions)}
+    busy_before = machine_busy_seconds()
+    me_before = resource.getrusage(resource.RUSAGE_SELF)
     out = Result()
     with running_server(timeout_s=120) as (url, proc):
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=LOAD_ARGS, headless=True)
             t0 = time.perf_counter()
             await asyncio.gather(
                 *(
-                    one_session(i, browser, url, steps, expected[i], out, shots, ramp_s * i / sessions)
+                    one_session(i, browser, url, steps, expected[i], out, shots, ramp_s * i / sessions, think_s)
                     for i in range(sessions)
                 )
             )
             elapsed = time.perf_counter() - t0
             await browser.close()
-        rss = peak_rss_mib(proc.pid)
+        rss, server_cpu = peak_rss_mib(proc.pid), cpu_seconds(proc.pid)
+    busy = machine_busy_seconds() - busy_before
+    me = resource.getrusage(resource.RUSAGE_SELF)
     ms = sorted(out.step_ms)
     pct = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))] if ms else float("nan")  # noqa: E731
     return {
@@ -127,6 +184,11 @@ async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0
         "step_p95_ms": pct(0.95),
         "peak_rss_mib": rss,
         "elapsed_s": elapsed,
+        "server_cpu_s": server_cpu,
+        # Chromium's renderers are not our children (its zygote forks them), so the browsers' share
+        # is the whole machine's busy time minus the server and this driver script.
+        "browser_cpu_s": busy - server_cpu - (me.ru_utime + me.ru_stime - me_before.ru_utime - me_before.ru_stime),
+        "machine_busy_s": busy,
     }
 
 
@@ -135,11 +197,13 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--ramp", type=float, default=0.0, help="seconds over which the sessions start")
+    ap.add_argument("--think", type=float, default=0.0, help="seconds a session waits before each Step")
     args = ap.parse_args()
-    r = asyncio.run(run(args.sessions, args.steps, None, args.ramp))
+    r = asyncio.run(run(args.sessions, args.steps, None, args.ramp, args.think))
     print(
         f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent browser sessions × {r['steps']} steps, "
-        f"started over {args.ramp:g} s; the browsers run on the same cores as the server"
+        f"started over {args.ramp:g} s, {args.think:g} s before each Step; "
+        "the browsers run on the same cores as the server"
     )
     print("| measure | value |\n|---|---:|")
     print(f"| sessions completed | {r['completed']} of {r['sessions']} |")
@@ -149,6 +213,11 @@ def main() -> None:
     print(f"| click Step → new heatmap row, p95 | {r['step_p95_ms']:.0f} ms |")
     print(f"| server peak memory (VmHWM) | {r['peak_rss_mib']:.0f} MiB |")
     print(f"| wall time for the whole lesson | {r['elapsed_s']:.0f} s |")
+    print(
+        f"| CPU time: server / the {r['sessions']} browser pages and their driver / whole machine "
+        f"({os.cpu_count()} cores) | {r['server_cpu_s']:.0f} s / {r['browser_cpu_s']:.0f} s / "
+        f"{r['machine_busy_s']:.0f} s |"
+    )
     for e in r["errors"][:10]:
         print("error:", e)
 
