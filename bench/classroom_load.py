@@ -49,6 +49,7 @@ class Result:
     errors: list[str] = field(default_factory=list)
     step_ms: list[float] = field(default_factory=list)
     crosstalk: list[int] = field(default_factory=list)
+    repeated_clicks: int = 0
 
 
 NAMES = ["Mira", "Sara", "Tom", "Ana", "Li", "Omar", "Yuki", "Ravi"]
@@ -84,6 +85,24 @@ async def wait_rows(page, rows: int) -> None:
     await page.wait_for_function(js, timeout=TIMEOUT_MS, polling=POLL_MS)
 
 
+async def prefill(page, out: Result) -> None:
+    """Click Prefill until the heatmap appears. Under a heavy load a click that lands while the
+    page's first run is still drawing can go unanswered in the browser (the server, driven by
+    bench.server_load, answers every one); a student would click again, and so does this, up
+    to three times. Repeated clicks are counted and reported."""
+    for attempt in range(3):
+        await page.get_by_role("button", name="Prefill").last.click(timeout=TIMEOUT_MS)
+        try:
+            await page.wait_for_function(
+                "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=40_000, polling=POLL_MS
+            )
+            return
+        except Exception:  # noqa: BLE001 — playwright's TimeoutError: click again
+            if attempt == 2:
+                raise
+            out.repeated_clicks += 1
+
+
 async def one_session(
     i: int,
     browser,
@@ -98,15 +117,15 @@ async def one_session(
     await asyncio.sleep(delay_s)  # students arrive over a few seconds, not in the same millisecond
     ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
     page = await ctx.new_page()
+    stage = "open the decode page"
     try:
         await page.goto(lesson_url(url, i), timeout=TIMEOUT_MS)
-        await page.get_by_role("button", name="Prefill").last.click(timeout=TIMEOUT_MS)
-        await page.wait_for_function(
-            "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=TIMEOUT_MS, polling=POLL_MS
-        )
+        stage = "prefill"
+        await prefill(page, out)
         n = await page.evaluate(HEATMAP_ROWS_JS)
         for k in range(1, steps + 1):
             await asyncio.sleep(think_s)  # a student reads the new row before the next click
+            stage = f"step {k}"
             t0 = time.perf_counter()
             await page.get_by_role("button", name="Step ▸").click(timeout=TIMEOUT_MS)
             await wait_rows(page, n + k)
@@ -114,6 +133,7 @@ async def one_session(
         text = (await page.get_by_test_id("stCode").first.inner_text()).rstrip("\n")
         if text != expected:
             out.crosstalk.append(i)
+        stage = "the other pages"
         await page.get_by_role("link", name="The bill per token").click(timeout=TIMEOUT_MS)
         await page.get_by_text("Scores grow quadratically").first.wait_for(timeout=TIMEOUT_MS)
         await page.get_by_role("link", name="The quantization ruler").click(timeout=TIMEOUT_MS)
@@ -126,7 +146,7 @@ async def one_session(
             await page.screenshot(path=str(shots / "load-session-0.png"))
         out.completed += 1
     except Exception as err:  # noqa: BLE001 — every failure is counted and reported, not raised
-        out.errors.append(f"session {i}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+        out.errors.append(f"session {i}, {stage}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
     finally:
         await ctx.close()
 
@@ -180,6 +200,7 @@ async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0
         "completed": out.completed,
         "errors": out.errors,
         "crosstalk": out.crosstalk,
+        "repeated_clicks": out.repeated_clicks,
         "step_p50_ms": statistics.median(ms) if ms else float("nan"),
         "step_p95_ms": pct(0.95),
         "peak_rss_mib": rss,
@@ -208,6 +229,7 @@ def main() -> None:
     print("| measure | value |\n|---|---:|")
     print(f"| sessions completed | {r['completed']} of {r['sessions']} |")
     print(f"| errors | {len(r['errors'])} |")
+    print(f"| Prefill clicks repeated after 40 s without an answer | {r['repeated_clicks']} |")
     print(f"| sessions whose text differs from a solo run (cross-talk) | {len(r['crosstalk'])} |")
     print(f"| click Step → new heatmap row, p50 | {r['step_p50_ms']:.0f} ms |")
     print(f"| click Step → new heatmap row, p95 | {r['step_p95_ms']:.0f} ms |")

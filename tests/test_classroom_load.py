@@ -1,4 +1,5 @@
-"""Reduced classroom load (CI): five concurrent browser sessions through a lesson, one server."""
+"""Reduced classroom load (CI): five concurrent sessions through a lesson against one server,
+in browsers and at the protocol level."""
 
 import asyncio
 
@@ -15,3 +16,13 @@ def test_five_sessions_no_errors_no_crosstalk():
     assert r["errors"] == [] and r["completed"] == 5
     assert r["crosstalk"] == []
     assert r["peak_rss_mib"] < 2048
+
+
+def test_five_protocol_sessions_against_the_server():
+    """The same lesson through streamlit's websocket protocol (no browsers): all complete, each
+    Step returns the heatmap with exactly one more row, and no session sees another's text."""
+    from bench.server_load import run as run_protocol
+
+    r = asyncio.run(run_protocol(sessions=5, steps=5))
+    assert r["errors"] == [] and r["completed"] == 5
+    assert r["crosstalk"] == [] and len(r["step_ms"]) == 25
