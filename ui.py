@@ -118,6 +118,7 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 button p { font-size: 1.25rem !important; }
 textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
 [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }
+[data-testid="stTextArea"] textarea { min-height: 7.5em !important; }
 </style>
 """
 

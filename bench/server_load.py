@@ -60,13 +60,12 @@ class Client:
 
 
 def heatmap_rows(spec: str) -> int:
-    """Rows of the attention figure, summed over its cached and new-row heatmap traces."""
-    n = 0
+    """Rows of the attention figure (each of its heatmap traces spans every row)."""
     for trace in json.loads(spec)["data"]:
         if trace.get("type") == "heatmap":
             z = trace["z"]
-            n += len(z) if isinstance(z, list) else int(str(z["shape"]).split(",")[0])
-    return n
+            return len(z) if isinstance(z, list) else int(str(z["shape"]).split(",")[0])
+    return 0
 
 
 def read_element(fm: ForwardMsg, reply: Reply, t0: float) -> None:

@@ -55,12 +55,14 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
     for rows, name, opacity in ((slice(0, old), "read from the KV cache", 0.4), (slice(old, T), "new this step", 1.0)):
         if rows.stop <= rows.start:
             continue
+        z = np.full((T, T), np.nan, dtype=np.float32)
+        z[rows] = att[rows]
         fig.add_heatmap(
-            # Only this trace's rows: the browser receives and paints each cell once. float32 numpy
-            # goes out as a compact typed array; NaN (the causal mask) is a blank cell.
-            z=att[rows].astype(np.float32),
+            # Full-size z for each trace (a one-row heatmap trace is drawn as a band across the
+            # plot). numpy float32 goes out as a compact typed array; NaN is a blank cell.
+            z=z,
             x=ticks,
-            y=ticks[rows],
+            y=ticks,
             zmin=0,
             zmax=1,
             colorscale=COLORSCALE,

@@ -42,9 +42,12 @@ def plotly_array(value):
 
 
 def heatmap_z(at: AppTest):
-    """The attention matrix drawn: the rows of the dimmed (cached) trace, then the new rows."""
+    """The attention matrix drawn, merging the dimmed (cached) and new-row heatmap traces."""
     for spec in charts(at):
         zs = [plotly_array(t["z"]) for t in spec["data"] if t.get("type") == "heatmap"]
         if zs:
-            return [row for z in zs for row in z]
+            return [
+                [next((z[i][j] for z in zs if z[i][j] is not None), None) for j in range(len(zs[0][i]))]
+                for i in range(len(zs[0]))
+            ]
     return None

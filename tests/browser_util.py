@@ -91,17 +91,15 @@ def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0):
             browser.close()
 
 
-# Plotly 7 ships numpy arrays as base64 typed arrays: z is then {dtype, bdata, shape}. The
-# attention figure splits its rows over two heatmap traces (cached, new), so rows are summed.
+# Plotly 7 ships numpy arrays as base64 typed arrays: z is then {dtype, bdata, shape}. Both
+# heatmap traces of the attention figure (cached rows, new rows) span every row; the first is read.
 HEATMAP_ROWS_JS = """() => {
   for (const g of document.querySelectorAll('.js-plotly-plot')) {
-    const heat = (g.data || []).filter(t => t.type === 'heatmap');
-    if (heat.length) {
-      let n = 0;
-      for (const t of heat) {
-        n += (t.z && t.z.length !== undefined) ? t.z.length : parseInt(String(t.z.shape).split(',')[0]);
+    for (const t of (g.data || [])) {
+      if (t.type === 'heatmap') {
+        const n = (t.z && t.z.length !== undefined) ? t.z.length : parseInt(String(t.z.shape).split(',')[0]);
+        return n;
       }
-      return n;
     }
   }
   return 0;

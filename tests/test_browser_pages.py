@@ -59,10 +59,9 @@ def test_weights_card_budget():
         screenshot(page, "weights-13b")
 
 
-# Rows of request 1's attention figure, summed over its cached and new-row heatmap traces.
-REQUEST_1_ROWS = """([...document.querySelectorAll('.js-plotly-plot')]
-    .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?._fullData || [])
-    .filter(t => t.type === 'heatmap').reduce((n, t) => n + t.z.length, 0)"""
+# Rows of request 1's attention figure (each of its heatmap traces spans every row).
+REQUEST_1_ROWS = """[...document.querySelectorAll('.js-plotly-plot')]
+    .find(g => (g.layout?.title?.text || '').startsWith('request 1'))?._fullData[0].z.length"""
 
 
 def test_batching_prefill_and_step():
