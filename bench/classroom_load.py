@@ -192,8 +192,7 @@ async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0
         rss, server_cpu = peak_rss_mib(proc.pid), cpu_seconds(proc.pid)
     busy = machine_busy_seconds() - busy_before
     me = resource.getrusage(resource.RUSAGE_SELF)
-    ms = sorted(out.step_ms)
-    pct = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))] if ms else float("nan")  # noqa: E731
+    p50, p95 = p50_p95(out.step_ms)
     return {
         "sessions": sessions,
         "steps": steps,
@@ -201,8 +200,8 @@ async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0
         "errors": out.errors,
         "crosstalk": out.crosstalk,
         "repeated_clicks": out.repeated_clicks,
-        "step_p50_ms": statistics.median(ms) if ms else float("nan"),
-        "step_p95_ms": pct(0.95),
+        "step_p50_ms": p50,
+        "step_p95_ms": p95,
         "peak_rss_mib": rss,
         "elapsed_s": elapsed,
         "server_cpu_s": server_cpu,
@@ -213,13 +212,26 @@ async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def lesson_arguments(doc: str) -> argparse.Namespace:
+    """The command line both load scripts share: sessions, steps, ramp and think time."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--ramp", type=float, default=0.0, help="seconds over which the sessions start")
     ap.add_argument("--think", type=float, default=0.0, help="seconds a session waits before each Step")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def p50_p95(ms: list[float]) -> tuple[float, float]:
+    """Median and 95th percentile (nearest rank) of latencies in ms; NaN when there are none."""
+    if not ms:
+        return float("nan"), float("nan")
+    ms = sorted(ms)
+    return statistics.median(ms), ms[min(len(ms) - 1, int(0.95 * len(ms)))]
+
+
+def main() -> None:
+    args = lesson_arguments(__doc__)
     r = asyncio.run(run(args.sessions, args.steps, None, args.ramp, args.think))
     print(
         f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent browser sessions × {r['steps']} steps, "

@@ -19,11 +19,9 @@ computed with core/. Traffic goes to 127.0.0.1 only.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
-import statistics
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -32,7 +30,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.classroom_load import cpu_seconds, expected_text, lesson_prompt, peak_rss_mib
+from bench.classroom_load import cpu_seconds, expected_text, lesson_arguments, lesson_prompt, p50_p95, peak_rss_mib
 from tests.browser_util import running_server
 
 TIMEOUT_S = 120
@@ -174,13 +172,13 @@ async def run(sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0
             *(one_session(i, url, steps, think_s, ramp_s * i / sessions, expected[i], out) for i in range(sessions))
         )
         elapsed, server_cpu, rss = time.perf_counter() - t0, cpu_seconds(proc.pid) - cpu0, peak_rss_mib(proc.pid)
-    ms = sorted(out["step_ms"])
+    p50, p95 = p50_p95(out["step_ms"])
     return {
         **out,
         "sessions": sessions,
         "steps": steps,
-        "step_p50_ms": statistics.median(ms) if ms else float("nan"),
-        "step_p95_ms": ms[min(len(ms) - 1, int(0.95 * len(ms)))] if ms else float("nan"),
+        "step_p50_ms": p50,
+        "step_p95_ms": p95,
         "peak_rss_mib": rss,
         "elapsed_s": elapsed,
         "server_cpu_s": server_cpu,
@@ -188,12 +186,7 @@ async def run(sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sessions", type=int, default=40)
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--ramp", type=float, default=0.0, help="seconds over which the sessions start")
-    ap.add_argument("--think", type=float, default=0.0, help="seconds a session waits before each Step")
-    args = ap.parse_args()
+    args = lesson_arguments(__doc__)
     r = asyncio.run(run(args.sessions, args.steps, args.ramp, args.think))
     print(
         f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent protocol-level sessions × {r['steps']} steps, "
