@@ -545,6 +545,10 @@ def fig_timeline(rows: list[dict], title: str) -> go.Figure:
             base=[r["arrival"]],
             orientation="h",
             marker_color="#dddddd",
+            # Bars hang below the row's centre line (the y axis is reversed), so the token labels
+            # above the markers on that line never sit on top of a bar.
+            width=0.4,
+            offset=0,
             name="queue",
             legendgroup="queue",
             showlegend=r is rows[0],
@@ -556,6 +560,8 @@ def fig_timeline(rows: list[dict], title: str) -> go.Figure:
             base=[r["prefill_start"]],
             orientation="h",
             marker_color=CACHED,
+            width=0.4,
+            offset=0,
             name="prefill → first token",
             legendgroup="prefill",
             showlegend=r is rows[0],
