@@ -1,12 +1,15 @@
 """The frame: page config, the shared sidebar (model card), navigation over lessons/ (one script per page)."""
 
+from pathlib import Path
+
 import streamlit as st
 
 import ui
 
 st.set_page_config(
     page_title="Inference, efficiently",
-    page_icon=":material/neurology:",
+    # A file shipped in assets/: a material-icon favicon is fetched from the web (offline: none).
+    page_icon=str(Path(__file__).parent / "assets" / "icon.png"),
     layout="wide",
     initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto",
 )

@@ -114,7 +114,7 @@ PRESENTER_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stCaptionContainer"], label p { font-size: 1.15rem !important; }
-[data-testid="stMetricValue"] { font-size: 2.6rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] p { font-size: 2.6rem !important; }
 button p { font-size: 1.25rem !important; }
 textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
 [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }

@@ -23,6 +23,18 @@ def quantizable_weights(model: GPT) -> list[str]:
     return [n for n, p in model.named_parameters() if n.startswith("layers.") and n.endswith("proj.weight")]
 
 
+def row_lengths(model: GPT) -> list[int]:
+    """Distinct input lengths (row lengths, in values) of the quantized weights: a group of
+    inputs sharing one scale must divide each of them (e.g. 128 and the SwiGLU width 352)."""
+    params = dict(model.named_parameters())
+    return sorted({params[n].shape[1] for n in quantizable_weights(model)})
+
+
+def valid_group_sizes(model: GPT, candidates=(8, 16, 32, 64, 128)) -> list[int]:
+    """The ``candidates`` that divide every row length of ``model``'s quantized weights."""
+    return [g for g in candidates if all(n % g == 0 for n in row_lengths(model))]
+
+
 @torch.no_grad()
 def quantize_weights(model: GPT, n_bit: int, group_size: int | None = 32, rounding: str = "half_even") -> GPT:
     """A copy of ``model`` whose block projections are rounded through ``n_bit`` symmetric

@@ -65,8 +65,9 @@ class DecodeSession:
 
     @property
     def n_steps(self) -> int:
-        """Decode steps taken after prefill."""
-        return max(0, len(self.passes) - 1)
+        """Decode steps taken after prefill: every output token but the first (which prefill
+        chose). Not ``len(passes) - 1``: a re-prefill keeps several earlier passes' rows."""
+        return max(0, len(self.outputs) - 1)
 
     def emission_times_ms(self) -> list[float]:
         """Engine-clock emission time of each output token, arrival = start of prefill = 0."""
@@ -210,8 +211,9 @@ def restart(
         raise ValueError("the prompt is empty: give at least one token")
     if len(ids) > model.cfg.block_size:
         start(model, ids, sampling, model_key)  # raises with the count to remove
+    shared = common_prefix(old.consumed, ids)
     # At least the last position must be processed again to get logits for output token 1.
-    keep = min(common_prefix(old.consumed, ids), len(ids) - 1)
+    keep = min(shared, len(ids) - 1)
     sess = DecodeSession(ids, sampling, old.cache, make_generator(sampling.seed), model_key=tuple(model_key))
     sess.cache.truncate(keep)
     sess.passes = _keep_rows(old.passes, keep)
@@ -221,17 +223,18 @@ def restart(
         return result, select_token(result.logits, sampling, sess.generator)
 
     (result, chosen), ms = _timed(work)
-    sess.consumed = ids
+    sess.consumed = list(ids)  # a copy: stepping appends to consumed, never to the prompt
     fresh = full_forward(model, ids)
     _record(sess, result, chosen, ms, fresh.logits)
     sess.scores_cached, sess.scores_naive = result.scores, causal_pairs(len(ids))
-    reason = (
-        "the prompt is unchanged up to the last position"
-        if keep == len(ids) - 1 and keep == len(old.consumed)
-        else f"the first changed token is at position {keep}"
-        if keep < len(old.consumed)
-        else "the new prompt extends what was cached"
-    )
+    if shared == len(ids) == len(old.consumed):
+        reason = "the prompt is unchanged: only its last position is processed again, for output token 1"
+    elif shared == len(ids):
+        reason = "the prompt is what was cached before the decoded tokens: those positions are dropped"
+    elif shared < len(old.consumed):
+        reason = f"the first changed token is at position {shared}"
+    else:
+        reason = "the new prompt extends what was cached"
     return sess, Reuse(keep, len(ids) - keep, sess.max_diff[-1], reason)
 
 

@@ -388,10 +388,12 @@ def fig_ruler(
     levels: np.ndarray | None,
     scale: float,
     title: str,
+    outside_label: str = "clipped values (error not bounded by s/2)",
 ) -> go.Figure:
     """The quantization ruler: every representable level as a shelf (``levels``, None if too
     many to draw), each value ``x`` as a dot dropping to its shelf ``x_hat`` with the stored
-    integer ``q`` beneath, clipped values marked differently, and ±s/2 whiskers showing the
+    integer ``q`` beneath, values flagged in ``clipped`` (clipped, or with clipping off outside
+    the range) marked differently under ``outside_label``, and ±s/2 whiskers showing the
     rounding bound around each reconstruction."""
     fig = go.Figure()
     if levels is not None:
@@ -418,7 +420,7 @@ def fig_ruler(
     show_text = len(x) <= 30
     for mask, name, color, symbol in (
         (ok, "your values", CACHED, "circle"),
-        (clipped, "clipped values (error not bounded by s/2)", NEW_WORK, "x"),
+        (clipped, outside_label, NEW_WORK, "x"),
     ):
         if not mask.any():
             continue

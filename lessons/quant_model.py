@@ -7,7 +7,7 @@ from core import quant, viz
 from core import session as S
 from core import state as K
 from core.decode import SamplingConfig
-from core.quant_model import eval_windows, first_divergence, sweep
+from core.quant_model import eval_windows, first_divergence, row_lengths, sweep, valid_group_sizes
 from core.tokenizer import decode, encode, end_token_id, token_text
 
 tok = ui.tokenizer()
@@ -58,7 +58,15 @@ st.dataframe(
 
 st.subheader("Quantize the shipped model, measure what changes")
 g1, g2 = st.columns(2)
-group = g1.select_slider("Weight group size (inputs per scale)", [16, 32, 64, 128], value=32, key="qm.group")
+groups = valid_group_sizes(ui.model())
+group = g1.select_slider(
+    "Weight group size (inputs per scale)",
+    groups,
+    value=32,
+    key="qm.group",
+    help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(ui.model())))} inputs "
+    f"long (the MLP's down projection reads the SwiGLU width), so {', '.join(map(str, groups))} are offered.",
+)
 rounding = g2.selectbox("Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding")
 
 

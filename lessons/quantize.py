@@ -81,7 +81,10 @@ title = (
     f"{bits}-bit {'symmetric' if symmetric else 'affine'}: stored integers {r.qmin} … {r.qmax}, "
     f"scale s = {r.scale:.6g}" + ("" if symmetric else f", zero point {r.zero_point}")
 )
-ui.chart(viz.fig_ruler(r.x, r.q, r.x_hat, r.clipped, r.levels, r.scale, title), key="ruler")
+# With clipping off, a flagged value kept its exact rounding (error ≤ s/2) but its integer does not
+# fit in the bits: say that, not "clipped".
+outside = "clipped values (error not bounded by s/2)" if clip else f"q outside {r.qmin} … {r.qmax}: not storable"
+ui.chart(viz.fig_ruler(r.x, r.q, r.x_hat, r.clipped, r.levels, r.scale, title, outside), key="ruler")
 if r.levels is None:
     st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
 st.caption(
@@ -97,7 +100,7 @@ if len(r.x) <= 200:
             "stored q": r.q,
             "x̂": tidy(r.x_hat),
             "error x̂ − x": tidy(r.x_hat - r.x),
-            "within ±s/2": np.where(r.clipped, "no: clipped", "yes"),
+            "within ±s/2": np.where(r.clipped, "no: clipped" if clip else "yes, but q does not fit", "yes"),
         },
         hide_index=True,
     )

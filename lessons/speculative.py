@@ -25,13 +25,15 @@ k = a.slider("k: tokens the draft proposes per round", 1, 8, 4, key="spec.k")
 temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, 0.0, step=0.1, key="spec.t")
 seed = c.number_input("Seed", 0, 2**31 - 1, 0, key="spec.seed")
 prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
+prompt_ids = encode(tok, prompt)
+EMPTY_PROMPT = "The prompt on the decode page is empty: type at least one character there first."
 st.caption("Prompt: the one on the decode page (edit it there).")
 
 
 def start() -> None:
     spec = Speculative(target, draft, k, temperature, int(seed))
     try:
-        ids = encode(tok, prompt)
+        ids = prompt_ids
         if not ids or len(ids) + k >= target.cfg.block_size:
             raise ValueError("the prompt is empty or leaves no room in the context window")
         spec.start(ids)
@@ -96,8 +98,11 @@ st.caption(
     "acceptance rule) and compare with the target's own distribution and with the draft's."
 )
 n = st.select_slider("Samples", [1_000, 5_000, 20_000], value=5_000, key="spec.n")
-if st.button("Sample"):
-    ids = torch.tensor([encode(tok, prompt)[-target.cfg.block_size + 1 :]])
+sample = st.button("Sample")
+if sample and not prompt_ids:
+    st.warning(EMPTY_PROMPT)
+elif sample:
+    ids = torch.tensor([prompt_ids[-target.cfg.block_size + 1 :]])
     t_eff = temperature or 1.0
     with torch.no_grad():
         p = distribution(target(ids)[0][0, -1], t_eff)
@@ -128,10 +133,13 @@ if dist:
     ui.chart(viz.fig_three_distributions(rows), key="spec.dist_fig")
 
 st.subheader("Measured on this machine")
-if st.button("Measure k = 1 … 8 (60 tokens each)"):
+measure = st.button("Measure k = 1 … 8 (60 tokens each)")
+if measure and not prompt_ids:
+    st.warning(EMPTY_PROMPT)
+elif measure:
     with st.spinner("Decoding…"):
         st.session_state["spec.speed"] = measure_speculative(
-            target, draft, encode(tok, prompt)[:180], temperature=temperature, seed=int(seed)
+            target, draft, prompt_ids[:180], temperature=temperature, seed=int(seed)
         )
 speed = st.session_state.get("spec.speed")
 if speed:

@@ -47,6 +47,19 @@ def test_outlier_is_marked_clipped_and_dot_product_shown():
     assert any("clipped" in w.value for w in at.warning)
 
 
+def test_without_clipping_the_outlier_is_not_called_clipped():
+    """Clip off: 8 at scale 0.5 rounds to q = 16, reconstructs exactly (error 0 ≤ s/2), but 16 does
+    not fit in −7 … 7; the table and the legend say so instead of "clipped"."""
+    at = new_app("lessons/quantize.py")
+    at.selectbox(key="quant.preset").set_value("Ch. 30: the outlier 8").run()
+    at.toggle(key="quant.clip").set_value(False).run()
+    names = [t.get("name") for t in _ruler(at)["data"]]
+    assert "q outside -7 … 7: not storable" in names and not any(n and n.startswith("clipped") for n in names)
+    table = at.dataframe[0].value
+    row = table[table["x"] == 8.0].iloc[0]
+    assert row["stored q"] == 16 and row["error x̂ − x"] == 0 and row["within ±s/2"] == "yes, but q does not fit"
+
+
 def test_near_tie_flips_to_paris():
     """Paris 0.6, Lyon 0.7 at scale 0.5: greedy goes from Lyon to Paris."""
     at = new_app("lessons/quantize.py")

@@ -32,3 +32,15 @@ def test_distribution_check_and_measurement():
     [m] = [b for b in at.button if b.label.startswith("Measure k")]
     m.click().run()
     assert [r["k"] for r in at.session_state["spec.speed"]] == [1, 2, 3, 4, 6, 8]
+
+
+def test_empty_prompt_gets_a_message_not_a_traceback():
+    """With the decode page's prompt empty, Start, Sample and Measure each say so; no exception."""
+    at = new_app("lessons/speculative.py")
+    at.session_state[K.DECODE_PROMPT] = ""
+    at.run()
+    for label in ["Start (prefill the target)", "Sample", "Measure k = 1 … 8 (60 tokens each)"]:
+        click(at, label)
+        assert not at.exception, label
+        assert any("empty" in w.value for w in at.warning), label
+    assert "spec.dist" not in at.session_state and "spec.speed" not in at.session_state

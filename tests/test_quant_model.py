@@ -81,3 +81,14 @@ def test_first_divergence():
     """The first differing index, or None when one list extends the other."""
     assert first_divergence([1, 2, 3], [1, 5, 3]) == 1
     assert first_divergence([1, 2], [1, 2, 3]) is None
+
+
+def test_group_sizes_offered_divide_every_row():
+    """The shipped model's rows are 128 and 352 (= 32 · 11) inputs long: 8, 16 and 32 divide both,
+    64 and 128 do not (352 / 64 = 5.5), so the page offers exactly 8, 16, 32."""
+    from core.assets import load_model
+    from core.quant_model import row_lengths, valid_group_sizes
+
+    m = load_model()
+    assert row_lengths(m) == [128, 352]
+    assert valid_group_sizes(m) == [8, 16, 32]

@@ -102,3 +102,28 @@ def test_changing_the_model_invalidates_everything(tiny_model64):
     old = S.start(tiny_model64, [1, 2, 3], SamplingConfig(), ("float64", None))
     sess, reuse = S.restart(tiny_model64, old, [1, 2, 3], SamplingConfig(), ("float64", 4))
     assert reuse.reused == 0 and reuse.recomputed == 3 and "weights changed" in reuse.reason
+
+
+def test_steps_after_a_reprefill_leave_the_prompt_alone(tiny_model64):
+    """After a re-prefill, Steps add to the consumed text only: the prompt keeps its length, the
+    step count starts again at 0 and counts each Step once."""
+    old = S.start(tiny_model64, [1, 2, 3, 4, 5], SamplingConfig())
+    S.step(tiny_model64, old)
+    sess, _ = S.restart(tiny_model64, old, [1, 2, 3, 9, 5], SamplingConfig(), old.model_key)
+    assert sess.n_steps == 0 and sess.consumed is not sess.prompt_ids
+    S.step(tiny_model64, sess)
+    S.step(tiny_model64, sess)
+    assert sess.prompt_ids == [1, 2, 3, 9, 5] and sess.n_steps == 2
+    assert sess.consumed == [1, 2, 3, 9, 5, *sess.outputs[:2]] and sess.n_positions == 7
+
+
+def test_reprefill_of_the_same_prompt_says_unchanged(tiny_model64):
+    """Prefill twice with the same prompt: every position but the last is reused and the reason
+    says the prompt is unchanged; after steps, the decoded positions are dropped."""
+    old = S.start(tiny_model64, [1, 2, 3, 4], SamplingConfig())
+    sess, reuse = S.restart(tiny_model64, old, [1, 2, 3, 4], SamplingConfig(), old.model_key)
+    assert (reuse.reused, reuse.recomputed) == (3, 1) and "unchanged" in reuse.reason
+    S.step(tiny_model64, sess)
+    again, reuse = S.restart(tiny_model64, sess, [1, 2, 3, 4], SamplingConfig(), sess.model_key)
+    assert (reuse.reused, reuse.recomputed) == (3, 1) and "dropped" in reuse.reason
+    assert again.n_positions == 4 and again.n_steps == 0
