@@ -331,10 +331,13 @@ def ruler(
         raise ValueError(f"the zero point must be a stored integer, {qmin} … {qmax}; got {z}")
     r = quantize(x, n_bit, scale, z, symmetric, rounding, clip)
     x_hat = dequantize(r.q, r.scale, r.zero_point)
-    if r.clipped.any():
-        verb = "clipped to" if clip else "outside, and cannot be stored in"
+    n_out = int(r.clipped.sum())
+    if n_out and clip:
+        notes.append(f"{n_out} value(s) clipped to the range {qmin} … {qmax}: their error is not bounded by s/2.")
+    elif n_out:
         notes.append(
-            f"{int(r.clipped.sum())} value(s) {verb} the range {qmin} … {qmax}: their error is not bounded by s/2."
+            f"{n_out} value(s) round to integers outside {qmin} … {qmax}: their error is still within s/2, "
+            f"but {n_bit} bits cannot store those integers (clipping would)."
         )
     n_levels = qmax - qmin + 1
     levels = r.scale * (np.arange(qmin, qmax + 1) - r.zero_point) if n_levels <= MAX_SHELVES else None

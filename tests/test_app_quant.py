@@ -58,6 +58,7 @@ def test_without_clipping_the_outlier_is_not_called_clipped():
     table = at.dataframe[0].value
     row = table[table["x"] == 8.0].iloc[0]
     assert row["stored q"] == 16 and row["error x̂ − x"] == 0 and row["within ±s/2"] == "yes, but q does not fit"
+    assert any("outside -7 … 7: their error is still within s/2, but 4 bits cannot" in w.value for w in at.warning)
 
 
 def test_near_tie_flips_to_paris():
