@@ -57,10 +57,14 @@ if exact_fractions:
     st.markdown(
         " ; ".join(f"a_{t} = {ei:.2f} / {e.sum():.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
     )
-    st.caption(
-        f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {e.sum():.4f}. (Ch. 19 writes "
-        f"{np.round(e, 2).sum():.2f}: it adds the terms after rounding each to two decimals.)"
+    rounded_sum = f"{np.round(e, 2).sum():.2f}"
+    # The chapter's remark only fits the chapter's own scores (1, 3, 1, 2, unscaled).
+    note = (
+        f"Ch. 19 writes {rounded_sum}: it adds the terms after rounding each to two decimals."
+        if not scaled and np.allclose(s, [1, 3, 1, 2])
+        else f"Rounding each term to two decimals first would give {rounded_sum}."
     )
+    st.caption(f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {e.sum():.4f}. ({note})")
 else:
     st.markdown(" ; ".join(f"a_{t} = **{ai:.4f}**" for t, ai in zip(TOKENS, a, strict=True)))
     st.caption(

@@ -18,7 +18,8 @@ def test_worked_example_numbers_on_screen():
         "[**1.91**, **0.99**]",
     ]:
         assert s in text, s
-    assert any("32.92" in c.value for c in at.caption)
+    # e^1 + e^3 + e^1 + e^2 = 32.9112; rounded term by term, 2.72 + 20.09 + 2.72 + 7.39 = 32.92.
+    assert any("32.9112" in c.value and "Ch. 19 writes 32.92" in c.value for c in at.caption)
     assert [round(x, 4) for x in heatmap_z(at)[3]] == [0.0826, 0.6103, 0.0826, 0.2245]
 
 
@@ -27,3 +28,6 @@ def test_scaling_toggle_changes_scores():
     at = new_app("lessons/worked.py")
     at.toggle(key="worked.scaled").set_value(True).run()
     assert any("q_on · k_cat = **2.121**" in m.value for m in at.markdown)
+    # Not the chapter's scores any more: the remark is not credited to Ch. 19.
+    assert not any("Ch. 19 writes" in c.value for c in at.caption)
+    assert any("Rounding each term to two decimals first would give" in c.value for c in at.caption)
