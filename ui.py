@@ -41,7 +41,8 @@ def model(dtype: str = "float32"):
 
 @st.cache_resource(show_spinner="Quantizing the model's weights…")
 def quantized_model(dtype: str, n_bit: int, group_size: int = 32):
-    """The shipped model with weight-only ``n_bit`` quantization (groups of 32), shared read-only."""
+    """The shipped model with weight-only ``n_bit`` quantization (``group_size`` inputs per scale),
+    shared read-only."""
     from core.quant_model import quantize_weights
 
     return quantize_weights(model(dtype), n_bit, group_size)
