@@ -5,28 +5,15 @@ Not in core/ because it imports streamlit.
 
 from __future__ import annotations
 
-import logging
+import copy
 
 import streamlit as st
 import torch
 
-from core import assets, state
+from core import assets, share, state
 from core.context import run_policy
 from core.cost import kv_cache_bytes_for
 from core.decode import SamplingConfig, generate_cached
-
-
-class _KnownWidgetWarning(logging.Filter):
-    """Pages keep their settings by re-assigning widget values (see ``init_state``); streamlit logs
-    that this overrides a widget's default. That override is the point, so the line is dropped."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "was created with a default value but also had its value set via the Session State" not in str(
-            record.msg
-        )
-
-
-logging.getLogger("streamlit.elements.lib.policies").addFilter(_KnownWidgetWarning())
 
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
@@ -70,42 +57,18 @@ def model_card() -> dict:
     return assets.load_model_card()
 
 
-PERSISTENT_PREFIXES = (
-    "ctx.",
-    "lat.",
-    "quant.",
-    "qm.",
-    "cost.",
-    "batch.",
-    "spec.",
-    "worked.",
-    "L.",
-    "H.",
-    "d.",
-    "b.",
-    "T.",
-    "memory.",
-)
-EPHEMERAL_PREFIXES = ("lat.editor", "worked.vectors", "batch.obj", "spec.obj")
-
-
 def init_state() -> None:
     """Give this session its own copy of every default (never shared between sessions), then,
-    once per session, apply lesson state carried in the URL (``?seed=3&step=5&present=1``)."""
+    once per session, apply lesson state carried in the URL (``?seed=3&step=5&present=1``).
+
+    Widgets keep their values across pages themselves (``persist_state="session"``, keys from
+    ``core.state``); this only seeds what a session starts with."""
     for key, value in state.DEFAULTS.items():
         if key not in st.session_state:
-            st.session_state[key] = value
-    # Streamlit forgets a widget's value when its page is not shown; re-assigning the value makes
-    # it this session's own, so a page's settings survive a visit to another page.
-    for key in list(st.session_state.keys()):
-        if isinstance(key, str) and key.startswith(PERSISTENT_PREFIXES) and not key.startswith(EPHEMERAL_PREFIXES):
-            try:
-                st.session_state[key] = st.session_state[key]
-            except st.errors.StreamlitAPIException:
-                pass  # buttons, uploads and editors cannot be set: they simply start fresh
+            st.session_state[key] = copy.copy(value)
     if "url.applied" not in st.session_state:
         st.session_state["url.applied"] = True
-        values, ignored = state.parse_url_state(st.query_params.to_dict())
+        values, ignored = share.parse_url_state(st.query_params.to_dict(), model().cfg)
         st.session_state.update(values)
         if ignored:
             st.session_state["url.ignored"] = ignored
@@ -142,31 +105,13 @@ def chart(fig, key: str) -> None:
     st.plotly_chart(fig, theme=None, key=key)
 
 
-def keep(key: str) -> None:
-    """Let a widget's value survive page changes: streamlit forgets widget keys of pages not
-    shown, so each widget writes through to a plain key (``key``) that it is restored from."""
-    widget_key = f"_w.{key}"
-    if widget_key not in st.session_state:
-        st.session_state[widget_key] = st.session_state[key]
-
-
-def sync(key: str) -> None:
-    st.session_state[key] = st.session_state[f"_w.{key}"]
-
-
-def wkey(key: str) -> str:
-    return f"_w.{key}"
-
-
 def sidebar_controls() -> None:
     """Presenter mode toggle (also ``?present=1``) and any URL parameters that were ignored."""
     with st.sidebar:
-        keep(state.PRESENT)
         st.toggle(
             "Presenter mode",
-            key=wkey(state.PRESENT),
-            on_change=sync,
-            args=(state.PRESENT,),
+            key=state.PRESENT,
+            persist_state="session",
             help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
         )
         for note in st.session_state.pop("url.ignored", []):

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from core.kv_cache import KVCache
-from core.model import GPT, apply_rope, attend, rope_tables
+from core.model import GPT
 
 LAYOUTS = ("padded", "ragged")
 
@@ -83,7 +83,6 @@ class Batch:
             self.v = [torch.zeros(shape, dtype=model.dtype) for _ in range(cfg.n_layer)]
         else:
             self.caches = [KVCache(cfg, dtype=model.dtype) for _ in prompts]
-        self.cos, self.sin = rope_tables(cfg, model.dtype)
         self.passes = 0
 
     # -- bytes --------------------------------------------------------------------------------
@@ -103,59 +102,19 @@ class Batch:
     # -- one forward pass for the active requests ---------------------------------------------
     @torch.no_grad()
     def _forward(self, active: list[int], ids: list[list[int]], starts: list[int]) -> None:
-        model, cfg = self.model, self.model.cfg
-        B, T = len(active), max(len(x) for x in ids)
-        hd, n_rep = cfg.head_dim, cfg.n_head // cfg.n_kv_head
-        tok = torch.zeros(B, T, dtype=torch.long)
+        """One pass of ``GPT.forward`` for the ``active`` requests: request i brings ``ids[i]``
+        new tokens at positions ``starts[i] ..`` (right-padded to the longest; the padded query
+        rows are computed and ignored)."""
+        T = max(len(x) for x in ids)
+        tok = torch.zeros(len(active), T, dtype=torch.long)
         for i, x in enumerate(ids):
-            tok[i, : len(x)] = torch.tensor(x)  # right padding; padded query rows are ignored
-        pos = torch.tensor([[s + t for t in range(T)] for s in starts]).clamp(max=cfg.block_size - 1)  # (B, T)
-        cos, sin = self.cos[pos].unsqueeze(1), self.sin[pos].unsqueeze(1)  # (B, 1, T, hd)
-        x = model.embed_tokens(tok)  # (B, T, C)
-        atts = [[None] * cfg.n_layer for _ in active]
-        for layer, block in enumerate(model.layers):
-            a = block.self_attn
-            h = block.input_layernorm(x)
-            q = apply_rope(a.q_proj(h).view(B, T, cfg.n_head, hd).transpose(1, 2), cos, sin)  # (B, n_head, T, hd)
-            k = apply_rope(a.k_proj(h).view(B, T, cfg.n_kv_head, hd).transpose(1, 2), cos, sin)  # (B, n_kv, T, hd)
-            v = a.v_proj(h).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, n_kv, T, hd)
-            y = torch.zeros(B, cfg.n_head, T, hd, dtype=x.dtype)
-            if self.layout == "padded":
-                rows = torch.tensor(active)
-                for i, (r, s, n) in enumerate(zip(active, starts, (len(t) for t in ids), strict=True)):
-                    self.k[layer][r, :, s : s + n] = k[i, :, :n]
-                    self.v[layer][r, :, s : s + n] = v[i, :, :n]
-                K, V = self.k[layer][rows], self.v[layer][rows]  # (B, n_kv, S_max, hd)
-                scores = q @ K.repeat_interleave(n_rep, 1).transpose(-2, -1) * hd**-0.5  # (B, n_head, T, S_max)
-                # Padding mask: request i may read slots up to its own query position only.
-                key_slot = torch.arange(self.s_max).view(1, 1, 1, -1)
-                q_slot = torch.tensor(starts).view(-1, 1, 1, 1) + torch.arange(T).view(1, 1, -1, 1)
-                att = torch.softmax(scores.masked_fill(key_slot > q_slot, float("-inf")), dim=-1)
-                y = att @ V.repeat_interleave(n_rep, 1)  # (B, n_head, T, hd)
-                for i, (s, n) in enumerate(zip(starts, (len(t) for t in ids), strict=True)):
-                    atts[i][layer] = att[i, :, :n, : s + n].numpy()
-            else:
-                for i, r in enumerate(active):
-                    n, cache = len(ids[i]), self.caches[r]
-                    kk, vv = cache.update(layer, k[i : i + 1, :, :n], v[i : i + 1, :, :n])  # (1, n_kv, S, hd)
-                    yi, att, _ = attend(
-                        q[i : i + 1, :, :n],
-                        kk.repeat_interleave(n_rep, 1),
-                        vv.repeat_interleave(n_rep, 1),
-                        cache.pos,
-                        hd**-0.5,
-                    )
-                    y[i, :, :n] = yi[0]
-                    atts[i][layer] = att[0].numpy()
-            x = x + a.o_proj(y.transpose(1, 2).reshape(B, T, cfg.n_head * hd))
-            x = x + block.mlp(block.post_attention_layernorm(x))
-        logits = model.lm_head(model.norm(x))  # (B, T, vocab)
+            tok[i, : len(x)] = torch.tensor(x)
+        view = _BatchView(self, active, starts, [len(x) for x in ids])
+        logits, atts = self.model(tok, view)  # (B, T, vocab), n_layer × (B, n_head, T, S)
         for i, r in enumerate(active):
-            req, n = self.requests[r], len(ids[i])
-            if self.layout == "ragged":
-                self.caches[r].advance(n)
+            req, n, s = self.requests[r], len(ids[i]), starts[i]
             req.logits.append(logits[i, n - 1])
-            req.att.append(np.stack(atts[i]))
+            req.att.append(np.stack([a[i, :, :n, : s + n].numpy() for a in atts]))  # (n_layer, n_head, n, s+n)
             req.tokens.append(int(torch.argmax(logits[i, n - 1])))
         self.passes += 1
 
@@ -181,3 +140,52 @@ class Batch:
             self.prefill()
         while self.step():
             pass
+
+
+class _BatchView:
+    """The cache one batched forward pass sees (the protocol of ``KVCache``, see ``GPT.forward``):
+    one row per active request, with its own positions, its own keys only, and a mask that lets
+    query t of request i read slots 0 … starts[i] + t of that request alone."""
+
+    def __init__(self, batch: Batch, active: list[int], starts: list[int], lengths: list[int]):
+        self.batch, self.active, self.lengths = batch, active, lengths
+        self.starts = torch.tensor(starts)  # (B,)
+
+    def check_room(self, t_new: int) -> None:
+        pass  # every request's budget was checked against the window when the batch was made
+
+    def positions(self, t_new: int) -> torch.Tensor:
+        """``(B, t_new)``: each request's own absolute positions (padded queries clamped in range)."""
+        pos = self.starts.unsqueeze(1) + torch.arange(t_new)  # (B, t_new)
+        return pos.clamp(max=self.batch.model.cfg.block_size - 1)
+
+    def mask(self, t_new: int) -> torch.Tensor:
+        """``(B, t_new, S)``: key slot j ≤ starts[i] + t. Slots past a request's own length (padding,
+        or another request's longer row) are never readable."""
+        S = self.batch.s_max if self.batch.layout == "padded" else int((self.starts + torch.tensor(self.lengths)).max())
+        q_slot = self.starts.view(-1, 1, 1) + torch.arange(t_new).view(1, -1, 1)  # (B, t_new, 1)
+        return torch.arange(S).view(1, 1, -1) <= q_slot
+
+    def update(self, layer: int, k: torch.Tensor, v: torch.Tensor):
+        """Store request i's ``lengths[i]`` new K/V ``(1, n_kv_head, n, hd)`` in its own row (padded)
+        or its own ``KVCache`` (ragged); return every active row's keys and values
+        ``(B, n_kv_head, S, hd)``, zeros past a request's length (masked)."""
+        b = self.batch
+        if b.layout == "padded":
+            for i, (r, s, n) in enumerate(zip(self.active, self.starts.tolist(), self.lengths, strict=True)):
+                b.k[layer][r, :, s : s + n] = k[i, :, :n]
+                b.v[layer][r, :, s : s + n] = v[i, :, :n]
+            rows = torch.tensor(self.active)
+            return b.k[layer][rows], b.v[layer][rows]
+        kv = [
+            b.caches[r].update(layer, k[i : i + 1, :, :n], v[i : i + 1, :, :n])
+            for i, (r, n) in enumerate(zip(self.active, self.lengths, strict=True))
+        ]
+        S = max(kk.shape[2] for kk, _ in kv)
+        pad = lambda t: torch.nn.functional.pad(t, (0, 0, 0, S - t.shape[2]))  # noqa: E731 — zeros after the row's length
+        return torch.cat([pad(kk) for kk, _ in kv]), torch.cat([pad(vv) for _, vv in kv])
+
+    def advance(self, t_new: int) -> None:
+        if self.batch.layout == "ragged":
+            for r, n in zip(self.active, self.lengths, strict=True):
+                self.batch.caches[r].advance(n)

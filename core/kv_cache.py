@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from core.config import GPTConfig
+from core.model import causal_mask
 
 
 class KVCache:
@@ -43,6 +44,23 @@ class KVCache:
     def capacity(self) -> int:
         """Positions the buffers can hold: the context window ``block_size``."""
         return self.cfg.block_size
+
+    # -- what a forward pass asks before it runs (see ``GPT.forward``) --------------------------
+    def check_room(self, t_new: int) -> None:
+        """Raise ``ValueError`` if ``t_new`` more positions do not fit in the context window."""
+        if self.pos + t_new > self.capacity:
+            raise ValueError(f"{self.pos + t_new} positions exceed the context window of {self.capacity}")
+
+    def positions(self, t_new: int) -> torch.Tensor:
+        """Absolute positions ``(B, t_new)`` of the next ``t_new`` positions: ``offset + pos + i``
+        (after a sliding-window eviction they run past the slot index)."""
+        start = self.offset + self.pos
+        return torch.arange(start, start + t_new).expand(self.batch_size, t_new)
+
+    def mask(self, t_new: int) -> torch.Tensor:
+        """``(1, t_new, pos + t_new)``: new position i may read every cached slot and the new ones up
+        to its own. The mask is offset by ``pos`` because the queries sit after the cached slots."""
+        return causal_mask(t_new, self.pos + t_new, self.pos)
 
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Write new keys/values for ``layer`` at positions ``pos .. pos+T_new-1``.

@@ -115,6 +115,45 @@ def measure_request_traces(model: GPT, prompts: list[list[int]], n_new: int, cac
     return traces
 
 
+@dataclass(frozen=True)
+class BatchSpeed:
+    """One batch size B: ms per decode step of the batch, output tokens per second batched and
+    one by one (medians over repeats), and the speed-up (one by one ÷ batched wall time): the
+    median and the lowest and highest of the repeats."""
+
+    batch_size: int
+    step_ms: float
+    batched_tokens_per_s: float
+    solo_tokens_per_s: float
+    speedup: float
+    speedup_low: float
+    speedup_high: float
+
+
+def _serve_batched(model: GPT, prompts, n_new: int, layout: str) -> tuple[float, float]:
+    """Wall ms of one batch (prefill + steps) and ms per decode step."""
+    from core.batch import Batch
+
+    t0 = time.perf_counter()
+    batch = Batch(model, prompts, [n_new] * len(prompts), layout)
+    batch.prefill()
+    t1 = time.perf_counter()
+    while batch.step():
+        pass
+    t2 = time.perf_counter()
+    return (t2 - t0) * 1000, (t2 - t1) * 1000 / max(1, n_new - 1)
+
+
+def _serve_one_by_one(model: GPT, prompts, n_new: int, layout: str) -> float:
+    """Wall ms to serve the same requests one after another, each as a batch of one."""
+    from core.batch import Batch
+
+    t0 = time.perf_counter()
+    for p in prompts:
+        Batch(model, [p], [n_new], layout).run()
+    return (time.perf_counter() - t0) * 1000
+
+
 @torch.no_grad()
 def measure_batching(
     model: GPT,
@@ -122,36 +161,38 @@ def measure_batching(
     sizes=(1, 2, 4, 8, 16),
     n_new: int = 16,
     layout: str = "padded",
+    repeats: int = 3,
     progress: Callable[[float], None] | None = None,
-) -> list[dict]:
+) -> list[BatchSpeed]:
     """For each batch size B: serve B requests (prompts cycled) as one batch, and the same B
-    requests one after another (each a batch of one). Returns per B: ms per decode step of the
-    batch, output tokens per second batched and one by one, and their ratio."""
-    from core.batch import Batch
-
-    Batch(model, prompts[:1], [2], layout).run()  # warm-up
+    requests one after another. The two ways alternate which goes first in each of ``repeats``
+    rounds (so a burst of other work hits both alike) and medians are reported; at B = 1 both
+    are the same computation, so the speed-up is ~1× by construction."""
+    _serve_batched(model, prompts[:1], 2, layout)  # warm-up
     rows = []
     for k, b in enumerate(sizes):
         chosen = [prompts[i % len(prompts)] for i in range(b)]
-        t0 = time.perf_counter()
-        batch = Batch(model, chosen, [n_new] * b, layout)
-        batch.prefill()
-        t1 = time.perf_counter()
-        while batch.step():
-            pass
-        t2 = time.perf_counter()
-        for p in chosen:
-            Batch(model, [p], [n_new], layout).run()
-        t3 = time.perf_counter()
+        batched, steps, solo = [], [], []
+        for r in range(repeats):
+            if r % 2:
+                solo.append(_serve_one_by_one(model, chosen, n_new, layout))
+            batched_ms, step_ms = _serve_batched(model, chosen, n_new, layout)
+            batched.append(batched_ms)
+            steps.append(step_ms)
+            if not r % 2:
+                solo.append(_serve_one_by_one(model, chosen, n_new, layout))
+        ratios = [s / t for s, t in zip(solo, batched, strict=True)]
         tokens = b * n_new
         rows.append(
-            {
-                "batch_size": b,
-                "step_ms": (t2 - t1) * 1000 / max(1, n_new - 1),
-                "batched_tokens_per_s": tokens / (t2 - t0),
-                "solo_tokens_per_s": tokens / (t3 - t2),
-                "speedup": (t3 - t2) / (t2 - t0),
-            }
+            BatchSpeed(
+                b,
+                statistics.median(steps),
+                tokens / statistics.median(batched) * 1000,
+                tokens / statistics.median(solo) * 1000,
+                statistics.median(ratios),
+                min(ratios),
+                max(ratios),
+            )
         )
         if progress:
             progress((k + 1) / len(sizes))

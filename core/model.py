@@ -16,7 +16,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from core.config import GPTConfig
-from core.kv_cache import KVCache
 
 
 class RMSNorm(nn.Module):
@@ -52,20 +51,22 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
     return x * cos + rotated * sin
 
 
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, start: int, scale: float):
-    """Causal attention written out: softmax(q·kᵀ·scale + mask) · v.
+def causal_mask(T: int, S: int, start: int = 0) -> torch.Tensor:
+    """``(1, T, S)`` bool, True where query i (at slot ``start + i``) may read key slot j: j ≤ start + i."""
+    q_slot = torch.arange(start, start + T).unsqueeze(1)  # (T, 1)
+    return (torch.arange(S).unsqueeze(0) <= q_slot).unsqueeze(0)  # (1, T, S)
 
-    q ``(B, heads, T, hd)`` at absolute positions ``start .. start+T-1``; k, v ``(B, heads, S, hd)``
-    for positions 0 .. S-1. Returns the output ``(B, heads, T, hd)``, the probabilities
-    ``(B, heads, T, S)`` (exactly 0 where masked) and the raw scores ``(B, heads, T, S)``.
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, scale: float):
+    """Attention written out: softmax(q·kᵀ·scale, masked) · v.
+
+    q ``(B, heads, T, hd)``; k, v ``(B, heads, S, hd)``; ``mask`` bool, broadcastable to
+    ``(B, heads, T, S)``, True where a query may read a key (the causal mask, a padding or
+    sliding-window mask: see ``causal_mask``). Returns the output ``(B, heads, T, hd)``, the
+    probabilities ``(B, heads, T, S)`` (exactly 0 where masked) and the raw scores ``(B, heads, T, S)``.
     """
-    T, S = q.shape[2], k.shape[2]
     scores = q @ k.transpose(-2, -1) * scale  # (B, heads, T, S)
-    # Query i sits at absolute position start+i, so under caching the mask is offset by
-    # `start`: it may read every key up to and including its own position.
-    q_pos = torch.arange(start, start + T).unsqueeze(1)  # (T, 1)
-    k_pos = torch.arange(S).unsqueeze(0)  # (1, S)
-    att = torch.softmax(scores.masked_fill(k_pos > q_pos, float("-inf")), dim=-1)  # (B, heads, T, S)
+    att = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)  # (B, heads, T, S)
     return att @ v, att, scores
 
 
@@ -79,12 +80,10 @@ class Attention(nn.Module):
         self.v_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=False)
         self.o_proj = nn.Linear(cfg.n_head * hd, c, bias=False)
 
-    def forward(self, x, cos, sin, start: int, cache: KVCache | None, layer: int):
-        """x ``(B, T, C)`` at absolute positions ``start .. start+T-1``.
-
-        Returns the output ``(B, T, C)`` and the attention probabilities
-        ``(B, n_head, T, S)`` with ``S = start + T`` (exactly 0 at masked cells).
-        """
+    def forward(self, x, cos, sin, mask, cache, layer: int):
+        """x ``(B, T, C)``; ``cos``/``sin`` ``(B, 1, T, hd)`` at each position's absolute position;
+        ``mask`` ``(B, 1, T, S)`` (True: may read). Returns the output ``(B, T, C)`` and the attention
+        probabilities ``(B, n_head, T, S)`` (exactly 0 at masked cells)."""
         cfg = self.cfg
         B, T, _ = x.shape
         hd, n_rep = cfg.head_dim, cfg.n_head // cfg.n_kv_head
@@ -98,7 +97,7 @@ class Attention(nn.Module):
         # GQA: query head h reads KV head h // n_rep (the grouping of Llama's repeat_kv).
         k = k.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
         v = v.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
-        y, att, _ = attend(q, k, v, start, hd**-0.5)  # (B, n_head, T, hd), (B, n_head, T, S)
+        y, att, _ = attend(q, k, v, mask, hd**-0.5)  # (B, n_head, T, hd), (B, n_head, T, S)
         y = y.transpose(1, 2).reshape(B, T, cfg.n_head * hd)  # (B, T, C)
         return self.o_proj(y), att
 
@@ -124,8 +123,8 @@ class Block(nn.Module):
         self.post_attention_layernorm = RMSNorm(cfg.n_embd, cfg.norm_eps)
         self.mlp = MLP(cfg)
 
-    def forward(self, x, cos, sin, start, cache, layer):
-        a, att = self.self_attn(self.input_layernorm(x), cos, sin, start, cache, layer)
+    def forward(self, x, cos, sin, mask, cache, layer):
+        a, att = self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer)
         x = x + a
         x = x + self.mlp(self.post_attention_layernorm(x))
         return x, att
@@ -160,33 +159,52 @@ class GPT(nn.Module):
     def dtype(self) -> torch.dtype:
         return self.embed_tokens.weight.dtype
 
-    def forward(self, ids: torch.Tensor, cache: KVCache | None = None):
+    def forward(self, ids: torch.Tensor, cache=None, input_pos: torch.Tensor | None = None, mask=None):
         """ids ``(B, T)`` int64 → logits ``(B, T, vocab_size)`` and a list of ``n_layer``
         attention tensors ``(B, n_head, T, S)``.
 
-        Raises ``ValueError`` if the positions would pass the context window ``block_size``.
+        Without a cache: a full forward pass over positions 0 .. T-1 (causal). With one, the
+        cache says where the new positions go: ``cache.positions(T)`` gives their absolute
+        positions ``(B, T)`` (for RoPE), ``cache.mask(T)`` which cached and new slots each may
+        read ``(B, T, S)``, and ``cache.update`` stores their K/V (``KVCache`` for one request;
+        batched, ragged and paged caches in ``core.batch`` / ``core.paged`` give per-row
+        positions and masks the same way, so every path runs this one model). ``input_pos`` and
+        ``mask`` override the cache's. Raises ``ValueError`` for an empty input or positions past
+        the context window (the cache refuses before anything is written).
         """
         B, T = ids.shape
-        start = cache.pos if cache is not None else 0  # slot of the first new position
-        if start + T > self.cfg.block_size:
-            raise ValueError(f"{start + T} positions exceed the context window of {self.cfg.block_size}")
         if T == 0:
             raise ValueError("no positions to process")
-        # RoPE uses absolute positions: after a sliding-window eviction they run past the slot.
-        first = start + (cache.offset if cache is not None else 0)
-        if first + T <= self.cfg.block_size:
-            cos, sin = self.rope_cos[first : first + T], self.rope_sin[first : first + T]  # (T, hd)
+        if cache is None:
+            if T > self.cfg.block_size:
+                raise ValueError(f"{T} positions exceed the context window of {self.cfg.block_size}")
+            pos = torch.arange(T).expand(B, T) if input_pos is None else input_pos  # (B, T)
+            mask = causal_mask(T, T) if mask is None else mask  # (1 or B, T, S=T)
         else:
-            cos, sin = rope_tables(self.cfg, self.dtype, first, T)
+            cache.check_room(T)
+            pos = cache.positions(T) if input_pos is None else input_pos
+            mask = cache.mask(T) if mask is None else mask
+        cos, sin = self._rope(pos)  # (B, 1, T, hd) each
+        mask = mask.unsqueeze(1)  # (B, 1, T, S): the same for every head
         x = self.embed_tokens(ids)  # (B, T, C)
         atts = []
         for layer, block in enumerate(self.layers):
-            x, att = block(x, cos, sin, start, cache, layer)
+            x, att = block(x, cos, sin, mask, cache, layer)
             atts.append(att)
         if cache is not None:
             cache.advance(T)
         logits = self.lm_head(self.norm(x))  # (B, T, vocab_size)
         return logits, atts
+
+    def _rope(self, pos: torch.Tensor):
+        """cos, sin ``(B, 1, T, hd)`` at absolute positions ``pos`` ``(B, T)``. Positions past the
+        window (a sliding window keeps counting up) get their tables computed on the spot."""
+        top = int(pos.max()) + 1
+        if top <= self.cfg.block_size:
+            cos, sin = self.rope_cos, self.rope_sin  # (block_size, hd)
+        else:
+            cos, sin = rope_tables(self.cfg, self.dtype, 0, top)
+        return cos[pos].unsqueeze(1), sin[pos].unsqueeze(1)
 
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())

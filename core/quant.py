@@ -284,7 +284,7 @@ def flip_scale(logits, rounding: str = "half_even", n_grid: int = 400) -> float 
     return None
 
 
-MAX_SHELVES = 257
+MAX_SHELVES = 257  # more levels than this merge into a solid bar on the ruler: say so instead of drawing them
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,12 @@
-"""Session-state keys and their defaults, as plain data (one learner's view; never shared)."""
+"""Session-state keys and their defaults for every page, as plain data (one learner's view; never shared).
+
+One way to keep settings: each widget takes its key from here and ``persist_state="session"``
+(streamlit keeps the value across page changes), and ``ui.init_state`` seeds every default below
+once per session. Keys are prefixed by page so pages never collide. Non-widget keys hold a page's
+objects (a request, a batch, a measurement) and start as ``None``.
+"""
+
+from __future__ import annotations
 
 DEFAULT_PROMPT = (
     "User: Hello, my name is Mira. I am planning a trip to Lyon.\n"
@@ -6,23 +14,27 @@ DEFAULT_PROMPT = (
     "User: The hotel in Lyon costs 620 yuan. Is that allowed?\n"
     "Assistant:"
 )
+MAX_PROMPT_CHARS = 200_000  # far past the context window; the token count gives the message
 
-# Keys (prefixed by page so pages never collide).
+# ---- Prefill & decode -------------------------------------------------------------------------
 DECODE_SESSION = "decode.session"  # core.session.DecodeSession | None
 DECODE_PROMPT = "decode.prompt"  # the prompt text, kept across page changes
 DECODE_PLAYING = "decode.playing"  # bool: Play is stepping on its own
 DECODE_MESSAGE = "decode.message"  # (level, text) | None: the last refusal, shown once
 DECODE_DTYPE = "decode.dtype"
-DECODE_WEIGHT_BITS = "decode.weight_bits"  # None (float) or 8/4/3: weight-only quantization
+DECODE_WEIGHT_BITS = "decode.weight_bits"  # None (float) or 8/4/3/2: weight-only quantization
 DECODE_STRATEGY = "decode.strategy"
 DECODE_TEMPERATURE = "decode.temperature"
 DECODE_TOP_K = "decode.top_k"
 DECODE_SEED = "decode.seed"
 DECODE_PACE = "decode.pace_s"
 DECODE_LAYER = "decode.layer"
-DECODE_HEAD = "decode.head"
+DECODE_HEAD = "decode.head"  # a query head index, or MEAN_HEADS
+MEAN_HEADS = "mean over heads"
+PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer controls
+URL_STEP = "url.step"  # decode steps to replay after an automatic prefill (from ?step=N)
 
-DEFAULTS = {
+DECODE = {
     DECODE_SESSION: None,
     DECODE_PROMPT: DEFAULT_PROMPT,
     DECODE_PLAYING: False,
@@ -36,81 +48,100 @@ DEFAULTS = {
     DECODE_PACE: 0.5,
     DECODE_LAYER: 2,
     DECODE_HEAD: 3,  # looks back at the traveller's name when about to write it
-    "ui.present": False,
+    PRESENT: False,
 }
 
-MAX_PROMPT_CHARS = 200_000  # far past the context window; the token count gives the message
+# ---- the worked example, the context window, latency ------------------------------------------
+WORKED = {"worked.scaled": False}
+CONTEXT = {"ctx.policy": "sliding window", "ctx.window": 64, "ctx.n_new": 80, "ctx.layer": 2, "ctx.head": 3}
+LATENCY = {"lat.source": "Ch. 30 example", "lat.n_new": 12, "lat.measured": None}
 
-# Lesson state carried in the URL so a teacher can share a link that opens exactly that view.
-# Query parameter -> (session-state key, parser). Unknown or malformed values are ignored (and
-# reported), never applied.
-URL_PARAMS = {
-    "prompt": (DECODE_PROMPT, str),
-    "seed": (DECODE_SEED, int),
-    "strategy": (DECODE_STRATEGY, str),
-    "temperature": (DECODE_TEMPERATURE, float),
-    "top_k": (DECODE_TOP_K, int),
-    "dtype": (DECODE_DTYPE, str),
-    "bits": (DECODE_WEIGHT_BITS, int),
-    "layer": (DECODE_LAYER, int),
-    "head": (DECODE_HEAD, int),
+# ---- batching, speculative decoding -----------------------------------------------------------
+BATCH_PROMPTS_DEFAULT = (
+    "The cat sat on the\nUser: Hello, my name is Ravi. I am planning a trip to Oslo.\n"
+    "Ana asked: Which country is Lyon in?\nThe dog"
+)
+BATCHING = {
+    "batch.prompts": BATCH_PROMPTS_DEFAULT,
+    "batch.budgets": "12, 20, 6, 16",
+    "batch.layout": "padded",
+    "batch.obj": None,
+    "batch.error": None,
+    "batch.speed": None,
 }
-URL_LIMITS = {
-    DECODE_SEED: (0, 2**31 - 1),
-    DECODE_TEMPERATURE: (0.1, 2.0),
-    DECODE_TOP_K: (0, 100),
-    DECODE_LAYER: (0, 3),
-    DECODE_HEAD: (0, 3),
-    "step": (0, 255),
+SPECULATIVE = {
+    "spec.k": 4,
+    "spec.t": 0.0,
+    "spec.seed": 0,
+    "spec.n": 5_000,
+    "spec.obj": None,
+    "spec.msg": None,
+    "spec.dist": None,
+    "spec.speed": None,
 }
-URL_CHOICES = {
-    DECODE_STRATEGY: ("greedy", "sample"),
-    DECODE_DTYPE: ("float32", "float64"),
-    DECODE_WEIGHT_BITS: (8, 4, 3),
+
+# ---- cost, memory, weights --------------------------------------------------------------------
+COST = {
+    "cost.layers": 1,
+    "cost.heads": 1,
+    "cost.n_max": 10_000,
+    "cost.n_prompt": 1_000,
+    "cost.m_new": 100,
+    "cost.measured": None,
 }
-PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer controls
-URL_STEP = "url.step"  # decode steps to replay after an automatic prefill (from ?step=N)
+MEMORY = {"memory.preset": "Ch. 30 two-layer example"}
+WEIGHTS = {
+    "weights.billions": 7.0,
+    "weights.group": 32,
+    "weights.scale_bits": 16,
+    "weights.card": "7B, Q4, 8K",
+    "weights.arch": "Llama-2-7B (MHA)",
+    "weights.grouped": True,
+    "weights.kv_bytes": 2,
+    "weights.batch": 1,
+    "weights.overhead_gb": 1.0,
+    "weights.budget_gb": 8.0,
+}
+
+# ---- quantization -----------------------------------------------------------------------------
+QUANT_DEFAULT_PRESET = "Ch. 19: four weights, scale 0.1"
 
 
-def parse_url_state(params: dict) -> tuple[dict, list[str]]:
-    """Session-state values from query parameters, and a note per ignored parameter.
-
-    ``step`` (decode steps to replay) and ``present`` (presenter mode) are included too.
-    Values outside their range or choices are ignored with a reason."""
-    out, ignored = {}, []
-    items = dict(URL_PARAMS, step=(URL_STEP, int), present=(PRESENT, int))
-    for name, raw in params.items():
-        if name not in items:
-            continue
-        key, parse = items[name]
-        try:
-            value = parse(raw)
-        except (TypeError, ValueError):
-            ignored.append(f"{name}={str(raw)[:30]!r} is not a valid {parse.__name__}")
-            continue
-        lo_hi = URL_LIMITS.get(key if name != "step" else "step")
-        if lo_hi and not lo_hi[0] <= value <= lo_hi[1]:
-            ignored.append(f"{name}={value} is outside {lo_hi[0]} … {lo_hi[1]}")
-            continue
-        if key in URL_CHOICES and value not in URL_CHOICES[key]:
-            ignored.append(f"{name}={value!r} is not one of {URL_CHOICES[key]}")
-            continue
-        if key == DECODE_PROMPT and len(value) > MAX_PROMPT_CHARS:
-            ignored.append("prompt is longer than the prompt box allows")
-            continue
-        out[key] = bool(value) if key == PRESENT else value
-    return out, ignored
-
-
-def url_params_for(state: dict, step: int | None) -> dict:
-    """Query parameters that reopen this decode view (only values that differ from the defaults)."""
-    out = {
-        name: str(state[key])
-        for name, (key, _) in URL_PARAMS.items()
-        if key in state and state[key] is not None and state[key] != DEFAULTS.get(key)
+def quant_preset_state(values: str, scale: float) -> dict:
+    """The ruler's settings for one of the chapters' cases: its values and scale, 4-bit symmetric,
+    half to even, clipping on (Ch. 30's rules)."""
+    return {
+        "quant.values": values,
+        "quant.scale": scale,
+        "quant.scale_mode": "set by hand",
+        "quant.bits": 4,
+        "quant.kind": "symmetric",
+        "quant.rounding": "half_even",
+        "quant.clip": True,
     }
-    if step is not None:
-        out["step"] = str(step)
-    if state.get(PRESENT):
-        out["present"] = "1"
-    return out
+
+
+QUANTIZE = {
+    "quant.preset": QUANT_DEFAULT_PRESET,
+    **quant_preset_state("0.34, -0.12, 0.7, 0.23", 0.1),
+    "quant.paris": 0.6,
+    "quant.lyon": 0.7,
+    "quant.tie_scale": 0.5,
+    "quant.group": 4,
+    "quant.scale_bytes": 4,
+}
+QUANT_MODEL = {"qm.group": 32, "qm.rounding": "half_even", "qm.diverge_bits": 2, "qm.n_new": 40}
+
+DEFAULTS = {
+    **DECODE,
+    **WORKED,
+    **CONTEXT,
+    **LATENCY,
+    **BATCHING,
+    **SPECULATIVE,
+    **COST,
+    **MEMORY,
+    **WEIGHTS,
+    **QUANTIZE,
+    **QUANT_MODEL,
+}

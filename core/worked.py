@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from core.model import attend
+from core.model import attend, causal_mask
 
 TOKENS = ("the", "cat", "sat", "on")
 # Ch. 19's supplied vectors. Only q_on is given for the queries; the earlier rows' queries are
@@ -44,7 +44,7 @@ def worked_example(q, k, v, scaled: bool = False) -> Worked:
         raise ValueError("every vector entry must be a finite number")
     scale = 1 / math.sqrt(q.shape[1]) if scaled else 1.0
     t = lambda a: torch.from_numpy(a)[None, None]  # noqa: E731 — (1, 1, T, d)
-    y, att, scores = attend(t(q), t(k), t(v), 0, scale)
+    y, att, scores = attend(t(q), t(k), t(v), causal_mask(len(q), len(q)).unsqueeze(1), scale)
     att, scores = att[0, 0].numpy(), scores[0, 0].numpy()
     mask = np.triu(np.ones_like(att, dtype=bool), 1)
     rounded = np.round(att[-1], 2)

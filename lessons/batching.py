@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from core import session as S
+from core import state as K
 from core import viz
 from core.batch import LAYOUTS, Batch
 from core.measure import measure_batching
@@ -18,18 +19,14 @@ st.caption(
     "unequal lengths the sum of processed lengths replaces B·T. Greedy decoding on the shipped model."
 )
 
-DEFAULT_PROMPTS = (
-    "The cat sat on the\nUser: Hello, my name is Ravi. I am planning a trip to Oslo.\n"
-    "Ana asked: Which country is Lyon in?\nThe dog"
-)
 left, right = st.columns([3, 2])
 text = left.text_area(
-    "Prompts, one per line (up to 16)", DEFAULT_PROMPTS, height=130, max_chars=20_000, key="batch.prompts"
+    "Prompts, one per line (up to 16)", height=130, max_chars=20_000, key="batch.prompts", persist_state="session"
 )
 budgets_text = right.text_input(
     "Tokens to generate per request",
-    "12, 20, 6, 16",
     key="batch.budgets",
+    persist_state="session",
     help="One number per prompt; a request also finishes at the end token.",
 )
 layout = right.radio(
@@ -37,6 +34,7 @@ layout = right.radio(
     LAYOUTS,
     horizontal=True,
     key="batch.layout",
+    persist_state="session",
     format_func=lambda x: {"padded": "padding to the longest", "ragged": "per-request caches"}[x],
 )
 
@@ -127,7 +125,7 @@ else:
 st.subheader("Measured on this machine: batched vs one by one")
 if st.button("Measure batch sizes 1, 2, 4, 8, 16"):
     bar = st.progress(0.0, text="Decoding batches…")
-    prompts = [encode(tok, p) for p in DEFAULT_PROMPTS.splitlines()]
+    prompts = [encode(tok, p) for p in K.BATCH_PROMPTS_DEFAULT.splitlines()]
     st.session_state["batch.speed"] = measure_batching(model, prompts, progress=lambda f: bar.progress(f))
     bar.empty()
 rows = st.session_state.get("batch.speed")
@@ -136,17 +134,19 @@ if rows:
     st.dataframe(
         [
             {
-                "batch size": r["batch_size"],
-                "ms per decode step": f"{r['step_ms']:.2f}",
-                "tokens/s batched": f"{r['batched_tokens_per_s']:,.0f}",
-                "tokens/s one by one": f"{r['solo_tokens_per_s']:,.0f}",
-                "speed-up": f"{r['speedup']:.2f}×",
+                "batch size": r.batch_size,
+                "ms per decode step": f"{r.step_ms:.2f}",
+                "tokens/s batched": f"{r.batched_tokens_per_s:,.0f}",
+                "tokens/s one by one": f"{r.solo_tokens_per_s:,.0f}",
+                "speed-up (median)": f"{r.speedup:.2f}×",
+                "speed-up range": f"{r.speedup_low:.2f}–{r.speedup_high:.2f}×",
             }
             for r in rows
         ],
         hide_index=True,
     )
     st.caption(
-        "16 tokens per request, padded layout, greedy. One step of the batch costs little more than one "
-        "step of one request on this tiny model: the weights are read once per pass for all requests."
+        "16 tokens per request, padded layout, greedy; medians of 3 interleaved repeats. One step of the "
+        "batch costs little more than one step of one request on this tiny model: the weights are read once "
+        "per pass for all requests."
     )

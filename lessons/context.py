@@ -19,9 +19,9 @@ st.caption(
 )
 
 a, b, c = st.columns(3)
-policy = a.radio("At the wall", POLICIES, index=2, key="ctx.policy")
-window = b.slider("Window (positions)", 16, model.cfg.block_size, 64, step=8, key="ctx.window")
-n_new = c.slider("Tokens to generate", 10, 200, 80, key="ctx.n_new")
+policy = a.radio("At the wall", POLICIES, key="ctx.policy", persist_state="session")
+window = b.slider("Window (positions)", 16, model.cfg.block_size, step=8, key="ctx.window", persist_state="session")
+n_new = c.slider("Tokens to generate", 10, 200, key="ctx.n_new", persist_state="session")
 prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
 st.caption("Prompt: the one on the decode page (edit it there).")
 try:
@@ -35,8 +35,8 @@ st.code(decode(tok, run.prompt_used) + "⟨" + decode(tok, run.tokens) + "⟩", 
 st.caption("⟨ ⟩ marks the generated continuation (greedy).")
 
 l1, l2 = st.columns(2)
-layer = l1.selectbox("Layer", range(model.cfg.n_layer), index=2, key="ctx.layer")
-head = l2.selectbox("Head", ["mean over heads", *range(model.cfg.n_head)], index=4, key="ctx.head")
+layer = l1.selectbox("Layer", range(model.cfg.n_layer), key="ctx.layer", persist_state="session")
+head = l2.selectbox("Head", [K.MEAN_HEADS, *range(model.cfg.n_head)], key="ctx.head", persist_state="session")
 seq = run.prompt_used + run.tokens[: len(band_matrix(run, 0, None)) - len(run.prompt_used)]
 att = band_matrix(run, layer, None if isinstance(head, str) else head)
 ui.chart(

@@ -15,11 +15,16 @@ st.caption(
 
 a, b, c = st.columns(3)
 n_layer = a.number_input(
-    "Layers (n_layer)", 1, 10_000, 1, key="cost.layers", help="1 × 1 gives the chapter's “per layer, per head”."
+    "Layers (n_layer)",
+    1,
+    10_000,
+    key="cost.layers",
+    persist_state="session",
+    help="1 × 1 gives the chapter's “per layer, per head”.",
 )
-n_head = b.number_input("Heads (n_head)", 1, 10_000, 1, key="cost.heads")
+n_head = b.number_input("Heads (n_head)", 1, 10_000, key="cost.heads", persist_state="session")
 n_max = c.select_slider(
-    "Largest context length n (tokens)", [2_000, 5_000, 10_000, 20_000], value=10_000, key="cost.n_max"
+    "Largest context length n (tokens)", [2_000, 5_000, 10_000, 20_000], key="cost.n_max", persist_state="session"
 )
 lh = n_layer * n_head
 per = "per layer, per head" if lh == 1 else f"× {n_layer} layers × {n_head} heads"
@@ -47,8 +52,8 @@ ui.chart_in(
     key="step_work",
 )
 with right:
-    n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, 1_000, key="cost.n_prompt")
-    m_new = st.number_input("Tokens to generate m", 1, 10**9, 100, key="cost.m_new")
+    n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key="cost.n_prompt", persist_state="session")
+    m_new = st.number_input("Tokens to generate m", 1, 10**9, key="cost.m_new", persist_state="session")
     with_cache = cost.generation_scores(int(n_prompt), int(m_new), cached=True) * lh
     without = cost.generation_scores(int(n_prompt), int(m_new), cached=False) * lh
     st.metric("Scores with the KV cache", f"{with_cache:,}", help="n(n+1)/2 for prefill + (n+1) + … + (n+m−1).")

@@ -21,42 +21,29 @@ st.caption(
 
 left, right = st.columns([3, 2])
 with left:
-    ui.keep(K.DECODE_PROMPT)
     st.text_area(
         "Prompt",
-        key=ui.wkey(K.DECODE_PROMPT),
-        on_change=ui.sync,
-        args=(K.DECODE_PROMPT,),
+        key=K.DECODE_PROMPT,
+        persist_state="session",
         height=130,
         max_chars=K.MAX_PROMPT_CHARS,
         help="Any text: it is tokenized byte by byte if needed.",
     )
 with right, st.popover("Sampling · precision · weights", width="stretch", help="Changes apply at the next prefill."):
-    for key in (
-        K.DECODE_DTYPE,
-        K.DECODE_WEIGHT_BITS,
-        K.DECODE_STRATEGY,
-        K.DECODE_TEMPERATURE,
-        K.DECODE_TOP_K,
-        K.DECODE_SEED,
-    ):
-        ui.keep(key)
-    kw = {"on_change": ui.sync}
+    kw = {"persist_state": "session"}
     st.radio(
         "Precision",
         ["float32", "float64"],
-        key=ui.wkey(K.DECODE_DTYPE),
+        key=K.DECODE_DTYPE,
         horizontal=True,
-        args=(K.DECODE_DTYPE,),
         help="float64 makes cached and recomputed logits agree to about 1e-15.",
         **kw,
     )
     st.radio(
         "Weights",
         [None, 8, 4, 3],
-        key=ui.wkey(K.DECODE_WEIGHT_BITS),
+        key=K.DECODE_WEIGHT_BITS,
         horizontal=True,
-        args=(K.DECODE_WEIGHT_BITS,),
         format_func=lambda b: "float" if b is None else f"{b}-bit",
         help="Weight-only quantization of every block projection, groups of 32 (see “Quantizing the model”).",
         **kw,
@@ -64,9 +51,8 @@ with right, st.popover("Sampling · precision · weights", width="stretch", help
     st.radio(
         "Choose the next token by",
         ["greedy", "sample"],
-        key=ui.wkey(K.DECODE_STRATEGY),
+        key=K.DECODE_STRATEGY,
         horizontal=True,
-        args=(K.DECODE_STRATEGY,),
         **kw,
     )
     st.slider(
@@ -74,8 +60,7 @@ with right, st.popover("Sampling · precision · weights", width="stretch", help
         0.1,
         2.0,
         step=0.1,
-        key=ui.wkey(K.DECODE_TEMPERATURE),
-        args=(K.DECODE_TEMPERATURE,),
+        key=K.DECODE_TEMPERATURE,
         disabled=st.session_state[K.DECODE_STRATEGY] == "greedy",
         **kw,
     )
@@ -83,12 +68,11 @@ with right, st.popover("Sampling · precision · weights", width="stretch", help
         "Top-k (0 = all tokens)",
         0,
         100,
-        key=ui.wkey(K.DECODE_TOP_K),
-        args=(K.DECODE_TOP_K,),
+        key=K.DECODE_TOP_K,
         disabled=st.session_state[K.DECODE_STRATEGY] == "greedy",
         **kw,
     )
-    st.number_input("Seed", 0, 2**31 - 1, step=1, key=ui.wkey(K.DECODE_SEED), args=(K.DECODE_SEED,), **kw)
+    st.number_input("Seed", 0, 2**31 - 1, step=1, key=K.DECODE_SEED, **kw)
 
 
 def do_prefill() -> None:
@@ -195,15 +179,13 @@ def stepper() -> None:
         toggle_play()
         st.rerun()
     c[3].button("Reset", on_click=do_reset, width="stretch")
-    ui.keep(K.DECODE_PACE)
     c[4].slider(
         "Play pace (seconds per token)",
         0.2,
         2.0,
         step=0.1,
-        key=ui.wkey(K.DECODE_PACE),
-        on_change=ui.sync,
-        args=(K.DECODE_PACE,),
+        key=K.DECODE_PACE,
+        persist_state="session",
     )
     message, st.session_state[K.DECODE_MESSAGE] = st.session_state[K.DECODE_MESSAGE], None  # shown once
     if message:
@@ -242,18 +224,13 @@ def show_request(sess: S.DecodeSession) -> None:
     st.caption("Text so far (prompt, then the tokens chosen; the last one is chosen but not yet consumed):")
     st.code(decode(tok, sess.consumed + [pending]), language=None, wrap_lines=True)
     pick_layer, pick_head = st.columns(2)
-    ui.keep(K.DECODE_LAYER)
-    ui.keep(K.DECODE_HEAD)
-    layer = pick_layer.selectbox(
-        "Layer", range(cfg.n_layer), key=ui.wkey(K.DECODE_LAYER), on_change=ui.sync, args=(K.DECODE_LAYER,)
-    )
+    layer = pick_layer.selectbox("Layer", range(cfg.n_layer), key=K.DECODE_LAYER, persist_state="session")
     group = cfg.n_head // cfg.n_kv_head
     head = pick_head.selectbox(
         "Head",
         ["mean over heads", *range(cfg.n_head)],
-        key=ui.wkey(K.DECODE_HEAD),
-        on_change=ui.sync,
-        args=(K.DECODE_HEAD,),
+        key=K.DECODE_HEAD,
+        persist_state="session",
         format_func=lambda h: h if isinstance(h, str) else f"query head {h} (reads KV head {h // group})",
     )
     att = S.attention_matrix(sess, layer, None if isinstance(head, str) else head)

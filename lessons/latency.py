@@ -23,7 +23,7 @@ SOURCES = [
     "Measured: the decode page's request",
     "Measured: a batch here, with and without the KV cache",
 ]
-source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source")
+source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source", persist_state="session")
 
 
 def row(t: LAT.RequestTrace) -> dict:
@@ -73,7 +73,7 @@ elif source == SOURCES[3]:
     traces = [LAT.RequestTrace("decode page request", 0.0, 0.0, tuple(sess.emission_times_ms()), len(sess.prompt_ids))]
     summary = LAT.summarize_traces(traces)
 else:
-    n_new = st.slider("Tokens per request", 2, 40, 12, key="lat.n_new")
+    n_new = st.slider("Tokens per request", 2, 40, key="lat.n_new", persist_state="session")
     if st.button("Run 4 requests, each way", type="primary"):
         prompts = [
             encode(tok, p)
@@ -98,19 +98,7 @@ else:
     summary = LAT.summarize_traces(traces)
 
 ui.chart(
-    viz.fig_timeline(
-        [
-            {
-                "name": t.name,
-                "arrival": t.arrival_ms,
-                "prefill_start": t.prefill_start_ms,
-                "emissions": list(t.emissions_ms),
-                "cache": LAT.cache_lengths(t),
-            }
-            for t in traces
-        ],
-        "Queue, prefill, and every emitted token (label: cached positions after the pass)",
-    ),
+    viz.fig_timeline(traces, "Queue, prefill, and every emitted token (label: cached positions after the pass)"),
     key="timeline",
 )
 

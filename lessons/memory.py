@@ -26,7 +26,7 @@ shipped = KVShape(
     "checked against the real KVCache",
 )
 choices = {**PRESETS, "The shipped model": shipped, "From a config.json (paste or upload)": None}
-name = st.selectbox("Model shape", list(choices), key="memory.preset")
+name = st.selectbox("Model shape", list(choices), key="memory.preset", persist_state="session")
 shape = choices[name]
 if shape is None:
     up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
@@ -48,13 +48,16 @@ st.caption(
 
 tag = f"{name}:{hash(shape)}"  # a new pasted config gets fresh inputs, not the previous one's values
 c = st.columns(3)
-L = c[0].number_input("L: layers", 1, 10**6, shape.n_layer, key=f"L.{tag}")
-H = c[1].number_input("H_kv: KV heads per layer", 1, 10**6, shape.n_kv_head, key=f"H.{tag}")
-d = c[2].number_input("d: head width", 1, 10**6, shape.head_dim, key=f"d.{tag}")
+L = c[0].number_input("L: layers", 1, 10**6, shape.n_layer, key=f"L.{tag}", persist_state="session")
+H = c[1].number_input("H_kv: KV heads per layer", 1, 10**6, shape.n_kv_head, key=f"H.{tag}", persist_state="session")
+d = c[2].number_input("d: head width", 1, 10**6, shape.head_dim, key=f"d.{tag}", persist_state="session")
 c = st.columns(3)
 own = f"model's own ({shape.bytes_per_value:g} B)"
 b_label = c[0].selectbox(
-    "b: bytes per stored value", [own, "16-bit (2 B)", "8-bit (1 B)", "4-bit (0.5 B)"], key=f"b.{tag}"
+    "b: bytes per stored value",
+    [own, "16-bit (2 B)", "8-bit (1 B)", "4-bit (0.5 B)"],
+    key=f"b.{tag}",
+    persist_state="session",
 )
 b = {own: shape.bytes_per_value, "16-bit (2 B)": 2, "8-bit (1 B)": 1, "4-bit (0.5 B)": 0.5}[b_label]
 default_T = 8 if name.startswith("Ch. 30 two") else (shape.context_window or 2048)
@@ -62,6 +65,7 @@ lengths_text = c[1].text_input(
     "T: positions per request (comma-separated)",
     str(default_T),
     key=f"T.{tag}",
+    persist_state="session",
     help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed.",
 )
 try:

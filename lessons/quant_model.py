@@ -62,12 +62,14 @@ groups = valid_group_sizes(ui.model())
 group = g1.select_slider(
     "Weight group size (inputs per scale)",
     groups,
-    value=32,
     key="qm.group",
+    persist_state="session",
     help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(ui.model())))} inputs "
     f"long (the MLP's down projection reads the SwiGLU width), so {', '.join(map(str, groups))} are offered.",
 )
-rounding = g2.selectbox("Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding")
+rounding = g2.selectbox(
+    "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding", persist_state="session"
+)
 
 
 @st.cache_data(show_spinner="Evaluating the quantized models…")
@@ -125,8 +127,8 @@ def until_end(tokens: list[int], end: int) -> list[int]:
 
 st.subheader("Where does the text first diverge?")
 d1, d2 = st.columns(2)
-n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], value=3, key="qm.diverge_bits")
-n_new = d2.slider("Tokens to generate (greedy)", 10, 80, 40, key="qm.n_new")
+n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key="qm.diverge_bits", persist_state="session")
+n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key="qm.n_new", persist_state="session")
 prompt_ids = sess.prompt_ids
 end = end_token_id(tok)
 float_tokens = until_end(ui.greedy_tokens(tuple(prompt_ids), n_new), end)

@@ -5,6 +5,7 @@ import streamlit as st
 
 import ui
 from core import quant, viz
+from core import state as K
 
 st.title("The quantization ruler")
 st.caption(
@@ -12,60 +13,52 @@ st.caption(
     "integer, clip to the range; multiply back to reconstruct. Inside the range the error is at most s/2."
 )
 
-DEFAULT = "Ch. 19: four weights, scale 0.1"
-if "quant.values" not in st.session_state:
-    st.session_state.update(
-        {
-            "quant.values": quant.PRESETS[DEFAULT][0],
-            "quant.scale": quant.PRESETS[DEFAULT][1],
-            "quant.scale_mode": "set by hand",
-            "quant.bits": 4,
-            "quant.kind": "symmetric",
-            "quant.rounding": "half_even",
-            "quant.clip": True,
-        }
-    )
-
 
 def load_preset() -> None:
-    values, scale = quant.PRESETS[st.session_state["quant.preset"]]
-    st.session_state.update(
-        {
-            "quant.values": values,
-            "quant.scale": scale,
-            "quant.scale_mode": "set by hand",
-            "quant.bits": 4,
-            "quant.kind": "symmetric",
-            "quant.rounding": "half_even",
-            "quant.clip": True,
-        }
-    )
+    st.session_state.update(K.quant_preset_state(*quant.PRESETS[st.session_state["quant.preset"]]))
 
 
-st.selectbox("The chapters' cases", list(quant.PRESETS), key="quant.preset", on_change=load_preset)
+st.selectbox(
+    "The chapters' cases", list(quant.PRESETS), key="quant.preset", on_change=load_preset, persist_state="session"
+)
 left, right = st.columns([2, 3])
-text = left.text_area("Values (commas, spaces or new lines)", key="quant.values", height=100, max_chars=50_000)
+text = left.text_area(
+    "Values (commas, spaces or new lines)", key="quant.values", height=100, max_chars=50_000, persist_state="session"
+)
 with right:
     a, b = st.columns(2)
     bits = a.select_slider(
         "Bit width",
         [1, 2, 3, 4, 5, 6, 7, 8, 16],
         key="quant.bits",
+        persist_state="session",
         help="16 is a reference: 65,535 shelves, too many to draw.",
     )
-    kind = b.radio("Format", ["symmetric", "affine (zero point)"], key="quant.kind", horizontal=True)
+    kind = b.radio(
+        "Format", ["symmetric", "affine (zero point)"], key="quant.kind", horizontal=True, persist_state="session"
+    )
     mode = a.radio(
         "Scale",
         ["automatic", "set by hand"],
         key="quant.scale_mode",
+        persist_state="session",
         horizontal=True,
         help="Automatic: largest magnitude / largest stored integer (affine: range / levels).",
     )
-    scale_in = b.number_input("Scale s", step=0.05, format="%.6g", key="quant.scale", disabled=mode == "automatic")
-    rounding = a.selectbox("Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="quant.rounding")
+    scale_in = b.number_input(
+        "Scale s", step=0.05, format="%.6g", key="quant.scale", disabled=mode == "automatic", persist_state="session"
+    )
+    rounding = a.selectbox(
+        "Ties round",
+        list(quant.ROUNDING),
+        format_func=quant.ROUNDING.get,
+        key="quant.rounding",
+        persist_state="session",
+    )
     clip = b.toggle(
         "Clip to the range",
         key="quant.clip",
+        persist_state="session",
         help="Off: integers past the range are shown, marked: n bits could not store them.",
     )
 symmetric = kind == "symmetric"
@@ -119,9 +112,9 @@ with c1:
 with c2:
     st.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")
     p, ly, s = st.columns(3)
-    paris = p.number_input("Paris", value=0.6, step=0.05, key="quant.paris")
-    lyon = ly.number_input("Lyon", value=0.7, step=0.05, key="quant.lyon")
-    tie_scale = s.number_input("scale", value=0.5, min_value=0.0, step=0.05, key="quant.tie_scale")
+    paris = p.number_input("Paris", step=0.05, key="quant.paris", persist_state="session")
+    lyon = ly.number_input("Lyon", step=0.05, key="quant.lyon", persist_state="session")
+    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, key="quant.tie_scale", persist_state="session")
     try:
         choice, rounded = quant.greedy_after_quantizing([paris, lyon], tie_scale, rounding)
         names = ["Paris", "Lyon"]
@@ -136,7 +129,10 @@ with c2:
 st.subheader("Storage, honestly counted")
 g1, g2, g3 = st.columns(3)
 group = g1.select_slider(
-    "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], value=4, key="quant.group"
+    "Group size (values per scale)",
+    [4, 8, 16, 32, 64, 128, 256, "whole list"],
+    key="quant.group",
+    persist_state="session",
 )
 scale_bytes = g2.radio(
     "Scale stored as",
@@ -144,6 +140,7 @@ scale_bytes = g2.radio(
     format_func=lambda b: f"{8 * b}-bit float ({b} B)",
     horizontal=True,
     key="quant.scale_bytes",
+    persist_state="session",
 )
 zp_bytes = 1 if not symmetric else 0
 n_bit_store = bits if bits != 16 else 16

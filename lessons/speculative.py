@@ -21,9 +21,9 @@ st.caption(
 )
 
 a, b, c = st.columns(3)
-k = a.slider("k: tokens the draft proposes per round", 1, 8, 4, key="spec.k")
-temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, 0.0, step=0.1, key="spec.t")
-seed = c.number_input("Seed", 0, 2**31 - 1, 0, key="spec.seed")
+k = a.slider("k: tokens the draft proposes per round", 1, 8, key="spec.k", persist_state="session")
+temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, step=0.1, key="spec.t", persist_state="session")
+seed = c.number_input("Seed", 0, 2**31 - 1, key="spec.seed", persist_state="session")
 prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
 prompt_ids = encode(tok, prompt)
 EMPTY_PROMPT = "The prompt on the decode page is empty: type at least one character there first."
@@ -97,7 +97,7 @@ st.caption(
     "At the prompt's next position: draw many first tokens of a round (propose from the draft, apply the "
     "acceptance rule) and compare with the target's own distribution and with the draft's."
 )
-n = st.select_slider("Samples", [1_000, 5_000, 20_000], value=5_000, key="spec.n")
+n = st.select_slider("Samples", [1_000, 5_000, 20_000], key="spec.n", persist_state="session")
 sample = st.button("Sample")
 if sample and not prompt_ids:
     st.warning(EMPTY_PROMPT)

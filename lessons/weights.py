@@ -11,9 +11,23 @@ st.caption("Ch. 19 “Shrinking the numbers” and “Why the LLM cares”; Ch. 
 
 st.subheader("Weight bytes by bits per weight")
 a, b, c = st.columns(3)
-billions = a.number_input("Parameters (billions)", 0.001, 10_000.0, 7.0, step=0.5, format="%.3f")
-group = b.select_slider("Group size (weights sharing one scale)", ["none", 4, 8, 16, 32, 64, 128, 256], value=32)
-scale_bits = c.radio("Scale stored as", [16, 32], format_func=lambda x: f"{x}-bit float", horizontal=True)
+billions = a.number_input(
+    "Parameters (billions)", 0.001, 10_000.0, step=0.5, format="%.3f", key="weights.billions", persist_state="session"
+)
+group = b.select_slider(
+    "Group size (weights sharing one scale)",
+    ["none", 4, 8, 16, 32, 64, 128, 256],
+    key="weights.group",
+    persist_state="session",
+)
+scale_bits = c.radio(
+    "Scale stored as",
+    [16, 32],
+    format_func=lambda x: f"{x}-bit float",
+    horizontal=True,
+    key="weights.scale_bits",
+    persist_state="session",
+)
 n_params = round(billions * 10**9)
 rows = []
 for bits in (32, 16, 8, 4):
@@ -35,31 +49,52 @@ st.caption(
 
 st.subheader("Reading a model card")
 a, b = st.columns([2, 3])
-text = a.text_input("Model card", "7B, Q4, 8K", max_chars=40, help="Parameters, Q + bits per weight, context.")
+text = a.text_input(
+    "Model card",
+    max_chars=40,
+    help="Parameters, Q + bits per weight, context.",
+    key="weights.card",
+    persist_state="session",
+)
 try:
     card = parse_model_card(text)
 except ValueError as err:
     st.error(str(err))
     st.stop()
-arch = b.selectbox("Architecture for the KV cache (a card does not say)", list(PRESETS)[3:], index=1)
+arch = b.selectbox(
+    "Architecture for the KV cache (a card does not say)",
+    list(PRESETS)[3:],
+    key="weights.arch",
+    persist_state="session",
+)
 shape = PRESETS[arch]
 grouped = st.toggle(
     "Weights stored in groups of 32 with one fp16 scale each",
-    value=True,
     help="A group-wise 4-bit format: adds 16/32 = 0.5 bits per weight.",
+    key="weights.grouped",
+    persist_state="session",
 )
 c = st.columns(4)
-kv_b = c[0].selectbox("KV precision", [2, 1, 0.5], format_func=lambda x: f"{int(x * 8)}-bit ({x:g} B)")
-batch = c[1].number_input("Requests (batch)", 1, 100_000, 1)
+kv_b = c[0].selectbox(
+    "KV precision",
+    [2, 1, 0.5],
+    format_func=lambda x: f"{int(x * 8)}-bit ({x:g} B)",
+    key="weights.kv_bytes",
+    persist_state="session",
+)
+batch = c[1].number_input("Requests (batch)", 1, 100_000, key="weights.batch", persist_state="session")
 overhead_gb = c[2].number_input(
     "Overhead (GB, an assumption)",
     0.0,
     10_000.0,
-    1.0,
     step=0.25,
+    key="weights.overhead_gb",
+    persist_state="session",
     help="Activations, workspace, runtime: set what your system needs.",
 )
-budget_gb = c[3].number_input("Memory budget (GB)", 0.1, 100_000.0, 8.0, step=1.0)
+budget_gb = c[3].number_input(
+    "Memory budget (GB)", 0.1, 100_000.0, step=1.0, key="weights.budget_gb", persist_state="session"
+)
 # Group scales belong to integer formats; 16- and 32-bit floats carry none.
 bits = cost.effective_bits_per_weight(card.bits_per_weight, 32 if grouped and card.bits_per_weight < 16 else None)
 plan = cost.memory_plan(

@@ -30,6 +30,7 @@ edited = st.data_editor(table, hide_index=True, disabled=["token"], key="worked.
 scaled = st.toggle(
     "Apply the usual 1/√d scaling (d = 2)",
     key="worked.scaled",
+    persist_state="session",
     help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
 )
 try:

@@ -102,6 +102,6 @@ def test_changing_weights_invalidates_the_cache_with_a_reason():
     """A new weight precision recomputes everything and says why."""
     at = new_app()
     click(at, "Prefill")
-    at.radio(key="_w.decode.weight_bits").set_value(8).run()
+    at.radio(key=K.DECODE_WEIGHT_BITS).set_value(8).run()
     click(at, "Prefill")
     assert any("Whole cache recomputed" in i.value and "weights changed" in i.value for i in at.info)

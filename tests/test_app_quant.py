@@ -139,7 +139,7 @@ def test_decode_page_runs_the_quantized_model():
     from tests.app_util import click
 
     at = new_app()
-    at.radio(key="_w.decode.weight_bits").set_value(4).run()
+    at.radio(key=K.DECODE_WEIGHT_BITS).set_value(4).run()
     click(at, "Prefill")
     click(at, "Step ▸")
     sess = at.session_state[K.DECODE_SESSION]

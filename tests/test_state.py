@@ -1,9 +1,13 @@
+from core import share
 from core import state as K
+from core.config import PRESETS
+
+CFG = PRESETS["shipped"]
 
 
 def test_parse_url_state_applies_valid_values():
     """Valid parameters map to session-state keys with the right types."""
-    out, ignored = K.parse_url_state(
+    out, ignored = share.parse_url_state(
         {
             "prompt": "<b>hi</b>",
             "seed": "7",
@@ -14,7 +18,8 @@ def test_parse_url_state_applies_valid_values():
             "step": "5",
             "present": "1",
             "bits": "4",
-        }
+        },
+        CFG,
     )
     assert out == {
         K.DECODE_PROMPT: "<b>hi</b>",
@@ -32,7 +37,7 @@ def test_parse_url_state_applies_valid_values():
 
 def test_parse_url_state_ignores_bad_values_with_reasons():
     """Out-of-range, non-numeric and unknown choices are ignored, each with a reason."""
-    out, ignored = K.parse_url_state(
+    out, ignored = share.parse_url_state(
         {
             "seed": "-1",
             "layer": "nine",
@@ -41,7 +46,8 @@ def test_parse_url_state_ignores_bad_values_with_reasons():
             "step": "999",
             "prompt": "x" * (K.MAX_PROMPT_CHARS + 1),
             "unknown": "1",
-        }
+        },
+        CFG,
     )
     assert out == {} and len(ignored) == 6
 
@@ -49,7 +55,7 @@ def test_parse_url_state_ignores_bad_values_with_reasons():
 def test_url_params_round_trip():
     """Non-default values produce parameters that parse back to the same state."""
     state = dict(K.DEFAULTS, **{K.DECODE_SEED: 3, K.DECODE_STRATEGY: "sample", K.DECODE_LAYER: 0})
-    params = K.url_params_for(state, step=4)
+    params = share.url_params_for(state, step=4)
     assert params == {"seed": "3", "strategy": "sample", "layer": "0", "step": "4"}
-    out, _ = K.parse_url_state(params)
+    out, _ = share.parse_url_state(params, CFG)
     assert out == {K.DECODE_SEED: 3, K.DECODE_STRATEGY: "sample", K.DECODE_LAYER: 0, K.URL_STEP: 4}

@@ -1,0 +1,98 @@
+"""Share links: lesson state carried in the URL so a teacher can share a link that opens exactly
+that view (``?seed=3&step=5&present=1``). Limits come from the loaded model's config."""
+
+from __future__ import annotations
+
+from core.config import GPTConfig
+from core.state import (
+    DECODE_DTYPE,
+    DECODE_HEAD,
+    DECODE_LAYER,
+    DECODE_PROMPT,
+    DECODE_SEED,
+    DECODE_STRATEGY,
+    DECODE_TEMPERATURE,
+    DECODE_TOP_K,
+    DECODE_WEIGHT_BITS,
+    DEFAULTS,
+    MAX_PROMPT_CHARS,
+    PRESENT,
+    URL_STEP,
+)
+
+# Query parameter -> (session-state key, parser). Unknown or malformed values are ignored (and
+# reported), never applied.
+URL_PARAMS = {
+    "prompt": (DECODE_PROMPT, str),
+    "seed": (DECODE_SEED, int),
+    "strategy": (DECODE_STRATEGY, str),
+    "temperature": (DECODE_TEMPERATURE, float),
+    "top_k": (DECODE_TOP_K, int),
+    "dtype": (DECODE_DTYPE, str),
+    "bits": (DECODE_WEIGHT_BITS, int),
+    "layer": (DECODE_LAYER, int),
+    "head": (DECODE_HEAD, int),
+}
+URL_CHOICES = {
+    DECODE_STRATEGY: ("greedy", "sample"),
+    DECODE_DTYPE: ("float32", "float64"),
+    DECODE_WEIGHT_BITS: (8, 4, 3, 2),
+}
+
+
+def url_limits(cfg: GPTConfig) -> dict:
+    """Allowed ranges of the numeric parameters for a model: layers and heads it has, steps up to
+    its context window."""
+    return {
+        DECODE_SEED: (0, 2**31 - 1),
+        DECODE_TEMPERATURE: (0.1, 2.0),
+        DECODE_TOP_K: (0, 100),
+        DECODE_LAYER: (0, cfg.n_layer - 1),
+        DECODE_HEAD: (0, cfg.n_head - 1),
+        URL_STEP: (0, cfg.block_size),
+    }
+
+
+def parse_url_state(params: dict, cfg: GPTConfig) -> tuple[dict, list[str]]:
+    """Session-state values from query parameters, and a note per ignored parameter.
+
+    ``step`` (decode steps to replay) and ``present`` (presenter mode) are included too.
+    Values outside their range (for ``cfg``'s model) or choices are ignored with a reason."""
+    out, ignored = {}, []
+    items = dict(URL_PARAMS, step=(URL_STEP, int), present=(PRESENT, int))
+    limits = url_limits(cfg)
+    for name, raw in params.items():
+        if name not in items:
+            continue
+        key, parse = items[name]
+        try:
+            value = parse(raw)
+        except (TypeError, ValueError):
+            ignored.append(f"{name}={str(raw)[:30]!r} is not a valid {parse.__name__}")
+            continue
+        lo_hi = limits.get(key)
+        if lo_hi and not lo_hi[0] <= value <= lo_hi[1]:
+            ignored.append(f"{name}={value} is outside {lo_hi[0]} … {lo_hi[1]}")
+            continue
+        if key in URL_CHOICES and value not in URL_CHOICES[key]:
+            ignored.append(f"{name}={value!r} is not one of {URL_CHOICES[key]}")
+            continue
+        if key == DECODE_PROMPT and len(value) > MAX_PROMPT_CHARS:
+            ignored.append("prompt is longer than the prompt box allows")
+            continue
+        out[key] = bool(value) if key == PRESENT else value
+    return out, ignored
+
+
+def url_params_for(state: dict, step: int | None) -> dict:
+    """Query parameters that reopen this decode view (only values that differ from the defaults)."""
+    out = {
+        name: str(state[key])
+        for name, (key, _) in URL_PARAMS.items()
+        if key in state and state[key] is not None and state[key] != DEFAULTS.get(key)
+    }
+    if step is not None:
+        out["step"] = str(step)
+    if state.get(PRESENT):
+        out["present"] = "1"
+    return out

@@ -1,0 +1,41 @@
+"""Figures: pure ``fig_*(data) -> go.Figure`` functions, one module per lesson, one shared template.
+
+The only plotly importer (with ``theme``). No streamlit. Text that came from a user (tokens of a
+prompt) is escaped before it reaches plotly, whose labels otherwise interpret a subset of HTML.
+"""
+
+from core.viz.attention import fig_attention
+from core.viz.batching import fig_batch_cache, fig_batch_speed
+from core.viz.context import fig_cache_over_time
+from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
+from core.viz.decode import fig_kv_shelf, fig_next_token
+from core.viz.latency import fig_timeline
+from core.viz.memory import fig_kv_variants, fig_memory_budget
+from core.viz.quant import fig_bits_per_weight, fig_quant_sweep, fig_ruler
+from core.viz.speculative import fig_three_distributions
+from core.viz.theme import CACHED, COLORSCALE, MUTED, NEW_WORK, TEMPLATE, safe
+
+__all__ = [
+    "fig_attention",
+    "fig_kv_shelf",
+    "fig_next_token",
+    "fig_growth_shapes",
+    "fig_step_work",
+    "fig_measured",
+    "fig_kv_variants",
+    "fig_memory_budget",
+    "fig_ruler",
+    "fig_bits_per_weight",
+    "fig_quant_sweep",
+    "fig_timeline",
+    "fig_cache_over_time",
+    "fig_batch_cache",
+    "fig_batch_speed",
+    "fig_three_distributions",
+    "CACHED",
+    "COLORSCALE",
+    "MUTED",
+    "NEW_WORK",
+    "TEMPLATE",
+    "safe",
+]

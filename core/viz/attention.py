@@ -1,0 +1,94 @@
+"""The masked attention heatmap (decode, worked example, context window, batching)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.viz.theme import CACHED, COLORSCALE, NEW_WORK, TEMPLATE, safe
+
+
+def tick_positions(T: int, keep=(), max_labels: int = 40) -> list[int]:
+    """Positions to label on an axis of ``T``: about ``max_labels`` evenly spaced, always the newest
+    (T − 1) and every position in ``keep`` (e.g. the newest row's most-attended key); an evenly
+    spaced label too close to a kept one is dropped so the kept label stays readable."""
+    step = max(1, int(np.ceil(T / max_labels)))
+    must = {T - 1, *(int(k) for k in keep if 0 <= k < T)}
+    even = [i for i in range(0, T, step) if all(abs(i - m) >= max(1, step / 2) or i == m for m in must)]
+    return sorted(set(even) | must)
+
+
+def _heat(fig: go.Figure, att: np.ndarray, rows: slice, ticks: list[str], name: str, opacity: float) -> None:
+    T = att.shape[0]
+    z = np.full((T, T), np.nan, dtype=np.float32)
+    z[rows] = att[rows]
+    gap = 1 if T <= 40 else 0
+    fig.add_heatmap(
+        # Full-size z for each trace (a one-row heatmap trace is drawn as a band across the
+        # plot). numpy float32 goes out as a compact typed array; NaN is a blank cell.
+        z=z,
+        x=ticks,
+        y=ticks,
+        zmin=0,
+        zmax=1,
+        colorscale=COLORSCALE,
+        hoverongaps=False,
+        hovertemplate="asking %{y}<br>scoring %{x}<br>share %{z:.4f}<extra>%{fullData.name}</extra>",
+        name=name,
+        opacity=opacity,
+        showscale=opacity == 1.0,
+        xgap=gap,
+        ygap=gap,
+        texttemplate="%{z:.2f}" if T <= 12 else None,
+        textfont=dict(size=15),
+        colorbar=dict(title=dict(text="attention<br>share (0–1)"), thickness=14),
+    )
+
+
+def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str) -> go.Figure:
+    """Masked attention heatmap.
+
+    ``att`` ``(T, T)``: rows are positions asking, columns positions being scored; NaN cells
+    (the causal mask) are left blank. The last ``new_rows`` rows are this pass's new work (a
+    full-strength trace, outlined); earlier rows are a second, dimmed trace marked as read from
+    the cache. ``labels`` (one per position, distinct, raw user text) label both axes; the newest
+    row and its most-attended key are always labelled.
+    """
+    T = att.shape[0]
+    ticks = [safe(s) for s in labels]  # distinct: each label starts with its position
+    old = T - new_rows
+    fig = go.Figure()
+    if old > 0:
+        _heat(fig, att, slice(0, old), ticks, "read from the KV cache", 0.4)
+        fig.add_annotation(
+            x=1.0,
+            xref="paper",
+            y=ticks[(old - 1) // 2],
+            xanchor="right",
+            showarrow=False,
+            text="earlier rows (dimmed): read from the KV cache, never redone",
+            font=dict(color=CACHED, size=13),
+            bgcolor="rgba(255,255,255,0.85)",
+        )
+    _heat(fig, att, slice(old, T), ticks, "new this step", 1.0)
+    fig.add_shape(
+        type="rect", x0=-0.5, x1=T - 0.5, y0=old - 0.5, y1=T - 0.5, line=dict(color=NEW_WORK, width=3), layer="above"
+    )
+    shown = tick_positions(T, [int(np.nanargmax(att[-1]))])
+    axis = dict(
+        type="category",
+        showgrid=False,
+        automargin=True,
+        tickmode="array",
+        tickvals=[ticks[i] for i in shown],
+        ticktext=[ticks[i] for i in shown],
+    )
+    fig.update_layout(
+        template=TEMPLATE,
+        title=dict(text=title, x=0, xanchor="left"),
+        height=max(420, min(900, 20 * T + 200)),
+        xaxis=dict(title="position being scored (key)", side="bottom", tickangle=-60, **axis),
+        yaxis=dict(title="position asking (query)", autorange="reversed", **axis),
+        plot_bgcolor="#f4f4f4",
+    )
+    return fig

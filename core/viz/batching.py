@@ -1,0 +1,78 @@
+"""Batching: each request's cache row, measured throughput."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from core.measure import BatchSpeed
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
+
+
+def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: str) -> go.Figure:
+    """Each request's cache row: used positions, and (padded layout) the padding it wastes."""
+    fig = go.Figure()
+    labels = [safe(n) for n in names]
+    fig.add_bar(
+        y=labels,
+        x=lengths,
+        orientation="h",
+        marker_color=CACHED,
+        name="cached positions (used)",
+        hovertemplate="%{y}: %{x} positions<extra></extra>",
+    )
+    if layout == "padded":
+        fig.add_bar(
+            y=labels,
+            x=[s_max - n for n in lengths],
+            base=lengths,
+            orientation="h",
+            name="padding (wasted)",
+            marker=dict(color="#eeeeee", line=dict(color=MUTED, width=1), pattern=dict(shape="/")),
+            hovertemplate="%{y}: %{x} padded slots<extra></extra>",
+        )
+    fig.update_layout(
+        template=TEMPLATE,
+        barmode="overlay",
+        height=120 + 40 * len(names),
+        title=dict(text=f"{layout.capitalize()} KV cache, one row per request"),
+        legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
+        margin=dict(t=80),
+        xaxis=dict(title="positions (slots)", range=[0, s_max]),
+        yaxis=dict(autorange="reversed", type="category"),
+    )
+    return fig
+
+
+def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
+    """Output tokens per second against batch size, batched vs one by one (medians), each batched
+    point labelled with its median speed-up."""
+    b = [r.batch_size for r in rows]
+    fig = go.Figure()
+    fig.add_scatter(
+        x=b,
+        y=[r.batched_tokens_per_s for r in rows],
+        mode="lines+markers+text",
+        name="one batch",
+        line=dict(color=NEW_WORK, width=3),
+        text=[f"{r.speedup:.1f}×" for r in rows],
+        textposition="top center",
+        hovertemplate="B = %{x}: %{y:,.0f} tokens/s (%{text} one by one)<extra></extra>",
+    )
+    fig.add_scatter(
+        x=b,
+        y=[r.solo_tokens_per_s for r in rows],
+        mode="lines+markers",
+        name="one by one",
+        line=dict(color=CACHED, width=3, dash="dash"),
+        marker_symbol="square",
+        hovertemplate="B = %{x}: %{y:,.0f} tokens/s<extra></extra>",
+    )
+    fig.update_layout(
+        template=TEMPLATE,
+        height=360,
+        title=dict(text="Throughput: output tokens per second (medians)"),
+        legend=dict(orientation="h", y=-0.3),
+        xaxis=dict(title="batch size B", type="log", tickvals=b),
+        yaxis=dict(title="output tokens / s", rangemode="tozero"),
+    )
+    return fig

@@ -1,0 +1,78 @@
+"""Latency on a timeline (Figure 30.1)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from core.latency import RequestTrace, cache_lengths
+from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, safe
+
+
+def _row_name(i: int, name: str) -> str:
+    """Long names would squash the plot: keep 30 characters; the number keeps them unique."""
+    return safe(f"{i + 1}. " + (name if len(name) <= 30 else name[:29] + "…"))
+
+
+def _bar(fig: go.Figure, y: str, start: float, end: float, name: str, color: str, first: bool) -> None:
+    # Bars hang below the row's centre line (the y axis is reversed), so the token labels above
+    # the markers on that line never sit on top of a bar.
+    fig.add_bar(
+        y=[y],
+        x=[end - start],
+        base=[start],
+        orientation="h",
+        marker_color=color,
+        width=0.4,
+        offset=0,
+        name=name,
+        legendgroup=name,
+        showlegend=first,
+        hovertemplate=f"{name}: %{{x:.2f}} ms<extra></extra>",
+    )
+
+
+def _tokens(fig: go.Figure, y: str, t: RequestTrace, first: bool) -> None:
+    cache = cache_lengths(t)
+    text = [str(c) for c in cache] if len(cache) <= 25 else None
+    fig.add_scatter(
+        y=[y] * len(cache),
+        x=list(t.emissions_ms),
+        mode="markers+text" if text else "markers",
+        text=text,
+        textposition="top center",
+        name="token emitted (label: cached positions after the pass)",
+        legendgroup="tok",
+        showlegend=first,
+        marker=dict(color=NEW_WORK, size=11, symbol="diamond"),
+        customdata=cache,
+        hovertemplate="emitted at %{x:.2f} ms<br>cache: %{customdata} positions<extra></extra>",
+    )
+
+
+def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
+    """Requests on one clock (ms): the queue (arrival → start of prefill) and prefill → first
+    token as bars; each emitted token a marker labelled with the cached positions after the pass
+    that produced it (Table 30.1). A request that emitted nothing is marked as an error."""
+    fig = go.Figure()
+    for i, t in enumerate(traces):
+        y, first = _row_name(i, t.name), i == 0
+        t1 = t.emissions_ms[0] if t.emissions_ms else t.prefill_start_ms
+        _bar(fig, y, t.arrival_ms, t.prefill_start_ms, "queue", "#dddddd", first)
+        _bar(fig, y, t.prefill_start_ms, t1, "prefill → first token", CACHED, first)
+        if t.emissions_ms:
+            _tokens(fig, y, t, first)
+        else:
+            fig.add_annotation(
+                y=y, x=t.prefill_start_ms, text="error: no tokens", showarrow=False, xanchor="left", font_color=NEW_WORK
+            )
+    fig.update_layout(
+        template=TEMPLATE,
+        barmode="overlay",
+        height=230 + 60 * len(traces),
+        title=dict(text=title),
+        legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
+        margin=dict(t=90),
+        xaxis=dict(title="time (ms)", rangemode="tozero"),
+        yaxis=dict(autorange="reversed", type="category"),
+    )
+    return fig

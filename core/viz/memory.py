@@ -1,0 +1,69 @@
+"""KV-cache memory and the model-card budget."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE
+
+
+def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str], chosen: str | None) -> go.Figure:
+    """KV bytes of the same model as MHA / GQA / MQA (bars), the current one marked.
+
+    ``labels``: the byte figures as text (the caller picks the unit)."""
+    fig = go.Figure(
+        go.Bar(
+            x=names,
+            y=[float(t) for t in totals_bytes],
+            marker_color=[NEW_WORK if n == chosen else CACHED for n in names],
+            text=labels,
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{x}: %{y:,} bytes<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        template=TEMPLATE,
+        height=340,
+        title=dict(text="Same model, different KV-head sharing"),
+        yaxis=dict(title="KV cache (bytes)", rangemode="tozero", tickformat=",.0f"),
+        xaxis=dict(automargin=True),
+        margin=dict(t=60),
+    )
+    return fig
+
+
+def fig_memory_budget(parts: dict[str, float], budget_gb: float) -> go.Figure:
+    """One stacked bar of memory parts (GB = 10⁹ bytes) against a budget line."""
+    colors = [CACHED, NEW_WORK, MUTED, "#009e73"]
+    fig = go.Figure()
+    for (name, gb), color in zip(parts.items(), colors, strict=False):
+        fig.add_bar(
+            x=[gb],
+            y=["needed"],
+            orientation="h",
+            name=f"{name}: {gb:,.2f} GB",
+            marker_color=color,
+            hovertemplate=f"{name}: %{{x:,.3f}} GB<extra></extra>",
+        )
+    fig.add_vline(x=budget_gb, line=dict(color="black", width=3, dash="dash"))
+    fig.add_annotation(
+        x=budget_gb,
+        y=0,
+        yref="paper",
+        text=f"budget {budget_gb:,.1f} GB",
+        showarrow=False,
+        yanchor="top",
+        bgcolor="white",
+    )
+    total = sum(parts.values())
+    fig.update_layout(
+        template=TEMPLATE,
+        barmode="stack",
+        height=240,
+        legend=dict(orientation="h", y=1.25, x=0, traceorder="normal"),
+        xaxis=dict(title="memory (GB = 10⁹ bytes)", range=[0, max(total, budget_gb) * 1.1]),
+        yaxis=dict(showticklabels=False),
+        margin=dict(t=70),
+    )
+    return fig
