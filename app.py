@@ -11,25 +11,35 @@ st.set_page_config(
     # A file shipped in assets/: a material-icon favicon is fetched from the web (offline: none).
     page_icon=str(Path(__file__).parent / "assets" / "icon.png"),
     layout="wide",
-    initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto",
+    # The pages are in the top bar; the sidebar (presenter toggle, model card) starts closed so every
+    # page gets the full width of a laptop screen.
+    initial_sidebar_state="collapsed",
 )
 ui.init_state()
 ui.apply_presenter_style()
 
-pages = [
-    st.Page("lessons/decode.py", title="Prefill & decode", icon=":material/play_arrow:", default=True),
-    st.Page("lessons/worked.py", title="The worked example", icon=":material/calculate:"),
-    st.Page("lessons/context.py", title="The context window", icon=":material/width_full:"),
-    st.Page("lessons/latency.py", title="Latency on a timeline", icon=":material/timer:"),
-    st.Page("lessons/batching.py", title="Batching", icon=":material/stacks:"),
-    st.Page("lessons/speculative.py", title="Speculative decoding", icon=":material/fast_forward:"),
-    st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),
-    st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),
-    st.Page("lessons/weights.py", title="Weights & model cards", icon=":material/balance:"),
-    st.Page("lessons/quantize.py", title="The quantization ruler", icon=":material/straighten:"),
-    st.Page("lessons/quant_model.py", title="Quantizing the model", icon=":material/compress:"),
-]
-nav = st.navigation(pages)
+pages = {
+    "Decode": [
+        st.Page("lessons/decode.py", title="Prefill & decode", icon=":material/play_arrow:", default=True),
+        st.Page("lessons/worked.py", title="The worked example", icon=":material/calculate:"),
+        st.Page("lessons/context.py", title="The context window", icon=":material/width_full:"),
+        st.Page("lessons/latency.py", title="Latency on a timeline", icon=":material/timer:"),
+        st.Page("lessons/batching.py", title="Batching", icon=":material/stacks:"),
+        st.Page("lessons/speculative.py", title="Speculative decoding", icon=":material/fast_forward:"),
+    ],
+    "Cost & memory": [
+        st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),
+        st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),
+        st.Page("lessons/weights.py", title="Weights & model cards", icon=":material/balance:"),
+    ],
+    "Quantization": [
+        st.Page("lessons/quantize.py", title="The quantization ruler", icon=":material/straighten:"),
+        st.Page("lessons/quant_model.py", title="Quantizing the model", icon=":material/compress:"),
+    ],
+}
+nav = st.navigation(pages, position="top")
+ui.track_page(nav)
 ui.sidebar_controls()
+ui.url_notes()
 ui.sidebar_model_card()
 nav.run()

@@ -35,10 +35,12 @@ def quantized_model(dtype: str, n_bit: int, group_size: int = 32):
     return quantize_weights(model(dtype), n_bit, group_size)
 
 
-def model_for(key: tuple):
-    """The shared model for a (dtype, weight bits or None) key."""
-    dtype, n_bit = key
-    return model(dtype) if n_bit is None else quantized_model(dtype, n_bit)
+def model_for(key):
+    """The shared model for a ``core.session.ModelKey`` (precision, weight bits or None)."""
+    from core.session import ModelKey
+
+    key = ModelKey.of(key)
+    return model(key.dtype) if key.weight_bits is None else quantized_model(key.dtype, key.weight_bits)
 
 
 @st.cache_resource(show_spinner="Loading the draft model…")
@@ -65,7 +67,7 @@ def init_state() -> None:
     ``core.state``); this only seeds what a session starts with."""
     for key, value in state.DEFAULTS.items():
         if key not in st.session_state:
-            st.session_state[key] = copy.copy(value)
+            st.session_state[key] = copy.deepcopy(value)
     if "url.applied" not in st.session_state:
         st.session_state["url.applied"] = True
         values, ignored = share.parse_url_state(st.query_params.to_dict(), model().cfg)
@@ -114,8 +116,24 @@ def sidebar_controls() -> None:
             persist_state="session",
             help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
         )
-        for note in st.session_state.pop("url.ignored", []):
-            st.warning(f"Link parameter ignored: {note}.")
+
+
+def url_notes() -> None:
+    """Link parameters that could not be used, said once in the main area where the class looks."""
+    for note in st.session_state.pop("url.ignored", []):
+        st.warning(f"Link parameter ignored: {note}.")
+
+
+def track_page(page) -> None:
+    """Remember the page of this full run and of the one before (a figure element that lives
+    across reruns is gone once its page was left)."""
+    st.session_state["ui.prev_page"] = st.session_state.get("ui.page")
+    st.session_state["ui.page"] = page.url_path
+
+
+def came_from_another_page() -> bool:
+    """This full run shows a different page than the one before it."""
+    return st.session_state.get("ui.prev_page") != st.session_state.get("ui.page")
 
 
 def sidebar_model_card() -> None:

@@ -104,6 +104,14 @@ class KVCache:
             buf[:, :, :keep] = buf[:, :, n_positions : self.pos].clone()
         self.pos, self.offset = keep, self.offset + n_positions
 
+    def clone(self) -> KVCache:
+        """An independent copy (buffers copied): a step can be computed on it and kept or dropped."""
+        out = KVCache.__new__(KVCache)
+        out.__dict__.update(self.__dict__)
+        out.k_cache = [t.clone() for t in self.k_cache]
+        out.v_cache = [t.clone() for t in self.v_cache]
+        return out
+
     def reset(self) -> None:
         """Forget every cached position (the buffers stay allocated)."""
         self.pos = 0

@@ -2,30 +2,41 @@
 
 Everything per user lives here (the KV cache, the chosen tokens, the attention rows, the
 counters, the engine clock); the model is shared and only read. Ch. 30 §30.2-§30.3.
+A step can be computed and held back (``preview_step``) until a learner has predicted it, then
+committed (``commit``): the request on screen is always what has been revealed.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from core.cost import causal_pairs
-from core.decode import (
-    SamplingConfig,
-    StepResult,
-    decode_one_token,
-    extend,
-    full_forward,
-    make_generator,
-    prefill,
-    select_token,
-    token_probs,
-)
+from core.decode import SamplingConfig, StepResult, extend, full_forward, make_generator, select_token, token_probs
 from core.kv_cache import KVCache
 from core.model import GPT
+
+
+@dataclass(frozen=True)
+class ModelKey:
+    """Which shared model a request runs on: its precision and its weight-only quantization
+    (``weight_bits`` None = float weights). A request keeps its key from Prefill on."""
+
+    dtype: str = "float32"
+    weight_bits: int | None = None
+
+    @classmethod
+    def of(cls, key) -> ModelKey:
+        """A ``ModelKey`` from itself or a ``(dtype, weight_bits)`` pair."""
+        return key if isinstance(key, ModelKey) else cls(*key)
+
+    @property
+    def label(self) -> str:
+        return self.dtype + ("" if self.weight_bits is None else f", {self.weight_bits}-bit weights")
 
 
 @dataclass
@@ -33,25 +44,29 @@ class DecodeSession:
     """State of one request. ``consumed`` ids have K/V in ``cache``; ``pending`` is the token
     chosen from the latest logits and not yet consumed (Table 30.1).
 
-    ``passes`` holds each forward pass's attention, one ``(n_head, T_new, S)`` array per
-    layer. ``engine_ms`` holds the measured compute time of prefill and of each step
-    (forward pass + selection, ms), excluding the time spent waiting for a click.
-    ``max_diff`` is the max |cached − recomputed| logit of each pass.
+    Per forward pass: ``passes`` its attention, one ``(n_head, T_new, S)`` array per layer;
+    ``engine_ms`` its measured compute (forward + selection, ms, excluding a learner's clicks);
+    ``max_diff`` max |cached − recomputed| logit; ``cache_bytes`` the cache tensors' bytes after it.
     """
 
     prompt_ids: list[int]
     sampling: SamplingConfig
     cache: KVCache
     generator: torch.Generator
+    model_key: ModelKey = ModelKey()
+    prompt_text: str = ""
     consumed: list[int] = field(default_factory=list)
     outputs: list[int] = field(default_factory=list)
     passes: list[list[np.ndarray]] = field(default_factory=list)
     logits: torch.Tensor | None = None
     engine_ms: list[float] = field(default_factory=list)
     max_diff: list[float] = field(default_factory=list)
+    max_logit: list[float] = field(default_factory=list)
+    cache_bytes: list[int] = field(default_factory=list)
     scores_cached: int = 0
     scores_naive: int = 0
-    model_key: tuple = ("float32", None)  # (dtype, weight bits or None): which shared model to step with
+    past_end: bool = False  # the learner chose to keep stepping after the end token
+    uid: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # tells figures of two requests apart
 
     @property
     def pending(self) -> int | None:
@@ -74,11 +89,26 @@ class DecodeSession:
         return list(np.cumsum(self.engine_ms))
 
 
-def _timed(fn):
-    """Run ``fn()`` and return its result and the elapsed time in ms."""
+@dataclass
+class PendingStep:
+    """A decode step computed but not yet shown: its result, the token it chose, its time, the
+    recomputed logits to compare with, and the cache and generator it leaves behind."""
+
+    result: StepResult
+    chosen: int
+    ms: float
+    naive_logits: torch.Tensor
+    cache: KVCache
+    generator: torch.Generator
+
+
+def _run_pass(sess: DecodeSession, forward, generator: torch.Generator) -> tuple[StepResult, int, float]:
+    """One timed pass: ``forward()`` then choosing the next token. Returns the result, the token
+    and the elapsed ms (the engine clock: compute only)."""
     t0 = time.perf_counter()
-    out = fn()
-    return out, (time.perf_counter() - t0) * 1000.0
+    result = forward()
+    chosen = select_token(result.logits, sess.sampling, generator)
+    return result, chosen, (time.perf_counter() - t0) * 1000.0
 
 
 def _record(sess: DecodeSession, step: StepResult, chosen: int, ms: float, naive_logits: torch.Tensor) -> None:
@@ -89,30 +119,33 @@ def _record(sess: DecodeSession, step: StepResult, chosen: int, ms: float, naive
     sess.scores_cached += step.scores
     sess.scores_naive += causal_pairs(sess.cache.pos)
     sess.max_diff.append(float((step.logits - naive_logits).abs().max()))
+    sess.max_logit.append(float(step.logits.abs().max()))
+    sess.cache_bytes.append(sess.cache.nbytes)
 
 
-def start(model: GPT, prompt_ids, sampling: SamplingConfig, model_key: tuple = ("float32", None)) -> DecodeSession:
+def _check_prompt(model: GPT, ids) -> list[int]:
+    ids = list(ids)
+    if not ids:
+        raise ValueError("the prompt is empty: give at least one token")
+    if len(ids) > model.cfg.block_size:
+        raise ValueError(
+            f"the prompt is {len(ids)} tokens but the context window holds {model.cfg.block_size}: "
+            f"remove at least {len(ids) - model.cfg.block_size} tokens"
+        )
+    return ids
+
+
+def _new_session(model: GPT, ids, sampling, model_key, prompt_text: str, cache: KVCache | None = None):
+    cache = cache if cache is not None else KVCache(model.cfg, dtype=model.dtype)
+    gen = make_generator(sampling.seed)
+    return DecodeSession(list(ids), sampling, cache, gen, ModelKey.of(model_key), prompt_text, consumed=list(ids))
+
+
+def start(model: GPT, prompt_ids, sampling: SamplingConfig, model_key=ModelKey(), prompt_text: str = ""):
     """Prefill ``prompt_ids`` and choose output token 1. Raises ``ValueError`` for an
     empty prompt or one longer than the context window (nothing is dropped silently)."""
-    if len(prompt_ids) > model.cfg.block_size:
-        raise ValueError(
-            f"the prompt is {len(prompt_ids)} tokens but the context window holds {model.cfg.block_size}: "
-            f"remove at least {len(prompt_ids) - model.cfg.block_size} tokens"
-        )
-    sess = DecodeSession(
-        list(prompt_ids),
-        sampling,
-        KVCache(model.cfg, dtype=model.dtype),
-        make_generator(sampling.seed),
-        model_key=tuple(model_key),
-    )
-
-    def work():
-        result = prefill(model, sess.prompt_ids, sess.cache)
-        return result, select_token(result.logits, sampling, sess.generator)
-
-    (result, chosen), ms = _timed(work)
-    sess.consumed = list(sess.prompt_ids)
+    sess = _new_session(model, _check_prompt(model, prompt_ids), sampling, model_key, prompt_text)
+    result, chosen, ms = _run_pass(sess, lambda: extend(model, sess.prompt_ids, sess.cache), sess.generator)
     # Prefill *is* a full pass: recomputing the same prefix is the same computation.
     _record(sess, result, chosen, ms, result.logits)
     return sess
@@ -122,7 +155,7 @@ def step_block_reason(sess: DecodeSession, end_id: int | None) -> str | None:
     """Why the next step cannot run (end token chosen, context window full), or None."""
     if sess.pending is None:
         return "Run prefill first."
-    if end_id is not None and sess.pending == end_id:
+    if end_id is not None and sess.pending == end_id and not sess.past_end:
         return "The model chose the end token: this request is finished."
     if sess.cache.pos >= sess.cache.capacity:
         return (
@@ -132,26 +165,36 @@ def step_block_reason(sess: DecodeSession, end_id: int | None) -> str | None:
     return None
 
 
-def step(model: GPT, sess: DecodeSession) -> DecodeSession:
-    """Consume the pending token (its K/V enter the cache) and choose the next one.
-
-    Then, outside the timed part, recompute the whole prefix without the cache to measure
-    max |cached − recomputed| logit. Raises ``ValueError`` when the context window is full
-    or before prefill.
-    """
-    token = sess.pending
-    if token is None:
+def preview_step(model: GPT, sess: DecodeSession) -> PendingStep:
+    """Compute the next decode step on a copy of the cache and generator, leaving ``sess`` as it
+    is (for predict-then-reveal). Also recomputes the whole prefix without the cache, outside the
+    timed part. Raises ``ValueError`` before prefill or when the context window is full."""
+    if sess.pending is None:
         raise ValueError("run prefill before stepping")
+    cache, gen = sess.cache.clone(), torch.Generator().set_state(sess.generator.get_state())
+    token = sess.pending
+    result, chosen, ms = _run_pass(sess, lambda: extend(model, [token], cache), gen)
+    naive = full_forward(model, sess.consumed + [token])
+    return PendingStep(result, chosen, ms, naive.logits, cache, gen)
 
-    def work():
-        result = decode_one_token(model, token, sess.cache)
-        return result, select_token(result.logits, sess.sampling, sess.generator)
 
-    (result, chosen), ms = _timed(work)
-    sess.consumed.append(token)
-    naive = full_forward(model, sess.consumed)
-    _record(sess, result, chosen, ms, naive.logits)
+def commit(sess: DecodeSession, pending: PendingStep) -> DecodeSession:
+    """Make a previewed step the request's own: the pending token is consumed (its K/V are in the
+    cache) and the newly chosen token becomes pending."""
+    sess.consumed.append(sess.pending)
+    sess.cache, sess.generator = pending.cache, pending.generator
+    _record(sess, pending.result, pending.chosen, pending.ms, pending.naive_logits)
     return sess
+
+
+def step(model: GPT, sess: DecodeSession) -> DecodeSession:
+    """Consume the pending token (its K/V enter the cache) and choose the next one; also measure
+    max |cached − recomputed| logit against a full-prefix recompute. Raises ``ValueError`` when
+    the context window is full or before prefill."""
+    return commit(sess, preview_step(model, sess))
+
+
+# ---- re-prefill after an edit (Ch. 30 §30.4: cache validity) ---------------------------------------
 
 
 @dataclass(frozen=True)
@@ -189,53 +232,58 @@ def _keep_rows(passes: list[list[np.ndarray]], n_rows: int) -> list[list[np.ndar
     return out
 
 
-def restart(
-    model: GPT, old: DecodeSession | None, prompt_ids, sampling: SamplingConfig, model_key: tuple = ("float32", None)
-) -> tuple[DecodeSession, Reuse]:
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _reuse_reason(old: DecodeSession, ids: list[int], shared: int) -> str:
+    """Why the cache holds what it holds after the edit, in the learner's terms."""
+    if shared == len(ids) == len(old.consumed):
+        return "the prompt is unchanged: only its last position is processed again, for output token 1"
+    if shared == len(ids):
+        dropped = len(old.consumed) - shared
+        from_prompt = max(0, len(old.prompt_ids) - shared)
+        what = (
+            _plural(dropped - from_prompt, "decoded token")
+            if not from_prompt
+            else f"{_plural(from_prompt, 'old prompt token')} and {_plural(dropped - from_prompt, 'decoded token')}"
+        )
+        return f"the new prompt is the start of what was cached: the {what} after it are dropped"
+    if shared < len(old.consumed):
+        return f"the first changed token is at position {shared}"
+    return "the new prompt extends what was cached"
+
+
+def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling, model_key=ModelKey(), prompt_text: str = ""):
     """Prefill ``prompt_ids`` as a new request, reusing ``old``'s cache where it is still valid.
 
     Positions before the first token that differs from what ``old`` consumed keep their cached
     K/V; the rest are recomputed in one pass (Ch. 30 §30.4). A different model, precision or
     weight quantization invalidates the whole cache. Also runs a fresh prefill to report the max
-    |logit difference| (0 in float64 up to ~1e-15). Raises ``ValueError`` like ``start``."""
-    if old is None or old.model_key != tuple(model_key):
+    |logit difference| (0 in float64 up to ~1e-15). Returns ``(session, Reuse)``; raises
+    ``ValueError`` like ``start``."""
+    key = ModelKey.of(model_key)
+    if old is None or old.model_key != key:
         why = (
             "no earlier request"
             if old is None
-            else ("the model's precision or weights changed: every cached key and value came from other weights")
+            else "the model's precision or weights changed: every cached key and value came from other weights"
         )
-        sess = start(model, prompt_ids, sampling, model_key)
+        sess = start(model, prompt_ids, sampling, key, prompt_text)
         return sess, Reuse(0, len(sess.prompt_ids), 0.0, why)
-    ids = list(prompt_ids)
-    if not ids:
-        raise ValueError("the prompt is empty: give at least one token")
-    if len(ids) > model.cfg.block_size:
-        start(model, ids, sampling, model_key)  # raises with the count to remove
+    ids = _check_prompt(model, prompt_ids)
     shared = common_prefix(old.consumed, ids)
-    # At least the last position must be processed again to get logits for output token 1.
-    keep = min(shared, len(ids) - 1)
-    sess = DecodeSession(ids, sampling, old.cache, make_generator(sampling.seed), model_key=tuple(model_key))
+    keep = min(shared, len(ids) - 1)  # the last position is processed again: it gives output token 1's logits
+    sess = _new_session(model, ids, sampling, key, prompt_text, cache=old.cache)
     sess.cache.truncate(keep)
     sess.passes = _keep_rows(old.passes, keep)
-
-    def work():
-        result = extend(model, ids[keep:], sess.cache)
-        return result, select_token(result.logits, sampling, sess.generator)
-
-    (result, chosen), ms = _timed(work)
-    sess.consumed = list(ids)  # a copy: stepping appends to consumed, never to the prompt
-    fresh = full_forward(model, ids)
-    _record(sess, result, chosen, ms, fresh.logits)
+    result, chosen, ms = _run_pass(sess, lambda: extend(model, ids[keep:], sess.cache), sess.generator)
+    _record(sess, result, chosen, ms, full_forward(model, ids).logits)
     sess.scores_cached, sess.scores_naive = result.scores, causal_pairs(len(ids))
-    if shared == len(ids) == len(old.consumed):
-        reason = "the prompt is unchanged: only its last position is processed again, for output token 1"
-    elif shared == len(ids):
-        reason = "the prompt is what was cached before the decoded tokens: those positions are dropped"
-    elif shared < len(old.consumed):
-        reason = f"the first changed token is at position {shared}"
-    else:
-        reason = "the new prompt extends what was cached"
-    return sess, Reuse(keep, len(ids) - keep, sess.max_diff[-1], reason)
+    return sess, Reuse(keep, len(ids) - keep, sess.max_diff[-1], _reuse_reason(old, ids, shared))
+
+
+# ---- what the page shows ----------------------------------------------------------------------------
 
 
 def dtype_name(sess: DecodeSession) -> str:
@@ -264,13 +312,25 @@ def attention_matrix(sess: DecodeSession, layer: int, head: int | None) -> np.nd
     return stack_rows(sess.passes, layer, head)
 
 
+def pass_rows(att: list[np.ndarray], layer: int, head: int | None) -> np.ndarray:
+    """One pass's new rows ``(T_new, S)`` for ``layer`` and ``head`` (``None``: mean over heads)."""
+    a = att[layer]  # (n_head, T_new, S)
+    return a.mean(axis=0) if head is None else a[head]
+
+
 def next_token_table(sess: DecodeSession, k: int = 10) -> list[tuple[int, float]]:
     """Top-``k`` (token id, probability) under the session's sampling rule, largest first.
 
     For greedy decoding the probabilities shown are the plain softmax of the logits."""
     if sess.logits is None:
         return []
-    shown = sess.sampling if sess.sampling.strategy == "sample" else SamplingConfig("sample")
-    probs = token_probs(sess.logits, shown)
+    return top_tokens(sess.logits, sess.sampling, k)
+
+
+def top_tokens(logits: torch.Tensor, sampling: SamplingConfig, k: int) -> list[tuple[int, float]]:
+    """Top-``k`` (token id, probability) of ``logits`` as drawn under ``sampling`` (greedy: the
+    plain softmax, so the runner-ups show)."""
+    shown = sampling if sampling.strategy == "sample" else SamplingConfig("sample")
+    probs = token_probs(logits, shown)
     top = torch.topk(probs, min(k, probs.numel()))
     return [(int(i), float(p)) for p, i in zip(top.values, top.indices, strict=True)]

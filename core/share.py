@@ -1,5 +1,7 @@
 """Share links: lesson state carried in the URL so a teacher can share a link that opens exactly
-that view (``?seed=3&step=5&present=1``). Limits come from the loaded model's config."""
+the request on the teacher's screen (``?seed=3&step=5&present=1``): the prompt, sampling,
+precision and weights it was prefilled with and the steps taken, not whatever the controls say
+now. Limits come from the loaded model's config."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from core.state import (
     DECODE_DTYPE,
     DECODE_HEAD,
     DECODE_LAYER,
+    DECODE_PREDICT,
     DECODE_PROMPT,
     DECODE_SEED,
     DECODE_STRATEGY,
@@ -16,9 +19,27 @@ from core.state import (
     DECODE_WEIGHT_BITS,
     DEFAULTS,
     MAX_PROMPT_CHARS,
+    MEAN_HEADS,
     PRESENT,
     URL_STEP,
 )
+
+
+def _head(raw: str):
+    """A query head index, or the mean over heads (``head=mean``)."""
+    return MEAN_HEADS if raw == "mean" else int(raw)
+
+
+_head.__name__ = "head (a number, or mean)"
+
+
+def _flag(raw: str) -> bool:
+    if raw not in ("0", "1"):
+        raise ValueError(raw)
+    return raw == "1"
+
+
+_flag.__name__ = "flag (0 or 1)"
 
 # Query parameter -> (session-state key, parser). Unknown or malformed values are ignored (and
 # reported), never applied.
@@ -31,7 +52,8 @@ URL_PARAMS = {
     "dtype": (DECODE_DTYPE, str),
     "bits": (DECODE_WEIGHT_BITS, int),
     "layer": (DECODE_LAYER, int),
-    "head": (DECODE_HEAD, int),
+    "head": (DECODE_HEAD, _head),
+    "predict": (DECODE_PREDICT, _flag),
 }
 URL_CHOICES = {
     DECODE_STRATEGY: ("greedy", "sample"),
@@ -59,7 +81,7 @@ def parse_url_state(params: dict, cfg: GPTConfig) -> tuple[dict, list[str]]:
     ``step`` (decode steps to replay) and ``present`` (presenter mode) are included too.
     Values outside their range (for ``cfg``'s model) or choices are ignored with a reason."""
     out, ignored = {}, []
-    items = dict(URL_PARAMS, step=(URL_STEP, int), present=(PRESENT, int))
+    items = dict(URL_PARAMS, step=(URL_STEP, int), present=(PRESENT, _flag))
     limits = url_limits(cfg)
     for name, raw in params.items():
         if name not in items:
@@ -71,7 +93,7 @@ def parse_url_state(params: dict, cfg: GPTConfig) -> tuple[dict, list[str]]:
             ignored.append(f"{name}={str(raw)[:30]!r} is not a valid {parse.__name__}")
             continue
         lo_hi = limits.get(key)
-        if lo_hi and not lo_hi[0] <= value <= lo_hi[1]:
+        if lo_hi and value != MEAN_HEADS and not lo_hi[0] <= value <= lo_hi[1]:
             ignored.append(f"{name}={value} is outside {lo_hi[0]} … {lo_hi[1]}")
             continue
         if key in URL_CHOICES and value not in URL_CHOICES[key]:
@@ -80,19 +102,35 @@ def parse_url_state(params: dict, cfg: GPTConfig) -> tuple[dict, list[str]]:
         if key == DECODE_PROMPT and len(value) > MAX_PROMPT_CHARS:
             ignored.append("prompt is longer than the prompt box allows")
             continue
-        out[key] = bool(value) if key == PRESENT else value
+        out[key] = value
     return out, ignored
 
 
-def url_params_for(state: dict, step: int | None) -> dict:
-    """Query parameters that reopen this decode view (only values that differ from the defaults)."""
-    out = {
-        name: str(state[key])
-        for name, (key, _) in URL_PARAMS.items()
-        if key in state and state[key] is not None and state[key] != DEFAULTS.get(key)
+def link_for(sess, layer: int, head, predict: bool = False, present: bool = False) -> dict:
+    """Query parameters that reopen the request ``sess`` (a ``core.session.DecodeSession``) as shown:
+    its prompt text, sampling, precision and weights from its Prefill, the steps taken, the layer
+    and head on screen (``MEAN_HEADS`` → ``head=mean``). Presenter mode and predict mode only when
+    asked for (students get the laptop view by default). Values equal to the defaults are left out."""
+    s = sess.sampling
+    values = {
+        "prompt": sess.prompt_text,
+        "strategy": s.strategy,
+        "temperature": s.temperature,
+        "top_k": s.top_k,
+        "seed": s.seed,
+        "dtype": sess.model_key.dtype,
+        "bits": sess.model_key.weight_bits,
+        "layer": layer,
+        "head": head,
     }
-    if step is not None:
-        out["step"] = str(step)
-    if state.get(PRESENT):
+    out = {
+        name: ("mean" if value == MEAN_HEADS else str(value))
+        for name, value in values.items()
+        if value is not None and value != DEFAULTS.get(URL_PARAMS[name][0])
+    }
+    out["step"] = str(sess.n_steps)
+    if predict:
+        out["predict"] = "1"
+    if present:
         out["present"] = "1"
     return out

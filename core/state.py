@@ -31,6 +31,8 @@ DECODE_PACE = "decode.pace_s"
 DECODE_LAYER = "decode.layer"
 DECODE_HEAD = "decode.head"  # a query head index, or MEAN_HEADS
 MEAN_HEADS = "mean over heads"
+DECODE_PREDICT = "decode.predict"  # bool: ask a question before each step (predict, then reveal)
+LINK_PRESENT = "decode.link_present"  # bool: the share link opens in presenter mode
 PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer controls
 URL_STEP = "url.step"  # decode steps to replay after an automatic prefill (from ?step=N)
 
@@ -49,6 +51,14 @@ DECODE = {
     DECODE_LAYER: 2,
     DECODE_HEAD: 3,  # looks back at the traveller's name when about to write it
     PRESENT: False,
+    DECODE_PREDICT: False,
+    LINK_PRESENT: False,
+    "decode.pending_step": None,
+    "decode.question": None,
+    "decode.pick": None,
+    "decode.revealed": None,
+    "decode.tally": None,
+    "decode.prompt_open": True,  # core.predict.Tally, made on the first answer
 }
 
 # ---- the worked example, the context window, latency ------------------------------------------

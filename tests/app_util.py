@@ -51,3 +51,22 @@ def heatmap_z(at: AppTest):
                 for i in range(len(zs[0]))
             ]
     return None
+
+
+def stage(at: AppTest) -> dict:
+    """The decode stage's browser-drawn figures: component name → the payload sent this run."""
+    return {n.proto.component_name: json.loads(n.proto.json) for n in at.get("bidi_component")}
+
+
+def attention_rows(at: AppTest) -> int | None:
+    """Rows the browser's attention heatmap holds after this run (a full drawing, or one more row)."""
+    payload = stage(at).get("explainer_attention")
+    if payload is None:
+        return None
+    return len(payload["rows"]) if payload["kind"] == "full" else payload["base"] + 1
+
+
+def stage_matrix(payload: dict):
+    """A full attention payload as a square matrix of shares (None above the diagonal)."""
+    T, scale = len(payload["rows"]), payload["scale"]
+    return [[row[j] / scale if j < len(row) else None for j in range(T)] for row in payload["rows"]]

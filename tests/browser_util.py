@@ -91,9 +91,12 @@ def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0):
             browser.close()
 
 
-# Plotly 7 ships numpy arrays as base64 typed arrays: z is then {dtype, bdata, shape}. Both
-# heatmap traces of the attention figure (cached rows, new rows) span every row; the first is read.
+# The decode stage's heatmap (frontend/attention_heatmap.js) says how many rows it holds in
+# data-rows. Elsewhere plotly 7 ships numpy arrays as base64 typed arrays: z is then {dtype, bdata,
+# shape}; both heatmap traces of an attention figure span every row, so the first is read.
 HEATMAP_ROWS_JS = """() => {
+  const stage = document.querySelector('.attn-root');
+  if (stage && stage.dataset.rows) return parseInt(stage.dataset.rows);
   for (const g of document.querySelectorAll('.js-plotly-plot')) {
     for (const t of (g.data || [])) {
       if (t.type === 'heatmap') {

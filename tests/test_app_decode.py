@@ -1,24 +1,45 @@
 """App tests of the decode page (streamlit's AppTest, no browser)."""
 
+import numpy as np
+
+from core import session as S
 from core import state as K
 from core.assets import load_shipped_tokenizer
 from core.tokenizer import encode
-from tests.app_util import click, heatmap_z, new_app
+from tests.app_util import attention_rows, click, new_app, stage, stage_matrix
 
 PROMPT_LEN = len(encode(load_shipped_tokenizer(), K.DEFAULT_PROMPT))
 
 
 def test_prefill_then_five_steps_gives_prompt_plus_five_rows():
-    """Prefill gives one row per prompt position; each step adds exactly one."""
+    """Prefill draws one row per prompt position; each step sends exactly one more row."""
     at = new_app()
-    assert heatmap_z(at) is None  # empty state before prefill
+    assert attention_rows(at) is None  # empty state before prefill
     click(at, "Prefill")
-    assert len(heatmap_z(at)) == PROMPT_LEN
-    for _ in range(5):
-        click(at, "Step ▸")
-    z = heatmap_z(at)
-    assert len(z) == PROMPT_LEN + 5
+    full = stage(at)["explainer_attention"]
+    assert full["kind"] == "full" and attention_rows(at) == PROMPT_LEN
+    z = stage_matrix(full)
     assert z[0][1] is None and z[-1][-1] is not None  # masked cells blank, diagonal computed
+    for k in range(1, 6):
+        click(at, "Step ▸")
+        row = stage(at)["explainer_attention"]
+        assert row["kind"] == "row" and row["base"] == PROMPT_LEN + k - 1 and len(row["row"]) == PROMPT_LEN + k
+    assert attention_rows(at) == PROMPT_LEN + 5
+
+
+def test_the_rows_sent_are_the_models_attention():
+    """The drawn shares are the session's own attention (layer 2, head 3), to the 1e-4 of the wire format."""
+    at = new_app()
+    click(at, "Prefill")
+    sess = at.session_state[K.DECODE_SESSION]
+    want = S.attention_matrix(sess, 2, 3)
+    got = np.array(
+        [[np.nan if x is None else x for x in row] for row in stage_matrix(stage(at)["explainer_attention"])]
+    )
+    assert np.allclose(got, want, atol=0.5e-4, equal_nan=True)
+    click(at, "Step ▸")
+    row = np.array(stage(at)["explainer_attention"]["row"]) / 10_000
+    assert np.allclose(row, S.attention_matrix(sess, 2, 3)[-1], atol=0.5e-4)
 
 
 def test_two_sessions_step_independently():
@@ -29,8 +50,8 @@ def test_two_sessions_step_independently():
     for _ in range(3):
         click(a, "Step ▸")
     b.run()
-    assert len(heatmap_z(a)) == PROMPT_LEN + 3
-    assert len(heatmap_z(b)) == PROMPT_LEN
+    assert attention_rows(a) == PROMPT_LEN + 3
+    assert attention_rows(b) == PROMPT_LEN
 
 
 def test_empty_prompt_gets_a_message_not_a_traceback():
@@ -39,7 +60,7 @@ def test_empty_prompt_gets_a_message_not_a_traceback():
     at.text_area[0].set_value("   \n ").run()
     click(at, "Prefill")
     assert any("empty" in w.value for w in at.warning)
-    assert heatmap_z(at) is None
+    assert attention_rows(at) is None
 
 
 def test_prompt_past_context_window_is_refused_with_count():
@@ -51,21 +72,21 @@ def test_prompt_past_context_window_is_refused_with_count():
 
 
 def test_html_and_emoji_prompt_works_and_stays_literal():
-    """HTML and emoji tokenize; the labels carry the escaped literal text."""
+    """HTML and emoji tokenize; the labels carry the literal text (the browser escapes it for
+    plotly and never renders it: tests/test_browser_injection.py)."""
     at = new_app()
     at.text_area[0].set_value("<b>hi</b> 😀 <script>alert(1)</script>").run()
     click(at, "Prefill")
+    labels = stage(at)["explainer_attention"]["labels"]
+    assert labels[:3] == ["0: <", "1: b", "2: >"]  # raw characters, one position each
     click(at, "Step ▸")
-    from tests.app_util import charts
-
-    heat = next(t for c in charts(at) for t in c["data"] if t.get("type") == "heatmap")
-    assert any("&lt;" in y for y in heat["y"]) and not any("<b>" in y for y in heat["y"])
+    assert not at.exception
 
 
 def test_float64_mode_is_exact():
     """In float64 the equivalence badge shows a difference below 1e-12."""
     at = new_app()
-    at.radio[0].set_value("float64").run()
+    at.radio(key=K.DECODE_DTYPE).set_value("float64").run()
     click(at, "Prefill")
     click(at, "Step ▸")
     sess = at.session_state[K.DECODE_SESSION]
@@ -76,7 +97,7 @@ def test_switching_precision_after_prefill_keeps_the_request_consistent():
     """A request keeps the precision it was prefilled in; the switch applies at the next Prefill."""
     at = new_app()
     click(at, "Prefill")
-    at.radio[0].set_value("float64").run()
+    at.radio(key=K.DECODE_DTYPE).set_value("float64").run()
     click(at, "Step ▸")
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.cache.dtype.itemsize == 4 and sess.max_diff[-1] < 1e-5
@@ -96,6 +117,7 @@ def test_editing_the_prompt_reuses_the_cached_prefix():
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.passes[-1][0].shape[1] < len(sess.prompt_ids)  # only the tail was recomputed
     assert sess.max_diff[-1] < 1e-5
+    assert stage(at)["explainer_attention"]["kind"] == "full"  # a new request is drawn whole
 
 
 def test_changing_weights_invalidates_the_cache_with_a_reason():

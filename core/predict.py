@@ -1,0 +1,137 @@
+"""Predict, then reveal: one question before each decode step, answered from the real step.
+
+Students who predict before a demonstration learn more than those who only watch (Crouch,
+Fagen, Callan & Mazur, Am. J. Phys. 72, 2004). The step is computed first and held back
+(``core.session.preview_step``); the question's right answer comes from it. Kinds rotate with
+the step number so a class following one link gets the same questions. Distractors are the
+classic mistakes: the chosen token counted as cached before it is consumed (Ch. 30 Table 30.1),
+no factor 2 for keys and values, every query head counted, a full recompute's score count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.config import GPTConfig
+from core.cost import causal_pairs, kv_cache_bytes_for
+from core.session import DecodeSession, PendingStep, pass_rows, top_tokens
+
+KINDS = ("token", "positions", "bytes", "scores", "attends")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One multiple-choice question: its kind, the text, up to five options (plain text), the
+    index of the right one, and the sentence shown at the reveal."""
+
+    kind: str
+    text: str
+    options: tuple[str, ...]
+    answer: int
+    explain: str
+
+
+@dataclass
+class Tally:
+    """One session's running score: questions asked, answered, and answered right."""
+
+    asked: int = 0
+    answered: int = 0
+    right: int = 0
+    history: list[tuple[str, bool | None]] = field(default_factory=list)
+
+    def record(self, question: Question, pick: int | None) -> bool | None:
+        """Count one revealed question; ``pick`` None = not answered. Returns right/wrong/None."""
+        ok = None if pick is None else pick == question.answer
+        self.asked += 1
+        self.answered += pick is not None
+        self.right += bool(ok)
+        self.history.append((question.kind, ok))
+        return ok
+
+
+def kind_for(step: int) -> str:
+    """The question kind before decode step ``step`` (1, 2, …): the kinds in turn."""
+    return KINDS[(step - 1) % len(KINDS)]
+
+
+def _numeric(text: str, right: int, wrong: list[int], unit: str, explain: str, kind: str) -> Question:
+    values = sorted({right, *(w for w in wrong if w >= 0 and w != right)})[:5]
+    if right not in values:
+        values = sorted([right, *values[:4]])
+    return Question(kind, text, tuple(f"{v:,}{unit}" for v in values), values.index(right), explain)
+
+
+def _token_question(sess, pending, token_text) -> Question:
+    top = [tid for tid, _ in top_tokens(pending.result.logits, sess.sampling, 5)]
+    if pending.chosen not in top:  # sampling can draw a token outside the top five
+        top = [*top[:4], pending.chosen]
+    # Alphabetical order, so the options' order does not give away the ranking.
+    ids = sorted(top, key=lambda t: (token_text(t).strip().lower(), t))
+    return Question(
+        "token",
+        "Which token will the model choose next?",
+        tuple(token_text(t) for t in ids),
+        ids.index(pending.chosen),
+        f"It chose {token_text(pending.chosen)!r}"
+        + (" (greedy: the most likely token)." if sess.sampling.strategy == "greedy" else " (sampled)."),
+    )
+
+
+def _attends_question(sess, pending, labels, layer, head, head_label) -> Question:
+    row = pass_rows(pending.result.att, layer, head)[-1]  # (T + 1,): the new row
+    top = sorted(int(i) for i in np.argsort(-row, kind="stable")[:5])
+    best = int(np.argmax(row))
+    return Question(
+        "attends",
+        f"Layer {layer}, {head_label}: which position will the new row attend to most?",
+        tuple(labels[i] for i in top),
+        top.index(best),
+        f"The new row puts {row[best]:.2f} of its attention on {labels[best]}.",
+    )
+
+
+def ask(kind, sess: DecodeSession, pending: PendingStep, cfg: GPTConfig, token_text, labels, layer, head, head_label):
+    """The question of ``kind`` about the held-back step ``pending`` of ``sess``. ``token_text``
+    maps a token id to its text; ``labels`` label positions 0 … T (the new one included);
+    ``head`` None means the mean over heads. Raises ``ValueError`` for an unknown kind."""
+    T, b = sess.n_positions, sess.cache.dtype.itemsize
+    if kind == "token":
+        return _token_question(sess, pending, token_text)
+    if kind == "attends":
+        return _attends_question(sess, pending, labels, layer, head, head_label)
+    if kind == "positions":
+        return _numeric(
+            f"The cache holds {T} positions. How many will it hold after this step?",
+            T + 1,
+            [T, T + 2, len(sess.prompt_ids), 2 * (T + 1)],
+            "",
+            "This step consumes the pending token, so its keys and values enter the cache: one more position. "
+            "The token it chooses waits for the next pass (Ch. 30 Table 30.1).",
+            kind,
+        )
+    if kind == "bytes":
+        right = kv_cache_bytes_for(cfg, T + 1, b)
+        per_position = kv_cache_bytes_for(cfg, 1, b)
+        return _numeric(
+            f"How many bytes will the KV cache hold after this step? ({b}-byte values)",
+            right,
+            [right - per_position, right // 2, right * cfg.n_head // cfg.n_kv_head, right + per_position],
+            " B",
+            f"M = 2·B·L·T·H_kv·d·b = 2 · 1 · {cfg.n_layer} · {T + 1} · {cfg.n_kv_head} · {cfg.head_dim} · {b} = "
+            f"{right:,} bytes: keys and values (the 2), KV heads only (not every query head).",
+            kind,
+        )
+    if kind == "scores":
+        return _numeric(
+            "How many query-key scores does this step compute, per layer and head?",
+            T + 1,
+            [T, causal_pairs(T + 1), 1, (T + 1) ** 2],
+            "",
+            f"One new query against all {T + 1} keys (its own included): linear work. A full recompute "
+            f"would score {causal_pairs(T + 1):,} pairs.",
+            kind,
+        )
+    raise ValueError(f"unknown question kind {kind!r}; one of {KINDS}")

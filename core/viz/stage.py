@@ -1,0 +1,130 @@
+"""The decode stage's figures as data for the browser (drawn by plotly.js in frontend/).
+
+A Step sends one new attention row, not the whole matrix: ``heatmap_full`` is sent once
+(Prefill, a layer/head change, a reload), then ``heatmap_row`` per step, so the bytes per Step
+grow linearly with the cache (Ch. 19: one cached decode step is linear work; the page should be
+too). Shares travel as integers: share × 10,000, rounded (the hover shows three decimals).
+Labels are raw text; the browser escapes them for plotly (frontend/plotly_loader.js ``esc``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.viz.theme import CACHED, NEW_WORK
+
+SCALE = 10_000  # shares are sent as round(share × SCALE)
+
+
+@dataclass(frozen=True)
+class StageStyle:
+    """Pixel sizes of the stage: heatmap height, the smallest readable row height, font size and
+    the next-token bars' height. (The browser fits the key labels to the plot's width.)"""
+
+    height: int = 440
+    row_px: int = 15
+    font: int = 13
+    bars_height: int = 300
+
+    @classmethod
+    def presenter(cls) -> StageStyle:
+        return cls(height=650, row_px=19, font=17, bars_height=300)
+
+
+def _ints(values) -> list[int]:
+    return [int(v) for v in np.rint(np.asarray(values, dtype=np.float64) * SCALE)]
+
+
+def focus_of(row: np.ndarray) -> int:
+    """The key position the newest row attends to most (first one on a tie)."""
+    return int(np.nanargmax(row))
+
+
+def spoken(label: str) -> str:
+    """A position label "21: Mira" as "21 ‘Mira’" for a sentence."""
+    pos, _, text = label.partition(": ")
+    return f"{pos} ‘{text}’"
+
+
+def describe(where: str, row: np.ndarray, labels: list[str]) -> str:
+    """A sentence a screen reader (and everyone) can read: where, what the newest row attends
+    to most and how many positions are cached. ``row`` ``(T,)`` is the newest row's shares."""
+    T, focus = len(row), focus_of(row)
+    return (
+        f"{where}: the newest row ({spoken(labels[T - 1])}) puts {row[focus]:.2f} of its attention on position "
+        f"{spoken(labels[focus])}; {T} position{'s' if T != 1 else ''} cached."
+    )
+
+
+def _common(fig_id: str, title: str, row: np.ndarray, labels: list[str], style: StageStyle, desc: str) -> dict:
+    focus = focus_of(row)
+    return {
+        "fig": fig_id,
+        "title": title,
+        "focus": focus,
+        "focus_text": f"most attention: {labels[focus]} ({row[focus]:.2f})",
+        "desc": desc,
+    }
+
+
+def heatmap_full(
+    att: np.ndarray, labels: list[str], new_rows: int, title: str, fig_id: str, style: StageStyle, desc: str
+) -> dict:
+    """The whole lower triangle: ``att`` ``(T, T)`` (NaN above the diagonal), one raw label per
+    position, the last ``new_rows`` rows drawn as this pass's new work."""
+    T = att.shape[0]
+    return {
+        "kind": "full",
+        "rows": [_ints(att[i, : i + 1]) for i in range(T)],
+        "scale": SCALE,
+        "labels": list(labels),
+        "new": int(new_rows),
+        "height": style.height,
+        "row_px": style.row_px,
+        "font": style.font,
+        "colors": {"new": NEW_WORK, "cached": CACHED},
+        **_common(fig_id, title, att[T - 1, :T], labels, style, desc),
+    }
+
+
+def heatmap_row(row: np.ndarray, labels: list[str], title: str, fig_id: str, style: StageStyle, desc: str) -> dict:
+    """One Step: the newest row ``(T,)`` (its shares for keys 0 … T−1) and its label; the browser
+    already holds the first T − 1 rows (``base``)."""
+    T = len(row)
+    return {
+        "kind": "row",
+        "base": T - 1,
+        "row": _ints(row),
+        "label": labels[T - 1],
+        **_common(fig_id, title, row, labels, style, desc),
+    }
+
+
+def show_spaces(text: str) -> str:
+    """Token text with its leading and trailing spaces made visible as '␣' (two tokens " yuan" and
+    "yuan" must not look the same)."""
+    core = text.strip(" ")
+    if not core:
+        return "␣" * len(text)
+    lead, trail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
+    return "␣" * lead + core + "␣" * trail
+
+
+def next_token_bars(rows: list[tuple[int, str, float]], chosen: int | None, title: str, style: StageStyle) -> dict:
+    """The top next tokens ``(id, text, probability)``, largest first, the chosen one marked (colour
+    and hatching), spaces visible."""
+    tokens = [show_spaces(t) for _, t, _ in rows]
+    top = f"{tokens[0]} ({rows[0][2]:.1%})" if rows else "none"
+    return {
+        "tokens": tokens,
+        "probs": [round(float(p), 4) for _, _, p in rows],
+        "chosen": [tid == chosen for tid, _, _ in rows],
+        "title": title,
+        "height": style.bars_height,
+        "font": style.font,
+        "colors": {"new": NEW_WORK, "cached": CACHED},
+        "desc": f"{title}. Most likely: {top}. "
+        + "; ".join(f"{t} {p:.1%}" for t, (_, _, p) in zip(tokens, rows, strict=True)),
+    }

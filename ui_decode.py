@@ -1,0 +1,199 @@
+"""The decode page's actions (Prefill, Step, predict-then-reveal, share links) on this session's
+state. Streamlit glue: every number comes from ``core.session`` / ``core.predict``."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import predict as P
+from core import session as S
+from core import share
+from core import state as K
+from core.decode import SamplingConfig
+from core.tokenizer import encode, end_token_id, token_labels, token_text
+
+PENDING = "decode.pending_step"  # core.session.PendingStep computed and held back, or None
+QUESTION = "decode.question"  # core.predict.Question on screen, or None
+PICK = "decode.pick"  # the option the learner chose (index), or None
+REVEALED = "decode.revealed"  # (Question, pick) just revealed, or None
+TALLY = "decode.tally"  # core.predict.Tally
+RERUN_APP = "decode.rerun_app"  # something outside the stage fragment changed: run the whole page
+PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
+
+
+def say(level: str, text: str) -> None:
+    st.session_state[K.DECODE_MESSAGE] = (level, text)
+
+
+def session() -> S.DecodeSession | None:
+    return st.session_state[K.DECODE_SESSION]
+
+
+def model_of(sess: S.DecodeSession):
+    """The model this request was prefilled with, whatever the widgets say now."""
+    return ui.model_for(sess.model_key)
+
+
+def head_of(value) -> int | None:
+    """The selected head as an index, None for the mean over heads."""
+    return None if value == K.MEAN_HEADS else int(value)
+
+
+def head_label(value) -> str:
+    return "mean over heads" if value == K.MEAN_HEADS else f"head {value}"
+
+
+def _clear_question() -> None:
+    st.session_state.update({PENDING: None, QUESTION: None, PICK: None})
+
+
+def prefill() -> None:
+    """Prefill the prompt box's text as a new request (reusing the cache where still valid)."""
+    st.session_state[K.DECODE_PLAYING] = False
+    _clear_question()
+    st.session_state[REVEALED] = None
+    text = st.session_state[K.DECODE_PROMPT]
+    if not text.strip():
+        return say("warning", "The prompt is empty: type a few words first.")
+    ss = st.session_state
+    sampling = SamplingConfig(ss[K.DECODE_STRATEGY], ss[K.DECODE_TEMPERATURE], ss[K.DECODE_TOP_K], ss[K.DECODE_SEED])
+    key = S.ModelKey(ss[K.DECODE_DTYPE], ss[K.DECODE_WEIGHT_BITS])
+    old = session()
+    try:
+        sess, reuse = S.restart(ui.model_for(key), old, encode(ui.tokenizer(), text), sampling, key, text)
+    except ValueError as err:
+        return say("error", f"Prefill refused: {err}.")
+    ss[K.DECODE_SESSION], ss[K.DECODE_MESSAGE] = sess, None
+    if ss[PROMPT_OPEN]:
+        ss[PROMPT_OPEN], ss[RERUN_APP] = False, True
+    if old is not None:  # say what the cache kept (Ch. 30 §30.4: cache validity)
+        n = reuse.reused
+        say(
+            "info",
+            f"Cache reuse: {n} position{'s' * (n != 1)} kept their cached keys and values ({reuse.reason}); "
+            f"{reuse.recomputed} recomputed in one pass (outlined). Max |logit − a fresh prefill| = "
+            f"{reuse.max_diff_vs_fresh:.1e}."
+            if n
+            else f"Whole cache recomputed: {reuse.reason}.",
+        )
+    if ss[K.DECODE_PREDICT]:
+        ask()
+
+
+def _blocked() -> bool:
+    sess = session()
+    reason = S.step_block_reason(sess, end_token_id(ui.tokenizer())) if sess else "Run prefill first."
+    if reason:
+        st.session_state[K.DECODE_PLAYING] = False
+        say("info", reason)
+    return bool(reason)
+
+
+def ask() -> None:
+    """Compute the next step, hold it back, and put the question about it on screen."""
+    if _blocked():
+        return
+    sess, layer, head = session(), st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
+    pending = S.preview_step(model_of(sess), sess)
+    tok = ui.tokenizer()
+    labels = token_labels(tok, [*sess.consumed, sess.pending])
+    q = P.ask(
+        P.kind_for(sess.n_steps + 1),
+        sess,
+        pending,
+        model_of(sess).cfg,
+        lambda t: token_text(tok, t),
+        labels,
+        layer,
+        head_of(head),
+        head_label(head),
+    )
+    st.session_state.update({PENDING: pending, QUESTION: q, PICK: None, REVEALED: None})
+
+
+def reveal() -> None:
+    """Commit the held-back step; mark the right answer and the learner's pick."""
+    ss = st.session_state
+    S.commit(session(), ss[PENDING])
+    ss[TALLY] = ss[TALLY] or P.Tally()
+    ss[TALLY].record(ss[QUESTION], ss[PICK])
+    ss[REVEALED] = (ss[QUESTION], ss[PICK])
+    _clear_question()
+
+
+def advance() -> None:
+    """Step (→): a plain step, or in predict mode ask the next question / reveal the open one."""
+    ss = st.session_state
+    ss[REVEALED] = None if not ss[K.DECODE_PREDICT] else ss[REVEALED]
+    if ss[K.DECODE_PREDICT] and ss[QUESTION] is not None:
+        return reveal()
+    if ss[K.DECODE_PREDICT]:
+        return ask()
+    if not _blocked():
+        S.step(model_of(session()), session())
+
+
+def pick(i: int) -> None:
+    st.session_state[PICK] = i
+
+
+def predict_toggled() -> None:
+    """Predict mode on: ask about the next step now; off: drop the held-back step (it is
+    recomputed identically when needed: the generator state was copied, not advanced)."""
+    _clear_question()
+    st.session_state[REVEALED] = None
+    st.session_state[K.DECODE_PLAYING] = False
+    if st.session_state[K.DECODE_PREDICT] and session() is not None:
+        ask()
+
+
+def reset() -> None:
+    st.session_state.update({K.DECODE_SESSION: None, K.DECODE_MESSAGE: None, K.DECODE_PLAYING: False, REVEALED: None})
+    _clear_question()
+
+
+def toggle_play() -> None:
+    ss = st.session_state
+    ss[K.DECODE_PLAYING] = not ss[K.DECODE_PLAYING]
+    ss[K.DECODE_MESSAGE] = None
+    if ss[K.DECODE_PLAYING]:
+        ss[K.DECODE_PREDICT] = False  # Play steps on its own: nothing to predict
+        _clear_question()
+
+
+def continue_past_end() -> None:
+    session().past_end = True
+    say(
+        "info",
+        "Continuing past the end token: it is fed back in as input, and what follows is the model's "
+        "guess at a new text. A server would have stopped the request here.",
+    )
+
+
+def replay_link() -> None:
+    """A shared link with ?step=N: prefill and replay N steps once, so the view matches."""
+    steps = st.session_state.pop(K.URL_STEP, None)
+    if steps is None:
+        return
+    predict, st.session_state[K.DECODE_PREDICT] = st.session_state[K.DECODE_PREDICT], False
+    prefill()
+    for _ in range(steps):
+        if session() is None or st.session_state[K.DECODE_MESSAGE] or _blocked():
+            break
+        S.step(model_of(session()), session())
+    st.session_state[K.DECODE_PREDICT] = predict
+    if predict and session() is not None:
+        ask()
+
+
+def write_link() -> None:
+    """Put a link to the request on screen in the address bar (written on request only: writing
+    query parameters reruns the page, which would race the stepping)."""
+    sess = session()
+    if sess is None:
+        return
+    ss = st.session_state
+    st.query_params.from_dict(
+        share.link_for(sess, ss[K.DECODE_LAYER], ss[K.DECODE_HEAD], ss[K.DECODE_PREDICT], ss[K.LINK_PRESENT])
+    )

@@ -1,0 +1,285 @@
+"""Streamlit glue for the decode stage: the two browser-drawn figures (custom components that keep
+their element between reruns, so a Step sends one attention row), the plotly.js they load, and
+which payload each rerun sends.
+
+plotly.js is the copy inside the installed ``plotly`` package, served once per page through
+streamlit's static serving (``server.enableStaticServing``): at start-up ``static/plotly.min.js``
+is made a hard link to it (a copy where links are impossible). ``static/`` is generated, never
+committed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import plotly
+import streamlit as st
+
+from core.viz import stage as SV
+
+ROOT = Path(__file__).resolve().parent
+FRONTEND = ROOT / "frontend"
+VIEW = "decode.view"  # (figure id, rows the browser holds, last payload): what this session's heatmap shows
+FORCE_FULL = "decode.force_full"  # the browser asked for the whole figure (it missed a drawing)
+
+
+def ensure_static_plotly() -> Path:
+    """``static/plotly.min.js`` next to app.py: a hard link to the plotly package's own file."""
+    src = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    dst = ROOT / "static" / "plotly.min.js"
+    if dst.exists() and dst.stat().st_size == src.stat().st_size:
+        return dst
+    dst.parent.mkdir(exist_ok=True)
+    tmp = dst.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)  # atomic: several server processes may start at once
+    return dst
+
+
+def _js(name: str) -> str:
+    return (FRONTEND / "plotly_loader.js").read_text(encoding="utf-8") + (FRONTEND / name).read_text(encoding="utf-8")
+
+
+ensure_static_plotly()
+# isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
+_attention = st.components.v2.component("explainer_attention", js=_js("attention_heatmap.js"), isolate_styles=False)
+_bars = st.components.v2.component("explainer_next_token", js=_js("next_token_bars.js"), isolate_styles=False)
+
+
+# The stage must fit one screen: less empty space above the title, a smaller title, the text line
+# on one row. This CSS is the app's own constant (never user text).
+STAGE_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 3rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
+.st-key-stage-text [data-testid="stCode"] pre { white-space: pre; overflow: hidden; }
+.st-key-stage-question strong { font-size: 1.15em; }
+.attn-desc { margin: 0.2rem 0 0 0; font-size: 0.95em; color: #31333f; }
+</style>
+"""
+
+
+def stage_style() -> None:
+    st.html(STAGE_CSS)
+
+
+def _ask_full() -> None:
+    st.session_state[FORCE_FULL] = True
+
+
+def attention_payload(fig_id: str, n_rows: int, make_full, make_row) -> dict:
+    """What to send this rerun: the same payload as last time if nothing changed (the component
+    is then not re-run), one row if the browser holds all but the newest, else the whole figure."""
+    fig, rows, payload = st.session_state.get(VIEW) or (None, -1, None)
+    force = st.session_state.pop(FORCE_FULL, False)
+    if not force and fig == fig_id and rows == n_rows:
+        return payload
+    payload = make_row() if (not force and fig == fig_id and rows == n_rows - 1) else make_full()
+    st.session_state[VIEW] = (fig_id, n_rows, payload)
+    return payload
+
+
+def attention(payload: dict) -> None:
+    _attention(data=payload, key="decode.attention", on_need_full_change=_ask_full)
+
+
+def next_token(payload: dict) -> None:
+    _bars(data=payload, key="decode.next_token")
+
+
+def forget_view() -> None:
+    """The page was left: its figure element is gone, so the next drawing must be whole."""
+    st.session_state.pop(VIEW, None)
+
+
+STAGE_STYLE = SV.StageStyle()
+
+
+# ---- the stage's panels --------------------------------------------------------------------------
+
+
+def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -> None:
+    """The attention heatmap of ``layer``/``head`` (None: mean over heads) for request ``sess``."""
+    from core import session as S
+    from core.tokenizer import token_labels
+
+    style = SV.StageStyle.presenter() if present else STAGE_STYLE
+    T, new = sess.n_positions, sess.passes[-1][0].shape[1]
+    labels = token_labels(tok, sess.consumed)
+    where = f"Layer {layer}, {head_label}, " + ("prefill" if sess.n_steps == 0 else f"step {sess.n_steps}")
+    title = f"{where}: " + (
+        "every row in one parallel pass" if sess.n_steps == 0 else "one new row, the rest from the cache"
+    )
+    fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}"
+
+    def full():
+        att = S.attention_matrix(sess, layer, head)
+        return SV.heatmap_full(att, labels, new, title, fig_id, style, SV.describe(where, att[-1], labels))
+
+    def row():
+        r = S.pass_rows(sess.passes[-1], layer, head)[-1][:T]
+        return SV.heatmap_row(r, labels, title, fig_id, style, SV.describe(where, r, labels))
+
+    attention(attention_payload(fig_id, T, full, row))
+
+
+def bars_panel(sess, tok, present: bool) -> None:
+    from core import session as S
+    from core.tokenizer import token_text
+
+    style = SV.StageStyle.presenter() if present else STAGE_STYLE
+    rows = [(i, token_text(tok, i), p) for i, p in S.next_token_table(sess, 10)]
+    if sess.pending not in [r[0] for r in rows]:
+        rows.append((sess.pending, token_text(tok, sess.pending), 0.0))
+    how = "greedy: the most likely" if sess.sampling.strategy == "greedy" else "sampled"
+    next_token(SV.next_token_bars(rows, sess.pending, f"Next token ({how})", style))
+
+
+def text_so_far(sess, tok, width: int) -> None:
+    """One line: the end of the text so far (new lines as ⏎), the pending token (chosen, not yet
+    consumed) in brackets. The whole text is below the stage."""
+    from core.tokenizer import decode, token_text
+
+    text = decode(tok, sess.consumed).replace("\n", "⏎")
+    tail = text if len(text) <= width else "…" + text[-(width - 1) :]
+    with st.container(key="stage-text"):
+        st.code(f"{tail}⟨{token_text(tok, sess.pending)}⟩", language=None)
+
+
+def question_panel(present: bool) -> None:
+    """Predict, then reveal: the open question with its options (keys 1–5), or the last revealed
+    answer with the right one and the learner's pick marked."""
+    import ui_decode as D
+
+    q, revealed, tally = st.session_state[D.QUESTION], st.session_state[D.REVEALED], st.session_state[D.TALLY]
+    if q is None and revealed is None:
+        return
+    box = st.container(border=True, key="stage-question")
+    if q is not None:
+        picked = st.session_state[D.PICK]
+        box.markdown(f"**{q.text}**")
+        cols = box.columns(len(q.options))
+        for i, (col, option) in enumerate(zip(cols, q.options, strict=True)):
+            col.button(
+                f"{i + 1} · {SV.show_spaces(option)}",
+                key=f"answer.{i}",
+                on_click=D.pick,
+                args=(i,),
+                type="primary" if picked == i else "secondary",
+                shortcut=str(i + 1),
+                width="stretch",
+            )
+        box.caption("Pick with 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}."))
+    else:
+        q, picked = revealed
+        marks = [
+            ("✓ " if i == q.answer else "✗ " if i == picked else "") + SV.show_spaces(o)
+            for i, o in enumerate(q.options)
+        ]
+        verdict = "no answer" if picked is None else ("right" if picked == q.answer else "not this time")
+        box.markdown(f"**{q.text}** — {verdict}")
+        box.text("   ".join(f"{i + 1} {m}" for i, m in enumerate(marks)))
+        box.caption(q.explain + " → asks the next question.")
+    if tally is not None:
+        box.caption(f"Predictions so far: {tally.right} right of {tally.asked} asked ({tally.answered} answered).")
+
+
+def counters(sess, model) -> None:
+    """The work counter (scores with the cache vs by recompute) and the equivalence badge."""
+    from core.equivalence import equivalence
+
+    lh = model.cfg.n_layer * model.cfg.n_head
+    a, b = st.columns(2)
+    a.metric(
+        "Query-key scores with the KV cache",
+        f"{sess.scores_cached:,}",
+        help=f"Per layer and head; × {lh} (layers × heads) = {sess.scores_cached * lh:,} in the model.",
+    )
+    b.metric(
+        "… by full-prefix recompute",
+        f"{sess.scores_naive:,}",
+        delta=f"{sess.scores_naive / sess.scores_cached:.2f}× the cached work",
+        delta_color="off",
+        delta_arrow="off",
+        help="Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.",
+    )
+    if sess.n_steps == 0:
+        st.badge(
+            "Prefill is itself the full pass: the cached and recomputed logits are compared from the first Step on",
+            color="gray",
+        )
+        return
+    eq = equivalence(sess.max_diff[-1], sess.max_logit[-1], model.dtype, model.cfg.n_layer)
+    st.badge(
+        f"Cached vs recomputed logits: {eq.text}",
+        color="green" if eq.equal else "red",
+        icon=":material/check:" if eq.equal else ":material/close:",
+    )
+
+
+def kv_line(sess, model) -> None:
+    """M = 2·B·L·T·H_kv·d·b written out beside the bytes measured from the cache tensors, and the
+    cache's positions against the context window."""
+    from core.cost import kv_cache_bytes_for
+
+    cfg, b, T = model.cfg, model.dtype.itemsize, sess.n_positions
+    m = kv_cache_bytes_for(cfg, T, b)
+    st.markdown(
+        f"**KV cache** M = 2·B·L·T·H_kv·d·b = 2 · 1 · {cfg.n_layer} · {T} · {cfg.n_kv_head} · {cfg.head_dim} · {b} = "
+        f"**{m:,} B** · measured from the cache tensors: **{sess.cache.nbytes:,} B**"
+    )
+    st.progress(
+        min(1.0, T / sess.cache.capacity),
+        text=f"{T} of {sess.cache.capacity} positions (the context window); the chosen token waits outside "
+        f"until the next pass consumes it",
+    )
+
+
+def below_stage(sess, tok) -> None:
+    """Below the first screen: the whole text, the share link, this request's clock."""
+    import ui_decode as D
+    from core import state as K
+    from core.latency import summarize_request
+    from core.tokenizer import decode, token_text
+
+    st.subheader("The whole text")
+    st.code(decode(tok, sess.consumed + [sess.pending]), language=None, wrap_lines=True)
+    st.caption(
+        f"Prompt {len(sess.prompt_ids)} tokens · decode steps {sess.n_steps} · {sess.model_key.label} · the last "
+        "token is chosen but not yet consumed. Buffers allocated for the whole window: "
+        f"{sess.cache.allocated_bytes:,} B."
+    )
+    a, b = st.columns([3, 2], vertical_alignment="center")
+    a.button(
+        "Put a link to this request in the address bar", type="tertiary", icon=":material/link:", on_click=D.write_link
+    )
+    b.checkbox("The link opens in presenter mode", key=K.LINK_PRESENT, persist_state="session")
+    st.subheader("This request's clock (measured here)")
+    lat = summarize_request(0.0, sess.emission_times_ms())
+    tpot = "missing (one token: no gap yet)" if lat.tpot_ms is None else f"{lat.tpot_ms:.2f} ms"
+    st.markdown(
+        f"TTFT = **{lat.ttft_ms:.2f} ms** (prefill of {len(sess.prompt_ids)} positions + choosing token 1) · "
+        f"TPOT = **{tpot}**" + ("" if lat.tokens_per_s is None else f" ({lat.tokens_per_s:,.0f} tokens/s)")
+    )
+    st.caption(
+        "Engine clock: arrival = start of prefill; each gap is one decode step's compute (forward pass + "
+        "selection), not the time you took to click. Ch. 30 §30.3 definitions."
+    )
+    if st.toggle("Show every token's time", key="decode.show_clock"):
+        times = sess.emission_times_ms()
+        st.dataframe(
+            {
+                "output token": list(range(1, len(sess.outputs) + 1)),
+                "text": [token_text(tok, t) for t in sess.outputs],
+                "emitted at (ms)": [f"{t:.3f}" for t in times],
+                "gap since previous token (ms)": ["— (first token)", *[f"{g:.3f}" for g in lat.gaps_ms]],
+                "cached positions after the pass": [len(sess.prompt_ids) + i for i in range(len(sess.outputs))],
+            },
+            hide_index=True,
+            height=min(400, 38 + 35 * len(times)),
+        )
