@@ -48,8 +48,9 @@ def _clear_question() -> None:
     st.session_state.update({PENDING: None, QUESTION: None, PICK: None})
 
 
-def prefill() -> None:
-    """Prefill the prompt box's text as a new request (reusing the cache where still valid)."""
+def prefill(rerun_page: bool = True) -> None:
+    """Prefill the prompt box's text as a new request (reusing the cache where still valid).
+    Closes the prompt box (outside the stage fragment: ``rerun_page`` asks for a full run)."""
     st.session_state[K.DECODE_PLAYING] = False
     _clear_question()
     st.session_state[REVEALED] = None
@@ -66,7 +67,7 @@ def prefill() -> None:
         return say("error", f"Prefill refused: {err}.")
     ss[K.DECODE_SESSION], ss[K.DECODE_MESSAGE] = sess, None
     if ss[PROMPT_OPEN]:
-        ss[PROMPT_OPEN], ss[RERUN_APP] = False, True
+        ss[PROMPT_OPEN], ss[RERUN_APP] = False, rerun_page
     if old is not None:  # say what the cache kept (Ch. 30 §30.4: cache validity)
         n = reuse.reused
         say(
@@ -172,12 +173,13 @@ def continue_past_end() -> None:
 
 
 def replay_link() -> None:
-    """A shared link with ?step=N: prefill and replay N steps once, so the view matches."""
+    """A shared link with ?step=N: prefill and replay N steps once, so the view matches. Runs at the
+    top of the page, before any of its widgets exist."""
     steps = st.session_state.pop(K.URL_STEP, None)
     if steps is None:
         return
     predict, st.session_state[K.DECODE_PREDICT] = st.session_state[K.DECODE_PREDICT], False
-    prefill()
+    prefill(rerun_page=False)
     for _ in range(steps):
         if session() is None or st.session_state[K.DECODE_MESSAGE] or _blocked():
             break

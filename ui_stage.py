@@ -11,6 +11,7 @@ committed.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -59,6 +60,8 @@ STAGE_CSS = """
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
 .st-key-stage-text [data-testid="stCode"] pre { white-space: pre; overflow: hidden; }
 .st-key-stage-question strong { font-size: 1.15em; }
+.st-key-stage-counters [data-testid="stMetricValue"], .st-key-stage-counters [data-testid="stMetricValue"] p {
+  font-size: 1.9rem !important; }
 .attn-desc { margin: 0.2rem 0 0 0; font-size: 0.95em; color: #31333f; }
 </style>
 """
@@ -128,16 +131,33 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -
     attention(attention_payload(fig_id, T, full, row))
 
 
-def bars_panel(sess, tok, present: bool) -> None:
+def bars_panel(sess, tok, present: bool, compact: bool = False) -> None:
     from core import session as S
     from core.tokenizer import token_text
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
+    if compact:  # a question is on screen too: the bars give up some height
+        style = SV.StageStyle(style.height, style.row_px, style.font, style.bars_height - 70)
     rows = [(i, token_text(tok, i), p) for i, p in S.next_token_table(sess, 10)]
     if sess.pending not in [r[0] for r in rows]:
         rows.append((sess.pending, token_text(tok, sess.pending), 0.0))
     how = "greedy: the most likely" if sess.sampling.strategy == "greedy" else "sampled"
     next_token(SV.next_token_bars(rows, sess.pending, f"Next token ({how})", style))
+
+
+def message(sess) -> None:
+    """The last action's message, once. Above a running stage it floats (a toast) so the figures do
+    not jump; without a stage it stands in the page."""
+    from core import state as K
+
+    message, st.session_state[K.DECODE_MESSAGE] = st.session_state[K.DECODE_MESSAGE], None
+    if not message:
+        return
+    level, text = message
+    if sess is not None and level == "info":
+        st.toast(text, icon=":material/info:", duration="long")
+    else:
+        getattr(st, level)(text)
 
 
 def text_so_far(sess, tok, width: int) -> None:
@@ -151,6 +171,39 @@ def text_so_far(sess, tok, width: int) -> None:
         st.code(f"{tail}⟨{token_text(tok, sess.pending)}⟩", language=None)
 
 
+def code_span(text: str) -> str:
+    """``text`` as a markdown code span: shown literally (no markup, no directives), whatever it holds."""
+    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _options(box, q, picked, revealed: bool) -> None:
+    """The five answers as buttons, keys 1–5; after the reveal the right one is ticked and a wrong
+    pick crossed."""
+    import ui_decode as D
+
+    row = box.container(horizontal=True, gap="small")  # buttons as wide as their text, wrapping
+    for i, option in enumerate(q.options):
+        mark = (
+            None
+            if not revealed
+            else (":material/check:" if i == q.answer else ":material/close:" if i == picked else None)
+        )
+        row.button(
+            code_span(SV.show_spaces(option)),
+            key=f"answer.{i}",
+            on_click=D.pick,
+            args=(i,),
+            type="primary" if (picked == i and not revealed) or (revealed and i == q.answer) else "secondary",
+            shortcut=None if revealed else str(i + 1),
+            disabled=revealed,
+            icon=mark,
+            width="content",
+        )
+
+
 def question_panel(present: bool) -> None:
     """Predict, then reveal: the open question with its options (keys 1–5), or the last revealed
     answer with the right one and the learner's pick marked."""
@@ -160,33 +213,21 @@ def question_panel(present: bool) -> None:
     if q is None and revealed is None:
         return
     box = st.container(border=True, key="stage-question")
+    score = "" if tally is None else f" Predictions so far: {tally.right} right of {tally.asked}."
     if q is not None:
         picked = st.session_state[D.PICK]
         box.markdown(f"**{q.text}**")
-        cols = box.columns(len(q.options))
-        for i, (col, option) in enumerate(zip(cols, q.options, strict=True)):
-            col.button(
-                f"{i + 1} · {SV.show_spaces(option)}",
-                key=f"answer.{i}",
-                on_click=D.pick,
-                args=(i,),
-                type="primary" if picked == i else "secondary",
-                shortcut=str(i + 1),
-                width="stretch",
-            )
-        box.caption("Pick with 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}."))
-    else:
-        q, picked = revealed
-        marks = [
-            ("✓ " if i == q.answer else "✗ " if i == picked else "") + SV.show_spaces(o)
-            for i, o in enumerate(q.options)
-        ]
-        verdict = "no answer" if picked is None else ("right" if picked == q.answer else "not this time")
-        box.markdown(f"**{q.text}** — {verdict}")
-        box.text("   ".join(f"{i + 1} {m}" for i, m in enumerate(marks)))
-        box.caption(q.explain + " → asks the next question.")
-    if tally is not None:
-        box.caption(f"Predictions so far: {tally.right} right of {tally.asked} asked ({tally.answered} answered).")
+        _options(box, q, picked, revealed=False)
+        box.caption(
+            "Pick 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}.") + score
+        )
+        return
+    q, picked = revealed
+    verdict = "no answer given" if picked is None else ("right!" if picked == q.answer else "not this time")
+    box.markdown(f"**{q.text}** — {verdict}")
+    _options(box, q, picked, revealed=True)
+    box.text(q.explain)
+    box.caption("→ asks the next question." + score)
 
 
 def counters(sess, model) -> None:
@@ -194,7 +235,7 @@ def counters(sess, model) -> None:
     from core.equivalence import equivalence
 
     lh = model.cfg.n_layer * model.cfg.n_head
-    a, b = st.columns(2)
+    a, b = st.container(key="stage-counters").columns(2)
     a.metric(
         "Query-key scores with the KV cache",
         f"{sess.scores_cached:,}",
@@ -208,14 +249,15 @@ def counters(sess, model) -> None:
         delta_arrow="off",
         help="Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.",
     )
+    box = st.container(key="stage-badge")
     if sess.n_steps == 0:
-        st.badge(
-            "Prefill is itself the full pass: the cached and recomputed logits are compared from the first Step on",
+        box.badge(
+            "Prefill is itself the full pass: cached and recomputed logits are compared from the first Step on",
             color="gray",
         )
         return
     eq = equivalence(sess.max_diff[-1], sess.max_logit[-1], model.dtype, model.cfg.n_layer)
-    st.badge(
+    box.badge(
         f"Cached vs recomputed logits: {eq.text}",
         color="green" if eq.equal else "red",
         icon=":material/check:" if eq.equal else ":material/close:",
@@ -227,6 +269,11 @@ def kv_line(sess, model) -> None:
     cache's positions against the context window."""
     from core.cost import kv_cache_bytes_for
 
+    with st.container(key="stage-kv"):
+        _kv_line(sess, model, kv_cache_bytes_for)
+
+
+def _kv_line(sess, model, kv_cache_bytes_for) -> None:
     cfg, b, T = model.cfg, model.dtype.itemsize, sess.n_positions
     m = kv_cache_bytes_for(cfg, T, b)
     st.markdown(
@@ -248,7 +295,8 @@ def below_stage(sess, tok) -> None:
     from core.tokenizer import decode, token_text
 
     st.subheader("The whole text")
-    st.code(decode(tok, sess.consumed + [sess.pending]), language=None, wrap_lines=True)
+    with st.container(key="stage-fulltext"):
+        st.code(decode(tok, sess.consumed + [sess.pending]), language=None, wrap_lines=True)
     st.caption(
         f"Prompt {len(sess.prompt_ids)} tokens · decode steps {sess.n_steps} · {sess.model_key.label} · the last "
         "token is chosen but not yet consumed. Buffers allocated for the whole window: "

@@ -130,13 +130,15 @@ async def one_session(
             await page.get_by_role("button", name="Step ▸").click(timeout=TIMEOUT_MS)
             await wait_rows(page, n + k)
             out.step_ms.append((time.perf_counter() - t0) * 1000)
-        text = (await page.get_by_test_id("stCode").first.inner_text()).rstrip("\n")
+        text = (await page.locator(".st-key-stage-fulltext").get_by_test_id("stCode").inner_text()).rstrip("\n")
         if text != expected:
             out.crosstalk.append(i)
         stage = "the other pages"
-        await page.get_by_role("link", name="The bill per token").click(timeout=TIMEOUT_MS)
+        await page.get_by_text("Cost & memory").click(timeout=TIMEOUT_MS)  # the top bar's menu
+        await page.get_by_role("menuitem", name="The bill per token").click(timeout=TIMEOUT_MS)
         await page.get_by_text("Scores grow quadratically").first.wait_for(timeout=TIMEOUT_MS)
-        await page.get_by_role("link", name="The quantization ruler").click(timeout=TIMEOUT_MS)
+        await page.get_by_text("Quantization", exact=True).click(timeout=TIMEOUT_MS)
+        await page.get_by_role("menuitem", name="The quantization ruler").click(timeout=TIMEOUT_MS)
         await page.get_by_text("4-bit symmetric").first.wait_for(timeout=TIMEOUT_MS)
         await page.get_by_role("slider").first.press("ArrowLeft")
         await page.get_by_text("3-bit symmetric").first.wait_for(timeout=TIMEOUT_MS)

@@ -79,6 +79,13 @@ def read_element(fm: ForwardMsg, reply: Reply, t0: float) -> None:
         rows = heatmap_rows(spec)
         if rows and reply.heatmap_rows is None:
             reply.heatmap_rows, reply.rows_ms = rows, (time.perf_counter() - t0) * 1000
+    elif kind == "bidi_component" and el.bidi_component.component_name == "explainer_attention":
+        # The decode stage draws its heatmap in the browser: a full drawing, or one more row.
+        payload = json.loads(el.bidi_component.json)
+        reply.texts.append(payload.get("title", ""))
+        rows = len(payload["rows"]) if payload["kind"] == "full" else payload["base"] + 1
+        if reply.heatmap_rows is None:
+            reply.heatmap_rows, reply.rows_ms = rows, (time.perf_counter() - t0) * 1000
     elif kind == "code":
         reply.texts.append(el.code.code_text)
     elif kind == "markdown":
@@ -108,6 +115,8 @@ async def rerun(client: Client, page_hash: str, fragment: str = "", widgets=()) 
         elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
             read_element(fm, reply, t0)
         elif kind == "script_finished":
+            if fm.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                continue  # the script asked for a rerun (st.rerun): its elements follow in the next run
             client.page_hash = page_hash or client.main_hash
             return reply
 

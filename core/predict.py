@@ -97,6 +97,8 @@ def ask(kind, sess: DecodeSession, pending: PendingStep, cfg: GPTConfig, token_t
     """The question of ``kind`` about the held-back step ``pending`` of ``sess``. ``token_text``
     maps a token id to its text; ``labels`` label positions 0 … T (the new one included);
     ``head`` None means the mean over heads. Raises ``ValueError`` for an unknown kind."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown question kind {kind!r}; one of {KINDS}")
     T, b = sess.n_positions, sess.cache.dtype.itemsize
     if kind == "token":
         return _token_question(sess, pending, token_text)

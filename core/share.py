@@ -123,6 +123,8 @@ def link_for(sess, layer: int, head, predict: bool = False, present: bool = Fals
         "layer": layer,
         "head": head,
     }
+    if s.strategy == "greedy":  # temperature and top-k play no part in a greedy request
+        values.pop("temperature"), values.pop("top_k")
     out = {
         name: ("mean" if value == MEAN_HEADS else str(value))
         for name, value in values.items()

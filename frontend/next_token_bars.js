@@ -15,15 +15,17 @@ export default function (component) {
       marker: { color: data.chosen.map((c) => (c ? data.colors.new : data.colors.cached)),
                 pattern: { shape: data.chosen.map((c) => (c ? "/" : "")), fgcolor: "#ffffff", size: 6 } },
       text: data.probs.map((p, i) => (p * 100).toFixed(1) + " %" + (data.chosen[i] ? "  ◀ chosen" : "")),
-      textposition: "outside", hovertemplate: "%{y}: %{x:.4f}<extra></extra>",
+      textposition: "outside", hovertemplate: "%{y}: %{x:.4f}<extra></extra>", textfont: { size: data.font - 1 },
     };
     const layout = {
       height: data.height, margin: { l: 10, r: 10, t: 34, b: 10 }, paper_bgcolor: "white", plot_bgcolor: "white",
       font: { family: "Source Sans Pro, Arial, sans-serif", size: data.font, color: "#1f1f1f" },
       title: { text: esc(data.title), x: 0, xanchor: "left", font: { size: data.font + 2 } },
-      xaxis: { title: { text: "probability" }, range: [0, 1.7], tickvals: [0, 0.25, 0.5, 0.75, 1],
-               tickformat: ".0%", automargin: true, fixedrange: true },
-      yaxis: { type: "category", autorange: "reversed", automargin: true, fixedrange: true },
+      xaxis: { range: [0, 1.7], tickvals: [0, 0.25, 0.5, 0.75, 1], tickformat: ".0%", automargin: true,
+               fixedrange: true },
+      // Every token labelled (plotly would thin category labels in a short plot).
+      yaxis: { type: "category", autorange: "reversed", automargin: true, fixedrange: true,
+               tickmode: "array", tickvals: labels, ticktext: labels },
     };
     Plotly.react(plot, [trace], layout, { responsive: true, displayModeBar: false });
     root.dataset.tokens = String(data.tokens.length);

@@ -90,7 +90,6 @@ def controls(sess, cfg) -> None:
 
 @st.fragment(run_every=st.session_state[K.DECODE_PACE] if st.session_state[K.DECODE_PLAYING] else None)
 def stage() -> None:
-    D.replay_link()
     if st.session_state.pop(D.RERUN_APP, False):
         st.rerun()  # Prefill closed the prompt box, which is outside this fragment
     if st.session_state[K.DECODE_PLAYING]:
@@ -98,20 +97,21 @@ def stage() -> None:
     sess = D.session()
     cfg = (D.model_of(sess) if sess else ui.model()).cfg
     controls(sess, cfg)
-    message, st.session_state[K.DECODE_MESSAGE] = st.session_state[K.DECODE_MESSAGE], None  # shown once
-    if message:
-        getattr(st, message[0])(message[1])
+    V.message(sess)
     if sess is None:
         return st.info(
             "Press **Prefill** (or P) to run the prompt through the model: the whole lower triangle of "
             "attention appears at once. Then each **Step ▸** (or →) adds one row."
         )
-    V.text_so_far(sess, tok, 100 if present else 110)
-    if sess.pending == end_token_id(tok) and not sess.past_end:
-        st.button(
+    ended = sess.pending == end_token_id(tok) and not sess.past_end
+    text, more = st.columns([5, 1.3] if ended else [1, 0.001], vertical_alignment="center")
+    with text:
+        V.text_so_far(sess, tok, (100 if present else 110) - 25 * ended)
+    if ended:
+        more.button(
             "Continue past the end token",
             on_click=D.continue_past_end,
-            help="A server would stop here; stepping on feeds the end token back in as input.",
+            help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
         )
     head = st.session_state[K.DECODE_HEAD]
     left, right = st.columns([3, 2] if present else [11, 9], gap="medium")
@@ -119,12 +119,13 @@ def stage() -> None:
         V.heatmap_panel(sess, tok, st.session_state[K.DECODE_LAYER], D.head_of(head), D.head_label(head), present)
     with right:
         V.question_panel(present)
-        V.bars_panel(sess, tok, present)
+        V.bars_panel(sess, tok, present, compact=st.session_state[K.DECODE_PREDICT])
         V.counters(sess, D.model_of(sess))
         V.kv_line(sess, D.model_of(sess))
     V.below_stage(sess, tok)
 
 
+D.replay_link()
 title, prompt = st.columns([1, 2.4], vertical_alignment="center")
 title.title("Prefill & decode")
 with prompt:

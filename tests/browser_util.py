@@ -39,8 +39,9 @@ def running_app(timeout_s: float = 60):
 
 
 @contextlib.contextmanager
-def running_server(timeout_s: float = 60):
-    """Like ``running_app`` but yields (url, process) so callers can read the server's memory."""
+def running_server(timeout_s: float = 60, root: Path = ROOT):
+    """Like ``running_app`` but yields (url, process) so callers can read the server's memory.
+    ``root``: the checkout whose app.py to run (a bench may compare another version)."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -57,7 +58,7 @@ def running_server(timeout_s: float = 60):
         "--browser.gatherUsageStats",
         "false",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout_s

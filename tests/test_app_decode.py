@@ -112,7 +112,7 @@ def test_editing_the_prompt_reuses_the_cached_prefix():
     click(at, "Step ▸")
     at.text_area[0].set_value(K.DEFAULT_PROMPT + " 620 yuan is within the limit.").run()
     click(at, "Prefill")
-    msg = " ".join(i.value for i in at.info)
+    msg = " ".join(i.value for i in [*at.info, *at.toast])
     assert "Cache reuse:" in msg and "Max |logit − a fresh prefill|" in msg
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.passes[-1][0].shape[1] < len(sess.prompt_ids)  # only the tail was recomputed
@@ -126,4 +126,4 @@ def test_changing_weights_invalidates_the_cache_with_a_reason():
     click(at, "Prefill")
     at.radio(key=K.DECODE_WEIGHT_BITS).set_value(8).run()
     click(at, "Prefill")
-    assert any("Whole cache recomputed" in i.value and "weights changed" in i.value for i in at.info)
+    assert any("Whole cache recomputed" in i.value and "weights changed" in i.value for i in [*at.info, *at.toast])

@@ -22,7 +22,7 @@ NASTY = {
 
 
 def _messages(at) -> list[str]:
-    return [m.value for group in (at.error, at.warning, at.info, at.success) for m in group]
+    return [m.value for group in (at.error, at.warning, at.info, at.success, at.toast) for m in group]
 
 
 def _set(at, kind, locator, value):

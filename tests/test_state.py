@@ -50,12 +50,3 @@ def test_parse_url_state_ignores_bad_values_with_reasons():
         CFG,
     )
     assert out == {} and len(ignored) == 6
-
-
-def test_url_params_round_trip():
-    """Non-default values produce parameters that parse back to the same state."""
-    state = dict(K.DEFAULTS, **{K.DECODE_SEED: 3, K.DECODE_STRATEGY: "sample", K.DECODE_LAYER: 0})
-    params = share.url_params_for(state, step=4)
-    assert params == {"seed": "3", "strategy": "sample", "layer": "0", "step": "4"}
-    out, _ = share.parse_url_state(params, CFG)
-    assert out == {K.DECODE_SEED: 3, K.DECODE_STRATEGY: "sample", K.DECODE_LAYER: 0, K.URL_STEP: 4}

@@ -114,7 +114,7 @@ def show_spaces(text: str) -> str:
 
 def next_token_bars(rows: list[tuple[int, str, float]], chosen: int | None, title: str, style: StageStyle) -> dict:
     """The top next tokens ``(id, text, probability)``, largest first, the chosen one marked (colour
-    and hatching), spaces visible."""
+    and hatching), spaces visible. The x axis is the probability (0–100 %)."""
     tokens = [show_spaces(t) for _, t, _ in rows]
     top = f"{tokens[0]} ({rows[0][2]:.1%})" if rows else "none"
     return {

@@ -1,0 +1,103 @@
+"""The decode stage's cost per Step: bytes the browser receives, server CPU, and their ratio to
+the model's own compute.
+
+    python -m bench.stage_speed [--steps 12] [--app-dir PATH]
+
+For two cache lengths (the default prompt, ~56 positions, and a 208-token prompt, ~213), a real
+`streamlit run` and headless Chromium: open the decode page through a link that prefills and
+replays 4 steps, then press → ``--steps`` times, waiting each time for the heatmap's new row, and
+record every websocket frame the page receives and the server process's CPU time. In the same
+run, in this process: the model compute of one Step at the same lengths (the cached step and the
+full-prefix recompute the equivalence badge checks against, ``core.session.step``, one torch
+thread as the server uses). ``--app-dir`` runs another checkout's app (e.g. the previous version)
+through the same measurement. Prints a table; not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import urllib.parse
+from pathlib import Path
+
+import torch
+
+from bench.classroom_load import cpu_seconds
+from core import session as S
+from core import state as K
+from core.assets import load_model, load_shipped_tokenizer
+from core.decode import SamplingConfig
+from core.tokenizer import decode, encode
+from tests.browser_util import ROOT, browser_page, heatmap_rows, running_server, wait_rows
+
+
+def prompts() -> dict[str, str]:
+    tok = load_shipped_tokenizer()
+    long = decode(tok, encode(tok, (K.DEFAULT_PROMPT + " ") * 5)[:208])
+    return {"default prompt": K.DEFAULT_PROMPT, "208-token prompt": long}
+
+
+def browser_steps(url: str, proc, prompt: str, steps: int) -> dict:
+    """Bytes received per Step (median) and server CPU per Step over ``steps`` Steps."""
+    with browser_page(1280, 800) as page:
+        sockets: list = []
+        page.on("websocket", lambda ws: sockets.append(ws))
+        page.goto(f"{url}/?" + urllib.parse.urlencode({"prompt": prompt, "step": "4"}))
+        page.wait_for_function("() => (" + _rows_js() + ")() > 0", timeout=60000)
+        page.wait_for_timeout(2000)
+        frames: list[int] = []
+        sockets[-1].on("framereceived", lambda f: frames.append(len(f) if f else 0))
+        per_step, rows0, cpu0 = [], heatmap_rows(page), cpu_seconds(proc.pid)
+        for k in range(steps):
+            frames.clear()
+            page.keyboard.press("ArrowRight")
+            wait_rows(page, rows0 + k + 1)
+            page.wait_for_timeout(600)  # the rest of the rerun's messages
+            per_step.append(sum(frames))
+        cpu = (cpu_seconds(proc.pid) - cpu0) / steps
+        return {"positions": rows0 + steps, "bytes": statistics.median(per_step), "cpu_ms": cpu * 1000}
+
+
+def _rows_js() -> str:
+    from tests.browser_util import HEATMAP_ROWS_JS
+
+    return HEATMAP_ROWS_JS
+
+
+@torch.no_grad()
+def model_step_ms(prompt: str, steps: int) -> float:
+    """Median ms of ``core.session.step`` (cached step + recompute check) after 4 replayed steps."""
+    torch.set_num_threads(1)
+    model, tok = load_model(), load_shipped_tokenizer()
+    sess = S.start(model, encode(tok, prompt), SamplingConfig())
+    for _ in range(4):
+        S.step(model, sess)
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        S.step(model, sess)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=12)
+    ap.add_argument("--app-dir", type=Path, default=ROOT)
+    args = ap.parse_args()
+    print(f"app: {args.app_dir}; {args.steps} Steps per length; one session; server 1 torch thread per request")
+    print("| cache length | bytes received per Step | server CPU per Step | model compute per Step | ratio |")
+    print("|---:|---:|---:|---:|---:|")
+    with running_server(120, root=args.app_dir) as (url, proc):
+        for name, prompt in prompts().items():
+            b = browser_steps(url, proc, prompt, args.steps)
+            m = model_step_ms(prompt, args.steps)
+            print(
+                f"| {b['positions']} ({name}) | {b['bytes'] / 1000:,.1f} kB | {b['cpu_ms']:.1f} ms | {m:.1f} ms | "
+                f"{b['cpu_ms'] / m:.1f}× |"
+            )
+
+
+if __name__ == "__main__":
+    main()

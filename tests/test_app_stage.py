@@ -1,0 +1,69 @@
+"""App tests of the decode stage: predict then reveal, share links, the end token."""
+
+from streamlit.testing.v1 import AppTest
+
+import ui_decode as D
+from core import state as K
+from core.assets import load_shipped_tokenizer
+from core.tokenizer import encode, end_token_id
+from tests.app_util import APP, attention_rows, click, new_app, stage
+
+PROMPT_LEN = len(encode(load_shipped_tokenizer(), K.DEFAULT_PROMPT))
+
+
+def _answers(at):
+    return [b for b in at.button if b.key and b.key.startswith("answer.")]
+
+
+def test_predict_asks_then_reveals_then_asks_again():
+    """Predict mode: Prefill puts a question up and holds the step back; picking then Step reveals it
+    (one row, the pick counted); the next Step asks the next question without stepping."""
+    at = new_app()
+    at.toggle(key=K.DECODE_PREDICT).set_value(True).run()
+    click(at, "Prefill")
+    q = at.session_state[D.QUESTION]
+    assert q is not None and q.kind == "token" and len(_answers(at)) == 5
+    assert attention_rows(at) == PROMPT_LEN  # the step is held back
+    _answers(at)[q.answer].click().run()
+    click(at, "Step ▸")
+    assert attention_rows(at) == PROMPT_LEN + 1 and stage(at)["explainer_attention"]["kind"] == "row"
+    tally = at.session_state[D.TALLY]
+    assert (tally.asked, tally.answered, tally.right) == (1, 1, 1)
+    assert at.session_state[D.QUESTION] is None and at.session_state[D.REVEALED][1] == q.answer
+    click(at, "Step ▸")
+    assert at.session_state[D.QUESTION].kind == "positions" and attention_rows(at) == PROMPT_LEN + 1
+
+
+def test_a_share_link_replays_the_request_with_the_mean_over_heads():
+    """?step=4&head=mean&seed=3&strategy=sample opens the request at step 4 with the mean over heads."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"step": "4", "head": "mean", "seed": "3", "strategy": "sample"})
+    at.run()
+    sess = at.session_state[K.DECODE_SESSION]
+    assert not at.exception and sess.n_steps == 4 and sess.sampling.seed == 3
+    assert at.session_state[K.DECODE_HEAD] == K.MEAN_HEADS
+    assert "mean over heads" in stage(at)["explainer_attention"]["title"]
+
+
+def test_a_malformed_link_parameter_is_reported_in_the_main_area():
+    """A bad parameter is named where the class looks (the main area), and the rest still apply."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"layer": "nine", "seed": "5"})
+    at.run()
+    assert any("layer=" in w.value for w in at.main.warning)
+    assert at.session_state[K.DECODE_SEED] == 5
+
+
+def test_the_end_token_can_be_stepped_past_when_asked():
+    """A prompt whose first chosen token is the end token stops; 'Continue past the end token' lets it step on."""
+    tok = load_shipped_tokenizer()
+    at = new_app()
+    at.text_area(key=K.DECODE_PROMPT).set_value("My cat likes to sleep in the sun.").run()
+    click(at, "Prefill")
+    sess = at.session_state[K.DECODE_SESSION]
+    assert sess.pending == end_token_id(tok)
+    click(at, "Step ▸")
+    assert any("end token" in i.value for i in [*at.info, *at.toast]) and sess.n_steps == 0
+    click(at, "Continue past the end token")
+    click(at, "Step ▸")
+    assert at.session_state[K.DECODE_SESSION].n_steps == 1

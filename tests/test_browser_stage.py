@@ -1,0 +1,136 @@
+"""Real browser: the decode stage fits one screen, asks before it reveals, and a Step sends one row."""
+
+import urllib.parse
+
+import pytest
+
+from core import state as K
+from core.assets import load_shipped_tokenizer
+from core.tokenizer import decode, encode
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+
+pytestmark = pytest.mark.browser
+
+LAPTOP = {
+    "Prefill": "button:has-text('Prefill')",
+    "Step": "button:has-text('Step')",
+    "heatmap": ".attn-root",
+    "bars": ".bars-root",
+}
+PRESENTER = {
+    **LAPTOP,
+    "Play": "button:has-text('Play')",
+    "work counter": ".st-key-stage-counters",
+    "badge": ".st-key-stage-badge",
+    "KV bytes": ".st-key-stage-kv",
+}
+_TOK = load_shipped_tokenizer()
+# Exactly 249 tokens: one Step brings the cache to 250 of the 256-position window (no end token can
+# intervene in one step).
+LONG_PROMPT = decode(_TOK, encode(_TOK, (K.DEFAULT_PROMPT + " ") * 5)[:249])
+
+
+@pytest.fixture(scope="module")
+def url():
+    with running_app() as u:
+        yield u
+
+
+def _outside(page, boxes: dict) -> list[str]:
+    """Names of the elements not wholly inside the viewport (or missing)."""
+    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
+    out = []
+    for name, sel in boxes.items():
+        b = page.locator(sel).first.bounding_box()
+        if b is None or b["y"] < 0 or b["x"] < 0 or b["y"] + b["height"] > vh or b["x"] + b["width"] > vw:
+            out.append(f"{name} {b}")
+    return out
+
+
+def _steps(page, n: int) -> None:
+    for _ in range(n):
+        rows = heatmap_rows(page)
+        page.keyboard.press("ArrowRight")
+        wait_rows(page, rows + 1)
+
+
+@pytest.mark.parametrize("width,height,query,boxes", [(1920, 1080, "present=1", PRESENTER), (1280, 800, "", LAPTOP)])
+def test_the_stage_fits_one_screen_at_step_0_10_and_near_the_window(url, width, height, query, boxes):
+    """After Prefill, after 10 Steps and with 250 positions cached, every stage element is in view."""
+    with browser_page(width, height) as page:
+        page.goto(f"{url}/?{query}")
+        page.get_by_role("button", name="Prefill").first.click()
+        wait_rows(page, 51)
+        assert _outside(page, boxes) == [], "step 0"
+        _steps(page, 10)
+        page.wait_for_timeout(500)
+        assert _outside(page, boxes) == [], "step 10"
+        screenshot(page, f"stage-step10-{width}x{height}")
+        page.goto(f"{url}/?{query}&" + urllib.parse.urlencode({"prompt": LONG_PROMPT, "step": "1"}))
+        wait_rows(page, 250, timeout_ms=60000)
+        page.wait_for_timeout(800)
+        assert _outside(page, boxes) == [], "near the window"
+        assert page.locator(".attn-desc").inner_text().endswith("250 positions cached.")
+        screenshot(page, f"stage-250-{width}x{height}")
+
+
+def test_predict_with_keys_then_reveal(url):
+    """Presenter mode, predict on: P prefills and asks; 3 picks; → reveals one row with the answer
+    marked; → asks the next question without adding a row."""
+    with browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?present=1&predict=1")
+        page.get_by_role("button", name="Prefill").first.wait_for()
+        page.keyboard.press("p")
+        page.locator(".st-key-answer\\.0, .st-key-answer-0").first.wait_for(timeout=30000)
+        assert "Which token will the model choose next?" in page.locator(".st-key-stage-question").inner_text()
+        wait_rows(page, 51)
+        rows = heatmap_rows(page)
+        page.keyboard.press("3")
+        page.wait_for_timeout(800)
+        page.keyboard.press("ArrowRight")
+        wait_rows(page, rows + 1)
+        panel = page.locator(".st-key-stage-question")
+        panel.get_by_text("→ asks the next question").wait_for()
+        assert "Predictions so far" in panel.inner_text() and panel.locator("button:disabled").count() == 5
+        screenshot(page, "stage-predict-revealed")
+        page.keyboard.press("ArrowRight")
+        panel.get_by_text("How many will it hold after this step?", exact=False).wait_for()
+        assert heatmap_rows(page) == rows + 1
+
+
+def _bytes_of_one_step(page) -> int:
+    frames = []
+    page.on("websocket", lambda ws: None)
+    rows = heatmap_rows(page)
+    handler = lambda f: frames.append(len(f) if f else 0)  # noqa: E731
+    page.context.pages[0]  # the page's own websocket is already open: listen on it
+    page._ws.on("framereceived", handler)
+    page.keyboard.press("ArrowRight")
+    wait_rows(page, rows + 1)
+    page.wait_for_timeout(1500)  # the rest of the rerun's messages
+    page._ws.remove_listener("framereceived", handler)
+    return sum(frames)
+
+
+def test_a_step_sends_one_row_bytes_grow_linearly(url):
+    """Bytes received for one Step at ~56 and ~213 positions: the difference is a few bytes per
+    cached position (linear), and at ~213 positions far below a tenth of the old whole-matrix
+    Step (709 kB at ~200)."""
+    sizes = {}
+    for prompt, steps in ((K.DEFAULT_PROMPT, 4), (decode(_TOK, encode(_TOK, LONG_PROMPT)[:208]), 4)):
+        with browser_page(1280, 800) as page:
+            sockets = []
+            page.on("websocket", lambda ws, s=sockets: s.append(ws))
+            page.goto(f"{url}/?" + urllib.parse.urlencode({"prompt": prompt, "step": str(steps)}))
+            page.wait_for_function(
+                "() => document.querySelector('.attn-root') && document.querySelector('.attn-root').dataset.rows",
+                timeout=60000,
+            )
+            page.wait_for_timeout(1500)
+            page._ws = sockets[-1]
+            n = heatmap_rows(page)
+            sizes[n + 1] = _bytes_of_one_step(page)
+    (n1, b1), (n2, b2) = sorted(sizes.items())
+    per_position = (b2 - b1) / (n2 - n1)
+    assert 0 < per_position < 25, sizes  # one more share (≤ 5 characters) and one more label per position
+    assert b2 < 709_000 / 10, sizes

@@ -1,0 +1,52 @@
+"""Share links reproduce the request on screen, not the controls' current values."""
+
+from core import session as S
+from core import share
+from core import state as K
+from core.config import PRESETS
+from core.decode import SamplingConfig
+
+CFG = PRESETS["shipped"]
+
+
+def test_a_link_encodes_the_request_as_prefilled_and_round_trips(tiny_model):
+    """Sampling seed 3, five steps: the link says seed 3 and step 5 whatever the seed box says now;
+    parsing it gives back the same prompt, sampling, precision, weights, layer and head."""
+    sampling = SamplingConfig("sample", 1.2, 10, 3)
+    sess = S.start(tiny_model, [5, 6, 7], sampling, S.ModelKey("float32", 4), prompt_text="The cat <b>")
+    for _ in range(5):
+        S.step(tiny_model, sess)
+    link = share.link_for(sess, 1, K.MEAN_HEADS)
+    assert link["seed"] == "3" and link["step"] == "5" and link["head"] == "mean" and link["bits"] == "4"
+    values, ignored = share.parse_url_state(link, CFG)
+    assert ignored == []
+    assert values == {
+        K.DECODE_PROMPT: "The cat <b>",
+        K.DECODE_STRATEGY: "sample",
+        K.DECODE_TEMPERATURE: 1.2,
+        K.DECODE_TOP_K: 10,
+        K.DECODE_SEED: 3,
+        K.DECODE_WEIGHT_BITS: 4,
+        K.DECODE_LAYER: 1,
+        K.DECODE_HEAD: K.MEAN_HEADS,
+        K.URL_STEP: 5,
+    }
+
+
+def test_presenter_and_predict_only_when_asked():
+    """Students get the laptop view by default; presenter mode and predict mode are options of the link."""
+
+    class Sess:
+        sampling, prompt_text, n_steps = SamplingConfig(), K.DEFAULT_PROMPT, 0
+        model_key = S.ModelKey()
+
+    assert share.link_for(Sess, 2, 3) == {"step": "0"}
+    assert share.link_for(Sess, 2, 3, predict=True, present=True) == {"step": "0", "predict": "1", "present": "1"}
+    values, _ = share.parse_url_state({"predict": "1", "present": "1"}, CFG)
+    assert values == {K.DECODE_PREDICT: True, K.PRESENT: True}
+
+
+def test_malformed_parameters_are_named():
+    """A bad head, flag or step is ignored with a reason each."""
+    values, ignored = share.parse_url_state({"head": "middle", "present": "yes", "step": "-2"}, CFG)
+    assert values == {} and len(ignored) == 3 and "head=" in ignored[0]

@@ -1,0 +1,69 @@
+"""The decode stage's payloads for the browser: one full drawing, then one row per Step."""
+
+import json
+
+import numpy as np
+
+from core import session as S
+from core.decode import SamplingConfig
+from core.viz import stage as SV
+
+
+def _sess(model, n=6, steps=3):
+    sess = S.start(model, list(range(1, n + 1)), SamplingConfig())
+    for _ in range(steps):
+        S.step(model, sess)
+    return sess
+
+
+def test_full_payload_is_the_lower_triangle_of_the_session(tiny_model):
+    """Row i of a full drawing holds the i+1 shares query i gave keys 0..i, × 10,000 and rounded."""
+    sess = _sess(tiny_model)
+    att = S.attention_matrix(sess, 1, 2)
+    labels = [f"{i}: t{i}" for i in range(att.shape[0])]
+    p = SV.heatmap_full(att, labels, 1, "t", "f", SV.StageStyle(), "d")
+    assert [len(r) for r in p["rows"]] == list(range(1, att.shape[0] + 1))
+    for i, row in enumerate(p["rows"]):
+        assert np.allclose(np.array(row) / SV.SCALE, att[i, : i + 1], atol=0.5 / SV.SCALE)
+    assert p["focus"] == int(np.nanargmax(att[-1]))
+
+
+def test_a_step_sends_one_row_and_its_size_grows_linearly(tiny_model):
+    """A row payload carries T numbers; its JSON grows by a few bytes per cached position, while a full
+    drawing grows with T² (bytes measured with json.dumps, as the component sends them)."""
+    sizes_row, sizes_full = [], []
+    for n in (4, 8, 16):
+        sess = _sess(tiny_model, n=n, steps=1)
+        att = S.attention_matrix(sess, 0, None)
+        labels = [f"{i}: t" for i in range(att.shape[0])]
+        row = SV.heatmap_row(att[-1], labels, "t", "f", SV.StageStyle(), "d")
+        assert row["kind"] == "row" and len(row["row"]) == att.shape[0] and row["base"] == att.shape[0] - 1
+        sizes_row.append(len(json.dumps(row)))
+        sizes_full.append(len(json.dumps(SV.heatmap_full(att, labels, 1, "t", "f", SV.StageStyle(), "d"))))
+    assert sizes_row[2] - sizes_row[1] < 2 * (sizes_row[1] - sizes_row[0]) + 40  # ~linear
+    assert sizes_full[2] - sizes_full[1] > 2.5 * (sizes_full[1] - sizes_full[0])  # superlinear
+
+
+def test_description_names_the_most_attended_position():
+    """The text alternative says where the newest row looks most, with the share and the cache size."""
+    row = np.array([0.01, 0.977, 0.003, 0.01])
+    labels = ["0: The", "1: Mira", "2: is", "3: ␣Mira"]
+    text = SV.describe("Layer 2, head 3, step 11", row, labels)
+    assert text == (
+        "Layer 2, head 3, step 11: the newest row (3 ‘␣Mira’) puts 0.98 of its attention on position 1 ‘Mira’; "
+        "4 positions cached."
+    )
+
+
+def test_leading_and_trailing_spaces_are_visible():
+    """' yuan' and 'yuan' must not look alike on the bars."""
+    assert SV.show_spaces(" yuan") == "␣yuan" and SV.show_spaces("yuan") == "yuan"
+    assert SV.show_spaces("  a ") == "␣␣a␣" and SV.show_spaces(" ") == "␣"
+
+
+def test_next_token_bars_mark_the_chosen_one():
+    """The chosen token is marked; probabilities as given; spaces visible."""
+    rows = [(5, " yuan", 0.6), (7, "yuan", 0.3), (9, ".", 0.1)]
+    p = SV.next_token_bars(rows, 7, "Next token", SV.StageStyle())
+    assert p["tokens"] == ["␣yuan", "yuan", "."] and p["chosen"] == [False, True, False]
+    assert p["probs"] == [0.6, 0.3, 0.1] and "␣yuan 60.0%" in p["desc"]
