@@ -141,7 +141,7 @@ def dequantize_blocks(raw, fmt: str, shape) -> np.ndarray:
     """Values of a ``shape`` tensor stored as ``fmt`` in ``raw`` (bytes), as float32 — what ggml
     computes with. Raises ``ValueError`` if the byte count does not match ``shape`` and ``fmt``."""
     data = check_raw(raw, fmt, shape)
-    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     if fmt in ("F32", "F16", "BF16"):
         if fmt == "BF16":  # bfloat16 is the top half of a float32
             return (data.copy().view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(shape)

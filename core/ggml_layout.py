@@ -219,7 +219,7 @@ def check_raw(raw, fmt: str, shape) -> np.ndarray:
 
     Raises ``ValueError`` for an unknown format, a bad shape or a byte count that does not match."""
     lay = layout(fmt)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if not shape or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in shape):
         raise ValueError(f"the shape must be positive whole numbers, got {shape!r}")
     shape = tuple(int(s) for s in shape)
