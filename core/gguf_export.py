@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from core.corpus import END
 from core.ggml_blocks import dequantize_blocks, quantize_blocks
 from core.model import GPT
 
@@ -119,7 +120,7 @@ def _add_tokenizer(writer, tok) -> None:
     writer.add_token_list(tokens)
     writer.add_token_types([gguf.TokenType.CONTROL if t in special else gguf.TokenType.NORMAL for t in tokens])
     writer.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in merges])
-    end = vocab["<|endoftext|>"]
+    end = vocab[END]  # our only special token ends a document
     writer.add_bos_token_id(end)
     writer.add_eos_token_id(end)
     writer.add_add_bos_token(False)  # our prompts start without a BOS token

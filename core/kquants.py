@@ -74,7 +74,7 @@ def _pick_scales(x, ideal, d, smin, smax, grid_for):
 
 
 def _codes(x, step, offset, qmin, qmax):
-    """Nearest code on the stored grid step·q − offset (step 0 → code 0 … as the decoder multiplies)."""
+    """Nearest code qmin … qmax on the stored grid step·q − offset (a sub-block with step 0 stores 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(step[..., None] > 0, np.rint((x + offset[..., None]) / step[..., None]), 0)
     return np.clip(q, qmin, qmax)
@@ -100,11 +100,19 @@ def _grid(x, step, offset, nmax):
     return step[..., None] * _codes(x, step, offset, 0, nmax) - offset[..., None]
 
 
+def _signed_codes(x, step, qneg):
+    """Nearest code −qneg … qneg − 1 on the grid step·q (a sub-block with step 0 stores 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(step[..., None] != 0, np.rint(x / step[..., None]), 0)
+    return np.clip(q, -qneg, qneg - 1)
+
+
 def _symmetric(x: np.ndarray, qneg: int, smax: int):
     """Q3_K/Q6_K: x ``(n, n_sub, sub)`` → d ``(n,)``, signed scales ``(n, n_sub)``, codes −qneg … qneg−1.
 
     A sub-block's ideal scale is its largest-magnitude value (signed) / −qneg, so that value
-    lands on the extra negative code, as in Q4_0."""
+    lands on the extra negative code, as in Q4_0. Scales are signed: floor or ceiling of
+    ideal/d in −smax … smax."""
     i = np.argmax(np.abs(x), axis=-1)[..., None]
     ideal = np.take_along_axis(x, i, axis=-1)[..., 0] / -qneg
     with np.errstate(over="ignore"):
@@ -113,16 +121,10 @@ def _symmetric(x: np.ndarray, qneg: int, smax: int):
 
     def grid(s):
         step = d[:, None] * s.astype(np.float32)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.where(step[..., None] != 0, np.rint(x / step[..., None]), 0)
-        return step[..., None] * np.clip(q, -qneg, qneg - 1)
+        return step[..., None] * _signed_codes(x, step, qneg)
 
-    # Scales are signed: pick among floor/ceiling of ideal/d in −smax … smax.
     sc = _pick_scales(x, ideal, d, -smax, smax, grid)
-    step = d[:, None] * sc.astype(np.float32)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.where(step[..., None] != 0, np.rint(x / step[..., None]), 0)
-    return d, sc, np.clip(q, -qneg, qneg - 1)
+    return d, sc, _signed_codes(x, d[:, None] * sc.astype(np.float32), qneg)
 
 
 def quantize(blocks: np.ndarray, fmt: str) -> np.ndarray:
