@@ -54,6 +54,55 @@ def kv_cache_bytes(
     return {"kv_cache/keys_bytes": per_tensor, "kv_cache/values_bytes": per_tensor, "total": whole}
 
 
+# llama.cpp's --cache-type-k / --cache-type-v names → ggml types. A quantized cache stores each
+# position's row of n_kv_head · head_dim values per layer in blocks: q8_0 = 34 bytes per 32 values.
+KV_CACHE_TYPES = {"f32": "F32", "f16": "F16", "bf16": "BF16", "q8_0": "Q8_0", "q5_1": "Q5_1", "q5_0": "Q5_0",
+                  "q4_1": "Q4_1", "q4_0": "Q4_0", "iq4_nl": "IQ4_NL"}  # fmt: skip
+
+
+def kv_cache_bytes_typed(
+    n_layer: int,
+    n_kv_head: int,
+    head_dim: int,
+    positions: int,
+    cache_type_k: str = "f16",
+    cache_type_v: str | None = None,
+    batch_size: int = 1,
+) -> dict:
+    """KV-cache bytes with llama.cpp's cache types (``f16``, ``q8_0``, ``q4_0`` … see
+    ``KV_CACHE_TYPES``), block overhead included: each layer's K (and V) row of
+    n_kv_head · head_dim values per position is stored in blocks (q8_0: 34 B per 32 values =
+    1.0625 B per value). ``cache_type_v`` defaults to ``cache_type_k``.
+
+    Returns ``"kv_cache/keys_bytes"``, ``"kv_cache/values_bytes"`` (whole bytes),
+    ``"kv_cache/bytes_per_value_k"``/``_v`` (exact ``Fraction``) and ``"total"``. 64 layers × 8 KV
+    heads × 128, 32,768 positions, q8_0: K = 2,176 MiB, K + V = 4,352 MiB (what llama.cpp logs).
+    Raises ``ValueError`` for an unknown type, a bad count, or a row that is not a whole number of
+    blocks (llama.cpp refuses those too)."""
+    from core.ggml_layout import LAYOUTS
+
+    counts = {"n_layer": n_layer, "n_kv_head": n_kv_head, "head_dim": head_dim, "positions": positions}
+    for name, v in (counts | {"batch_size": batch_size}).items():
+        _check_count(name, v)
+    out = {}
+    for side, ctype in (("k", cache_type_k), ("v", cache_type_v or cache_type_k)):
+        if ctype not in KV_CACHE_TYPES:
+            raise ValueError(f"unknown cache type {str(ctype)[:20]!r}; llama.cpp's: {', '.join(KV_CACHE_TYPES)}")
+        lay = LAYOUTS[KV_CACHE_TYPES[ctype]]
+        row = n_kv_head * head_dim
+        if row % lay.block_size:
+            raise ValueError(
+                f"{ctype} stores blocks of {lay.block_size} values; a row of n_kv_head · head_dim = {row} "
+                "is not a multiple of it"
+            )
+        out[f"kv_cache/bytes_per_value_{side}"] = Fraction(lay.type_size, lay.block_size)
+        out["kv_cache/keys_bytes" if side == "k" else "kv_cache/values_bytes"] = (
+            batch_size * n_layer * positions * (row // lay.block_size) * lay.type_size
+        )
+    out["total"] = out["kv_cache/keys_bytes"] + out["kv_cache/values_bytes"]
+    return out
+
+
 def kv_cache_bytes_for(cfg: GPTConfig, positions: int, bytes_per_value: float = 4, batch_size: int = 1) -> int:
     """KV payload in bytes for a model config at ``positions`` cached positions."""
     return kv_cache_bytes(cfg.n_layer, cfg.n_kv_head, cfg.head_dim, positions, bytes_per_value, batch_size)["total"]

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# llama.cpp's real block formats live in their own modules; re-exported here, where quantization is.
+from core.ggml_blocks import BlockView, block_view, dequantize_blocks, quantize_blocks  # noqa: F401
+from core.ggml_layout import LAYOUTS, bits_per_weight  # noqa: F401
+
 ROUNDING = {
     "half_even": "half to even (Ch. 30's rule): 2.5 → 2, 1.5 → 2, −2.5 → −2",
     "half_away": "half away from zero: 2.5 → 3, −2.5 → −3",
@@ -194,7 +198,10 @@ def storage_bytes(
 
 @dataclass(frozen=True)
 class Format:
-    """A named storage format: bits, integer range, group size, scale bytes, tie rule."""
+    """A named storage format: bits, integer range, group size, scale (and min) bytes, tie rule.
+
+    Only formats that are exactly llama.cpp's carry its names (Q4_0 …): their bytes come from
+    ``quantize_blocks`` (``core.ggml_blocks``), bit-identical to ``gguf.quants``."""
 
     name: str
     n_bit: int
@@ -204,37 +211,25 @@ class Format:
     scale_bytes: int
     rounding: str
     note: str
+    min_bytes: int = 0
 
 
+TEACHING_INT4 = "teaching int4 (−7…7, half to even)"
+_LLAMA = "llama.cpp's, bit-exact (quantize_blocks):"
 FORMATS = [
-    Format("symmetric int4", 4, -7, 7, None, 4, "half_even", "Ch. 30's toy: one FP32 scale per tensor; code −8 unused"),
-    Format("symmetric int8", 8, -127, 127, None, 4, "half_even", "one FP32 scale per tensor; code −128 unused"),
-    Format(
-        "block-32 4-bit, fp16 scale",
-        4,
-        -8,
-        7,
-        32,
-        2,
-        "half_up",
-        "in the style of llama.cpp's Q4_0: scale = (signed extreme) / −8, all 16 codes used",
-    ),
-    Format(
-        "block-32 8-bit, fp16 scale",
-        8,
-        -127,
-        127,
-        32,
-        2,
-        "half_away",
-        "in the style of llama.cpp's Q8_0: scale = max|x| / 127",
-    ),
+    Format(TEACHING_INT4, 4, -7, 7, None, 4, "half_even", "Ch. 30's, the ruler's default: one FP32 scale; −8 unused"),
+    Format("teaching int8 (−127…127, half to even)", 8, -127, 127, None, 4, "half_even", "one FP32 scale; −128 unused"),
+    Format("Q4_0", 4, -8, 7, 32, 2, "half_up", f"{_LLAMA} d = (signed extreme) / −8 in fp16, all 16 codes"),
+    Format("Q4_1", 4, 0, 15, 32, 2, "half_up", f"{_LLAMA} d = (max − min) / 15 and the min, fp16", 2),
+    Format("Q5_0", 5, -16, 15, 32, 2, "half_up", f"{_LLAMA} d = (signed extreme) / −16 in fp16"),
+    Format("Q5_1", 5, 0, 31, 32, 2, "half_up", f"{_LLAMA} d = (max − min) / 31 and the min, fp16", 2),
+    Format("Q8_0", 8, -127, 127, 32, 2, "half_away", f"{_LLAMA} d = max|x| / 127 in fp16, ties away from 0"),
 ]
 
 
 def format_bits_per_weight(fmt: Format, n_values: int = 4096) -> float:
-    """Effective bits per weight of ``fmt`` for ``n_values`` values (metadata included)."""
-    return storage_bytes(n_values, fmt.n_bit, fmt.group_size, fmt.scale_bytes)["bits_per_weight"]
+    """Effective bits per weight of ``fmt`` for ``n_values`` values (scales and mins included)."""
+    return storage_bytes(n_values, fmt.n_bit, fmt.group_size, fmt.scale_bytes, fmt.min_bytes)["bits_per_weight"]
 
 
 # ---- rounding reaches the output -----------------------------------------------------------------

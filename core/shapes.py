@@ -11,6 +11,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from core.weight_formats import WeightFormat, read_weight_format
+
 
 @dataclass(frozen=True)
 class KVShape:
@@ -29,6 +31,7 @@ class KVShape:
     bytes_per_value: float
     context_window: int | None = None
     note: str = ""
+    n_params: int | None = None  # the published parameter count, to pick a shape for a model card
 
     @property
     def attention_kind(self) -> str:
@@ -55,12 +58,61 @@ PRESETS: dict[str, KVShape] = {
     "Ch. 19 width-12,288, 96-layer model": KVShape(
         "Ch. 19 cache bill", 96, 96, 96, 128, 12288, 2, 2048, "4,718,592 bytes per token; ≈ 9.66 GB at 2,048 tokens"
     ),
-    "GPT-2 small (MHA)": KVShape("gpt2", 12, 12, 12, 64, 768, 4, 1024, "published config: float32"),
-    "Llama-2-7B (MHA)": KVShape("meta-llama/Llama-2-7b-hf", 32, 32, 32, 128, 4096, 2, 4096, "float16"),
-    "Llama-3-8B (GQA)": KVShape("meta-llama/Meta-Llama-3-8B", 32, 32, 8, 128, 4096, 2, 8192, "bfloat16"),
-    "Mistral-7B-v0.1 (GQA)": KVShape("mistralai/Mistral-7B-v0.1", 32, 32, 8, 128, 4096, 2, 32768, "bfloat16"),
+    "GPT-2 small (MHA)": KVShape("gpt2", 12, 12, 12, 64, 768, 4, 1024, "published config: float32", 124_439_808),
+    "Llama-2-7B (MHA)": KVShape("meta-llama/Llama-2-7b-hf", 32, 32, 32, 128, 4096, 2, 4096, "float16", 6_738_415_616),
+    "Llama-3-8B (GQA)": KVShape("meta-llama/Meta-Llama-3-8B", 32, 32, 8, 128, 4096, 2, 8192, "bfloat16", 8_030_261_248),
+    "Mistral-7B-v0.1 (GQA)": KVShape(
+        "mistralai/Mistral-7B-v0.1", 32, 32, 8, 128, 4096, 2, 32768, "bfloat16", 7_241_732_096
+    ),
     "Falcon-7B (MQA)": KVShape("tiiuae/falcon-7b", 32, 71, 1, 64, 4544, 2, 2048, "bfloat16, multi_query"),
+    "Llama-2-13B (MHA)": KVShape(
+        "meta-llama/Llama-2-13b-hf", 40, 40, 40, 128, 5120, 2, 4096, "float16", 13_015_864_320
+    ),
+    "Llama-3-70B (GQA)": KVShape(
+        "meta-llama/Meta-Llama-3-70B", 80, 64, 8, 128, 8192, 2, 8192, "bfloat16", 70_553_706_496
+    ),
+    "Llama-3.2-1B (GQA)": KVShape(
+        "meta-llama/Llama-3.2-1B", 16, 32, 8, 64, 2048, 2, 131072, "bfloat16, head_dim 64", 1_235_814_400
+    ),
+    "Llama-3.2-3B (GQA)": KVShape(
+        "meta-llama/Llama-3.2-3B", 28, 24, 8, 128, 3072, 2, 131072, "bfloat16", 3_212_749_824
+    ),
 }
+
+# One published shape per size class, for reading a card's parameter count (Llama-2-7B for
+# "7B", as Ch. 19's example; Llama-3-70B for "70B").
+CARD_SHAPES = (
+    "GPT-2 small (MHA)",
+    "Llama-3.2-1B (GQA)",
+    "Llama-3.2-3B (GQA)",
+    "Llama-2-7B (MHA)",
+    "Llama-3-8B (GQA)",
+    "Llama-2-13B (MHA)",
+    "Llama-3-70B (GQA)",
+)
+
+
+def assumed_kv_shape(n_params: int) -> tuple[KVShape, str]:
+    """The published shape (``CARD_SHAPES``) whose parameter count is nearest ``n_params`` (by
+    ratio), and a sentence naming it; beyond 1.5× from every shape the sentence says so and asks
+    for the architecture. A card gives no layer or KV-head counts: this is an assumption, stated."""
+    if not n_params > 0:
+        raise ValueError("the parameter count must be positive")
+    name = min(CARD_SHAPES, key=lambda k: abs(math.log(n_params / PRESETS[k].n_params)))
+    s = PRESETS[name]
+    ratio = max(n_params, s.n_params) / min(n_params, s.n_params)
+    terms = f"{s.n_layer} layers, {s.n_kv_head} KV heads, head_dim {s.head_dim}"
+    if ratio > 1.5:
+        note = (
+            f"No published shape here is within 1.5× of {n_params / 1e9:.3g} B parameters; the nearest is {name} "
+            f"({s.n_params / 1e9:.3g} B: {terms}). Choose the architecture or paste its config.json."
+        )
+    else:
+        note = (
+            f"KV cache assumed from {name} ({s.n_params / 1e9:.3g} B parameters: {terms}), the nearest published shape."
+        )
+    return s, note
+
 
 DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1, "int8": 1}
 
@@ -159,34 +211,49 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
 
 @dataclass(frozen=True)
 class ModelCard:
-    """A card like "7B, Q4, 8K": parameters, bits per weight, context window in tokens."""
+    """A card like "7B, Q4_K_M, 8K": parameters, bits per weight (exact, or typical for a mix:
+    see ``weight_format``), context window in tokens, and the KV shape assumed for it
+    (``kv_shape``, with ``kv_note`` saying which and why)."""
 
     n_params: int
-    bits_per_weight: int
+    bits_per_weight: float
     context_tokens: int
+    weight_format: WeightFormat
+    kv_shape: KVShape
+    kv_note: str
 
 
 _CARD = re.compile(
-    r"^\s*(?P<p>\d+(?:\.\d+)?)\s*(?P<pu>[KMBT])\s*,?\s*Q(?P<q>\d+)(?:_\w+)?\s*,?\s*(?P<c>\d+(?:\.\d+)?)\s*(?P<cu>[KM]?)\s*$",
+    r"^\s*(?P<p>\d+(?:\.\d+)?)\s*(?P<pu>[KMBT])[\s,]+(?P<f>[^,]+?)[\s,]+(?P<c>\d+(?:\.\d+)?)\s*(?P<cu>[KM]?)"
+    r"(?:\s*tokens?)?\s*$",
     re.IGNORECASE,
 )
 _PARAM_UNITS = {"K": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
+CARD_EXAMPLE = "“7B, Q4_K_M, 8K” or “70B, FP16, 4096” (parameters, weight format, context)"
 
 
 def parse_model_card(text: str) -> ModelCard:
-    """Read "7B, Q4, 8K" (Ch. 19): 7·10⁹ parameters, 4-bit weights, 8K = 8,192 tokens
-    (context sizes count in powers of two). Raises ``ValueError`` with the expected form."""
-    m = _CARD.match(text or "")
+    """Read "7B, Q4, 8K" (Ch. 19): 7·10⁹ parameters, the weight format (``read_weight_format``:
+    F16, BF16, INT8, 4-bit, Q8_0, Q2_K … Q6_K, Q4_K_M …), 8K = 8,192 tokens (context sizes count
+    in powers of two), and the KV shape assumed for that size (``assumed_kv_shape``).
+    "7B, Q2_K, 8K" → 2.625 bits per weight; "6.74B, Q4_K_M, 4K" → 4.84, typical (a mix).
+    Raises ``ValueError`` with an example of what it reads."""
+    text = text or ""
+    m = _CARD.match(text) if len(text) <= 100 else None
     if not m:
-        raise ValueError(f"cannot read {text!r}: write it like “7B, Q4, 8K” (parameters, bits, context)")
+        raise ValueError(f"cannot read {text[:60]!r}: write it like {CARD_EXAMPLE}")
     n_params = round(float(m["p"]) * _PARAM_UNITS[m["pu"].upper()])
-    bits = int(m["q"])
-    if not 1 <= bits <= 32:
-        raise ValueError(f"Q{bits}: bits per weight must be between 1 and 32")
+    if n_params < 1:
+        raise ValueError(f"{m['p']}{m['pu']} parameters is less than one")
+    try:
+        fmt = read_weight_format(m["f"])
+    except ValueError as err:
+        raise ValueError(f"{err}; e.g. {CARD_EXAMPLE}") from None
     ctx = float(m["c"]) * {"": 1, "K": 1024, "M": 1024**2}[m["cu"].upper()]
     if ctx < 1 or not math.isfinite(ctx) or ctx != int(ctx):
         raise ValueError(f"the context window must be a whole number of tokens, got {m['c']}{m['cu']}")
-    return ModelCard(n_params, bits, int(ctx))
+    shape, note = assumed_kv_shape(n_params)
+    return ModelCard(n_params, fmt.bits_per_weight, int(ctx), fmt, shape, note)
 
 
 MAX_REQUESTS = 10_000

@@ -1,3 +1,5 @@
+from fractions import Fraction
+
 import pytest
 
 from core.cost import causal_pairs, kv_cache_bytes, score_grid
@@ -145,3 +147,27 @@ def test_kv_sharing_variants():
     assert list(kv_sharing_variants(71, 1).values()) == [71, 1]
     assert list(kv_sharing_variants(2, 2).values()) == [2, 1]
     assert list(kv_sharing_variants(12, 4).values()) == [12, 3, 1, 4]
+
+
+def test_llama_cpp_q8_0_cache_with_block_overhead():
+    """64 layers × 8 KV heads × 128, 32,768 positions, q8_0 (34 B per 32 values): K = 2,176 MiB, K+V = 4,352 MiB."""
+    from core.cost import kv_cache_bytes_typed
+
+    out = kv_cache_bytes_typed(64, 8, 128, 32_768, "q8_0")
+    assert out["kv_cache/keys_bytes"] == 2176 * 2**20 == out["kv_cache/values_bytes"]
+    assert out["total"] == 4352 * 2**20 and out["kv_cache/bytes_per_value_k"] == Fraction(34, 32)
+    # q4_0: 18 B per 32 → 1,152 MiB each; f16 is the plain 2-byte formula (8,192 MiB in all)
+    assert kv_cache_bytes_typed(64, 8, 128, 32_768, "q4_0")["kv_cache/keys_bytes"] == 1152 * 2**20
+    assert kv_cache_bytes_typed(64, 8, 128, 32_768, "f16")["total"] == kv_cache_bytes(64, 8, 128, 32_768, 2)["total"]
+
+
+def test_cache_types_mix_and_refuse():
+    """K and V may differ (q8_0 K + f16 V); unknown types and rows that are not whole blocks are refused."""
+    from core.cost import kv_cache_bytes_typed
+
+    mixed = kv_cache_bytes_typed(2, 2, 32, 10, "q8_0", "f16")
+    assert mixed["kv_cache/keys_bytes"] == 2 * 10 * 2 * 34 and mixed["kv_cache/values_bytes"] == 2 * 10 * 64 * 2
+    with pytest.raises(ValueError, match="unknown cache type"):
+        kv_cache_bytes_typed(2, 2, 32, 10, "q3_k")
+    with pytest.raises(ValueError, match="multiple"):
+        kv_cache_bytes_typed(2, 1, 16, 10, "q4_0")

@@ -93,13 +93,14 @@ def test_storage_ch30_block():
 
 
 def test_named_formats():
-    """int4 −7…7, int8 −127…127; block-32 4-bit fp16 scale = 4.5 bpw (−8…7); block-32 8-bit = 8.5 bpw."""
+    """int4 −7…7, int8 −127…127; Q4_0 (block-32 4-bit, fp16 scale) = 4.5 bpw (−8…7); Q8_0 (block-32 8-bit) = 8.5 bpw."""
     by = {f.name: f for f in FORMATS}
-    assert (by["symmetric int4"].qmin, by["symmetric int4"].qmax) == (-7, 7)
-    assert (by["symmetric int8"].qmin, by["symmetric int8"].qmax) == (-127, 127)
-    assert format_bits_per_weight(by["block-32 4-bit, fp16 scale"]) == 4.5
-    assert (by["block-32 4-bit, fp16 scale"].qmin, by["block-32 4-bit, fp16 scale"].qmax) == (-8, 7)
-    assert format_bits_per_weight(by["block-32 8-bit, fp16 scale"]) == 8.5
+    int4, int8 = "teaching int4 (−7…7, half to even)", "teaching int8 (−127…127, half to even)"
+    assert (by[int4].qmin, by[int4].qmax) == (-7, 7)
+    assert (by[int8].qmin, by[int8].qmax) == (-127, 127)
+    assert format_bits_per_weight(by["Q4_0"]) == 4.5
+    assert (by["Q4_0"].qmin, by["Q4_0"].qmax) == (-8, 7)
+    assert format_bits_per_weight(by["Q8_0"]) == 8.5
 
 
 def test_int_range_and_one_bit():

@@ -99,3 +99,112 @@ def test_parse_lengths():
     ]:
         with pytest.raises(ValueError, match=match):
             parse_lengths(bad)
+
+
+@pytest.mark.parametrize(
+    "text,bpw,kind,typical",
+    [
+        ("7B, Q2_K, 8K", 2.625, "block", False),  # 84 B per 256 values
+        ("7B, Q3_K, 8K", 3.4375, "block", False),  # 110 B per 256
+        ("7B, Q4_K, 8K", 4.5, "block", False),  # 144 B per 256
+        ("7B, Q5_K, 8K", 5.5, "block", False),  # 176 B per 256
+        ("7B, Q6_K, 8K", 6.5625, "block", False),  # 210 B per 256
+        ("7B, Q8_0, 8K", 8.5, "block", False),  # 34 B per 32
+        ("7B, Q4_0, 8K", 4.5, "block", False),  # 18 B per 32
+        ("7B, Q4_1, 8K", 5.0, "block", False),
+        ("7B, Q5_0, 8K", 5.5, "block", False),
+        ("7B, Q5_1, 8K", 6.0, "block", False),
+        ("7B, IQ4_NL, 8K", 4.5, "block", False),  # 18 B per 32
+        ("7B, IQ4_XS, 8K", 4.25, "block", False),  # 136 B per 256
+        ("6.74B, Q4_K_M, 4K", 4.84, "mix", True),  # llama.cpp's quantize README, Llama 2 7B
+        ("7B, Q4_K_S, 4K", 4.58, "mix", True),
+        ("7B, Q5_K_M, 4K", 5.68, "mix", True),
+        ("7B, Q3_K_L, 4K", 4.27, "mix", True),
+        ("7B, F32, 4K", 32, "float", False),
+        ("7B, FP16, 4K", 16, "float", False),
+        ("7B, f16, 4K", 16, "float", False),
+        ("7B, bf16, 4K", 16, "float", False),
+        ("7B, INT8, 4K", 8, "integer", False),
+        ("7B, int8, 4K", 8, "integer", False),
+        ("7B, 4-bit, 4K", 4, "integer", False),
+        ("7B, Q4, 8K", 4, "integer", False),
+    ],
+)
+def test_model_card_real_names(text, bpw, kind, typical):
+    """Real format names read to their bits per weight (block layouts exact; mixes typical and said to be mixes)."""
+    card = parse_model_card(text)
+    assert card.bits_per_weight == bpw and card.weight_format.kind == kind and card.weight_format.typical == typical
+    if kind == "mix":
+        assert "mix" in card.weight_format.note and "typical" in card.weight_format.note
+    # only bare bit counts leave the scales out
+    assert card.weight_format.counts_scales == (kind != "integer")
+
+
+def test_q4_k_m_file_size_from_the_typical_figure():
+    """“6.74B, Q4_K_M, 4K”: 6.74e9 · 4.84 / 8 ≈ 4.08 GB (a real file's size), not 3.79 GB at 4.5."""
+    card = parse_model_card("6.74B, Q4_K_M, 4K")
+    assert round(card.n_params * card.bits_per_weight / 8 / 1e9, 2) == 4.08
+
+
+@pytest.mark.parametrize(
+    "text,arch,n_layer,n_kv_head",
+    [
+        ("7B, Q4, 8K", "meta-llama/Llama-2-7b-hf", 32, 32),
+        ("8B, Q4_K_M, 8K", "meta-llama/Meta-Llama-3-8B", 32, 8),
+        ("13B, Q8_0, 4K", "meta-llama/Llama-2-13b-hf", 40, 40),
+        ("70B, Q4, 8K", "meta-llama/Meta-Llama-3-70B", 80, 8),
+        ("1.5B, Q8_0, 32K", "meta-llama/Llama-3.2-1B", 16, 8),
+    ],
+)
+def test_model_card_names_its_kv_shape(text, arch, n_layer, n_kv_head):
+    """The card picks the published shape of its size class and says so ("70B" never gets a 7B shape)."""
+    card = parse_model_card(text)
+    assert (card.kv_shape.name, card.kv_shape.n_layer, card.kv_shape.n_kv_head) == (arch, n_layer, n_kv_head)
+    assert f"{n_layer} layers" in card.kv_note and "assumed" in card.kv_note
+
+
+def test_model_card_far_from_any_shape_says_so():
+    """34B is beyond 1.5× of every listed shape: the note says so and asks for the architecture."""
+    assert "Choose the architecture" in parse_model_card("34B, Q8_0, 16K").kv_note
+
+
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("7B, Q4_K_X, 8K", "unknown weight format"),
+        ("7B, IQ2_XXS, 8K", "7B, Q4_K_M, 8K"),
+        ("7B, Q33, 8K", "between 1 and 32"),
+        ("7B,,8K", "7B, Q4_K_M, 8K"),
+        ("7B, Q4, 8K" + " " * 200, "cannot read"),
+    ],
+)
+def test_model_card_refusals_give_an_example(text, match):
+    """Unknown names, impossible bit counts and malformed cards are refused with an example of a readable card."""
+    with pytest.raises(ValueError, match=match):
+        parse_model_card(text)
+
+
+def _llama_params(vocab, hidden, inter, layers, heads, kv_heads, tied):
+    """Parameters of a Llama-style model from its config.json terms (no biases; RMSNorm weights)."""
+    head_dim = hidden // heads
+    attn = 2 * hidden * hidden + 2 * hidden * kv_heads * head_dim
+    per_layer = attn + 3 * hidden * inter + 2 * hidden
+    return vocab * hidden * (1 if tied else 2) + layers * per_layer + hidden
+
+
+@pytest.mark.parametrize(
+    "preset,vocab,inter,tied",
+    [
+        ("Llama-2-7B (MHA)", 32000, 11008, False),
+        ("Llama-2-13B (MHA)", 32000, 13824, False),
+        ("Llama-3-8B (GQA)", 128256, 14336, False),
+        ("Llama-3-70B (GQA)", 128256, 28672, False),
+        ("Llama-3.2-1B (GQA)", 128256, 8192, True),
+        ("Llama-3.2-3B (GQA)", 128256, 8192, True),
+        ("Mistral-7B-v0.1 (GQA)", 32000, 14336, False),
+    ],
+)
+def test_published_parameter_counts_follow_from_configs(preset, vocab, inter, tied):
+    """Each preset's parameter count equals the Llama formula over its config.json terms."""
+    s = PRESETS[preset]
+    assert s.n_params == _llama_params(vocab, s.hidden_size, inter, s.n_layer, s.n_head, s.n_kv_head, tied)

@@ -1,0 +1,132 @@
+"""llama.cpp itself runs our GGUF exports: logits and greedy text against ``core/``.
+
+    python -m bench.llama_cpp_parity [--threads N] [--new-tokens M]
+
+Needs ``llama-cpp-python`` (``pip install llama-cpp-python``: a source build of llama.cpp, about
+25 minutes on 2 cores), which is not in requirements-test.txt and not run in CI. Exports the
+shipped model as F32 and Q4_0 (``core.gguf_export``) to a temporary folder, loads each in
+llama.cpp, and for three prompts prints
+
+- whether llama.cpp's tokenizer (from the file's metadata) gives our token ids;
+- max |Δlogit| over every prompt position, llama.cpp against core/ (F32 file vs our float32
+  model; Q4_0 file vs our Q4_0 model, ``block_quantized_model``, and vs our float32 model);
+- greedy agreement: how many of ``--new-tokens`` greedy tokens match, and the first that differs.
+
+Token ids are fed to llama.cpp directly, so a tokenizer difference cannot hide a logit one.
+Prints measurements; not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from core.assets import load_model, load_shipped_tokenizer
+from core.decode import SamplingConfig, generate_cached
+from core.gguf_export import block_quantized_model, write_gguf
+from core.state import DEFAULT_PROMPT
+from core.tokenizer import encode
+
+PROMPTS = (
+    DEFAULT_PROMPT,
+    "User: Can I book a train from Paris to Lyon?\nAssistant:",
+    "User: What is the travel limit per day?\nAssistant:",
+)
+
+
+def _import_llama_cpp():
+    try:
+        import llama_cpp
+    except ImportError:
+        print(
+            "llama-cpp-python is not installed, so this optional benchmark cannot run.\n"
+            "Install it with `pip install llama-cpp-python` (it builds llama.cpp from source: about\n"
+            "25 minutes on 2 cores), then run `python -m bench.llama_cpp_parity` again.",
+            file=sys.stderr,
+        )
+        raise SystemExit(2) from None
+    return llama_cpp
+
+
+def llama_logits(llm, ids: list[int]) -> np.ndarray:
+    """llama.cpp's logits ``(len(ids), vocab)`` for one prompt, every position."""
+    llm.reset()
+    llm.eval(ids)
+    return np.array(llm.scores[: llm.n_tokens], dtype=np.float64)
+
+
+def llama_greedy(llm, ids: list[int], n_new: int) -> list[int]:
+    """Greedy continuation in llama.cpp: argmax of the last position's logits, fed back one by one."""
+    llm.reset()
+    llm.eval(ids)
+    out = []
+    for _ in range(n_new):
+        token = int(np.argmax(llm.scores[llm.n_tokens - 1]))  # first maximum, as core's greedy
+        out.append(token)
+        if len(out) == n_new or llm.n_tokens >= llm.n_ctx():
+            break
+        llm.eval([token])
+    return out
+
+
+def our_logits(model, ids: list[int]) -> np.ndarray:
+    with torch.no_grad():
+        logits, _ = model(torch.tensor([ids]))
+    return logits[0].double().numpy()
+
+
+def agreement(a: list[int], b: list[int]) -> str:
+    same = sum(x == y for x, y in zip(a, b, strict=False))
+    first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+    return f"{same}/{min(len(a), len(b))}" + ("" if first is None else f" (first differs at {first})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--new-tokens", type=int, default=30)
+    args = ap.parse_args()
+    llama_cpp = _import_llama_cpp()
+    torch.set_num_threads(args.threads)
+
+    model, tok = load_model(), load_shipped_tokenizer()
+    ours = {"F32": model, "Q4_0": block_quantized_model(model, "Q4_0")}
+    greedy = SamplingConfig()
+    print(f"llama-cpp-python {llama_cpp.__version__}; shipped model {model.n_params():,} parameters\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt in ("F32", "Q4_0"):
+            path = Path(tmp) / f"tiny-travel-gpt-{fmt}.gguf"
+            size = write_gguf(model, tok, fmt, path)
+            llm = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=model.cfg.block_size,
+                n_batch=model.cfg.block_size,
+                logits_all=True,
+                n_threads=args.threads,
+                verbose=False,
+            )
+            refs = [("our " + fmt, ours[fmt])] + ([("our float32", model)] if fmt != "F32" else [])
+            print(f"{fmt} file ({size:,} bytes)")
+            for p, prompt in enumerate(PROMPTS, 1):
+                ids = encode(tok, prompt)
+                same_tok = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=False) == ids
+                theirs = llama_logits(llm, ids)
+                text = llama_greedy(llm, ids, args.new_tokens)
+                for label, ref in refs:
+                    delta = float(np.max(np.abs(theirs - our_logits(ref, ids))))
+                    mine = generate_cached(ref, ids, args.new_tokens, greedy).tokens
+                    print(
+                        f"  prompt {p} ({len(ids)} tokens, same tokens: {same_tok}) vs {label}: "
+                        f"max |Δlogit| {delta:.2e}, greedy agreement {agreement(text, mine)}"
+                    )
+            del llm  # frees llama.cpp's context before the next file
+            print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""A memory plan from a real .gguf file: its header and tensor table (``gguf.GGUFReader``,
+memory-mapped, so tensor data is never read), then the KV cache for a chosen context and cache
+type against a memory budget (GGUF: llama.cpp's ``docs/gguf.md``).
+
+Which files may be read at all is ``core.model_files``' business (an operator's folder, uploads).
+A malformed, truncated or hostile file gets a ``ValueError`` saying so; before ``GGUFReader`` walks the
+metadata, ``_check_header`` bounds every count by the file's size, so a crafted count cannot make
+the reader loop for ever.
+
+Speed: ``GGUFReader`` makes a numpy view per array element, about 30–100 µs each here, so a
+128k-token vocabulary (tokens, types, ~280k merges) took tens of seconds. A plan needs none of
+those strings: arrays longer than ``BULK_ARRAY`` are read in one view (numbers) or skipped with
+only their length kept (strings), using the extents ``_check_header`` already measured.
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.cost import kv_cache_bytes_typed
+
+MAX_DIMS = 4  # ggml tensors have at most 4 dimensions
+# gguf.GGUFReader makes one numpy view per array element: a crafted array of 10⁸ numbers would
+# take minutes and gigabytes. Real vocabularies (tokens, merges, scores) hold under 10⁶ entries.
+MAX_ARRAY = 2_000_000
+BULK_ARRAY = 1024  # longer arrays: numbers read in one view, strings skipped (length kept)
+_SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}  # GGUF value type → bytes
+_STRING, _ARRAY = 8, 9
+
+
+@dataclass(frozen=True)
+class TensorRow:
+    """One tensor of the file: name, ggml type, ``shape`` in numpy order (rows, row length),
+    number of values and bytes of data."""
+
+    name: str
+    ggml_type: str
+    shape: tuple[int, ...]
+    n_elements: int
+    n_bytes: int
+
+
+@dataclass(frozen=True)
+class GGUFSummary:
+    """What a memory plan needs from a GGUF header. KV terms are None where the file does not
+    give them; ``n_kv_head`` may be a tuple (one per layer). ``bits_per_weight`` = 8 · bytes /
+    values over all tensors."""
+
+    source: str
+    file_bytes: int
+    architecture: str | None
+    model_name: str | None
+    file_type: str | None
+    n_layer: int | None
+    n_head: int | tuple[int, ...] | None
+    n_kv_head: int | tuple[int, ...] | None
+    head_dim_k: int | None
+    head_dim_v: int | None
+    context_length: int | None
+    tensors: tuple[TensorRow, ...]
+    n_params: int
+    weight_bytes: int
+    bits_per_weight: float
+
+    def by_type(self) -> dict[str, dict]:
+        """Per ggml type: tensors, values and bytes (where the file's bytes go)."""
+        out: dict[str, dict] = {}
+        for t in self.tensors:
+            row = out.setdefault(t.ggml_type, {"tensors": 0, "values": 0, "bytes": 0})
+            row["tensors"] += 1
+            row["values"] += t.n_elements
+            row["bytes"] += t.n_bytes
+        return out
+
+
+def _check_header(buf, size: int) -> dict[int, int]:
+    """Walk the header and metadata with every length bounded by the bytes left; raise
+    ``ValueError`` at the first count the file cannot hold. Returns the extents
+    {start: end} of top-level array values longer than ``BULK_ARRAY``."""
+    spans: dict[int, int] = {}
+
+    def need(at: int, n: int, what: str) -> int:
+        if n < 0 or at + n > size:
+            raise ValueError(f"the file is truncated or corrupt: {what} runs past its end ({size:,} bytes)")
+        return at + n
+
+    def u32(at):
+        need(at, 4, "a type")
+        return struct.unpack_from("<I", buf, at)[0]
+
+    def u64(at):
+        need(at, 8, "a length")
+        return struct.unpack_from("<Q", buf, at)[0]
+
+    def value(at: int, vtype: int, depth: int) -> int:
+        if vtype in _SCALAR:
+            return need(at, _SCALAR[vtype], "a value")
+        if vtype == _STRING:
+            return need(at + 8, u64(at), "a string")
+        if vtype == _ARRAY and depth < 2:
+            itype, count = u32(at), u64(at + 4)
+            at += 12
+            if count > MAX_ARRAY:
+                raise ValueError(f"an array of {count:,} elements is more than this reader takes ({MAX_ARRAY:,})")
+            if itype in _SCALAR:
+                return need(at, count * _SCALAR[itype], "an array")
+            if count > (size - at) // 8:  # every element needs at least 8 bytes
+                raise ValueError(f"the file is corrupt: an array claims {count:,} elements")
+            for _ in range(count):
+                at = value(at, itype, depth + 1)
+            return at
+        raise ValueError(f"the file is corrupt: unknown or too deeply nested value type {vtype}")
+
+    if bytes(buf[:4]) != b"GGUF":
+        raise ValueError("not a GGUF file: it does not start with the bytes 'GGUF'")
+    if size < 24:
+        raise ValueError(f"the file is truncated: {size} bytes is shorter than a GGUF header (24 bytes)")
+    if u32(4) not in (2, 3):
+        raise ValueError(f"GGUF version {u32(4)} is not one this reader knows (2 or 3)")
+    n_tensors, n_kv = u64(8), u64(16)
+    if n_kv > (size - 24) // 13 or n_tensors > (size - 24) // 24:
+        raise ValueError(
+            f"the file is truncated or corrupt: it claims {n_kv:,} metadata entries and {n_tensors:,} tensors"
+        )
+    at = 24
+    for _ in range(n_kv):
+        at = need(at + 8, u64(at), "a metadata key")
+        start = at + 4
+        at = value(start, u32(at), 0)
+        if u32(start - 4) == _ARRAY and u64(start + 4) > BULK_ARRAY:
+            spans[start] = at
+    return spans
+
+
+def _reader(path: Path, spans: dict[int, int]):
+    """``gguf.GGUFReader`` that reads the long arrays at ``spans`` in bulk (see the module note)."""
+    import gguf
+    import numpy as np
+
+    class Reader(gguf.GGUFReader):
+        def _get_field_parts(self, orig_offs, raw_type):
+            end = spans.get(orig_offs)
+            if raw_type != _ARRAY or end is None:
+                return super()._get_field_parts(orig_offs, raw_type)
+            itype, count = self._get(orig_offs, np.uint32), self._get(orig_offs + 4, np.uint64)
+            types = [gguf.GGUFValueType.ARRAY, gguf.GGUFValueType(int(itype[0]))]
+            nptype = self.gguf_scalar_to_np.get(types[1])
+            if nptype is None:  # an array of strings: skipped, its length kept
+                return end - orig_offs, [itype, count], [], types
+            return end - orig_offs, [itype, count, self._get(orig_offs + 12, nptype, int(count[0]))], [2], types
+
+    return Reader(path, "r")
+
+
+def _scalar_ints(reader, key: str, lowest: int = 1):
+    """An integer field (or an array of integers, as a tuple), None if absent, not integers or
+    below ``lowest``."""
+    field = reader.get_field(key)
+    if field is None or not field.types:
+        return None
+    if field.types[0] == 9:  # GGUFValueType.ARRAY
+        values = field.contents()
+        ok = field.types[-1] in (0, 1, 2, 3, 4, 5, 10, 11) and values
+        return tuple(int(v) for v in values) if ok and all(0 <= v <= 10**7 for v in values) else None
+    if field.types[0] not in (0, 1, 2, 3, 4, 5, 10, 11):
+        return None
+    v = int(field.contents())
+    return v if lowest <= v <= 2**40 else None
+
+
+def _string(reader, key: str) -> str | None:
+    field = reader.get_field(key)
+    if field is None or field.types != [_STRING]:
+        return None
+    return field.contents()[:200]
+
+
+def _file_type_name(code) -> str | None:
+    import gguf
+
+    if not isinstance(code, int):
+        return None
+    try:
+        return gguf.LlamaFileType(code).name.replace("MOSTLY_", "").replace("ALL_", "")
+    except ValueError:
+        return f"unknown ({code})"
+
+
+def read_gguf(path: str | Path, source: str | None = None) -> GGUFSummary:
+    """Read the header and tensor table of the GGUF file at ``path`` (memory-mapped).
+
+    Raises ``ValueError`` for an empty, truncated, malformed or hostile file, naming the problem."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size == 0:
+        raise ValueError("the file is empty")
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        spans = _check_header(buf, size)
+    try:
+        reader = _reader(path, spans)
+    except (ValueError, KeyError, IndexError, OverflowError, TypeError, RecursionError, struct.error) as err:
+        raise ValueError(
+            f"the file is truncated or corrupt: gguf cannot read it ({type(err).__name__}: {str(err)[:100]})"
+        ) from None
+    rows = []
+    for t in reader.tensors:
+        n_bytes = int(t.n_bytes)
+        if len(t.shape) > MAX_DIMS or t.data_offset + n_bytes > size or int(t.data.nbytes) != n_bytes:
+            raise ValueError(f"the file is truncated or corrupt: tensor {t.name[:60]!r} runs past its end")
+        shape = tuple(int(d) for d in reversed(t.shape.tolist()))
+        rows.append(TensorRow(t.name[:200], t.tensor_type.name, shape, int(t.n_elements), n_bytes))
+    arch = _string(reader, "general.architecture")
+    a = arch or "?"
+    n_head = _scalar_ints(reader, f"{a}.attention.head_count")
+    n_embd = _scalar_ints(reader, f"{a}.embedding_length")
+    head_dim = n_embd // n_head if isinstance(n_embd, int) and isinstance(n_head, int) and n_head else None
+    n_params = sum(r.n_elements for r in rows)
+    weight_bytes = sum(r.n_bytes for r in rows)
+    summary = GGUFSummary(
+        source=(source or path.name)[:100],
+        file_bytes=size,
+        architecture=arch,
+        model_name=_string(reader, "general.name"),
+        file_type=_file_type_name(_scalar_ints(reader, "general.file_type", lowest=0)),
+        n_layer=_scalar_ints(reader, f"{a}.block_count"),
+        n_head=n_head,
+        n_kv_head=_scalar_ints(reader, f"{a}.attention.head_count_kv") or n_head,
+        head_dim_k=_scalar_ints(reader, f"{a}.attention.key_length") or head_dim,
+        head_dim_v=_scalar_ints(reader, f"{a}.attention.value_length") or head_dim,
+        context_length=_scalar_ints(reader, f"{a}.context_length"),
+        tensors=tuple(rows),
+        n_params=n_params,
+        weight_bytes=weight_bytes,
+        bits_per_weight=8 * weight_bytes / n_params if n_params else 0.0,
+    )
+    del reader  # release the memory map
+    return summary
+
+
+def gguf_memory_plan(
+    summary: GGUFSummary,
+    n_ctx: int,
+    cache_type_k: str = "f16",
+    cache_type_v: str | None = None,
+    budget_bytes: int | None = None,
+    n_seq: int = 1,
+) -> dict:
+    """Weights (the file's tensor bytes) + the KV cache of ``n_seq`` sequences of ``n_ctx``
+    positions in llama.cpp's cache types, in bytes, and whether the total fits ``budget_bytes``.
+
+    Returns ``"memory/weights"``, ``"memory/kv_cache"``, ``"kv_cache/keys_bytes"``,
+    ``"kv_cache/values_bytes"``, ``"total"``, ``"fits"`` (None without a budget) and ``"notes"``.
+    Compute buffers and the runtime are not counted. Raises ``ValueError`` if the file lacks the
+    KV terms (layers, KV heads, head size) or a term is bad."""
+    missing = [k for k in ("n_layer", "n_kv_head", "head_dim_k", "head_dim_v") if getattr(summary, k) is None]
+    if missing:
+        raise ValueError(f"the file does not give {', '.join(missing)} for {summary.architecture!r}: no KV plan")
+    kv = summary.n_kv_head if isinstance(summary.n_kv_head, tuple) else (summary.n_kv_head,) * summary.n_layer
+    if len(kv) != summary.n_layer:
+        raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV plan")
+    keys = values = 0
+    for n_kv in kv:  # one term per layer: some models vary the KV heads by layer
+        keys += kv_cache_bytes_typed(1, n_kv, summary.head_dim_k, n_ctx, cache_type_k, batch_size=n_seq)[
+            "kv_cache/keys_bytes"
+        ]
+        values += kv_cache_bytes_typed(
+            1, n_kv, summary.head_dim_v, n_ctx, cache_type_v or cache_type_k, batch_size=n_seq
+        )["kv_cache/values_bytes"]
+    notes = []
+    if summary.context_length and n_ctx > summary.context_length:
+        notes.append(f"n_ctx {n_ctx:,} is past the context length the file states ({summary.context_length:,}).")
+    total = summary.weight_bytes + keys + values
+    return {
+        "memory/weights": summary.weight_bytes,
+        "memory/kv_cache": keys + values,
+        "kv_cache/keys_bytes": keys,
+        "kv_cache/values_bytes": values,
+        "total": total,
+        "fits": None if budget_bytes is None else total <= budget_bytes,
+        "notes": tuple(notes),
+    }

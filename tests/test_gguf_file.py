@@ -1,0 +1,199 @@
+"""A memory plan from a .gguf file: header and tensor table, KV cache by cache type, hostile files refused."""
+
+import os
+import struct
+
+import numpy as np
+import pytest
+
+gguf = pytest.importorskip("gguf")
+
+from core.assets import load_model, load_shipped_tokenizer  # noqa: E402
+from core.gguf_export import write_gguf  # noqa: E402
+from core.gguf_file import GGUFSummary, gguf_memory_plan, read_gguf  # noqa: E402
+from core.model_files import list_gguf_files, read_from_models_dir, read_upload  # noqa: E402
+
+MiB = 2**20
+
+
+@pytest.fixture(scope="module")
+def q4_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("models") / "tiny-Q4_0.gguf"
+    write_gguf(load_model(), load_shipped_tokenizer(), "Q4_0", path)
+    return path
+
+
+def _llama_like(path, n_layer=64, n_head=64, n_kv=8, n_embd=8192, ctx=32_768, vocab=5_000, head_count_kv=None):
+    """A header-only llama file with a vocabulary longer than BULK_ARRAY and one small tensor."""
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_block_count(n_layer)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(head_count_kv if head_count_kv is not None else n_kv)
+    w.add_embedding_length(n_embd)
+    w.add_context_length(ctx)
+    w.add_file_type(gguf.LlamaFileType.MOSTLY_Q4_K_M)
+    w.add_tokenizer_model("gpt2")
+    w.add_token_list([f"t{i}" for i in range(vocab)])
+    w.add_token_types([1] * vocab)
+    w.add_token_merges([f"a{i} b{i}" for i in range(vocab)])
+    w.add_tensor("token_embd.weight", np.zeros((4, 64), dtype=np.float16))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def test_summary_of_the_exported_model(q4_file):
+    """The shipped Q4_0 export: llama, 4 layers, 4 heads, 2 KV heads of 32, context 256; 28 Q4_0 + 11 F32 tensors,
+    1,467,904 B of weights for 1,000,576 values = 11.74 bits per weight."""
+    s = read_gguf(q4_file)
+    assert (s.architecture, s.file_type, s.model_name) == ("llama", "Q4_0", "tiny-travel-gpt")
+    assert (s.n_layer, s.n_head, s.n_kv_head, s.head_dim_k, s.head_dim_v, s.context_length) == (4, 4, 2, 32, 32, 256)
+    assert (s.n_params, s.weight_bytes) == (1_000_576, 1_467_904)
+    assert s.bits_per_weight == 8 * 1_467_904 / 1_000_576
+    by = s.by_type()
+    assert by["Q4_0"] == {"tensors": 28, "values": 737_280, "bytes": 737_280 * 18 // 32}
+    assert by["F32"]["tensors"] == 11 and s.file_bytes == os.path.getsize(q4_file)
+    q = next(t for t in s.tensors if t.name == "blk.0.attn_k.weight")
+    assert (q.ggml_type, q.shape, q.n_elements, q.n_bytes) == ("Q4_0", (64, 128), 8192, 8192 * 18 // 32)
+
+
+def test_plan_for_the_exported_model(q4_file):
+    """n_ctx 256: f16 K = 4 layers · 256 · 2 · 32 · 2 B = 131,072 B; q8_0 K = 4 · 256 · 2 blocks · 34 B = 69,632 B."""
+    s = read_gguf(q4_file)
+    f16 = gguf_memory_plan(s, 256, "f16", budget_bytes=2_000_000)
+    assert f16["kv_cache/keys_bytes"] == 131_072 and f16["memory/weights"] == 1_467_904
+    assert f16["total"] == 1_467_904 + 2 * 131_072 and f16["fits"] is True
+    q8 = gguf_memory_plan(s, 256, "q8_0", budget_bytes=1_500_000)
+    assert q8["kv_cache/keys_bytes"] == 69_632 and q8["fits"] is False
+    assert gguf_memory_plan(s, 512, "f16")["notes"] and gguf_memory_plan(s, 512, "f16")["fits"] is None
+
+
+def test_plan_for_a_70b_class_header(tmp_path):
+    """64 layers × 8 KV heads × 128 (n_embd 8192 / 64 heads), 32,768 positions, q8_0: K 2,176 MiB, K+V 4,352 MiB;
+    the 5,000-token vocabulary's strings are skipped, its scalar types read in bulk."""
+    s = read_gguf(_llama_like(tmp_path / "big.gguf"))
+    assert (s.n_layer, s.n_kv_head, s.head_dim_k, s.file_type) == (64, 8, 128, "Q4_K_M")
+    plan = gguf_memory_plan(s, 32_768, "q8_0")
+    assert plan["kv_cache/keys_bytes"] == 2176 * MiB and plan["memory/kv_cache"] == 4352 * MiB
+    mixed = gguf_memory_plan(s, 32_768, "q8_0", "f16")
+    assert mixed["kv_cache/values_bytes"] == 64 * 32_768 * 8 * 128 * 2
+
+
+def test_per_layer_kv_heads(tmp_path):
+    """head_count_kv as a per-layer array [8, 8, 0, 8]: the cache counts three layers' worth."""
+    s = read_gguf(_llama_like(tmp_path / "h.gguf", n_layer=4, head_count_kv=[8, 8, 0, 8], vocab=10))
+    assert s.n_kv_head == (8, 8, 0, 8)
+    assert gguf_memory_plan(s, 100, "f16")["kv_cache/keys_bytes"] == 3 * 100 * 8 * 128 * 2
+
+
+def test_plan_refuses_a_file_without_kv_terms():
+    """A summary without layer or KV-head counts gets a ValueError naming what is missing."""
+    s = GGUFSummary("x", 10, "mystery", None, None, None, None, None, None, None, None, (), 0, 0, 0.0)
+    with pytest.raises(ValueError, match="n_layer"):
+        gguf_memory_plan(s, 100)
+
+
+def _kv_header(key: bytes, vtype: int, payload: bytes, n_tensors=0) -> bytes:
+    return (
+        b"GGUF"
+        + struct.pack("<IQQ", 3, n_tensors, 1)
+        + struct.pack("<Q", len(key))
+        + key
+        + struct.pack("<I", vtype)
+        + payload
+    )
+
+
+HOSTILE = {
+    "empty": b"",
+    "garbage": bytes(range(256)) * 4,
+    "png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 100,
+    "magic only": b"GGUF",
+    "version 9": b"GGUF" + struct.pack("<IQQ", 9, 0, 0),
+    "a billion metadata entries": b"GGUF" + struct.pack("<IQQ", 3, 0, 10**9) + b"\x00" * 64,
+    "2^60 tensors": b"GGUF" + struct.pack("<IQQ", 3, 2**60, 0) + b"\x00" * 64,
+    "array of 2^60 uint8": _kv_header(b"k", 9, struct.pack("<IQ", 0, 2**60)),
+    "array of 10^7 uint8 (short file)": _kv_header(b"k", 9, struct.pack("<IQ", 0, 10**7) + b"\x00" * 100),
+    "array of 3·10^6 uint8 (past the cap)": _kv_header(b"k", 9, struct.pack("<IQ", 0, 3 * 10**6) + b"\x00" * 3 * 10**6),
+    "array of 2^40 strings": _kv_header(b"k", 9, struct.pack("<IQ", 8, 2**40) + b"\x00" * 64),
+    "string of 2^62 bytes": _kv_header(b"k", 8, struct.pack("<Q", 2**62) + b"abc"),
+    "key of 2^63 bytes": b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 2**63) + b"k" * 20,
+    "unknown value type": _kv_header(b"k", 77, b"\x00" * 16),
+    "nested arrays": _kv_header(
+        b"k", 9, struct.pack("<IQ", 9, 1) + struct.pack("<IQ", 9, 1) + struct.pack("<IQ", 9, 1)
+    ),
+    "bad utf-8 key": _kv_header(b"\xff\xfe", 4, struct.pack("<I", 1)),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_files_refused(tmp_path, name):
+    """Empty, garbage, crafted counts and lengths, unknown types, nesting and bad UTF-8: ValueError, quickly."""
+    path = tmp_path / "x.gguf"
+    path.write_bytes(HOSTILE[name])
+    with pytest.raises(ValueError):
+        read_gguf(path)
+
+
+@pytest.mark.parametrize("cut", [5, 23, 40, 300, 5_000, 29_800, 29_830, 100_000, -1])
+def test_truncated_exports_refused(q4_file, tmp_path, cut):
+    """The export cut anywhere (header, metadata, tensor table, tensor data, last byte) is refused with a reason."""
+    data = q4_file.read_bytes()
+    path = tmp_path / "cut.gguf"
+    path.write_bytes(data[:cut])
+    with pytest.raises(ValueError, match="truncated|corrupt|GGUF"):
+        read_gguf(path)
+
+
+def test_unknown_tensor_type_and_too_many_dims(q4_file, tmp_path):
+    """A tensor of ggml type 99, or with 9 dimensions, is refused (the header is otherwise intact)."""
+    data = bytearray(q4_file.read_bytes())
+    i = data.index(b"token_embd.weight") + len("token_embd.weight")
+    (n_dims,) = struct.unpack_from("<I", data, i)
+    assert n_dims == 2
+    bad_type = data.copy()
+    struct.pack_into("<I", bad_type, i + 4 + 16, 99)
+    (tmp_path / "t.gguf").write_bytes(bad_type)
+    with pytest.raises(ValueError):
+        read_gguf(tmp_path / "t.gguf")
+    bad_dims = data.copy()
+    struct.pack_into("<I", bad_dims, i, 9)
+    (tmp_path / "d.gguf").write_bytes(bad_dims)
+    with pytest.raises(ValueError):
+        read_gguf(tmp_path / "d.gguf")
+
+
+def test_models_folder_lists_only_its_own_gguf_files(q4_file, tmp_path):
+    """Listed: *.gguf files and symlinks inside the folder; left out: hidden files, other extensions, folders,
+    symlinks leading outside. Reading takes a listed name only; a path or an unlisted name is refused."""
+    models, outside = tmp_path / "models", tmp_path / "elsewhere"
+    models.mkdir()
+    outside.mkdir()
+    (models / "a.gguf").write_bytes(q4_file.read_bytes())
+    (models / ".hidden.gguf").write_bytes(b"GGUF")
+    (models / "notes.txt").write_text("x")
+    (models / "dir.gguf").mkdir()
+    (outside / "secret.gguf").write_bytes(q4_file.read_bytes())
+    os.symlink(outside / "secret.gguf", models / "escape.gguf")
+    os.symlink(models / "a.gguf", models / "alias.gguf")
+    assert [f.name for f in list_gguf_files(models)] == ["a.gguf", "alias.gguf"]
+    assert list_gguf_files(models)[0].size_bytes == q4_file.stat().st_size
+    assert read_from_models_dir(models, "alias.gguf").n_layer == 4
+    for bad in ["escape.gguf", "../elsewhere/secret.gguf", str(outside / "secret.gguf"), ".hidden.gguf", "b.gguf"]:
+        with pytest.raises(ValueError, match="not a model in the models folder"):
+            read_from_models_dir(models, bad)
+    with pytest.raises(ValueError, match="does not exist"):
+        list_gguf_files(tmp_path / "nope")
+
+
+def test_uploads(q4_file):
+    """An uploaded export reads like the file; over the size cap or garbage is refused."""
+    data = q4_file.read_bytes()
+    s = read_upload(data, "mine.gguf")
+    assert s.source == "mine.gguf" and s.weight_bytes == 1_467_904
+    with pytest.raises(ValueError, match="limit"):
+        read_upload(data, max_bytes=1_000)
+    with pytest.raises(ValueError):
+        read_upload(b"not a model", "x.gguf")
