@@ -23,17 +23,35 @@ BYTES_EXAMPLES = "try `512 MiB` or `536870912`"
 # Lower-case spellings students type for byte units, mapped to pint's names. "kb"/"KB" is left out
 # on purpose: it is ambiguous, and the message asks for kB or KiB instead.
 _BYTE_ALIASES = {
-    "b": "B", "byte": "B", "bytes": "B",
-    "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB",
-    "mb": "MB", "gb": "GB", "tb": "TB",
-    "kilobyte": "kB", "kilobytes": "kB", "megabyte": "MB", "megabytes": "MB",
-    "gigabyte": "GB", "gigabytes": "GB", "terabyte": "TB", "terabytes": "TB",
-    "kibibyte": "KiB", "kibibytes": "KiB", "mebibyte": "MiB", "mebibytes": "MiB",
-    "gibibyte": "GiB", "gibibytes": "GiB",
-}  # fmt: skip
+    "b": "B",
+    "byte": "B",
+    "bytes": "B",
+    "kib": "KiB",
+    "mib": "MiB",
+    "gib": "GiB",
+    "tib": "TiB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kilobyte": "kB",
+    "kilobytes": "kB",
+    "megabyte": "MB",
+    "megabytes": "MB",
+    "gigabyte": "GB",
+    "gigabytes": "GB",
+    "terabyte": "TB",
+    "terabytes": "TB",
+    "kibibyte": "KiB",
+    "kibibytes": "KiB",
+    "mebibyte": "MiB",
+    "mebibytes": "MiB",
+    "gibibyte": "GiB",
+    "gibibytes": "GiB",
+}
 _TIME_ALIASES = {"msec": "ms", "millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "seconds": "s"}
 _PERCENT = {"%", "percent", "per cent", "pct"}
 _RATIO = {"x", "×", "times", "fold", "-fold"}
+_PLAIN = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ -]*)?$")
 
 
@@ -55,6 +73,12 @@ def ureg():
     return pint.UnitRegistry()
 
 
+@functools.lru_cache(maxsize=256)
+def _units(name: str):
+    """pint's unit for a name (cached: the same few units are typed all day)."""
+    return ureg().parse_units(name)
+
+
 def normalize(text: str) -> str:
     """Typographic forms to ASCII and thousands separators out: "805,306,368 B" → "805306368 B",
     "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
@@ -73,6 +97,11 @@ def _number(expr: str) -> float:
 
     pint parses it (no Python eval). At most one power, with an exponent of at most two
     digits, so a typed "9^9^9" cannot stall the server."""
+    if _PLAIN.fullmatch(expr):  # the common case, without the expression parser
+        value = float(expr)
+        if not math.isfinite(value):
+            raise ValueError("not finite")
+        return value
     powers = re.findall(r"(?:\*\*|\^)\s*\(?\s*([-+]?\d+(?:\.\d*)?)", expr)
     if len(re.findall(r"\*\*|\^", expr)) > 1 or any(len(p.lstrip("+-").split(".")[0]) > 2 for p in powers):
         raise ValueError("too many powers")
@@ -130,7 +159,7 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
         )
     name = _BYTE_ALIASES.get(unit.lower(), unit) if unit else default_unit
     try:
-        u = ureg().parse_units(name)
+        u = _units(name)
         # One unit, to the first power, whose base (prefix stripped) is byte or bit: pint 0.25
         # makes information dimensionless, so the dimension alone cannot tell bytes from %.
         ((unit_name, power),) = u._units.items()
@@ -148,7 +177,7 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
     text = _checked(text, "a time", "120 ms")
     try:
         number, unit = split_number_unit(text)
-        u = ureg().parse_units(_TIME_ALIASES.get(unit.lower(), unit) if unit else default_unit)
+        u = _units(_TIME_ALIASES.get(unit.lower(), unit) if unit else default_unit)
         if u.dimensionality != ureg().second.dimensionality:
             raise ValueError("not a time")
         return float((number * u).to("millisecond").magnitude)
