@@ -28,6 +28,7 @@ pages = [
     st.Page("lessons/weights.py", title="Weights & model cards", icon=":material/balance:"),
     st.Page("lessons/quantize.py", title="The quantization ruler", icon=":material/straighten:"),
     st.Page("lessons/quant_model.py", title="Quantizing the model", icon=":material/compress:"),
+    st.Page("lessons/practice.py", title="Practice", icon=":material/edit_note:"),
 ]
 nav = st.navigation(pages)
 ui.sidebar_controls()

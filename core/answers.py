@@ -58,7 +58,11 @@ _NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za
 def quote(text: str, limit: int = 40) -> str:
     """``text`` as a Markdown code span, cut to ``limit`` characters, so it shows literally
     (a backtick inside cannot end the span: the fence is one backtick longer than any run)."""
-    text = str(text).replace("\n", " ")
+    # Control characters would be invisible (or break the line): show a replacement mark instead.
+    text = "".join(
+        ch if ch.isprintable() or ch in "\u200d\ufe0f" else ("\ufffd" if ch not in "\n\r\t" else " ")
+        for ch in str(text)
+    )
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -168,7 +172,10 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
         is_info = False
     if not is_info:
         raise ValueError(f"couldn't read {quote(text)} as bytes: {hint}")
-    return float((number * u).to("byte").magnitude)
+    n_bytes = float((number * u).to("byte").magnitude)
+    if not math.isfinite(n_bytes):
+        raise ValueError(f"{quote(text)} is more bytes than a float can hold: {BYTES_EXAMPLES}")
+    return n_bytes
 
 
 def parse_time_ms(text: str, default_unit: str = "ms") -> float:

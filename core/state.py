@@ -69,6 +69,16 @@ URL_CHOICES = {
     DECODE_WEIGHT_BITS: (8, 4, 3),
 }
 PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer controls
+
+# ---- Practice page (lessons/practice.py) ---------------------------------------------------------
+# Kept in one block so it can move into the shared state helper as a whole. The page reads
+# ?ex=<id>&numbers=<seed> itself ("numbers", not "seed": ?seed= already sets the decode page's
+# sampling seed through URL_PARAMS).
+PRACTICE_EX = "practice.ex"  # exercise id, a key of core.exercises.catalogue()
+PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fresh numbers
+PRACTICE_TALLY = "practice.tally"  # core.exercises.Tally, made per session (a default object would be shared)
+PRACTICE_DEFAULTS = {PRACTICE_EX: "ch30-1", PRACTICE_SEED: 0, PRACTICE_TALLY: None}
+DEFAULTS.update(PRACTICE_DEFAULTS)
 URL_STEP = "url.step"  # decode steps to replay after an automatic prefill (from ?step=N)
 
 
