@@ -16,8 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core import answers
-from core.cost import format_bytes
+from core import answers, cost
 
 KINDS = ("bytes", "time", "percent", "number", "int_list", "number_list", "time_list", "choice", "explain")
 MAX_SEED = 999_999
@@ -228,7 +227,7 @@ def format_value(kind: str, value, unit: str = "") -> str:
     if kind == "bytes":
         v = float(value)
         whole = f"{round(v):,} bytes" if abs(v - round(v)) < 1e-6 else f"{v:,.1f} bytes"
-        return f"{whole} ({format_bytes(round(v))} = {format_bytes(round(v), binary=False)})" if v >= 1024 else whole
+        return f"{whole} ({bytes_text(v)} = {bytes_text(v, binary=False)})" if v >= 1024 else whole
     if kind == "time":
         return minus(f"{value:g} ms")
     if kind == "percent":
@@ -265,6 +264,12 @@ def _typeset(ex: Exercise) -> Exercise:
     return replace(
         ex, question=minus(ex.question), solution=minus(ex.solution), hints=tuple(map(minus, ex.hints)), parts=parts
     )
+
+
+def bytes_text(n_bytes: float, binary: bool = True) -> str:
+    """``cost.format_bytes`` without trailing zeros: "768 MiB", "805.31 MB", "4.5 MiB"."""
+    text = cost.format_bytes(round(n_bytes), binary)
+    return re.sub(r"\.(\d*?)0+ ", lambda m: f".{m[1]} " if m[1] else " ", text)
 
 
 def format_answer(p: Part) -> str:

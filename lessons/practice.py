@@ -99,7 +99,8 @@ def answer_box(ex: E.Exercise, p: E.Part) -> None:
     last = tally.last(ex, p.key)
     typed = last.typed if last else ""
     unit = {"B": "bytes", "×": ""}.get(p.unit, p.unit)
-    label = f"{p.label} ({unit})" if unit and p.kind not in ("choice", "explain") else p.label
+    with_unit = unit and unit not in p.label and p.kind not in ("choice", "explain")
+    label = f"{p.label} ({unit})" if with_unit else p.label
     if p.kind == "explain":
         st.text_area(label, typed, key=field(ex, p), height=90, max_chars=2_000)
     elif p.options:

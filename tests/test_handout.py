@@ -63,7 +63,7 @@ def test_stops_and_attempts_are_listed():
     html = handout()
     assert html.count('<section class="stop">') == 8
     assert "Llama-3-8B at 8,192 tokens: 1 GiB per request" in html
-    assert "<code>768 MiB</code>" in html and "805,306,368 bytes (768.00 MiB = 805.31 MB)" in html
+    assert "<code>768 MiB</code>" in html and "805,306,368 bytes (768 MiB = 805.31 MB)" in html
     assert "Exercise 3: fewer KV heads, more requests <span class='small'>(the chapter's numbers)</span>" in html
     assert "(numbers 7)" in html
     ruler7 = ", ".join(f"{v:g}" for v in E.make("ch19-ruler", 7).params["values"]).replace("-", "−")

@@ -8,7 +8,7 @@ import random
 
 from core import cost, latency
 from core.exercise_bank import ABOUT_TOL, BYTES_TOL, WORDS, unit_mixups
-from core.exercises import Exercise, Mistake, Tolerance, part
+from core.exercises import Exercise, Mistake, Tolerance, bytes_text, part
 
 
 def ex2(seed: int) -> Exercise:
@@ -133,7 +133,7 @@ def ex3(seed: int) -> Exercise:
         "Exercise 3: fewer KV heads, more requests",
         "Ch. 30 §30.8 exercise 3 (§30.4)",
         f"{src} has {L} layers, **{H0} KV heads**, head width {d}, {T:,} positions and {b} bytes per value: for "
-        f"one request {cost.format_bytes(base)}. Now it uses **{h} KV heads** and **{B} equally long requests**. "
+        f"one request {bytes_text(base)}. Now it uses **{h} KV heads** and **{B} equally long requests**. "
         "Keep the other dimensions fixed. Compute the ideal total cache bytes and MiB.",
         parts,
         (
@@ -142,7 +142,7 @@ def ex3(seed: int) -> Exercise:
             "1 MiB = 2²⁰ = 1,048,576 bytes.",
         ),
         f"M = 2 · {B} · {L} · {T:,} · {h} · {d} · {b} = **{right:,} bytes** = **{right / 2**20:,.4g} MiB**. "
-        f"Reducing the KV heads divides the per-request {cost.format_bytes(base)} by {r}; {B} requests multiply "
+        f"Reducing the KV heads divides the per-request {bytes_text(base)} by {r}; {B} requests multiply "
         f"it by {B}. The query-head count is not an extra factor.",
         {
             "n_layer": L,
@@ -191,7 +191,7 @@ def cache_bill(seed: int) -> Exercise:
             "Bytes per token = 2 × width × layers × bytes per number; GB = 10⁹ bytes.",
         ),
         f"2 × {width:,} × {L} × {b} = **{right:,} bytes per token**; × {T:,} = {total:,} bytes ≈ "
-        f"**{total / 1e9:.3g} GB** (= {cost.format_bytes(total)}), before other memory.",
+        f"**{total / 1e9:.3g} GB** (= {bytes_text(total)}), before other memory.",
         {"width": width, "n_layer": L, "bytes_per_value": b, "tokens": T},
     )
 

@@ -8,7 +8,7 @@ import random
 
 from core import cost, shapes
 from core.exercise_bank import BYTES_TOL, unit_mixups
-from core.exercises import Exercise, Mistake, part
+from core.exercises import Exercise, Mistake, bytes_text, part
 
 
 def ex6(seed: int) -> Exercise:
@@ -110,7 +110,7 @@ def ex6(seed: int) -> Exercise:
         ),
         f"Weights: {n / 1e9:g}·10⁹ × {before} ÷ 8 = **{w(before) / 1e9:g} GB** → × {after} ÷ 8 = "
         f"**{w(after) / 1e9:g} GB** (plus scale and packing overhead). KV: 2 · 1 · {shape.n_layer} · {T:,} · "
-        f"{shape.n_kv_head} · {shape.head_dim} · {b:g} = **{right_kv:,} bytes = {cost.format_bytes(right_kv)}**, "
+        f"{shape.n_kv_head} · {shape.head_dim} · {b:g} = **{right_kv:,} bytes = {bytes_text(right_kv)}**, "
         "unchanged. Only the weight estimate changes; the outputs must be measured again.",
         {
             "n_params": n,
