@@ -227,13 +227,16 @@ def format_value(kind: str, value, unit: str = "") -> str:
     if kind == "bytes":
         v = float(value)
         whole = f"{round(v):,} bytes" if abs(v - round(v)) < 1e-6 else f"{v:,.1f} bytes"
+        size = dict(cost.BINARY + cost.DECIMAL).get(unit)
+        if size:  # the box asked for this unit: lead with it
+            return f"{v / size:,.4g} {unit} = {whole}"
         return f"{whole} ({bytes_text(v)} = {bytes_text(v, binary=False)})" if v >= 1024 else whole
     if kind == "time":
         return minus(f"{value:g} ms")
     if kind == "percent":
         return minus(f"{value:.3g} %")
     if kind in ("int_list", "number_list", "time_list"):
-        fmt = (lambda x: f"{x:g}") if kind == "int_list" else (lambda x: f"{x:.4g}")
+        fmt = (lambda x: f"{x:g}") if kind == "int_list" else _decimal
         text = ", ".join(minus(fmt(x)) for x in value)
         return text + (" ms" if kind == "time_list" else "")
     if kind == "choice":
@@ -242,6 +245,12 @@ def format_value(kind: str, value, unit: str = "") -> str:
         text = f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
         return minus(text + (f" {unit}" if unit and unit != "×" else unit))
     return str(value)
+
+
+def _decimal(x: float) -> str:
+    """Up to four decimals, no trailing zeros: 0.0826, 0.3, 1, 0 (for 5.9e-06)."""
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def minus(text: str) -> str:

@@ -22,8 +22,8 @@ def scores(seed: int) -> Exercise:
     q, k, v = (np.array(worked.DEFAULTS[a], dtype=float) for a in "qkv")
     if seed:
         rng = random.Random(seed)
-        q[-1] = rng.choice([(a, b) for a in range(-2, 4) for b in range(-2, 4) if (a, b) != (0, 0)])
-        k = np.array([[rng.randrange(-2, 3) for _ in range(2)] for _ in range(4)], dtype=float)
+        q[-1] = rng.choice([(a, b) for a in range(3) for b in range(3) if (a, b) != (0, 0)])  # like [2, 1]
+        k = np.array([[rng.randrange(-1, 3) for _ in range(2)] for _ in range(4)], dtype=float)
         v = np.array([[rng.randrange(0, 4) for _ in range(2)] for _ in range(4)], dtype=float)
     w = worked.worked_example(q, k, v)
     s, a = tuple(int(x) for x in w.scores[-1]), tuple(float(x) for x in w.shares[-1])

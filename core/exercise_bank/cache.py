@@ -127,13 +127,14 @@ def ex3(seed: int) -> Exercise:
         part("mib", "The same in MiB", "bytes", right, "MiB", BYTES_TOL, mistakes),
     )
     src = "Example 30.3's larger cache" if seed == 0 else "A cache like Example 30.3's larger one"
+    per_value = "1 byte" if b == 1 else f"{b} bytes"
     return Exercise(
         "ch30-3",
         seed,
         "Exercise 3: fewer KV heads, more requests",
         "Ch. 30 §30.8 exercise 3 (§30.4)",
-        f"{src} has {L} layers, **{H0} KV heads**, head width {d}, {T:,} positions and {b} bytes per value: for "
-        f"one request {bytes_text(base)}. Now it uses **{h} KV heads** and **{B} equally long requests**. "
+        f"{src} has {L} layers, **{H0} KV heads**, head width {d}, {T:,} positions and {per_value} per value: "
+        f"for one request {bytes_text(base)}. Now it uses **{h} KV heads** and **{B} equally long requests**. "
         "Keep the other dimensions fixed. Compute the ideal total cache bytes and MiB.",
         parts,
         (

@@ -143,6 +143,14 @@ def ex4(seed: int) -> Exercise:
     )
 
 
+def signed_sum(values) -> str:
+    """0.34 − 0.12 + 0.7 + 0.23, as one writes a sum (not "+ −0.12")."""
+    out = f"{values[0]:.4g}"
+    for v in values[1:]:
+        out += f" − {-v:.4g}" if v < 0 else f" + {v:.4g}"
+    return out
+
+
 def ruler_values(seed: int) -> tuple[float, ...]:
     """Four weights whose largest magnitude is 7 steps of a round scale, none near a tie, and
     whose sum is at least 3 steps from zero (the relative error of the sum stays meaningful)."""
@@ -308,8 +316,8 @@ def output(seed: int) -> Exercise:
         "relative error?",
         parts,
         ("With input [1, 1, 1, 1] the result is the row's sum.", "Relative error = |difference| / |original|."),
-        f"Original: {' + '.join(f'{v:g}' for v in x)} = **{before:.4g}**. Reconstructed: "
-        f"{' + '.join(f'{v:.4g}' for v in r.x_hat)} = **{after:.4g}**. The difference {abs(after - before):.3g} is "
+        f"Original: {signed_sum(x)} = **{before:.4g}**. Reconstructed: "
+        f"{signed_sum(r.x_hat)} = **{after:.4g}**. The difference {abs(after - before):.3g} is "
         f"about **{rel:.3g} %** of the original result.",
         {"values": tuple(float(v) for v in x), "n_bit": 4},
     )
