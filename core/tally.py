@@ -24,6 +24,7 @@ class Attempt:
     status: str
     message: str
     right: str
+    mistake: str | None = None  # the named mistake, if it was one
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Tally:
                 fb.status,
                 fb.message,
                 p.answer if p.kind == "explain" else format_answer(p),
+                fb.mistake,
             )
         )
         if fb.status == "unreadable":

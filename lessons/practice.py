@@ -90,8 +90,7 @@ def said(p: E.Part, last: Attempt | None) -> None:
     if last.status == "noted":
         st.info(f"**Model answer.** {p.answer}")
         return
-    mistake = next((m.name for m in p.mistakes if m.message == last.message), "known mistake")
-    badge = BADGES.get(last.status, f":orange-badge[:material/lightbulb: {mistake}]")
+    badge = BADGES.get(last.status, f":orange-badge[:material/lightbulb: {last.mistake}]")
     st.markdown(badge if last.status == "right" else f"{badge} {last.message}")
 
 
