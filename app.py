@@ -36,6 +36,7 @@ pages = {
         st.Page("lessons/quantize.py", title="The quantization ruler", icon=":material/straighten:"),
         st.Page("lessons/quant_model.py", title="Quantizing the model", icon=":material/compress:"),
     ],
+    "Practice": [st.Page("lessons/practice.py", title="Practice", icon=":material/quiz:")],
 }
 nav = st.navigation(pages, position="top")
 ui.track_page(nav)

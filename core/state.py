@@ -142,6 +142,14 @@ QUANTIZE = {
 }
 QUANT_MODEL = {"qm.group": 32, "qm.rounding": "half_even", "qm.diverge_bits": 2, "qm.n_new": 40}
 
+# ---- Practice page (lessons/practice.py) ---------------------------------------------------------
+# The page reads ?ex=<id>&numbers=<seed> itself ("numbers", not "seed": ?seed= already sets the
+# decode page's sampling seed, core/share.py).
+PRACTICE_EX = "practice.ex"  # exercise id, a key of core.exercises.catalogue()
+PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fresh numbers
+PRACTICE_TALLY = "practice.tally"  # core.exercises.Tally, made per session (a default object would be shared)
+PRACTICE = {PRACTICE_EX: "ch30-1", PRACTICE_SEED: 0, PRACTICE_TALLY: None}
+
 DEFAULTS = {
     **DECODE,
     **WORKED,
@@ -154,4 +162,5 @@ DEFAULTS = {
     **WEIGHTS,
     **QUANTIZE,
     **QUANT_MODEL,
+    **PRACTICE,
 }

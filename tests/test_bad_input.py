@@ -59,6 +59,9 @@ CASES = [
     ("lessons/quantize.py", "text_area", "quant.values", None, set(NASTY) - {"negative", "zero"}),
     ("lessons/batching.py", "text_area", "batch.prompts", "Prefill the batch", {"empty", "whitespace"}),
     ("lessons/batching.py", "text_input", "batch.budgets", "Prefill the batch", set(NASTY)),
+    # Practice answers: each unreadable value gets its message as a badge line (markdown, tested in
+    # test_app_practice); here: no traceback for any of them.
+    ("lessons/practice.py", "text_input", "practice.in.ch30-1.0.ttft", "Check", set()),
 ]
 
 

@@ -21,6 +21,7 @@ PAGES = [
     "weights",
     "quantize",
     "quant_model",
+    "practice",
 ]
 
 

@@ -1,0 +1,286 @@
+"""Reading typed answers: bytes, times, percentages, counts and lists of numbers.
+
+Units go through ``pint`` (its registry knows kB = 1,000 B, KiB = 1,024 B, MB = 10⁶ B,
+MiB = 2²⁰ B, B = byte). What pint cannot settle for a classroom is handled here, before
+it: thousands separators (``805,306,368``), the typographic minus (``−1``), ``×``, and the
+ambiguous ``KB`` (Windows' 1,024 or SI's 1,000?), which is refused with both spellings.
+
+Every reader raises ``ValueError`` with a message meant for the student, quoting what they
+typed as a Markdown code span (``quote``), e.g. "couldn't read `12 foo` as bytes: try
+`12 KiB` or `12288`". Nothing else escapes: no traceback reaches a page.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+MAX_CHARS = 120  # an answer, not an essay; also bounds what pint is asked to evaluate
+LIST_EXAMPLE = "4, -2, 0, 6"  # examples in messages are never an exercise's answer
+BYTES_EXAMPLES = "try `512 MiB` or `536870912`"
+
+# Lower-case spellings students type for byte units, mapped to pint's names. "kb"/"KB" is left out
+# on purpose: it is ambiguous, and the message asks for kB or KiB instead.
+_BYTE_ALIASES = {
+    "b": "B",
+    "byte": "B",
+    "bytes": "B",
+    "kib": "KiB",
+    "mib": "MiB",
+    "gib": "GiB",
+    "tib": "TiB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kilobyte": "kB",
+    "kilobytes": "kB",
+    "megabyte": "MB",
+    "megabytes": "MB",
+    "gigabyte": "GB",
+    "gigabytes": "GB",
+    "terabyte": "TB",
+    "terabytes": "TB",
+    "kibibyte": "KiB",
+    "kibibytes": "KiB",
+    "mebibyte": "MiB",
+    "mebibytes": "MiB",
+    "gibibyte": "GiB",
+    "gibibytes": "GiB",
+}
+_TIME_ALIASES = {"msec": "ms", "millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "seconds": "s"}
+_PERCENT = {"%", "percent", "per cent", "pct"}
+_RATIO = {"x", "×", "times", "fold", "-fold"}
+_PLAIN = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ -]*)?$")
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """``text`` as a Markdown code span, cut to ``limit`` characters, so it shows literally
+    (a backtick inside cannot end the span: the fence is one backtick longer than any run)."""
+    # Control characters would be invisible (or break the line): show a replacement mark instead.
+    text = "".join(
+        ch if ch.isprintable() or ch in "\u200d\ufe0f" else ("\ufffd" if ch not in "\n\r\t" else " ")
+        for ch in str(text)
+    )
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+@functools.lru_cache(maxsize=1)
+def ureg():
+    """One shared pint registry (loading it takes ~0.7 s; it is only read afterwards)."""
+    import pint
+
+    return pint.UnitRegistry()
+
+
+@functools.lru_cache(maxsize=256)
+def _units(name: str):
+    """pint's unit for a name (cached: the same few units are typed all day)."""
+    return ureg().parse_units(name)
+
+
+def normalize(text: str) -> str:
+    """Typographic forms to ASCII and thousands separators out: "805,306,368 B" → "805306368 B",
+    "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
+    (so "1,5 GiB" stays unreadable instead of becoming 15 GiB)."""
+    s = str(text).strip()
+    for a, b in (("−", "-"), ("–", "-"), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
+        s = s.replace(a, b)
+    s = re.sub(r"(?<=\d)\s*[×x]\s*(?=\d)", " * ", s)  # 3 × 2^28, 3x2^28
+    s = re.sub(r"(?<=\d)[,_ ](?=\d{3}(?!\d))", "", s)  # 805,306,368 · 805_306_368 · 805 306 368
+    s = re.sub(r"(?<=\d)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
+    return s
+
+
+def _number(expr: str) -> float:
+    """Evaluate a plain-number expression ("805306368", "0.75", "3*2**28", "1e6", "10^9").
+
+    pint parses it (no Python eval). At most one power, with an exponent of at most two
+    digits, so a typed "9^9^9" cannot stall the server."""
+    if _PLAIN.fullmatch(expr):  # the common case, without the expression parser
+        value = float(expr)
+        if not math.isfinite(value):
+            raise ValueError("not finite")
+        return value
+    powers = re.findall(r"(?:\*\*|\^)\s*\(?\s*([-+]?\d+(?:\.\d*)?)", expr)
+    if len(re.findall(r"\*\*|\^", expr)) > 1 or any(len(p.lstrip("+-").split(".")[0]) > 2 for p in powers):
+        raise ValueError("too many powers")
+    if re.search(r"\d\s+[\d.]", expr):  # "50 100": two numbers, not one (pint would multiply them)
+        raise ValueError("two numbers")
+    value = ureg().parse_expression(expr)
+    if hasattr(value, "units"):
+        if not value.dimensionless or value.units != ureg().dimensionless:
+            raise ValueError("not a plain number")
+        value = value.magnitude
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError("not finite")
+    return value
+
+
+def split_number_unit(text: str) -> tuple[float, str]:
+    """(number, unit text) from one answer such as "0.75 GiB" or "3*2^28 B"; unit "" if none.
+    Raises ``ValueError`` (a short reason) if the number part cannot be evaluated."""
+    m = _NUMBER.match(normalize(text))
+    if not m:
+        raise ValueError("no number")
+    try:
+        return _number(m["num"].strip()), (m["unit"] or "").strip()
+    except Exception as err:  # pint raises many kinds (syntax, undefined names, zero division …)
+        raise ValueError(str(err) or "no number") from None
+
+
+def _checked(text: str, what: str, example: str) -> str:
+    if text is None or not str(text).strip():
+        raise ValueError(f"type {what} first, e.g. {quote(example)}")
+    if len(str(text)) > MAX_CHARS:
+        raise ValueError(f"that is {len(str(text)):,} characters; an answer here is one number (e.g. {quote(example)})")
+    return str(text)
+
+
+def parse_bytes(text: str, default_unit: str = "B") -> float:
+    """Bytes from "768 MiB", "805306368", "805,306,368 B", "0.75 GiB", "805.3 MB", "3 × 2^28 B".
+
+    A bare number is read in ``default_unit`` (bytes unless the question asks for e.g. MiB).
+    Binary prefixes are powers of 1,024, decimal ones of 1,000 (pint's registry); ``b``-less
+    bit units (``Mbit``) are converted at 8 bits per byte. Raises ``ValueError`` naming the
+    typed text and two notations that would work."""
+    text = _checked(text, "an amount of memory", f"512 {default_unit}" if default_unit != "B" else "512 MiB")
+    try:
+        number, unit = split_number_unit(text)
+    except ValueError:
+        raise ValueError(f"couldn't read {quote(text)} as bytes: {BYTES_EXAMPLES}") from None
+    shown = f"{number:g}"
+    hint = f"try {quote(f'{shown} KiB')} or {quote(f'{number * 1024:.0f}')}"
+    if unit.lower() in {"kb", "kbyte", "kbytes"} and unit != "kB":
+        raise ValueError(
+            f"{quote(unit)} is ambiguous: write {quote(f'{shown} kB')} (1,000 bytes each) "
+            f"or {quote(f'{shown} KiB')} (1,024 bytes each)"
+        )
+    name = _BYTE_ALIASES.get(unit.lower(), unit) if unit else default_unit
+    try:
+        u = _units(name)
+        # One unit, to the first power, whose base (prefix stripped) is byte or bit: pint 0.25
+        # makes information dimensionless, so the dimension alone cannot tell bytes from %.
+        ((unit_name, power),) = u._units.items()
+        is_info = power == 1 and ureg().parse_unit_name(unit_name)[0][1] in {"byte", "bit"}
+    except Exception:
+        is_info = False
+    if not is_info:
+        raise ValueError(f"couldn't read {quote(text)} as bytes: {hint}")
+    n_bytes = float((number * u).to("byte").magnitude)
+    if not math.isfinite(n_bytes):
+        raise ValueError(f"{quote(text)} is more bytes than a float can hold: {BYTES_EXAMPLES}")
+    return n_bytes
+
+
+def parse_time_ms(text: str, default_unit: str = "ms") -> float:
+    """Milliseconds from "150", "150 ms", "0.15 s", "150000 µs". A bare number is in
+    ``default_unit``. Raises ``ValueError`` naming the typed text and notations that work."""
+    text = _checked(text, "a time", "120 ms")
+    try:
+        number, unit = split_number_unit(text)
+        u = _units(_TIME_ALIASES.get(unit.lower(), unit) if unit else default_unit)
+        if u.dimensionality != ureg().second.dimensionality:
+            raise ValueError("not a time")
+        return float((number * u).to("millisecond").magnitude)
+    except Exception:
+        n = _guess(text)
+        raise ValueError(
+            f"couldn't read {quote(text)} as a time: try {quote(f'{n} ms')} or {quote(f'{float(n) / 1000:g} s')}"
+        ) from None
+
+
+def parse_percent(text: str) -> float:
+    """A percentage from "4.35 %", "4.35%", "4.35 percent" or a bare "4.35" (the field says %).
+    Returns percent (4.35, not 0.0435). Raises ``ValueError`` otherwise."""
+    text = _checked(text, "a percentage", "2.5 %")
+    try:
+        number, unit = split_number_unit(text)
+    except ValueError:
+        number, unit = None, None
+    if number is None or (unit and unit.lower() not in _PERCENT):
+        raise ValueError(f"couldn't read {quote(text)} as a percentage: try {quote(f'{_guess(text)} %')}")
+    return number
+
+
+def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
+    """A plain number or count: "1000000", "1,000,000", "1e6", "10^6", "100x", "100 ×"; a unit
+    in ``units`` may follow (e.g. "25 tokens/s"). Raises ``ValueError`` for any other unit or
+    no number."""
+    text = _checked(text, "a number", "42")
+    try:
+        number, unit = split_number_unit(text)
+    except ValueError:
+        number, unit = None, None
+    allowed = _RATIO | {u.lower() for u in units}
+    if number is None or (unit and unit.lower() not in allowed):
+        raise ValueError(f"couldn't read {quote(text)} as a number: try {quote(_guess(text))} or {quote('1,000,000')}")
+    return number
+
+
+def _entries(text: str) -> list[str]:
+    """List entries: split on commas/semicolons if there are any, else on white space."""
+    s = normalize_list(text)
+    parts = re.split(r"[,;]", s) if re.search(r"[,;]", s) else s.split()
+    return [p.strip() for p in parts if p.strip()]
+
+
+def normalize_list(text: str) -> str:
+    s = str(text).strip().replace("−", "-").replace("–", "-")
+    return s[1:-1] if len(s) >= 2 and s[0] + s[-1] in ("[]", "()", "{}") else s
+
+
+def parse_int_list(text: str) -> tuple[int, ...]:
+    """Whole numbers from "3, -1, 7, 2", "3 −1 7 2" or "[3, -1, 7, 2]". Raises ``ValueError``
+    naming the first entry that is not a whole number."""
+    text = _checked(text, "whole numbers separated by commas", LIST_EXAMPLE)
+    out = []
+    for i, p in enumerate(_entries(text), 1):
+        if not re.fullmatch(r"[-+]?\d+(\.0*)?", p):
+            raise ValueError(
+                f"couldn't read {quote(text)} as whole numbers: entry {i} ({quote(p)}) is not a whole number; "
+                f"try {quote(LIST_EXAMPLE)}"
+            )
+        out.append(int(float(p)))
+    if not out:
+        raise ValueError(f"couldn't read {quote(text)} as whole numbers: try {quote(LIST_EXAMPLE)}")
+    return tuple(out)
+
+
+def parse_number_list(text: str, each=None) -> tuple[float, ...]:
+    """Numbers from "0.08, 0.61, 0.08, 0.22" (commas, semicolons or spaces). ``each`` reads one
+    entry (default: a plain number; ``parse_time_ms`` for "50 ms, 60 ms"). Raises ``ValueError``
+    naming the first unreadable entry."""
+    text = _checked(text, "numbers separated by commas", "0.1, 0.7, 0.2")
+    read = each or (lambda p: _plain(p))
+    out = []
+    for i, p in enumerate(_entries(text), 1):
+        try:
+            out.append(read(p))
+        except ValueError:
+            raise ValueError(
+                f"couldn't read {quote(text)} as a list: entry {i} ({quote(p)}) is not "
+                f"{'a time' if each is parse_time_ms else 'a number'}; "
+                f"try {quote('20, 35' if each else '0.1, 0.7, 0.2')}"
+            ) from None
+    if not out:
+        raise ValueError(f"couldn't read {quote(text)} as a list of numbers")
+    return tuple(out)
+
+
+def _plain(p: str) -> float:
+    number, unit = split_number_unit(p)
+    if unit:
+        raise ValueError("unit")
+    return number
+
+
+def _guess(text: str) -> str:
+    """The leading number of what was typed (for a suggestion), or 12."""
+    m = re.match(r"\s*([-+]?\d+(?:\.\d+)?)", normalize(text))
+    return m.group(1) if m else "12"

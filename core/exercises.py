@@ -1,0 +1,345 @@
+"""Checked exercises: parts with units and tolerances, named feedback for known mistakes, the
+catalogue of Ch. 30 §30.8 exercises 1–6 and Ch. 19's worked questions.
+
+An exercise is built by a generator from an integer seed (seed 0 = the chapter's own numbers;
+any other seed = fresh numbers with the same structure), so a teacher can put ``?ex=ch30-3&
+numbers=12`` in the address and the whole class gets the same numbers. Every answer and every
+wrong answer a known mistake produces is computed by ``core`` (cost, latency, quant, worked),
+never typed in as a string. The generators live in ``core.exercise_bank``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from core import answers, cost
+
+KINDS = ("bytes", "time", "percent", "number", "int_list", "number_list", "time_list", "choice", "explain")
+MAX_SEED = 999_999
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close a typed value must be: |typed − right| ≤ max(abs, rel·|right|) (per entry for lists)."""
+
+    rel: float = 0.0
+    abs: float = 0.0
+
+    def accepts(self, typed: float, right: float) -> bool:
+        # 1e-9 relative slack: 0.1 + 0.2 typed is 0.30000000000000004, and that is right.
+        return abs(typed - right) <= max(self.abs, self.rel * abs(right), 1e-9 * abs(right))
+
+    def describe(self, unit: str = "") -> str:
+        if self.rel == 0 and self.abs == 0:
+            return "exact"
+        if self.rel:
+            return f"within {self.rel * 100:g} %"
+        if unit == "%":
+            return f"within ±{self.abs:g} percentage points"
+        return f"within ±{self.abs:g}{(' ' + unit) if unit else ''}"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong answer: the value it produces (same kind as the part's answer; words for a
+    choice), a short ``name`` for the tally and the ``message`` a student sees."""
+
+    value: Any
+    name: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Part:
+    """One answer box. ``kind`` is one of ``KINDS``; ``answer`` is bytes (float) for "bytes",
+    ms for "time", percent for "percent", a tuple for lists, accepted words for "choice" and the
+    model answer (Markdown) for "explain" (shown after an attempt, never graded). ``unit`` is
+    what a bare number means (e.g. "MiB") and is shown in the label."""
+
+    key: str
+    label: str
+    kind: str
+    answer: Any
+    unit: str = ""
+    tolerance: Tolerance = Tolerance()
+    mistakes: tuple[Mistake, ...] = ()
+    options: tuple[str, ...] = ()
+    placeholder: str = ""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One instance: ``id`` ("ch30-3"), ``seed``, a title, the source section, the question
+    (Markdown), its parts, hints (in order), the worked solution (Markdown) and ``params``: the
+    numbers it was built from, so a test can recompute every answer independently."""
+
+    id: str
+    seed: int
+    title: str
+    source: str
+    question: str
+    parts: tuple[Part, ...]
+    hints: tuple[str, ...]
+    solution: str
+    params: dict
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """``status``: "right", "mistake" (a named known mistake), "wrong", "unreadable", "noted"
+    (an explain part: model answer shown), "empty". ``message`` is Markdown in which typed text
+    only ever appears as a code span (``answers.quote``)."""
+
+    status: str
+    message: str
+    mistake: str | None = None
+
+
+def part(key, label, kind, answer, unit="", tolerance=Tolerance(), mistakes=(), options=(), placeholder="") -> Part:
+    """A ``Part`` whose mistakes are cleaned up: a mistake that gives the right answer (it can,
+    for some generated numbers) is dropped; mistakes that give the same value are merged into
+    one, their messages joined, because the student's number cannot tell them apart."""
+    merged: list[Mistake] = []
+    for m in mistakes:
+        if kind != "choice" and _close(kind, m.value, answer, tolerance):
+            continue
+        same = next((i for i, o in enumerate(merged) if _equal(kind, o.value, m.value)), None)
+        if same is None:
+            merged.append(m)
+        else:
+            o = merged[same]
+            merged[same] = Mistake(o.value, o.name, f"{o.message} (Or: {m.message[:1].lower()}{m.message[1:]})")
+    if not placeholder and kind != "bytes":
+        placeholder = PLACEHOLDERS.get(kind, "")
+    elif not placeholder:
+        placeholder = "e.g. 512 MiB or 536870912" if unit == "B" else f"e.g. 512 (= 512 {unit}) or 1.5 GiB"
+    return Part(key, label, kind, answer, unit, tolerance, tuple(merged), tuple(options), placeholder)
+
+
+# Format examples only: never an exercise's answer.
+PLACEHOLDERS = {
+    "time": "e.g. 120 or 0.12 s",
+    "time_list": "e.g. 20, 35",
+    "percent": "e.g. 2.5 %",
+    "number": "e.g. 42",
+    "int_list": f"e.g. {answers.LIST_EXAMPLE}",
+    "number_list": "e.g. 0.1, 0.7, 0.2",
+}
+
+
+def _equal(kind, a, b) -> bool:
+    if kind == "choice":
+        return a == b
+    return _close(kind, a, b, Tolerance(rel=1e-9))
+
+
+def _close(kind, typed, right, tol: Tolerance) -> bool:
+    if isinstance(right, tuple) or isinstance(typed, tuple):
+        if not (isinstance(right, tuple) and isinstance(typed, tuple)) or len(typed) != len(right):
+            return False
+        return all(tol.accepts(float(t), float(r)) for t, r in zip(typed, right, strict=True))
+    if isinstance(typed, str) or isinstance(right, str):
+        return False
+    return tol.accepts(float(typed), float(right))
+
+
+MISSING_WORDS = ("missing", "none", "n/a", "na", "undefined", "not defined", "no tpot", "null", "—", "-", "nothing")
+
+
+def _read(p: Part, text: str):
+    if p.kind == "bytes":
+        return answers.parse_bytes(text, p.unit or "B")
+    if p.kind == "time":
+        return answers.parse_time_ms(text, p.unit or "ms")
+    if p.kind == "percent":
+        return answers.parse_percent(text)
+    if p.kind == "number":
+        return answers.parse_number(text, units=(p.unit,) if p.unit else ())
+    if p.kind == "int_list":
+        return answers.parse_int_list(text)
+    if p.kind == "number_list":
+        return answers.parse_number_list(text)
+    if p.kind == "time_list":
+        return answers.parse_number_list(text, answers.parse_time_ms)
+    raise ValueError(f"unknown part kind {p.kind!r}")
+
+
+def _words(text: str) -> str:
+    return " ".join(str(text).strip().lower().replace("’", "'").strip(".!").split())
+
+
+def check(p: Part, text: str | None) -> Feedback:
+    """Check one typed answer. Never raises on anything typed: unreadable input comes back as
+    ``Feedback("unreadable", <how to write it>)``."""
+    if text is None or not str(text).strip():
+        return Feedback("empty", "Type an answer first.")
+    if p.kind == "explain":
+        return Feedback("noted", "Compare yours with the model answer (explanations are not graded).")
+    if p.kind == "choice":
+        w = _words(text)
+        w = w[4:] if w.startswith("the ") else w
+        if w in p.answer:
+            return Feedback("right", "Right.")
+        for m in p.mistakes:
+            if isinstance(m.value, tuple) and w in m.value:
+                return Feedback("mistake", m.message, m.name)
+        try:
+            value = answers.parse_number(text)
+        except ValueError:
+            return Feedback("wrong", "Not quite: look at the hint.")
+        for m in p.mistakes:
+            if isinstance(m.value, int | float) and math.isclose(value, m.value, abs_tol=1e-9):
+                return Feedback("mistake", m.message, m.name)
+        return Feedback("wrong", "Not quite: look at the hint.")
+    try:
+        value = _read(p, text)
+    except ValueError as err:
+        return Feedback("unreadable", str(err)[:1].upper() + str(err)[1:] + ".")
+    if _close(p.kind, value, p.answer, p.tolerance):
+        return Feedback("right", f"Right: {format_answer(p)}.")
+    for m in p.mistakes:
+        if _close(p.kind, value, m.value, p.tolerance):
+            return Feedback("mistake", m.message, m.name)
+    if p.kind == "bytes" and p.unit != "B" and not re.search(r"[A-Za-z]", answers.normalize(text).replace("e", "")):
+        if _close("bytes", answers.parse_bytes(text, "B"), p.answer, p.tolerance):
+            return Feedback(
+                "mistake",
+                f"That is the right number of bytes, but a bare number in this box means "
+                f"{p.unit}: add the unit ({answers.quote(text.strip() + ' B')}) or give {p.unit}.",
+                f"bytes in a {p.unit} box",
+            )
+    if isinstance(p.answer, tuple):
+        if len(value) != len(p.answer):
+            return Feedback("wrong", f"Give {len(p.answer)} numbers, one per value; that is {len(value)}.")
+        n_off = sum(not p.tolerance.accepts(float(t), float(r)) for t, r in zip(value, p.answer, strict=True))
+        return Feedback("wrong", f"Not quite: {n_off} of the {len(value)} numbers are off.")
+    direction = "too large" if value > p.answer else "too small"
+    return Feedback("wrong", f"Not quite: that is {direction} ({p.tolerance.describe(p.unit)} counts as right).")
+
+
+def format_value(kind: str, value, unit: str = "") -> str:
+    """A value as the page and the handout show it: bytes in bytes with binary and decimal
+    units, times in ms, percentages with %, lists with a real minus sign."""
+    if kind == "bytes":
+        v = float(value)
+        whole = f"{round(v):,} bytes" if abs(v - round(v)) < 1e-6 else f"{v:,.1f} bytes"
+        size = dict(cost.BINARY + cost.DECIMAL).get(unit)
+        if size:  # the box asked for this unit: lead with it
+            return f"{v / size:,.4g} {unit} = {whole}"
+        return f"{whole} ({bytes_text(v)} = {bytes_text(v, binary=False)})" if v >= 1024 else whole
+    if kind == "time":
+        return minus(f"{value:g} ms")
+    if kind == "percent":
+        return minus(f"{value:.3g} %")
+    if kind in ("int_list", "number_list", "time_list"):
+        fmt = (lambda x: f"{x:g}") if kind == "int_list" else _decimal
+        text = ", ".join(minus(fmt(x)) for x in value)
+        return text + (" ms" if kind == "time_list" else "")
+    if kind == "choice":
+        return str(value[0])
+    if kind == "number":
+        text = f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+        return minus(text + (f" {unit}" if unit and unit != "×" else unit))
+    return str(value)
+
+
+def _decimal(x: float) -> str:
+    """Up to four decimals, no trailing zeros: 0.0826, 0.3, 1, 0 (for 5.9e-06)."""
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def minus(text: str) -> str:
+    """A hyphen before a digit (not inside a word such as "4-bit") to the real minus sign, for
+    display; the readers accept both."""
+    return re.sub(r"(?<![\w.])-(?=\d)", "−", str(text))
+
+
+def _typeset(ex: Exercise) -> Exercise:
+    """Real minus signs in everything an exercise shows (generators format with Python's ``-``)."""
+    parts = tuple(
+        replace(
+            p,
+            label=minus(p.label),
+            answer=minus(p.answer) if p.kind == "explain" else p.answer,
+            mistakes=tuple(replace(m, message=minus(m.message)) for m in p.mistakes),
+        )
+        for p in ex.parts
+    )
+    return replace(
+        ex, question=minus(ex.question), solution=minus(ex.solution), hints=tuple(map(minus, ex.hints)), parts=parts
+    )
+
+
+def bytes_text(n_bytes: float, binary: bool = True) -> str:
+    """``cost.format_bytes`` without trailing zeros: "768 MiB", "805.31 MB", "4.5 MiB"."""
+    text = cost.format_bytes(round(n_bytes), binary)
+    return re.sub(r"\.(\d*?)0+ ", lambda m: f".{m[1]} " if m[1] else " ", text)
+
+
+def format_answer(p: Part) -> str:
+    return format_value(p.kind, p.answer, p.unit) if p.kind != "explain" else "see the model answer"
+
+
+# ---- the catalogue and the URL -------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def catalogue() -> dict:
+    """{id: generator(seed) -> Exercise}, Ch. 30's exercises first, then Ch. 19's worked questions."""
+    from core.exercise_bank import attention, cache, latency, rounding, weights
+
+    return {
+        "ch30-1": latency.ex1,
+        "ch30-2": cache.ex2,
+        "ch30-3": cache.ex3,
+        "ch30-4": rounding.ex4,
+        "ch30-5": latency.ex5,
+        "ch30-6": weights.ex6,
+        "ch30-trace": latency.trace,
+        "ch19-scores": attention.scores,
+        "ch19-growth": cache.growth,
+        "ch19-cache": cache.cache_bill,
+        "ch19-weights": weights.weights,
+        "ch19-ruler": rounding.ruler,
+        "ch19-output": rounding.output,
+    }
+
+
+@functools.cache
+def title(ex_id: str) -> str:
+    """The exercise's title (from its chapter instance)."""
+    return make(ex_id, 0).title
+
+
+def make(ex_id: str, seed: int = 0) -> Exercise:
+    """The instance of exercise ``ex_id`` for ``seed`` (0 = the chapter's numbers). Raises
+    ``ValueError`` for an unknown id or a seed outside 0 … 999,999."""
+    gens = catalogue()
+    if ex_id not in gens:
+        raise ValueError(f"no exercise {answers.quote(ex_id)}; there are: {', '.join(gens)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"the numbers' seed must be a whole number from 0 to {MAX_SEED:,}")
+    return _typeset(gens[ex_id](seed))
+
+
+def parse_query(params: dict) -> tuple[str | None, int | None, list[str]]:
+    """(exercise id, seed, notes) from query parameters ``ex`` and ``numbers``; a missing or
+    malformed value is None, with a note saying why it was ignored."""
+    notes, ex, seed = [], params.get("ex"), params.get("numbers")
+    if ex is not None and ex not in catalogue():
+        notes.append(f"ex={answers.quote(ex, 30)} is not an exercise here")
+        ex = None
+    if seed is not None:
+        try:
+            seed = int(seed)
+            if not 0 <= seed <= MAX_SEED:
+                raise ValueError
+        except (TypeError, ValueError):
+            notes.append(f"numbers={answers.quote(seed, 30)} is not a whole number from 0 to {MAX_SEED:,}")
+            seed = None
+    return ex, seed, notes

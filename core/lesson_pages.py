@@ -1,0 +1,197 @@
+"""The lesson pages: the one mapping from a lesson file's page names to the app's page scripts,
+their navigation titles (as listed in ``app.py``) and the session-state keys of the settings a
+stop may fix — and the JSON Schema of a lesson file, built from that mapping.
+
+Tests hold the mapping to the app: scripts and titles equal ``app.py``'s ``st.Page`` list, and
+every key and choice appears in the page script that reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core import quant, shapes, state
+from core.context import POLICIES
+from core.exercises import MAX_SEED, catalogue
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A page setting a stop may fix: the session-state ``key`` the page reads and a JSON
+    Schema fragment for its value."""
+
+    key: str
+    schema: dict
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """A page of ``app.py``: its script, its navigation title, the settings a lesson may set."""
+
+    script: str
+    title: str
+    settings: dict
+
+
+def _int(lo, hi) -> dict:
+    return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def _decode_settings() -> dict:
+    """The decode page's settings are exactly its share-link parameters (``state.URL_PARAMS``),
+    with the same ranges and choices, plus ``step``: decode steps replayed after the prefill."""
+    types = {
+        str: {"type": "string", "minLength": 1, "maxLength": 5_000},
+        int: {"type": "integer"},
+        float: {"type": "number"},
+    }
+    out = {}
+    for name, (key, parse) in state.URL_PARAMS.items():
+        schema = dict(types[parse])
+        if key in state.URL_LIMITS:
+            schema["minimum"], schema["maximum"] = state.URL_LIMITS[key]
+        if key in state.URL_CHOICES:
+            schema = {"enum": list(state.URL_CHOICES[key])}
+        out[name] = Setting(key, schema)
+    out["step"] = Setting(state.URL_STEP, _int(*state.URL_LIMITS["step"]))
+    return out
+
+
+# Lesson page name -> page. Scripts and titles must equal app.py's st.Page list (a test reads
+# app.py); every key must be one the page script reads (a test reads the scripts).
+PAGES: dict[str, PageSpec] = {
+    "decode": PageSpec("lessons/decode.py", "Prefill & decode", _decode_settings()),
+    "worked": PageSpec(
+        "lessons/worked.py", "The worked example", {"scaled": Setting("worked.scaled", {"type": "boolean"})}
+    ),
+    "context": PageSpec(
+        "lessons/context.py",
+        "The context window",
+        {
+            "policy": Setting("ctx.policy", {"enum": list(POLICIES)}),
+            "window": Setting("ctx.window", {**_int(16, 256), "multipleOf": 8}),
+            "n_new": Setting("ctx.n_new", _int(10, 200)),
+            "layer": Setting("ctx.layer", _int(0, 3)),
+            "head": Setting("ctx.head", {"anyOf": [_int(0, 3), {"const": "mean over heads"}]}),
+        },
+    ),
+    "latency": PageSpec(
+        "lessons/latency.py",
+        "Latency on a timeline",
+        {
+            "source": Setting("lat.source", {"enum": ["Ch. 30 example", "Exercise 1", "Edit several requests"]}),
+        },
+    ),
+    "batching": PageSpec(
+        "lessons/batching.py",
+        "Batching",
+        {
+            "prompts": Setting("batch.prompts", {"type": "string", "minLength": 1, "maxLength": 20_000}),
+            "budgets": Setting("batch.budgets", {"type": "string", "minLength": 1, "maxLength": 200}),
+            "layout": Setting("batch.layout", {"enum": ["padded", "ragged"]}),
+        },
+    ),
+    "speculative": PageSpec(
+        "lessons/speculative.py",
+        "Speculative decoding",
+        {
+            "k": Setting("spec.k", _int(1, 8)),
+            "temperature": Setting("spec.t", {"type": "number", "minimum": 0, "maximum": 1.5}),
+            "seed": Setting("spec.seed", _int(0, 2**31 - 1)),
+        },
+    ),
+    "cost": PageSpec(
+        "lessons/cost.py",
+        "The bill per token",
+        {
+            "layers": Setting("cost.layers", _int(1, 10_000)),
+            "heads": Setting("cost.heads", _int(1, 10_000)),
+            "n_max": Setting("cost.n_max", {"enum": [2_000, 5_000, 10_000, 20_000]}),
+            "n_prompt": Setting("cost.n_prompt", _int(1, 10**12)),
+            "m_new": Setting("cost.m_new", _int(1, 10**9)),
+        },
+    ),
+    "memory": PageSpec(
+        "lessons/memory.py",
+        "KV-cache memory",
+        {
+            "preset": Setting("memory.preset", {"enum": [*shapes.PRESETS, "The shipped model"]}),
+        },
+    ),
+    "weights": PageSpec("lessons/weights.py", "Weights & model cards", {}),
+    "quantize": PageSpec(
+        "lessons/quantize.py",
+        "The quantization ruler",
+        {
+            "preset": Setting("quant.preset", {"enum": list(quant.PRESETS)}),
+        },
+    ),
+    "quant_model": PageSpec(
+        "lessons/quant_model.py",
+        "Quantizing the model",
+        {
+            "diverge_bits": Setting("qm.diverge_bits", {"enum": [8, 6, 5, 4, 3, 2]}),
+            "n_new": Setting("qm.n_new", _int(10, 80)),
+            "group": Setting("qm.group", {"enum": [8, 16, 32]}),
+        },
+    ),
+    "practice": PageSpec(
+        "lessons/practice.py",
+        "Practice",
+        {
+            "ex": Setting(state.PRACTICE_EX, {"enum": list(catalogue())}),
+            "numbers": Setting(state.PRACTICE_SEED, _int(0, MAX_SEED)),
+        },
+    ),
+}
+
+
+def _text(lo: int, hi: int) -> dict:
+    return {"type": "string", "minLength": lo, "maxLength": hi}
+
+
+def lesson_schema() -> dict:
+    """The JSON Schema (draft 2020-12) of a lesson file, built from ``PAGES``."""
+    per_page = [
+        {
+            "if": {"properties": {"page": {"const": name}}, "required": ["page"]},
+            "then": {
+                "properties": {
+                    "settings": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {k: s.schema for k, s in spec.settings.items()},
+                    }
+                }
+            },
+        }
+        for name, spec in PAGES.items()
+    ]
+    stop = {
+        "type": "object",
+        "required": ["title", "page", "note", "question"],
+        "additionalProperties": False,
+        "properties": {
+            "title": _text(1, 120),
+            "page": {"enum": list(PAGES)},
+            "settings": {"type": "object"},
+            "note": _text(1, 2_000),
+            "question": _text(1, 500),
+            "handout": _text(1, 2_000),
+            "minutes": {"type": "number", "exclusiveMinimum": 0, "maximum": 60},
+        },
+        "allOf": per_page,
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "A guided lesson: ordered stops through the app's pages",
+        "type": "object",
+        "required": ["title", "stops"],
+        "additionalProperties": False,
+        "properties": {
+            "title": _text(1, 120),
+            "description": _text(0, 2_000),
+            "minutes": {"type": "number", "exclusiveMinimum": 0, "maximum": 600},
+            "stops": {"type": "array", "minItems": 1, "maxItems": 40, "items": stop},
+        },
+    }

@@ -1,0 +1,146 @@
+"""Practice: checked exercises with fresh numbers (Ch. 30 §30.8 exercises 1–6, Example 30.2 and
+Ch. 19's worked questions). Answers, known mistakes and feedback all come from core.exercises."""
+
+import secrets
+
+import streamlit as st
+
+import ui
+from core import exercises as E
+from core import state as K
+from core.tally import Attempt, Tally
+
+st.title("Practice")
+if not ui.presenter_mode():  # a projector needs the room for the exercise
+    st.caption(
+        "Type answers with units (`512 MiB`, `536870912`, `1.5 GiB`, `120 ms`, `0.12 s`, `2.5 %`, `4, -2, 0, 6`) and "
+        "press Check. New numbers gives a fresh instance; its address gives the whole class the same numbers."
+    )
+
+# A shared link (?ex=ch30-3&numbers=12) sets the exercise and its numbers.
+ex_id, seed, notes = E.parse_query(st.query_params.to_dict())
+if ex_id is not None:
+    st.session_state[K.PRACTICE_EX] = ex_id
+if seed is not None:
+    st.session_state[K.PRACTICE_SEED] = seed
+for note in notes:
+    st.warning(f"Link parameter ignored: {note}.")
+if st.session_state.get(K.PRACTICE_TALLY) is None:
+    st.session_state[K.PRACTICE_TALLY] = Tally()  # this session's own, never a shared default
+tally: Tally = st.session_state[K.PRACTICE_TALLY]
+
+
+def show(ex_id: str, seed: int) -> None:
+    """Switch to an instance and write it into the address (read back on the next run)."""
+    st.session_state[K.PRACTICE_EX], st.session_state[K.PRACTICE_SEED] = ex_id, seed
+    st.query_params.update({"ex": ex_id, "numbers": str(seed)})
+
+
+def field(ex: E.Exercise, p: E.Part) -> str:
+    return f"practice.in.{ex.id}.{ex.seed}.{p.key}"
+
+
+def check_all(ex: E.Exercise) -> None:
+    for p in ex.parts:
+        text = st.session_state.get(field(ex, p))
+        tally.record(ex, p, text, E.check(p, text))
+
+
+ex = E.make(st.session_state[K.PRACTICE_EX], st.session_state[K.PRACTICE_SEED])
+if st.query_params.get("ex") != ex.id or st.query_params.get("numbers") != str(ex.seed):
+    st.query_params.update({"ex": ex.id, "numbers": str(ex.seed)})
+
+pick, new, chapter, hint = st.columns([5, 2, 2, 2], vertical_alignment="bottom")
+st.session_state["practice.pick"] = ex.id
+pick.selectbox(
+    "Exercise",
+    list(E.catalogue()),
+    format_func=E.title,
+    key="practice.pick",
+    on_change=lambda: show(st.session_state["practice.pick"], 0),
+)
+new.button(
+    "New numbers",
+    on_click=lambda: show(ex.id, (ex.seed + 1 + secrets.randbelow(9_998)) % 9_999 + 1),
+    help="A fresh instance with the same structure; the address (…&numbers=N) reproduces it.",
+    width="stretch",
+)
+chapter.button("Chapter's numbers", on_click=show, args=(ex.id, 0), disabled=ex.seed == 0, width="stretch")
+shown = tally.hints_shown(ex)
+hint.button(
+    f"Hint {shown}/{len(ex.hints)}",
+    on_click=tally.take_hint,
+    args=(ex,),
+    disabled=shown == len(ex.hints),
+    icon=":material/tips_and_updates:",
+    width="stretch",
+)
+
+BADGES = {
+    "right": ":green-badge[:material/check: right]",
+    "unreadable": ":red-badge[:material/help: couldn't read]",
+    "wrong": ":gray-badge[not quite]",
+}
+
+
+def said(p: E.Part, last: Attempt | None) -> None:
+    """The last Check's verdict for one part (messages quote typed text only as code spans)."""
+    if last is None:
+        return
+    if last.status == "noted":
+        st.info(f"**Model answer.** {p.answer}")
+        return
+    badge = BADGES.get(last.status, f":orange-badge[:material/lightbulb: {last.mistake}]")
+    st.markdown(badge if last.status == "right" else f"{badge} {last.message}")
+
+
+def answer_box(ex: E.Exercise, p: E.Part) -> None:
+    last = tally.last(ex, p.key)
+    typed = last.typed if last else ""
+    unit = {"B": "bytes", "×": ""}.get(p.unit, p.unit)
+    with_unit = unit and unit not in p.label and p.kind not in ("choice", "explain")
+    label = f"{p.label} ({unit})" if with_unit else p.label
+    if p.kind == "explain":
+        st.text_area(label, typed, key=field(ex, p), height=90, max_chars=2_000)
+    elif p.options:
+        index = p.options.index(typed) if typed in p.options else None
+        st.radio(label, p.options, index=index, key=field(ex, p), horizontal=True)
+    else:
+        bare = f" A bare number means {p.unit}." if p.kind == "bytes" else ""
+        help_text = f"Counts as right: {p.tolerance.describe(p.unit)}.{bare}"
+        st.text_input(
+            label, typed, key=field(ex, p), max_chars=E.answers.MAX_CHARS, placeholder=p.placeholder, help=help_text
+        )
+    said(p, last)
+
+
+with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        numbers = "the chapter's own numbers" if ex.seed == 0 else f"numbers {ex.seed}"
+        st.markdown(ex.question)
+        st.caption(f"{ex.source} · {numbers}")
+        short = [p for p in ex.parts if p.kind != "explain"]
+        per_row = 3 if ui.presenter_mode() and len(short) > 4 else 2  # one projector screen
+        for row in range(0, len(short), per_row):
+            for col, p in zip(st.columns(per_row), short[row : row + per_row], strict=False):
+                with col:
+                    answer_box(ex, p)
+        st.form_submit_button("Check", type="primary", on_click=check_all, args=(ex,))
+    with right:
+        for hint_text in ex.hints[:shown]:
+            st.markdown(f"- {hint_text}")
+        for p in ex.parts:
+            if p.kind == "explain":
+                answer_box(ex, p)
+        if tally.attempted(ex):
+            with st.expander("Worked solution", icon=":material/menu_book:"):
+                st.markdown(ex.solution)
+        else:
+            st.caption("The worked solution opens after your first Check.")
+        st.markdown(
+            f"**This session:** {tally.checked} checked · {tally.right} right · {tally.unreadable} couldn't be read"
+        )
+        if tally.mistakes:
+            met = " · ".join(f"{name} × {n}" for name, n in tally.mistakes.most_common())
+            st.caption(f"Known mistakes met: {met}")

@@ -1,0 +1,146 @@
+"""Reading typed answers with units (core.answers)."""
+
+import pytest
+
+from core import answers as A
+
+EX3_BYTES = 2 * 4 * 24 * 4096 * 4 * 128 * 2  # Ch. 30 exercise 3: 805,306,368 bytes
+
+
+@pytest.mark.parametrize("text", ["768 MiB", "805306368", "805,306,368 B", "0.75 GiB", "3 × 2^28 B", "805 306 368"])
+def test_exact_notations_of_805306368_bytes(text):
+    """Binary units, separators and a power all read as exactly 805,306,368 bytes."""
+    assert A.parse_bytes(text) == EX3_BYTES
+
+
+def test_decimal_megabytes_are_powers_of_ten():
+    """805.3 MB is 805,300,000 bytes: within 0.1 % of 805,306,368, i.e. MB is 10⁶ bytes, not 2²⁰."""
+    assert A.parse_bytes("805.3 MB") == 805_300_000
+    assert abs(A.parse_bytes("805.3 MB") - EX3_BYTES) / EX3_BYTES < 1e-3
+
+
+@pytest.mark.parametrize(
+    "text, n_bytes",
+    [
+        ("1 B", 1),
+        ("2 bytes", 2),
+        ("1 kB", 1000),
+        ("1 KiB", 1024),
+        ("1 MB", 10**6),
+        ("1 MiB", 2**20),
+        ("1 GB", 10**9),
+        ("1 GiB", 2**30),
+        ("805.3 mb", 805_300_000),
+        ("768 mib", 768 * 2**20),
+        ("8 Mbit", 10**6),
+    ],
+)
+def test_unit_sizes(text, n_bytes):
+    """B is a byte (not a bel), k/M/G are powers of 1,000, Ki/Mi/Gi powers of 1,024, 8 bits a byte."""
+    assert A.parse_bytes(text) == n_bytes
+
+
+def test_bare_number_takes_the_boxs_unit():
+    """A bare 768 in a box that asks for MiB is 768 MiB; with a unit, the unit wins."""
+    assert A.parse_bytes("768", "MiB") == EX3_BYTES
+    assert A.parse_bytes("805306368 B", "MiB") == EX3_BYTES
+
+
+def test_unknown_unit_message_names_the_text_and_two_notations():
+    """The issue's message, word for word: 12 KiB = 12,288 bytes."""
+    with pytest.raises(ValueError) as err:
+        A.parse_bytes("12 foo")
+    assert str(err.value) == "couldn't read `12 foo` as bytes: try `12 KiB` or `12288`"
+
+
+def test_kb_is_refused_as_ambiguous():
+    """KB could mean 1,000 or 1,024 bytes: the message offers kB and KiB instead of guessing."""
+    with pytest.raises(ValueError, match="ambiguous.*`12 kB`.*`12 KiB`"):
+        A.parse_bytes("12 KB")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10 ms",
+        "1,5 GiB",
+        "",
+        "   ",
+        "MiB",
+        "1/0 B",
+        "1e400 B",
+        "9^9^9",
+        "2^999 B",
+        "__import__('os')",
+        "x" * 10_000,
+        "12 foo bar",
+    ],
+)
+def test_bytes_bad_input_is_a_valueerror(text):
+    """Wrong kind of unit, a decimal comma, nothing, division by zero, overflow, a huge power, code and
+    a 10,000-character paste are all ValueError with a message (never another exception)."""
+    with pytest.raises(ValueError) as err:
+        A.parse_bytes(text)
+    assert str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text, ms",
+    [("150", 150), ("150 ms", 150), ("0.15 s", 150), ("150000 µs", 150), ("150000 us", 150), ("1 min", 60_000)],
+)
+def test_times_in_milliseconds(text, ms):
+    """Times read in ms; a bare number is ms."""
+    assert A.parse_time_ms(text) == pytest.approx(ms)
+
+
+def test_time_rejects_bytes_with_a_suggestion():
+    """A byte unit is not a time: the message suggests ms and s spellings of the same number."""
+    with pytest.raises(ValueError, match=r"as a time: try `10 ms` or `0.01 s`"):
+        A.parse_time_ms("10 B")
+
+
+@pytest.mark.parametrize("text", ["4.35 %", "4.35%", "4.35 percent", "4.35"])
+def test_percentages(text):
+    """4.35 % in four spellings is 4.35 (percent, not the fraction 0.0435)."""
+    assert A.parse_percent(text) == pytest.approx(4.35)
+
+
+@pytest.mark.parametrize("text", ["1000000", "1,000,000", "1e6", "10^6", "10**6", "1 000 000"])
+def test_counts(text):
+    """A million in six notations."""
+    assert A.parse_number(text) == 1_000_000
+
+
+def test_ratio_and_named_units():
+    """100x and 100 × are 100; a unit the box allows ("tokens/s") is accepted, others are not."""
+    assert A.parse_number("100x") == A.parse_number("100 ×") == 100
+    assert A.parse_number("25 tokens/s", units=("tokens/s",)) == 25
+    with pytest.raises(ValueError, match="as a number"):
+        A.parse_number("25 ms")
+
+
+@pytest.mark.parametrize("text", ["3, -1, 7, 2", "3, −1, 7, 2", "3 −1 7 2", "[3, -1, 7, 2]", "3; -1; 7; 2"])
+def test_integer_lists(text):
+    """Ch. 19's stored integers with commas, spaces, brackets and the typographic minus."""
+    assert A.parse_int_list(text) == (3, -1, 7, 2)
+
+
+def test_integer_list_names_the_bad_entry():
+    """A non-integer entry is named by position and quoted."""
+    with pytest.raises(ValueError, match=r"entry 2 \(`x`\) is not a whole number"):
+        A.parse_int_list("3, x, 7")
+    with pytest.raises(ValueError, match=r"entry 1 \(`3.4`\)"):
+        A.parse_int_list("3.4, 1")
+
+
+def test_number_and_time_lists():
+    """Shares as plain numbers; gaps with or without units."""
+    assert A.parse_number_list("0.0826 0.6103 0.0826 0.2245") == (0.0826, 0.6103, 0.0826, 0.2245)
+    assert A.parse_number_list("50 ms, 0.06 s", A.parse_time_ms) == pytest.approx((50, 60))
+
+
+def test_quote_keeps_backticks_literal():
+    """Typed backticks cannot close the code span that quotes them."""
+    assert A.quote("a`b") == "``a`b``"
+    assert A.quote("`x") == "`` `x ``"
+    assert A.quote("y" * 100).endswith("…`")

@@ -1,0 +1,308 @@
+"""Checked exercises (core.exercises + banks): the chapters' reference answers in three notations,
+three near-misses per exercise with their named feedback, and fresh instances recomputed by
+independent formulas for 200 seeds."""
+
+import math
+
+import pytest
+import torch
+
+from core import exercises as E
+from core.tally import Tally
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """One torch thread, as the app runs (ui.py): on a shared 2-core machine, two threads made
+    each 4 × 4 softmax of the Ch. 19 generator ~10× slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+# (exercise, part, [three notations of the seed's reference answer]) — Ch. 30 §30.9 and Ch. 19.
+ACCEPTED = [
+    ("ch30-1", "ttft", ["100", "100 ms", "0.1 s"]),
+    ("ch30-1", "gaps", ["50, 60", "50 ms, 60 ms", "0.05 s; 0.06 s"]),
+    ("ch30-1", "tpot", ["55", "55 ms", "0.055 s"]),
+    ("ch30-1", "duration", ["210", "210 ms", "0.21 s"]),
+    ("ch30-2", "prefill", ["10", "10.0", "1e1"]),
+    ("ch30-2", "next", ["11", "11.0", "1.1e1"]),
+    ("ch30-3", "bytes", ["805306368", "805,306,368 B", "768 MiB"]),
+    ("ch30-3", "mib", ["768", "0.75 GiB", "805.3 MB"]),
+    ("ch30-4", "q", ["2, -2", "2, −2", "[2 -2]"]),
+    ("ch30-4", "x_hat", ["1, -1", "1.0, −1.0", "1 -1"]),
+    ("ch30-4", "q5", ["7", "7.0", "+7"]),
+    ("ch30-4", "x5", ["3.5", "3.50", "7/2"]),
+    ("ch30-4", "err", ["-1.5", "−1.5", "-3/2"]),
+    ("ch30-5", "report", ["67.5", "67.5 ms", "0.0675 s"]),
+    ("ch30-5", "tpot", ["40", "40 ms", "0.04 s"]),
+    ("ch30-5", "one", ["missing", "Missing.", "n/a"]),
+    ("ch30-6", "before", ["14 GB", "14e9 B", "14,000,000,000 B"]),
+    ("ch30-6", "after", ["3.5 GB", "3500 MB", "3.5"]),
+    ("ch30-6", "kv", ["384", "384 MiB", "402,653,184 B"]),
+    ("ch30-6", "which", ["the weights", "weights", "Weights"]),
+    ("ch30-trace", "ttft", ["150", "150 ms", "0.15 s"]),
+    ("ch30-trace", "tpot", ["40", "40 ms", "40000 µs"]),
+    ("ch30-trace", "rate", ["25", "25 tokens/s", "25.0"]),
+    ("ch30-trace", "full", ["67.5", "67.5 ms", "0.0675 s"]),
+    ("ch19-scores", "scores", ["1, 3, 1, 2", "[1, 3, 1, 2]", "1 3 1 2"]),
+    ("ch19-scores", "shares", ["0.0826, 0.6103, 0.0826, 0.2245", "0.08, 0.61, 0.08, 0.22", "0.083 0.610 0.083 0.224"]),
+    ("ch19-cache", "per_token", ["4,718,592", "4.5 MiB", "4718592 B"]),
+    ("ch19-cache", "total", ["9.66", "9.66 GB", "9 GiB"]),
+    ("ch19-growth", "small", ["1,000,000", "1e6", "10^6"]),
+    ("ch19-growth", "big", ["100,000,000", "1e8", "10**8"]),
+    ("ch19-growth", "ratio", ["100", "100x", "100 ×"]),
+    ("ch19-weights", "w32", ["28", "28 GB", "28e9 B"]),
+    ("ch19-weights", "w16", ["14", "14 GB", "14000 MB"]),
+    ("ch19-weights", "w8", ["7", "7 GB", "7,000,000,000 B"]),
+    ("ch19-weights", "w4", ["3.5", "3.5 GB", "3500 MB"]),
+    ("ch19-ruler", "scale", ["0.1", "1/10", "0.7/7"]),
+    ("ch19-ruler", "q", ["3, -1, 7, 2", "3, −1, 7, 2", "3 −1 7 2"]),
+    ("ch19-ruler", "x_hat", ["0.3, -0.1, 0.7, 0.2", "0.30, −0.10, 0.70, 0.20", "[0.3 -0.1 0.7 0.2]"]),
+    ("ch19-output", "before", ["1.15", "1.150", "115/100"]),
+    ("ch19-output", "after", ["1.10", "1.1", "1.100"]),
+    ("ch19-output", "rel", ["4.35", "4.35 %", "4.348 percent"]),
+]
+
+# (exercise, part, near-miss, the named mistake it must get, a phrase of its message)
+NEAR_MISSES = [
+    ("ch30-1", "ttft", "110", "TTFT from clock zero", "arrival (10 ms)"),
+    ("ch30-1", "tpot", "70", "first wait in TPOT", "“TPOT” including the first wait"),
+    ("ch30-1", "duration", "110", "duration from the first token", "began at its arrival"),
+    ("ch30-2", "prefill", "11", "counted the selected token", "selected, not yet consumed"),
+    ("ch30-2", "next", "10", "consuming adds nothing", "Consuming a token is a forward pass"),
+    ("ch30-2", "bytes", "352 B", "no factor 2", "Keys and values"),
+    ("ch30-3", "bytes", "1,536 MiB", "KV heads not reduced", "four requests, but the KV heads were not halved"),
+    ("ch30-3", "bytes", "192 MiB", "one request", "halved the KV heads, but one request instead of four"),
+    ("ch30-3", "mib", "768 MB", "MiB read as MB", "MiB read as MB"),
+    ("ch30-3", "mib", "6144", "query heads as a factor", "query-head count is not an extra factor"),
+    ("ch30-4", "q", "2, -1", "ties up", "half to even"),
+    ("ch30-4", "q5", "10", "no clipping", "clip"),
+    ("ch30-4", "err", "0.25", "clipping as rounding", "clipped outlier treated as a rounding error"),
+    ("ch30-4", "err", "1.5", "error sign", "reconstructed − original"),
+    ("ch30-5", "tpot", "67.5", "first wait in TPOT", "“TPOT” including the first wait"),
+    ("ch30-5", "tpot", "30", "n instead of n − 1", "3 gaps"),
+    ("ch30-5", "one", "0", "missing as zero", "missing, not zero"),
+    ("ch30-6", "kv", "96 MiB", "KV quantized with the weights", "keeps 2 bytes per value"),
+    ("ch30-6", "after", "28 GB", "bits, not bytes", "divide the bit count by 8"),
+    ("ch30-6", "which", "the KV cache", "KV quantized with the weights", "stays at 2 bytes"),
+    ("ch30-trace", "ttft", "120", "TTFT from prefill start", "start of prefill (30 ms)"),
+    ("ch30-trace", "tpot", "67.5", "first wait in TPOT", "“TPOT” including the first wait"),
+    ("ch30-trace", "rate", "40", "ms as tokens/s", "1000 / TPOT"),
+    ("ch19-scores", "scores", "1, 3, 1", "left out its own key", "attends to itself"),
+    ("ch19-scores", "shares", "0.14, 0.43, 0.14, 0.29", "no exponent", "exponentiates first"),
+    ("ch19-scores", "shares", "0.12, 0.51, 0.12, 0.25", "scaled by 1/√d", "omits it"),
+    ("ch19-cache", "per_token", "2,359,296", "no factor 2", "Keys and values"),
+    ("ch19-cache", "total", "9 GB", "GiB read as GB", "GiB read as GB"),
+    ("ch19-cache", "per_token", "49152", "one layer", "96 layers"),
+    ("ch19-growth", "small", "500500", "masked pairs", "causal mask keeps"),
+    ("ch19-growth", "big", "10,000,000", "linear for quadratic", "grows as n²"),
+    ("ch19-growth", "ratio", "10", "linear for quadratic", "square"),
+    ("ch19-weights", "w32", "224 GB", "bits, not bytes", "divide by 8"),
+    ("ch19-weights", "w4", "7 GB", "wrong bit width", "8-bit figure"),
+    ("ch19-weights", "w16", "14 GiB", "GB read as GiB", "GB read as GiB"),
+    ("ch19-ruler", "scale", "0.0875", "qmax 8", "/ 7"),
+    ("ch19-ruler", "q", "3, 1, 7, 2", "dropped a sign", "negative"),
+    ("ch19-ruler", "x_hat", "3, -1, 7, 2", "forgot the scale", "multiply"),
+    ("ch19-output", "rel", "4.55 %", "relative to the wrong result", "relative to the original"),
+    ("ch19-output", "rel", "5 %", "difference as percent", "difference itself"),
+    ("ch19-output", "rel", "0.0435", "fraction, not percent", "multiply by 100"),
+]
+
+
+def _part(ex: E.Exercise, key: str) -> E.Part:
+    return next(p for p in ex.parts if p.key == key)
+
+
+@pytest.mark.parametrize("ex_id, key, texts", ACCEPTED)
+def test_reference_answers_in_three_notations(ex_id, key, texts):
+    """The chapter's answer is accepted however it is written (units, separators, ± spellings)."""
+    p = _part(E.make(ex_id, 0), key)
+    for text in texts:
+        fb = E.check(p, text)
+        assert fb.status == "right", (text, fb)
+
+
+@pytest.mark.parametrize("ex_id, key, text, name, phrase", NEAR_MISSES)
+def test_near_misses_get_their_named_feedback(ex_id, key, text, name, phrase):
+    """A wrong answer a known mistake produces is named, with its explanation."""
+    fb = E.check(_part(E.make(ex_id, 0), key), text)
+    assert fb.status == "mistake" and fb.mistake == name, fb
+    assert phrase in fb.message
+
+
+def test_every_exercise_has_three_named_near_misses_and_three_notations():
+    """The tables above cover every exercise: ≥ 3 named near-misses and ≥ 3 notations each."""
+    for ex_id in E.catalogue():
+        assert sum(row[0] == ex_id for row in NEAR_MISSES) >= 3, ex_id
+        assert any(row[0] == ex_id for row in ACCEPTED), ex_id
+
+
+def test_unreadable_and_empty_answers():
+    """Garbage gets the reader's message (never an exception); an empty box asks for an answer."""
+    p = _part(E.make("ch30-3", 0), "bytes")
+    fb = E.check(p, "12 foo")
+    assert fb.status == "unreadable" and fb.message == "Couldn't read `12 foo` as bytes: try `12 KiB` or `12288`."
+    assert E.check(p, "").status == "empty" and E.check(p, None).status == "empty"
+    assert E.check(_part(E.make("ch30-4", 0), "q"), "2, x").status == "unreadable"
+
+
+def test_wrong_answer_without_a_known_mistake():
+    """An answer no known mistake explains is "wrong", with direction and the stated tolerance."""
+    fb = E.check(_part(E.make("ch30-3", 0), "bytes"), "1 GiB")
+    assert fb.status == "wrong" and "too large" in fb.message and "within 0.1 %" in fb.message
+    fb = E.check(_part(E.make("ch30-3", 0), "mib"), "805306368")
+    assert fb.status == "mistake" and fb.mistake == "bytes in a MiB box" and "`805306368 B`" in fb.message
+    fb = E.check(_part(E.make("ch19-ruler", 0), "q"), "3, -1, 7")
+    assert fb.status == "wrong" and "Give 4 numbers" in fb.message
+
+
+def test_explain_parts_are_not_graded():
+    """Exercises 4–6 have an explain part: any text is "noted", and the model answer carries the numbers."""
+    for ex_id, phrase in [("ch30-4", "clips to 7"), ("ch30-5", "missing"), ("ch30-6", "logits")]:
+        [p] = [p for p in E.make(ex_id, 0).parts if p.kind == "explain"]
+        assert E.check(p, "because of clipping").status == "noted"
+        assert phrase in p.answer
+
+
+def test_every_part_states_its_tolerance():
+    """Each numeric part describes its tolerance (exact or within …)."""
+    for ex_id in E.catalogue():
+        for p in E.make(ex_id, 0).parts:
+            if p.kind not in ("choice", "explain"):
+                assert p.tolerance.describe(p.unit).startswith(("exact", "within")), (ex_id, p.key)
+
+
+# ---- fresh numbers: every answer recomputed by a formula written here ---------------------------
+
+
+def _round_half_even(x: float) -> int:
+    return round(x)  # Python's round() breaks ties to even
+
+
+def expected(ex: E.Exercise) -> dict:
+    """The answers of an instance from its params, by the chapters' formulas (not core's code)."""
+    q = ex.params
+    if ex.id in ("ch30-1", "ch30-trace", "ch30-5"):
+        a, t = q["arrival_ms"], q["emissions_ms"]
+        n = len(t)
+        tpot = (t[-1] - t[0]) / (n - 1)
+        out = {
+            "ttft": t[0] - a,
+            "gaps": tuple(t[i] - t[i - 1] for i in range(1, n)),
+            "tpot": tpot,
+            "duration": t[-1] - a,
+            "rate": 1000 / tpot,
+            "full": (t[-1] - a) / n,
+            "report": (t[-1] - a) / n,
+        }
+        return {k: v for k, v in out.items() if k in {p.key for p in ex.parts}}
+    if ex.id == "ch30-2":
+        P = q["prompt_positions"]
+        return {"prefill": P, "next": P + 1, "bytes": 2 * 2 * 2 * 4 * 2 * (P + 1)}
+    if ex.id == "ch30-3":
+        m = 2 * q["batch"] * q["n_layer"] * q["positions"] * q["n_kv_head"] * q["head_dim"] * q["bytes_per_value"]
+        return {"bytes": m, "mib": m}
+    if ex.id == "ch30-4":
+        s, v, x = q["scale"], q["tie"], q["outlier"]
+        qs = tuple(max(-7, min(7, _round_half_even(y / s))) for y in (v, -v))
+        qx = max(-7, min(7, _round_half_even(x / s)))
+        return {"q": qs, "x_hat": tuple(i * s for i in qs), "q5": qx, "x5": qx * s, "err": qx * s - x}
+    if ex.id == "ch30-6":
+        kv = 2 * q["n_layer"] * q["positions"] * q["n_kv_head"] * q["head_dim"] * q["bytes_per_value"]
+        return {"before": q["n_params"] * q["bits_before"] / 8, "after": q["n_params"] * q["bits_after"] / 8, "kv": kv}
+    if ex.id == "ch19-scores":
+        s = tuple(int(k[0] * q["q_on"][0] + k[1] * q["q_on"][1]) for k in q["k"])
+        e = [math.exp(x - max(s)) for x in s]
+        return {"scores": s, "shares": tuple(x / sum(e) for x in e)}
+    if ex.id == "ch19-growth":
+        n, k = q["n"], q["factor"]
+        return {"small": n * n, "big": (k * n) ** 2, "ratio": k * k}
+    if ex.id == "ch19-cache":
+        per = 2 * q["width"] * q["n_layer"] * q["bytes_per_value"]
+        return {"per_token": per, "total": per * q["tokens"]}
+    if ex.id == "ch19-weights":
+        return {f"w{b}": q["n_params"] * b / 8 for b in q["bits"]}
+    x = q["values"]
+    s = max(abs(v) for v in x) / 7
+    stored = tuple(_round_half_even(v / s) for v in x)
+    if ex.id == "ch19-ruler":
+        return {"scale": s, "q": stored, "x_hat": tuple(i * s for i in stored)}
+    before, after = sum(x), sum(i * s for i in stored)
+    return {"before": before, "after": after, "rel": abs(after - before) / abs(before) * 100}
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _typed(p: E.Part) -> str:
+    """The answer as a student would type it (bytes as a bare count with B, lists with commas)."""
+    if isinstance(p.answer, tuple) and p.kind != "choice":
+        return ", ".join(repr(float(x)) for x in p.answer)
+    if p.kind == "bytes":
+        return f"{p.answer!r} B"
+    if p.kind == "choice":
+        return p.answer[0]
+    return repr(float(p.answer))
+
+
+@pytest.mark.parametrize("ex_id", list(E.catalogue()))
+def test_fresh_instances_match_independent_formulas(ex_id):
+    """For seeds 0–199 every answer equals the formula's, the answer typed back is "right", no
+    known mistake gives the right answer, and fresh numbers differ from the chapter's."""
+    chapter = E.make(ex_id, 0).question
+    differ = 0
+    for seed in range(200):
+        ex = E.make(ex_id, seed)
+        want = expected(ex)
+        for p in ex.parts:
+            if p.kind in ("choice", "explain"):
+                continue
+            assert _same(p.answer, want[p.key]), (seed, p.key, p.answer, want[p.key])
+            assert E.check(p, _typed(p)).status == "right", (seed, p.key, _typed(p))
+            assert all(not E._close(p.kind, m.value, p.answer, p.tolerance) for m in p.mistakes), (seed, p.key)
+        differ += ex.question != chapter
+    assert differ >= 150, differ  # a few draws may repeat the chapter's numbers by chance
+
+
+def test_seed_zero_is_the_chapters_numbers():
+    """Seed 0 reproduces the chapters' stated results (Ch. 30 §30.9, Ch. 19)."""
+    ans = lambda ex_id, key: _part(E.make(ex_id, 0), key).answer  # noqa: E731
+    assert ans("ch30-3", "bytes") == 805_306_368
+    assert ans("ch30-1", "tpot") == 55 and ans("ch30-trace", "full") == 67.5
+    assert ans("ch19-cache", "per_token") == 4_718_592 and round(ans("ch19-cache", "total") / 1e9, 2) == 9.66
+    assert ans("ch19-ruler", "q") == (3, -1, 7, 2) and ans("ch19-growth", "ratio") == 100
+    assert [round(x, 4) for x in ans("ch19-scores", "shares")] == [0.0826, 0.6103, 0.0826, 0.2245]
+    assert [ans("ch19-weights", f"w{b}") / 1e9 for b in (32, 16, 8, 4)] == [28, 14, 7, 3.5]
+    assert round(ans("ch19-output", "before"), 2) == 1.15 and round(ans("ch19-output", "rel"), 2) == 4.35
+
+
+def test_unknown_exercise_and_bad_seed():
+    """make() refuses unknown ids and seeds outside 0 … 999,999; parse_query ignores them with notes."""
+    with pytest.raises(ValueError, match="no exercise"):
+        E.make("ch99-1", 0)
+    with pytest.raises(ValueError, match="seed"):
+        E.make("ch30-1", -1)
+    assert E.parse_query({"ex": "ch30-3", "numbers": "12"}) == ("ch30-3", 12, [])
+    ex, seed, notes = E.parse_query({"ex": "<b>x</b>", "numbers": "1e99"})
+    assert ex is None and seed is None and len(notes) == 2 and "`<b>x</b>`" in notes[0]
+
+
+def test_tally_counts_and_keeps_the_latest_attempt():
+    """The tally counts checks, right answers, named mistakes and unreadable input; latest() keeps
+    one row per part (its last attempt) for the handout."""
+    t = Tally()
+    ex = E.make("ch30-3", 0)
+    p = _part(ex, "bytes")
+    for text in ["1,536 MiB", "12 foo", "768 MiB", ""]:
+        t.record(ex, p, text, E.check(p, text))
+    assert (t.checked, t.right, t.unreadable) == (2, 1, 1)
+    assert t.mistakes == {"KV heads not reduced": 1}
+    assert [a.typed for a in t.latest()] == ["768 MiB"] and t.last(ex, "bytes").status == "right"
+    assert t.attempted(ex) and not t.attempted(E.make("ch30-3", 5))
+    assert [t.take_hint(ex) for _ in range(5)] == [1, 2, 3, 3, 3]

@@ -1,0 +1,172 @@
+"""Guided lessons as data (core.lesson, core.lesson_pages): the shipped lesson, the mapping to the
+app's real pages, and messages for broken files that name the line and the field."""
+
+import ast
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from core import lesson as L
+from core import state
+from core.lesson_pages import PAGES, lesson_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = (ROOT / "assets/lessons/fifteen-minutes.toml").read_text(encoding="utf-8")
+
+
+def _app_pages() -> dict[str, str]:
+    """{script: title} from app.py's st.Page(...) calls, read with ast (the app is not run)."""
+    out = {}
+    for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page":
+            title = next(k.value.value for k in node.keywords if k.arg == "title")
+            out[node.args[0].value] = title
+    return out
+
+
+def test_pages_are_the_apps_pages():
+    """Every app page has exactly one lesson name, with app.py's script and title."""
+    assert {spec.script: spec.title for spec in PAGES.values()} == _app_pages()
+
+
+def test_every_setting_key_is_read_by_its_page():
+    """Each setting's session-state key appears in its page script, literally or as a core.state constant."""
+    constants = {v: k for k, v in vars(state).items() if k.isupper() and isinstance(v, str)}
+    for name, spec in PAGES.items():
+        source = (ROOT / spec.script).read_text(encoding="utf-8")
+        for setting, s in spec.settings.items():
+            literal = f'"{s.key}"' in source
+            constant = s.key in constants and re.search(rf"\bK\.{constants[s.key]}\b", source)
+            assert literal or constant, (name, setting, s.key)
+
+
+def test_string_choices_are_the_pages_own():
+    """Text choices a lesson may pick (trace source, presets, exercises) are options the page offers."""
+    assert all(
+        f'"{v}"' in (ROOT / "lessons/latency.py").read_text()
+        for v in PAGES["latency"].settings["source"].schema["enum"]
+    )
+    from core import quant, shapes
+    from core.exercises import catalogue
+
+    assert PAGES["quantize"].settings["preset"].schema["enum"] == list(quant.PRESETS)
+    assert set(PAGES["memory"].settings["preset"].schema["enum"]) == {*shapes.PRESETS, "The shipped model"}
+    assert PAGES["practice"].settings["ex"].schema["enum"] == list(catalogue())
+
+
+def test_schema_is_valid_json_schema():
+    """The generated schema is itself valid draft 2020-12."""
+    jsonschema.Draft202012Validator.check_schema(lesson_schema())
+
+
+def test_shipped_lesson_validates_and_follows_the_plan():
+    """The 15-minute lesson: worked example → decode to step 11 → bill → Llama-3-8B at 8,192 → 7B Q4 8K
+    → the outlier → the Ch. 30 trace → a Practice item; about 15 minutes; every stop has a note and a question."""
+    lesson = L.load_shipped("fifteen-minutes")
+    assert [s.page for s in lesson.stops] == [
+        "worked", "decode", "cost", "memory", "weights", "quantize", "latency", "practice"
+    ]  # fmt: skip
+    assert sum(s.minutes for s in lesson.stops) == lesson.minutes == 15
+    assert lesson.stops[1].state_updates() == {state.URL_STEP: 11}
+    assert lesson.stops[3].state_updates() == {"memory.preset": "Llama-3-8B (GQA)"}
+    assert lesson.stops[5].settings == {"preset": "Ch. 30: the outlier 8"}
+    assert lesson.stops[6].state_updates() == {"lat.source": "Ch. 30 example"}
+    assert lesson.stops[7].state_updates() == {state.PRACTICE_EX: "ch30-1", state.PRACTICE_SEED: 0}
+    assert all(s.note and s.question and s.handout for s in lesson.stops)
+    assert L.shipped_lessons() == ["fifteen-minutes"]
+
+
+def test_quantize_preset_sets_what_the_page_callback_sets():
+    """A lesson's ruler preset puts the same values in session state as choosing it on the page."""
+    from tests.app_util import new_app
+
+    at = new_app("lessons/quantize.py")
+    at.selectbox(key="quant.preset").set_value("Ch. 30: the outlier 8").run()
+    updates = L.Stop("t", "quantize", {"preset": "Ch. 30: the outlier 8"}, "n", "q", "h").state_updates()
+    assert {k: at.session_state[k] for k in updates} == updates
+
+
+def test_unknown_shipped_name_is_refused():
+    """Only shipped names load; a path is just an unknown name."""
+    with pytest.raises(L.LessonError, match="no shipped lesson"):
+        L.load_shipped("../../etc/passwd")
+
+
+def _broken(old: str, new: str) -> str:
+    assert old in SHIPPED
+    return SHIPPED.replace(old, new, 1)
+
+
+def _line(text: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if needle in ln)
+
+
+@pytest.mark.parametrize(
+    "old, new, needle, stop, field, message",
+    [
+        ("step = 11", "step = = 11", "step = = 11", None, "step", "TOML syntax"),
+        ("step = 11", "step = 300", "step = 300", 2, "settings.step", "300 is more than the maximum, 255"),
+        ("step = 11", "stpe = 11", "stpe = 11", 2, "settings.stpe", "unknown setting `stpe` (page `decode` takes:"),
+        ('page = "cost"', 'page = "costs"', 'page = "costs"', 3, "page", "'costs' is not one of"),
+        ("n_max = 10000", 'n_max = "ten thousand"', "n_max =", 3, "settings.n_max", "is not one of: 2000"),
+        ('preset = "Llama-3-8B (GQA)"', 'preset = "Llama-4"', 'preset = "Llama-4"', 4, "settings.preset", "'Llama-4'"),
+        ("scaled = false", "scaled = 1", "scaled = 1", 1, "settings.scaled", "1 is not true or false"),
+        ('title = "The bill per token"', 'title = ""', 'title = ""', 3, "title", "is empty"),
+        ('ex = "ch30-1"', 'ex = "ch30-9"', 'ex = "ch30-9"', 8, "settings.ex", "'ch30-9' is not one of"),
+    ],
+)
+def test_broken_lesson_names_line_and_field(old, new, needle, stop, field, message):
+    """Each broken file's message gives the line where the fault is written, the stop and the field."""
+    text = _broken(old, new)
+    with pytest.raises(L.LessonError) as err:
+        L.parse_lesson(text, "mine.toml")
+    p = err.value.problems[0]
+    assert (p.line, p.stop, p.field) == (_line(text, needle), stop, field), p
+    assert message in p.message
+    assert str(err.value).startswith(f"mine.toml: line {p.line}")
+
+
+def test_missing_field_points_at_its_stop():
+    """A stop without its note: the message names the field and the line of that stop's [[stops]]."""
+    text = _broken('note = """Chapter 19', 'notes = """Chapter 19')
+    with pytest.raises(L.LessonError) as err:
+        L.parse_lesson(text)
+    first = err.value.problems[0]
+    assert (first.line, first.stop, first.field, first.message) == (
+        next(i for i, ln in enumerate(text.splitlines(), 1) if ln.strip() == "[[stops]]"),
+        1,
+        "note",
+        "missing field `note`",
+    )
+    assert any(p.field == "notes" and "unknown field `notes`" in p.message for p in err.value.problems)
+
+
+def test_settings_written_inline_or_dotted_are_located():
+    """settings = { step = 999 } and settings.step = -1 are found on their own line."""
+    for form, needle in [("settings = { step = 999 }", "settings = {"), ("settings.step = -1", "settings.step")]:
+        text = _broken("[stops.settings]\nstep = 11", form)
+        with pytest.raises(L.LessonError) as err:
+            L.parse_lesson(text)
+        assert err.value.problems[0].line == _line(text, needle)
+
+
+def test_a_speaker_note_that_looks_like_structure_is_not_structure():
+    """Text inside a multi-line note ("[[stops]]", "step = 1") does not move the reported lines."""
+    text = _broken("Ask for predictions before revealing the shares.", "Then:\n[[stops]]\nstep = 1\nfine.")
+    text = text.replace("step = 11", "step = 999")
+    with pytest.raises(L.LessonError) as err:
+        L.parse_lesson(text)
+    assert err.value.problems[0].line == _line(text, "step = 999")
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [(b"\xff\xfe\x00", "not UTF-8"), (b"x" * 300_000, "too large"), ("", "missing field `title`"),
+     ('title = "x"\nstops = []\n', "needs at least 1 entry")],
+)  # fmt: skip
+def test_not_a_lesson_at_all(data, message):
+    """Binary, oversized, empty and stop-less files are refused with a reason."""
+    with pytest.raises(L.LessonError, match=re.escape(message)):
+        L.parse_lesson(data)
