@@ -8,8 +8,8 @@ from core.viz.attention import fig_attention
 from core.viz.batching import fig_batch_cache, fig_batch_speed
 from core.viz.context import fig_cache_over_time
 from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
-from core.viz.handout import figure_html
 from core.viz.decode import fig_kv_shelf, fig_next_token
+from core.viz.handout import figure_html
 from core.viz.latency import fig_timeline
 from core.viz.memory import fig_kv_variants, fig_memory_budget
 from core.viz.quant import fig_bits_per_weight, fig_quant_sweep, fig_ruler
