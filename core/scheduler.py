@@ -226,9 +226,12 @@ class Engine:
         return (time.perf_counter() - t0) * 1000.0
 
     def run(self, max_steps: int = 100_000) -> list[StepReport]:
-        """Step until every request has finished."""
+        """Step until every request has finished. Raises ``RuntimeError`` if the engine is idle with
+        requests waiting that nothing will ever let in (an allocator fault, never expected)."""
         while not self.done and self.steps < max_steps:
-            self.step()
+            report = self.step()
+            if not report.rows and all(r.arrival <= self.clock for r in self.of("waiting")):
+                raise RuntimeError(f"stuck at step {report.step}: {report.events}")
         return self.history
 
     # -- bytes ---------------------------------------------------------------------------------
