@@ -22,6 +22,7 @@ pages = [
     st.Page("lessons/context.py", title="The context window", icon=":material/width_full:"),
     st.Page("lessons/latency.py", title="Latency on a timeline", icon=":material/timer:"),
     st.Page("lessons/batching.py", title="Batching", icon=":material/stacks:"),
+    st.Page("lessons/paged.py", title="Paged KV cache", icon=":material/grid_view:"),
     st.Page("lessons/speculative.py", title="Speculative decoding", icon=":material/fast_forward:"),
     st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),
     st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),

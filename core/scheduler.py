@@ -20,7 +20,6 @@ import torch
 
 from core.model import GPT
 from core.paged import OutOfBlocks, PagedKVCache, blocks_for
-from core.tokenizer import encode
 
 POLICIES = ("continuous", "static")
 
@@ -81,6 +80,16 @@ class Memory:
     shared_saving: int
     blocks_used: int
     blocks_unshared: int
+    positions: int  # Σ lengths of the running requests
+
+    @property
+    def shared_block_saving(self) -> float:
+        """Fraction of blocks sharing saves: 1 − used / Σ table lengths (0 when nothing is held)."""
+        return 1 - self.blocks_used / self.blocks_unshared if self.blocks_unshared else 0.0
+
+
+def _n(count: int, noun: str = "block") -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 class Engine:
@@ -159,8 +168,8 @@ class Engine:
             freed = cache.free(victim.name)
             victim.state, victim.preemptions, victim.preempted_at = "waiting", victim.preemptions + 1, now
             events.append(
-                f"Out of KV blocks: this step needs {need}, {cache.n_free - freed} free. Preempted {victim.name} "
-                f"(the newest running request): {freed} blocks freed; it will be recomputed (a prefill of its "
+                f"Out of KV blocks: this step needs {_n(need)}, {cache.n_free - freed} free. Preempted {victim.name} "
+                f"(the newest running request): {_n(freed)} freed; it will be recomputed (a prefill of its "
                 f"{len(victim.prompt) + len(victim.outputs)} tokens) when blocks free up."
             )
             running.remove(victim)
@@ -177,14 +186,15 @@ class Engine:
                 ids = w.prompt + w.outputs  # a recomputed request consumes its pending token too
                 blocks = cache.blocks_needed_to_add(ids, self.share_prefix)
                 if blocks > cache.n_free:
-                    events.append(f"{w.name} waits: its prefill needs {blocks} blocks, {cache.n_free} free.")
+                    events.append(f"{w.name} waits: its prefill needs {_n(blocks)}, {cache.n_free} free.")
                     break
                 w.shared = cache.add(w.name, ids, self.share_prefix)
                 w.state, w.admitted = "running", (now if w.admitted is None else w.admitted)
                 running.append(w)
                 what = "is recomputed" if w.outputs else "joins the batch"
                 note = f", {w.shared} read from shared blocks" if w.shared else ""
-                events.append(f"{w.name} {what}: prefill of {len(ids) - w.shared} tokens{note} ({blocks} new blocks).")
+                new = _n(blocks, "new block")
+                events.append(f"{w.name} {what}: prefill of {len(ids) - w.shared} tokens{note} ({new}).")
         ms = self._forward([r for r in running]) if running else 0.0
         self.clock = now + (ms if self.clock_kind == "ms" else 1)
         if not running and self.clock_kind == "ms":
@@ -196,7 +206,7 @@ class Engine:
             if self._finished(r):
                 freed = cache.free(r.name)
                 r.state, r.finished_at = "finished", self.clock
-                events.append(f"{r.name} finished after {len(r.outputs)} tokens: {freed} blocks free again.")
+                events.append(f"{r.name} finished after {len(r.outputs)} tokens: {_n(freed)} free again.")
         report = StepReport(self.steps, [r.name for r in running], len(running), events, ms)
         self.steps += 1
         self.history.append(report)
@@ -234,6 +244,20 @@ class Engine:
                 raise RuntimeError(f"stuck at step {report.step}: {report.events}")
         return self.history
 
+    def summary(self) -> dict:
+        """Steps, output tokens, mean tokens per step, mean wait before prefill and mean TTFT (clock
+        units) over the requests that have started."""
+        started = [r for r in self.requests if r.first_token is not None]
+        tokens = sum(h.tokens for h in self.history)
+        mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+        return dict(
+            steps=self.steps,
+            tokens=tokens,
+            tokens_per_step=tokens / self.steps if self.steps else 0.0,
+            mean_wait=mean([r.wait for r in started]),
+            mean_ttft=mean([r.ttft for r in started]),
+        )
+
     # -- bytes ---------------------------------------------------------------------------------
     def memory(self) -> Memory:
         c = self.cache
@@ -249,50 +273,24 @@ class Engine:
             shared_saving=payload - stored,
             blocks_used=c.n_used,
             blocks_unshared=sum(len(c.tables[r]) for r in live),
+            positions=payload // per_pos,
         )
 
 
-# -- the page's presets: text on the shipped model ------------------------------------------------
-SYSTEM_PROMPT = "System: You are a travel assistant. The limit is 750 yuan per day. Check each price.\n"  # 40 tokens
-STUDENTS = [("Mira", "Lyon"), ("Ravi", "Oslo"), ("Ana", "Rome"), ("Li", "Paris"), ("Sam", "Nice"), ("Eva", "Prague")]
-STUDENTS += [("Tom", "Vienna"), ("Noor", "Lisbon")]
-SHORT = ["The cat sat on the", "Ana asked: Which country is Lyon in?", "The dog", "Paris is in"]
-SHORT += ["User: The hotel in Rome costs 620 yuan.", "The cat"]
-PRESETS = ("one request", "eight students, one system prompt", "one long and many short")
-
-
-def preset_requests(name: str, tok) -> list[dict]:
-    """Requests of a preset as ``dict(prompt, max_new_tokens, arrival, role)`` (arrival in steps).
-    The system prompt and each question are tokenized apart and joined, as a chat template does,
-    so every student's ids start with the same 40. Raises ``ValueError`` for an unknown preset."""
-    if name == PRESETS[0]:
-        from core.state import DEFAULT_PROMPT
-
-        return [dict(prompt=encode(tok, DEFAULT_PROMPT), max_new_tokens=40, arrival=0, role="the decode page's prompt")]
-    if name == PRESETS[1]:
-        system = encode(tok, SYSTEM_PROMPT)
-        ask = "User: Hello, my name is {}. I am planning a trip to {}.\nAssistant:"
-        return [
-            dict(
-                prompt=system + encode(tok, ask.format(who, city)),
-                max_new_tokens=12,
-                arrival=i,
-                role=f"student {who}",
+def build_engine(
+    model: GPT, requests: list[dict], n_blocks: int, block_size: int, policy: str, max_pool_bytes=None, **kw
+) -> Engine:
+    """An engine with ``requests`` (dicts as from ``core.paged_presets.preset_requests``) submitted.
+    Raises ``ValueError`` (bad sizes, a request that cannot run, a pool over ``max_pool_bytes`` —
+    checked before allocating)."""
+    cfg = model.cfg
+    if max_pool_bytes and all(isinstance(x, int) and x > 0 for x in (n_blocks, block_size)):
+        pool = n_blocks * block_size * 2 * cfg.n_layer * cfg.n_kv_head * cfg.head_dim * model.dtype.itemsize
+        if pool > max_pool_bytes and block_size <= cfg.block_size:
+            raise ValueError(
+                f"a pool of {n_blocks} blocks × {block_size} positions is {pool:,} B; "
+                f"this server allows {max_pool_bytes:,} B per session"
             )
-            for i, (who, city) in enumerate(STUDENTS)
-        ]
-    if name == PRESETS[2]:
-        long = encode(tok, "User: Hello, my name is Ravi. I am planning a trip to Oslo.\nAssistant:")
-        out = [dict(prompt=long, max_new_tokens=96, arrival=0, role="long")]
-        return out + [
-            dict(prompt=encode(tok, text), max_new_tokens=8, arrival=2 * i, role=f"short {i + 1}")
-            for i, text in enumerate(SHORT)
-        ]
-    raise ValueError(f"unknown preset {name!r}; choose one of {PRESETS}")
-
-
-def build_engine(model: GPT, requests: list[dict], n_blocks: int, block_size: int, policy: str, **kw) -> Engine:
-    """An engine with ``requests`` (as from ``preset_requests``) submitted. Raises ``ValueError``."""
     engine = Engine(model, n_blocks, block_size, policy, **kw)
     for spec in requests:
         engine.submit(**spec)

@@ -6,7 +6,8 @@ import torch
 from core.assets import load_model, load_shipped_tokenizer
 from core.decode import SamplingConfig, generate_cached
 from core.kv_cache import KVCache
-from core.scheduler import PRESETS, SYSTEM_PROMPT, Engine, build_engine, compare_policies, preset_requests
+from core.paged_presets import PRESETS, SYSTEM_PROMPT, preset_requests
+from core.scheduler import Engine, build_engine, compare_policies
 from core.tokenizer import encode
 
 
@@ -67,7 +68,7 @@ def test_a_finished_request_frees_its_blocks_at_once(tiny_model64):
         e.step()
     assert [r.state for r in e.requests] == ["running", "finished", "finished"]
     assert e.cache.n_used == 2 and set(e.cache.tables) == {"R1"}
-    assert "R2 finished after 2 tokens: 1 blocks free again." in e.history[2].events
+    assert "R2 finished after 2 tokens: 1 block free again." in e.history[2].events
 
 
 def test_out_of_blocks_preempts_the_newest(tiny_model64):
@@ -79,7 +80,7 @@ def test_out_of_blocks_preempts_the_newest(tiny_model64):
     e.submit([3, 2, 1], 6)
     e.run()
     events = [ev for h in e.history for ev in h.events if "Preempted" in ev]
-    assert events and events[0].startswith("Out of KV blocks: this step needs 2, 0 free. Preempted R2")
+    assert events and events[0].startswith("Out of KV blocks: this step needs 2 blocks, 0 free. Preempted R2")
     assert "will be recomputed" in events[0] and e.requests[1].preemptions >= 1 and e.requests[0].preemptions == 0
     for req in e.requests:
         solo = generate_cached(tiny_model64, req.prompt, 6, SamplingConfig())
@@ -98,7 +99,7 @@ def test_more_requests_than_blocks_are_queued_and_all_finish(tiny_model64):
     while not e.done:
         used.append(e.step() and e.cache.n_used)
     events = [ev for h in e.history for ev in h.events]
-    assert max(used) <= 3 and "R4 waits: its prefill needs 1 blocks, 0 free." in events
+    assert max(used) <= 3 and "R4 waits: its prefill needs 1 block, 0 free." in events
     for req, p in zip(e.requests, prompts, strict=True):
         assert req.outputs == generate_cached(tiny_model64, p, 3, SamplingConfig()).tokens
 

@@ -11,6 +11,7 @@ from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
 from core.viz.decode import fig_kv_shelf, fig_next_token
 from core.viz.latency import fig_timeline
 from core.viz.memory import fig_kv_variants, fig_memory_budget
+from core.viz.paged import fig_block_pool, fig_block_tables, fig_policy_comparison
 from core.viz.quant import fig_bits_per_weight, fig_quant_sweep, fig_ruler
 from core.viz.speculative import fig_three_distributions
 from core.viz.theme import CACHED, COLORSCALE, MUTED, NEW_WORK, TEMPLATE, safe
@@ -31,6 +32,9 @@ __all__ = [
     "fig_cache_over_time",
     "fig_batch_cache",
     "fig_batch_speed",
+    "fig_block_pool",
+    "fig_block_tables",
+    "fig_policy_comparison",
     "fig_three_distributions",
     "CACHED",
     "COLORSCALE",
