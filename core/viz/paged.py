@@ -15,9 +15,9 @@ from core.paged import PagedKVCache
 from core.scheduler import Engine, Request
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
 
-# Okabe-Ito (colour-blind safe), one per request in order; black last, labelled in white.
-REQUEST_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"]
-DARK = {"#0072B2", "#D55E00", "#000000"}
+# Okabe-Ito (colour-blind safe), one per request in order, with a mid grey in place of its black (the
+# labels are dark with a white glow, to read on every fill and on a partly filled block's blank tail).
+REQUEST_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#AAAAAA"]
 SHARED_FILL = "#dddddd"
 
 
@@ -64,12 +64,8 @@ def _draw(fig: go.Figure, cells: list[dict], names: list[str]) -> None:
     fig.add_scatter(
         x=[c["x"] + 0.5 for c in cells], y=[c["y"] for c in cells], mode="text",
         text=[c["text"] for c in cells], hovertext=[c["hover"] for c in cells], hoverinfo="text",
-        textfont=dict(size=14, color=["white" if _dark(c["owner"]) else "#222222" for c in cells]), showlegend=False,
+        textfont=dict(size=14, color="#111111", shadow="0px 0px 3px white"), showlegend=False,
     )  # fmt: skip
-
-
-def _dark(owner) -> bool:
-    return owner is not None and owner != "shared" and colour_of(owner) in DARK
 
 
 def _owners(cache: PagedKVCache, index: dict[str, int]) -> list[list[int]]:
@@ -147,7 +143,7 @@ def fig_block_tables(cache: PagedKVCache, requests: list[Request]) -> go.Figure:
         height=figure_height(cache, requests),
         title=dict(text="Block tables: logical block → physical #"),
         margin=dict(t=40, l=10, r=10, b=10),
-        xaxis=dict(range=[0, width], dtick=1, tick0=0.5, showticklabels=False, zeroline=False),
+        xaxis=dict(range=[0, width + 0.05], dtick=1, tick0=0.5, showticklabels=False, zeroline=False),
         yaxis=dict(
             range=[len(requests) - 0.5, -0.5], tickvals=list(range(len(requests))), ticktext=labels, zeroline=False
         ),
