@@ -9,8 +9,8 @@ the whole context window.
 
 - **Pool**: per layer, K and V tensors ``(n_blocks, n_kv_head, block_size, head_dim)``; a free list
   (lowest id first, so a freed block is visibly reused) and a reference count per block.
-- **Prefix sharing** (§4.3–4.4): a full block is indexed by (the physical block before it, its
-  tokens); a newcomer whose prompt starts with the same whole blocks points at them (count + 1).
+- **Prefix sharing** (§4.4): a full block is indexed by (the physical block before it, its tokens);
+  a newcomer whose prompt starts with the same whole blocks points at them (count + 1).
 - **Copy-on-write**: appending to a partly filled block that another request also holds (after
   ``fork``) first copies it to a fresh block.
 - **Attention through the block table**: ``view`` returns the cache one ``GPT.forward`` pass sees;

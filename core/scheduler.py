@@ -2,10 +2,11 @@
 
 Requests arrive and leave at step boundaries. **Continuous** batching (iteration-level scheduling:
 Orca, Yu et al., 2022; vLLM, Kwon et al., 2023): at every step a newcomer's prefill joins the
-running batch's decode tokens in one forward pass, and a finished request frees its blocks at once.
-**Static** batching: a batch starts only when the previous one is done, so everyone waits for its
-longest request. Out of blocks, the engine preempts the newest running request (vLLM's default):
-its blocks are freed and it is recomputed (one prefill of its prompt and outputs so far) later.
+running batch (the step's decode rows and prefill rows run as two passes of the one model), and a
+finished request frees its blocks at once. **Static** batching: a batch starts only when the
+previous one is done, so everyone waits for its longest request. Out of blocks, the engine preempts
+the newest running request (first come, first served; PagedAttention §4.5): its blocks are freed
+and it is recomputed (one prefill of its prompt and outputs so far) later.
 
 Time is a clock: steps by default (one forward pass = 1), or measured milliseconds (``clock="ms"``,
 for the bench: each step adds its measured compute time; an idle engine jumps to the next arrival).
