@@ -28,7 +28,7 @@ from core.decode import decode_one_token, prefill
 from core.kv_cache import KVCache
 from core.model import GPT
 from core.paged import PagedKVCache, blocks_for
-from core.scheduler import build_engine
+from core.paged_presets import build_engine
 
 LENGTHS = (64, 256, 512)
 

@@ -1,4 +1,4 @@
-"""The paged-cache page's requests, as token ids of the shipped tokenizer.
+"""The paged-cache page's requests (token ids of the shipped tokenizer) and the engines that serve them.
 
 Three presets: one request (allocation on demand, block after block); eight students whose prompts
 start with the same 40-token system prompt (prefix sharing); one long request among many short
@@ -7,6 +7,10 @@ ones (static vs continuous batching). Arrivals are in steps.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from core.model import GPT
+from core.scheduler import POLICIES, Engine, Request, StepReport
 from core.tokenizer import encode
 
 SYSTEM_PROMPT = "System: You are a travel assistant. The limit is 750 yuan per day. Check each price.\n"  # 40 tokens
@@ -45,3 +49,44 @@ def preset_requests(name: str, tok) -> list[dict]:
             for i, text in enumerate(SHORT)
         ]
     raise ValueError(f"unknown preset {name!r}; choose one of {PRESETS}")
+
+
+def build_engine(
+    model: GPT, requests: list[dict], n_blocks: int, block_size: int, policy: str, max_pool_bytes=None, **kw
+) -> Engine:
+    """An engine with ``requests`` (dicts as from ``core.paged_presets.preset_requests``) submitted.
+    Raises ``ValueError`` (bad sizes, a request that cannot run, a pool over ``max_pool_bytes`` —
+    checked before allocating)."""
+    cfg = model.cfg
+    if max_pool_bytes and all(isinstance(x, int) and x > 0 for x in (n_blocks, block_size)):
+        pool = n_blocks * block_size * 2 * cfg.n_layer * cfg.n_kv_head * cfg.head_dim * model.dtype.itemsize
+        if pool > max_pool_bytes and block_size <= cfg.block_size:
+            raise ValueError(
+                f"a pool of {n_blocks} blocks × {block_size} positions is {pool:,} B; "
+                f"this server allows {max_pool_bytes:,} B per session"
+            )
+    engine = Engine(model, n_blocks, block_size, policy, **kw)
+    for spec in requests:
+        engine.submit(**spec)
+    return engine
+
+
+@dataclass(frozen=True)
+class PolicyRun:
+    """One policy's run to the end, without its pool: the steps, the requests' timelines, ``summary``."""
+
+    policy: str
+    steps: int
+    history: list[StepReport]
+    requests: list[Request]
+    summary: dict
+
+
+def compare_policies(model: GPT, requests: list[dict], n_blocks: int, block_size: int, **kw) -> dict[str, PolicyRun]:
+    """The same requests served to the end under each policy: {policy: PolicyRun}."""
+    runs = {}
+    for policy in POLICIES:
+        engine = build_engine(model, requests, n_blocks, block_size, policy, **kw)
+        engine.run()
+        runs[policy] = PolicyRun(policy, engine.steps, engine.history, engine.requests, engine.summary())
+    return runs

@@ -276,31 +276,3 @@ class Engine:
             blocks_unshared=sum(len(c.tables[r]) for r in live),
             positions=payload // per_pos,
         )
-
-
-def build_engine(
-    model: GPT, requests: list[dict], n_blocks: int, block_size: int, policy: str, max_pool_bytes=None, **kw
-) -> Engine:
-    """An engine with ``requests`` (dicts as from ``core.paged_presets.preset_requests``) submitted.
-    Raises ``ValueError`` (bad sizes, a request that cannot run, a pool over ``max_pool_bytes`` —
-    checked before allocating)."""
-    cfg = model.cfg
-    if max_pool_bytes and all(isinstance(x, int) and x > 0 for x in (n_blocks, block_size)):
-        pool = n_blocks * block_size * 2 * cfg.n_layer * cfg.n_kv_head * cfg.head_dim * model.dtype.itemsize
-        if pool > max_pool_bytes and block_size <= cfg.block_size:
-            raise ValueError(
-                f"a pool of {n_blocks} blocks × {block_size} positions is {pool:,} B; "
-                f"this server allows {max_pool_bytes:,} B per session"
-            )
-    engine = Engine(model, n_blocks, block_size, policy, **kw)
-    for spec in requests:
-        engine.submit(**spec)
-    return engine
-
-
-def compare_policies(model: GPT, requests: list[dict], n_blocks: int, block_size: int, **kw) -> dict[str, Engine]:
-    """The same requests served to the end under each policy: {policy: finished engine}."""
-    engines = {p: build_engine(model, requests, n_blocks, block_size, p, **kw) for p in POLICIES}
-    for engine in engines.values():
-        engine.run()
-    return engines

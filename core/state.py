@@ -87,7 +87,7 @@ PAGED = {
     "paged.block_size": 16,
     "paged.n_blocks": 48,
     "paged.engine": None,  # core.scheduler.Engine | None: the requests being stepped
-    "paged.compare": None,  # {policy: Engine run to the end} for the same requests
+    "paged.built": None,  # (preset, block size, pool) of the engine shown
     "paged.settings": None,  # (preset, policy, block size, pool) the engine was built with
     "paged.message": None,  # the last refusal, shown until the settings change
 }

@@ -4,8 +4,8 @@ import streamlit as st
 
 import ui
 from core import viz
-from core.paged_presets import PRESETS, preset_requests
-from core.scheduler import POLICIES, build_engine, compare_policies
+from core.paged_presets import PRESETS, build_engine, preset_requests
+from core.scheduler import POLICIES
 from core.tokenizer import decode, end_token_id
 
 MAX_POOL_BYTES = 8 * 2**20  # per session: a classroom server holds one pool per student
@@ -39,12 +39,12 @@ def rebuild() -> None:
         specs = preset_requests(preset, tok)
         kw = dict(end_id=end_token_id(tok), max_pool_bytes=MAX_POOL_BYTES)
         engine = build_engine(model, specs, int(n_blocks), int(block_size), policy, **kw)
-        compare = compare_policies(model, specs, int(n_blocks), int(block_size), end_id=kw["end_id"])
     except ValueError as err:
         kept = " The previous run stays on screen." if st.session_state["paged.engine"] else ""
         st.session_state["paged.message"] = f"{str(err)[0].upper()}{str(err)[1:]}.{kept}"
         return
-    st.session_state.update({"paged.engine": engine, "paged.compare": compare, "paged.message": None})
+    st.session_state.update({"paged.engine": engine, "paged.built": (preset, int(block_size), int(n_blocks))})
+    st.session_state["paged.message"] = None
 
 
 def step() -> None:
@@ -121,10 +121,10 @@ pool_tab.caption(
     "paged = payload − shared + fragmentation."
 )
 
-compare = st.session_state["paged.compare"]
+compare = ui.policy_comparison(*st.session_state["paged.built"])  # the shown run's preset and sizes
 with policy_tab:
     ui.chart(viz.fig_policy_comparison(compare), key="paged.compare_fig")
-sums = {p: e.summary() for p, e in compare.items()}
+sums = {p: run.summary for p, run in compare.items()}
 policy_tab.caption(
     " · ".join(
         f"**{p}**: {s['tokens']} tokens in {s['steps']} steps = {s['tokens_per_step']:.2f} tokens per step, mean wait "

@@ -6,8 +6,8 @@ import torch
 from core.assets import load_model, load_shipped_tokenizer
 from core.decode import SamplingConfig, generate_cached
 from core.kv_cache import KVCache
-from core.paged_presets import PRESETS, SYSTEM_PROMPT, preset_requests
-from core.scheduler import Engine, build_engine, compare_policies
+from core.paged_presets import PRESETS, SYSTEM_PROMPT, build_engine, compare_policies, preset_requests
+from core.scheduler import Engine
 from core.tokenizer import encode
 
 

@@ -12,7 +12,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.paged import PagedKVCache
-from core.scheduler import Engine, Request
+from core.paged_presets import PolicyRun
+from core.scheduler import Request
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
 
 # Okabe-Ito (colour-blind safe), one per request in order, with a mid grey in place of its black (the
@@ -151,7 +152,7 @@ def fig_block_tables(cache: PagedKVCache, requests: list[Request]) -> go.Figure:
     return fig
 
 
-def fig_policy_comparison(engines: dict[str, Engine]) -> go.Figure:
+def fig_policy_comparison(runs: dict[str, PolicyRun]) -> go.Figure:
     """Left: output tokens per step under each policy. Right: each request's wait before its prefill
     (steps). Static is dashed/hatched, continuous solid: not colour alone."""
     fig = make_subplots(
@@ -159,7 +160,7 @@ def fig_policy_comparison(engines: dict[str, Engine]) -> go.Figure:
         subplot_titles=("Output tokens per step", "Each request's wait before its prefill"),
     )  # fmt: skip
     style = {"continuous": (NEW_WORK, "solid", ""), "static": (CACHED, "dash", "/")}
-    for policy, engine in engines.items():
+    for policy, engine in runs.items():
         colour, dash, pattern = style[policy]
         fig.add_scatter(
             x=[h.step for h in engine.history], y=[h.tokens for h in engine.history], mode="lines",
