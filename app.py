@@ -26,6 +26,7 @@ pages = {
         st.Page("lessons/latency.py", title="Latency on a timeline", icon=":material/timer:"),
         st.Page("lessons/batching.py", title="Batching", icon=":material/stacks:"),
         st.Page("lessons/speculative.py", title="Speculative decoding", icon=":material/fast_forward:"),
+        st.Page("lessons/paged.py", title="Paged KV cache", icon=":material/grid_view:"),
     ],
     "Cost & memory": [
         st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),

@@ -180,3 +180,14 @@ def greedy_tokens(prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | No
 def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str):
     """``core.context.run_policy`` on the shipped model, cached (deterministic, greedy)."""
     return run_policy(model(), list(prompt_ids), n_new, window, policy)
+
+
+@st.cache_data(show_spinner="Serving the requests both ways…", max_entries=64)
+def policy_comparison(preset: str, block_size: int, n_blocks: int):
+    """``core.scheduler.compare_policies`` for a paged-page preset on the shipped model: deterministic
+    (greedy), so computed once for the whole class; every caller gets its own copy."""
+    from core.paged_presets import compare_policies, preset_requests
+    from core.tokenizer import end_token_id
+
+    tok = tokenizer()
+    return compare_policies(model(), preset_requests(preset, tok), n_blocks, block_size, end_id=end_token_id(tok))

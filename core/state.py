@@ -90,6 +90,18 @@ SPECULATIVE = {
     "spec.speed": None,
 }
 
+# ---- paged KV cache ---------------------------------------------------------------------------
+PAGED = {
+    "paged.preset": "eight students, one system prompt",  # one of core.paged_presets.PRESETS
+    "paged.policy": "continuous",
+    "paged.block_size": 16,
+    "paged.n_blocks": 48,
+    "paged.engine": None,  # core.scheduler.Engine | None: the requests being stepped
+    "paged.built": None,  # (preset, block size, pool) of the engine shown
+    "paged.settings": None,  # (preset, policy, block size, pool) the engine was built with
+    "paged.message": None,  # the last refusal, shown until the settings change
+}
+
 # ---- cost, memory, weights --------------------------------------------------------------------
 COST = {
     "cost.layers": 1,
@@ -157,6 +169,7 @@ DEFAULTS = {
     **LATENCY,
     **BATCHING,
     **SPECULATIVE,
+    **PAGED,
     **COST,
     **MEMORY,
     **WEIGHTS,

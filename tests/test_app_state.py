@@ -14,6 +14,7 @@ CHANGES = [
     ("lessons/cost.py", "number_input", "cost.layers", 3),
     ("lessons/speculative.py", "slider", "spec.k", 6),
     ("lessons/quant_model.py", "select_slider", "qm.diverge_bits", 4),
+    ("lessons/paged.py", "number_input", "paged.n_blocks", 32),
 ]
 
 

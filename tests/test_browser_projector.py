@@ -15,6 +15,7 @@ PAGES = [
     "context",
     "latency",
     "batching",
+    "paged",
     "speculative",
     "cost",
     "memory",
