@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core import quant, shapes, state
+from core import paged_presets, quant, shapes, share, state
+from core.config import PRESETS
 from core.context import POLICIES
 from core.exercises import MAX_SEED, catalogue
 
@@ -38,22 +39,29 @@ def _int(lo, hi) -> dict:
 
 
 def _decode_settings() -> dict:
-    """The decode page's settings are exactly its share-link parameters (``state.URL_PARAMS``),
-    with the same ranges and choices, plus ``step``: decode steps replayed after the prefill."""
+    """The decode page's settings are exactly its share-link parameters (``core.share``), with the
+    same ranges (for the shipped model) and choices, plus ``step``: decode steps replayed after the
+    prefill. ``head`` is a query head or "mean over heads"; ``predict`` turns predict-first on."""
+    limits = share.url_limits(PRESETS["shipped"])
     types = {
         str: {"type": "string", "minLength": 1, "maxLength": 5_000},
         int: {"type": "integer"},
         float: {"type": "number"},
     }
     out = {}
-    for name, (key, parse) in state.URL_PARAMS.items():
-        schema = dict(types[parse])
-        if key in state.URL_LIMITS:
-            schema["minimum"], schema["maximum"] = state.URL_LIMITS[key]
-        if key in state.URL_CHOICES:
-            schema = {"enum": list(state.URL_CHOICES[key])}
+    for name, (key, parse) in share.URL_PARAMS.items():
+        if key in share.URL_CHOICES:
+            schema = {"enum": list(share.URL_CHOICES[key])}
+        elif key == state.DECODE_HEAD:
+            schema = {"anyOf": [_int(*limits[key]), {"const": state.MEAN_HEADS}]}
+        elif key == state.DECODE_PREDICT:
+            schema = {"type": "boolean"}
+        else:
+            schema = dict(types[parse])
+            if key in limits:
+                schema["minimum"], schema["maximum"] = limits[key]
         out[name] = Setting(key, schema)
-    out["step"] = Setting(state.URL_STEP, _int(*state.URL_LIMITS["step"]))
+    out["step"] = Setting(state.URL_STEP, _int(*limits[state.URL_STEP]))
     return out
 
 
@@ -98,6 +106,14 @@ PAGES: dict[str, PageSpec] = {
             "k": Setting("spec.k", _int(1, 8)),
             "temperature": Setting("spec.t", {"type": "number", "minimum": 0, "maximum": 1.5}),
             "seed": Setting("spec.seed", _int(0, 2**31 - 1)),
+        },
+    ),
+    "paged": PageSpec(
+        "lessons/paged.py",
+        "Paged KV cache",
+        {
+            "preset": Setting("paged.preset", {"enum": list(paged_presets.PRESETS)}),
+            "policy": Setting("paged.policy", {"enum": ["continuous", "static"]}),
         },
     ),
     "cost": PageSpec(

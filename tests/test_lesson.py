@@ -34,8 +34,10 @@ def test_pages_are_the_apps_pages():
 def test_every_setting_key_is_read_by_its_page():
     """Each setting's session-state key appears in its page script, literally or as a core.state constant."""
     constants = {v: k for k, v in vars(state).items() if k.isupper() and isinstance(v, str)}
+    helpers = {"decode": ["ui_decode.py", "ui_stage.py"]}  # the decode page's actions live beside it
     for name, spec in PAGES.items():
-        source = (ROOT / spec.script).read_text(encoding="utf-8")
+        scripts = [spec.script, *helpers.get(name, [])]
+        source = "\n".join((ROOT / p).read_text(encoding="utf-8") for p in scripts)
         for setting, s in spec.settings.items():
             literal = f'"{s.key}"' in source
             constant = s.key in constants and re.search(rf"\bK\.{constants[s.key]}\b", source)
@@ -107,7 +109,7 @@ def _line(text: str, needle: str) -> int:
     "old, new, needle, stop, field, message",
     [
         ("step = 11", "step = = 11", "step = = 11", None, "step", "TOML syntax"),
-        ("step = 11", "step = 300", "step = 300", 2, "settings.step", "300 is more than the maximum, 255"),
+        ("step = 11", "step = 300", "step = 300", 2, "settings.step", "300 is more than the maximum, 256"),
         ("step = 11", "stpe = 11", "stpe = 11", 2, "settings.stpe", "unknown setting `stpe` (page `decode` takes:"),
         ('page = "cost"', 'page = "costs"', 'page = "costs"', 3, "page", "'costs' is not one of"),
         ("n_max = 10000", 'n_max = "ten thousand"', "n_max =", 3, "settings.n_max", "is not one of: 2000"),
