@@ -135,6 +135,7 @@ def test_quant_model_page_tables_and_divergence():
 
 def test_decode_page_runs_the_quantized_model():
     """Choosing 4-bit weights on the decode page prefills and steps with that model."""
+    from core import session as S
     from core import state as K
     from tests.app_util import click
 
@@ -143,5 +144,5 @@ def test_decode_page_runs_the_quantized_model():
     click(at, "Prefill")
     click(at, "Step ▸")
     sess = at.session_state[K.DECODE_SESSION]
-    assert sess.model_key == ("float32", 4)
+    assert sess.model_key == S.ModelKey("float32", 4)
     assert any("4-bit" in m.value for m in at.markdown)
