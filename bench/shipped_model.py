@@ -1,6 +1,6 @@
 """What the shipped model does on the default prompt: the README's shipped-model figures.
 
-    python -m bench.shipped_model [--assets DIR] [--skip-speed]
+    python -m bench.shipped_model [--assets DIR] [--skip-speed] [--threads N]
 
 Prints (1) greedy output tokens 1..20 of the default prompt with the top two probabilities
 (softmax, T = 1) and how many steps have a runner-up ≥ 5 %; (2) at the step where the
@@ -115,7 +115,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--assets", type=Path, default=ASSETS)
     ap.add_argument("--skip-speed", action="store_true", help="leave out the speculative timing")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (the app's server uses 1)")
     args = ap.parse_args()
+    torch.set_num_threads(args.threads)
     tok, model = load_shipped_tokenizer(args.assets), load_model(assets=args.assets)
     ids = encode(tok, DEFAULT_PROMPT)
     choices(tok, model, ids)
