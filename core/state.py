@@ -48,8 +48,11 @@ DECODE = {
     DECODE_TOP_K: 20,
     DECODE_SEED: 0,
     DECODE_PACE: 0.5,
-    DECODE_LAYER: 2,
-    DECODE_HEAD: 3,  # looks back at the traveller's name when about to write it
+    # Looks back at the traveller's name when about to write it: on the default prompt, at decode
+    # step 2 (choosing output token 3, " Mira") it puts 0.997 of the new row on the name's two
+    # prompt positions (tests/test_shipped_model.py; `python -m bench.shipped_model` lists every head).
+    DECODE_LAYER: 3,
+    DECODE_HEAD: 0,
     PRESENT: False,
     DECODE_PREDICT: False,
     LINK_PRESENT: False,
@@ -57,8 +60,8 @@ DECODE = {
     "decode.question": None,
     "decode.pick": None,
     "decode.revealed": None,
-    "decode.tally": None,
-    "decode.prompt_open": True,  # core.predict.Tally, made on the first answer
+    "decode.tally": None,  # core.predict.Tally, made on the first answer
+    "decode.prompt_open": True,
 }
 
 # ---- the worked example, the context window, latency ------------------------------------------

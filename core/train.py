@@ -1,6 +1,6 @@
 """Reproduce the shipped models: ``python -m core.train`` (about 9 minutes on 2 CPU cores), then
-``python -m core.train --preset draft --steps 800`` for the speculative-decoding draft (about a
-minute; it reuses ``assets/tokenizer.json`` so both models share one tokenizer).
+``python -m core.train --preset draft`` for the speculative-decoding draft (about a minute; it
+reuses ``assets/tokenizer.json`` so both models share one tokenizer).
 
 Generates the corpus (core.corpus, fixed seed), trains the byte-level BPE tokenizer (shipped
 model only), trains the transformer with AdamW on random windows, and writes to ``assets/``
@@ -118,17 +118,18 @@ def train(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--steps", type=int, default=None, help="default: 2000 (shipped), 800 (draft)")
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--preset", choices=["shipped", "draft"], default="shipped")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
+    steps = args.steps or (800 if args.preset == "draft" else 2000)
     if args.preset == "draft":
         train(
             PRESETS["draft"],
-            args.steps,
+            steps,
             args.batch_size,
             args.lr,
             args.seed,
@@ -136,7 +137,7 @@ def main() -> None:
             tokenizer_from=ASSETS / "tokenizer.json",
         )
     else:
-        train(PRESETS["shipped"], args.steps, args.batch_size, args.lr, args.seed, args.out or ASSETS)
+        train(PRESETS["shipped"], steps, args.batch_size, args.lr, args.seed, args.out or ASSETS)
 
 
 if __name__ == "__main__":

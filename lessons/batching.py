@@ -110,14 +110,15 @@ else:
     g2.metric("Bytes holding positions (2·L·H_kv·d·b·Σ lengths)", f"{payload:,} B")
     g2.metric("Wasted on padding", f"{held - payload:,} B" if batch.layout == "padded" else "0 B (ragged)")
     pick = st.selectbox("Attention heatmap for", names, key="batch.pick")
+    layer, head = K.DEFAULTS[K.DECODE_LAYER], K.DEFAULTS[K.DECODE_HEAD]  # the decode page's name look-back head
     req = batch.requests[names.index(pick)]
     seq = req.prompt + req.tokens[:-1]
     ui.chart(
         viz.fig_attention(
-            S.stack_rows(req.att, 2, 3),
+            S.stack_rows(req.att, layer, head),
             token_labels(tok, seq),
             1 if len(req.att) > 1 else len(req.prompt),
-            f"{pick}: layer 2 · head 3 (its own cache only)",
+            f"{pick}: layer {layer} · head {head} (its own cache only)",
         ),
         key="batch.heat",
     )
