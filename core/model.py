@@ -32,7 +32,9 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+        # torch's rms_norm is exactly the formula above, in one call instead of five small ones
+        # (a decode step of a 30-layer model runs 61 norms; each call costs a few µs).
+        return F.rms_norm(x, self.weight.shape, self.weight, self.eps)
 
 
 def make_norm(cfg: GPTConfig) -> nn.Module:
@@ -45,7 +47,8 @@ def rope_inv_freq(cfg: GPTConfig) -> torch.Tensor:
     scaling if ``cfg.rope_scaling`` is set (low frequencies ÷ factor, high kept, a smooth blend
     between, by wavelength 2π/ω against the original context window)."""
     hd = cfg.head_dim
-    inv_freq = 1.0 / (cfg.rope_theta ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))  # (hd/2,)
+    arange = torch.arange(0, hd, 2, dtype=torch.float64, device="cpu")  # CPU even while a model is built on meta
+    inv_freq = 1.0 / (cfg.rope_theta ** (arange / hd))  # (hd/2,)
     s = cfg.rope_scaling
     if s is None:
         return inv_freq
@@ -64,17 +67,42 @@ def rope_tables(cfg: GPTConfig, dtype: torch.dtype, start: int = 0, length: int 
     Computed in float64 and cast, so the float64 model is exact and float32 matches Llama's.
     """
     inv_freq = rope_inv_freq(cfg)  # (hd/2,)
-    t = torch.arange(start, start + (cfg.block_size if length is None else length), dtype=torch.float64)
+    t = torch.arange(start, start + (cfg.block_size if length is None else length), dtype=torch.float64, device="cpu")
     freqs = torch.outer(t, inv_freq)  # (length, hd/2)
     emb = torch.cat((freqs, freqs), dim=-1)  # (length, hd)
     return emb.cos().to(dtype), emb.sin().to(dtype)
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate ``x`` ``(B, heads, T, hd)`` by the angles of its absolute positions ``cos/sin (T, hd)``."""
-    half = x.shape[-1] // 2
-    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)  # rotate_half
-    return x * cos + rotated * sin
+    """Rotate ``x`` ``(B, heads, T, hd)`` by the angles of its absolute positions ``cos/sin (T, hd)``:
+    x·cos + rotate_half(x)·sin, with rotate_half(x) = (−x₂, x₁) for the halves x = (x₁, x₂)."""
+    return rotate(x, cos, signed_sin(sin))
+
+
+def signed_sin(sin: torch.Tensor) -> torch.Tensor:
+    """``sin`` ``(…, hd)`` with its first half negated, so that rotate_half(x)·sin =
+    roll(x, hd/2)·signed_sin(sin) exactly (negation is exact: float64 stays exact)."""
+    half = sin.shape[-1] // 2
+    return torch.cat((-sin[..., :half], sin[..., half:]), dim=-1)
+
+
+def rotate(x: torch.Tensor, cos: torch.Tensor, sin_signed: torch.Tensor) -> torch.Tensor:
+    """``apply_rope`` with ``signed_sin`` done once per pass (every layer rotates q and k by the
+    same angles): one roll per rotation instead of two slices, a negation and a concatenation."""
+    return x * cos + x.roll(x.shape[-1] // 2, dims=-1) * sin_signed
+
+
+def decode_layout(w: torch.Tensor) -> torch.Tensor:
+    """The same ``(out, in)`` weight, stored along its longer side. A decode step multiplies one
+    row vector by every weight, and BLAS (MKL here) streams a matrix fastest along long
+    contiguous lines: a wide one (``out > in``: the SwiGLU gate/up, the output head) runs at
+    about the full memory read bandwidth stored column by column — a transposed view of a
+    contiguous ``(in, out)`` tensor — but at about half stored row by row with rows of d_model
+    (576) values (measured: bench/pretrained_speed.py). Values, names and shapes are unchanged
+    and ``nn.Linear`` uses either layout as is."""
+    if w.shape[0] > w.shape[1]:
+        return w.T.contiguous().T  # (out, in) view of a contiguous (in, out) tensor
+    return w.contiguous()
 
 
 def causal_mask(T: int, S: int, start: int = 0) -> torch.Tensor:
@@ -99,7 +127,8 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
     h reads KV head h // r, the grouping of Llama's ``repeat_kv``; g = n_head is plain MHA).
     The r query heads of a group are stacked along the query axis and multiplied by their shared
     K/V directly, so K and V are never copied r times. ``mask`` bool, broadcastable to
-    ``(B, n_head, T, S)``, True where a query may read a key (see ``causal_mask``). Returns the
+    ``(B, n_head, T, S)``, True where a query may read a key (see ``causal_mask``), or None when
+    every query may read every key. Returns the
     output ``(B, n_head, T, hd)``, the probabilities ``(B, n_head, T, S)`` (exactly 0 where
     masked) and the raw scores ``(B, n_head, T, S)``.
     """
@@ -107,7 +136,9 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
     g, S = k.shape[1], k.shape[2]
     q = q.reshape(B, g, n_head // g * T, hd)  # (B, g, r·T, hd): row (h mod r)·T + t of group h // r
     scores = (q @ k.transpose(-2, -1)).view(B, n_head, T, S) * scale  # (B, g, r·T, S) → (B, n_head, T, S)
-    att = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)  # (B, n_head, T, S)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))  # (B, n_head, T, S)
+    att = torch.softmax(scores, dim=-1)  # (B, n_head, T, S)
     y = att.view(B, g, n_head // g * T, S) @ v  # (B, g, r·T, hd)
     return y.view(B, n_head, T, hd), att, scores
 
@@ -126,7 +157,8 @@ class Attention(nn.Module):
         """x ``(B, T, C)``; ``rope`` the pair cos, sin ``(B, 1, T, hd)`` at each position's absolute
         position (None for learned positions, already added to x); ``mask`` ``(B, 1, T, S)`` (True:
         may read). Returns the output ``(B, T, C)`` and the attention probabilities
-        ``(B, n_head, T, S)`` (exactly 0 at masked cells)."""
+        ``(B, n_head, T, S)`` (exactly 0 at masked cells). ``rope`` holds cos and ``signed_sin``
+        (see ``rotate``); ``mask`` None: every key readable."""
         cfg = self.cfg
         B, T, _ = x.shape
         hd = cfg.head_dim
@@ -135,7 +167,7 @@ class Attention(nn.Module):
         v = self.v_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
         if rope is not None:
             # Keys are rotated once, at their own position, before caching; new queries use theirs.
-            q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+            q, k = rotate(q, *rope), rotate(k, *rope)
         if cache is not None:
             k, v = cache.update(layer, k, v)  # (B, g, S, hd): cached + new
         y, att, _ = attend(q, k, v, mask, hd**-0.5)  # (B, n_head, T, hd), (B, n_head, T, S)
@@ -245,7 +277,9 @@ class GPT(nn.Module):
         window = self.cfg.sliding_window
         if window is not None and mask.shape[-1] > window:
             mask = window_mask(mask, window)  # (B, T, S)
-        mask = mask.unsqueeze(1)  # (B, 1, T, S): the same for every head
+        # (B, 1, T, S): the same for every head; None when every key is readable (a decode step
+        # without a window), which spares each layer a masked copy of its scores.
+        mask = None if bool(mask.all()) else mask.unsqueeze(1)
         x = self.embed_tokens(ids)  # (B, T, C)
         if self.cfg.positions == "learned":
             if int(pos.max()) >= self.cfg.block_size:
@@ -253,7 +287,7 @@ class GPT(nn.Module):
             x = x + self.embed_positions(pos)  # (B, T, C)
             rope = None
         else:
-            rope = self._rope(pos)  # cos, sin (B, 1, T, hd)
+            rope = self._rope(pos)  # cos, signed sin (B, 1, T, hd)
         atts = []
         for layer, block in enumerate(self.layers):
             x, att = block(x, rope, mask, cache, layer)
@@ -264,14 +298,15 @@ class GPT(nn.Module):
         return logits, atts
 
     def _rope(self, pos: torch.Tensor):
-        """cos, sin ``(B, 1, T, hd)`` at absolute positions ``pos`` ``(B, T)``. Positions past the
-        window (a sliding window keeps counting up) get their tables computed on the spot."""
+        """cos and ``signed_sin`` ``(B, 1, T, hd)`` at absolute positions ``pos`` ``(B, T)``.
+        Positions past the window (a sliding window keeps counting up) get their tables computed
+        on the spot."""
         top = int(pos.max()) + 1
         if top <= self.cfg.block_size:
             cos, sin = self.rope_cos, self.rope_sin  # (block_size, hd)
         else:
             cos, sin = rope_tables(self.cfg, self.dtype, 0, top)
-        return cos[pos].unsqueeze(1), sin[pos].unsqueeze(1)
+        return cos[pos].unsqueeze(1), signed_sin(sin[pos].unsqueeze(1))
 
     def n_params(self) -> int:
         """Parameters, each tensor counted once (a tied output head is the embedding)."""
