@@ -1,6 +1,6 @@
 """A real-sized checkpoint through ``core.pretrained.load``: decode step against the memory floor.
 
-    nice -n 10 python -m bench.pretrained_speed [--threads 2] [--repeats 7] [--checkpoint DIR]
+    nice -n 10 python -m bench.pretrained_speed [--threads 1] [--repeats 7] [--checkpoint DIR]
 
 A random model with SmolLM2-135M's published shape (30 layers, 9 heads, 3 KV heads, d_model 576,
 intermediate 1536, vocabulary 49,152, tied embeddings) is written by ``transformers`` as a local
@@ -14,7 +14,10 @@ n + 1 positions.
 A decode step reads every weight once, so its floor on a CPU is weight bytes ÷ memory read
 bandwidth. The bandwidth is measured in the same run: a float32 matrix-vector product over a
 matrix far larger than the caches (bytes of the matrix ÷ time). Prints medians and ratios
-measured side by side; not a test.
+measured side by side, by the wall clock and by this process's CPU time (on a shared machine
+the CPU time is the steadier of the two), and the load average; not a test. One thread by
+default, as the app's server runs each request (``ui.py``). ``--checkpoint`` times a real
+folder (e.g. a downloaded SmolLM2-135M) instead of the random one.
 """
 
 from __future__ import annotations
@@ -106,7 +109,7 @@ def measure(n: int, model, hf, vocab_size: int, probe: torch.Tensor, repeats: in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--checkpoint", type=Path, help="an existing checkpoint folder instead of the random one")
     args = parser.parse_args()
