@@ -42,11 +42,12 @@ FLOAT_CODES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "F64": "f
 @dataclass(frozen=True)
 class CheckpointCard:
     """What was loaded. ``n_params`` counts each tensor once (a tied output head is the
-    embedding); ``weight_bytes`` is their size as loaded (``dtype``), ``file_bytes`` the
-    safetensors files on disk (``stored_dtype``, e.g. "bfloat16"). ``context_window`` is the
-    checkpoint's own; ``block_size`` the positions this model object accepts (the window capped
-    by ``load``'s ``max_context``). ``load_ms`` wall time of ``load``; ``rss_bytes`` this
-    process's resident memory right after it (bytes; 0 where the OS does not say)."""
+    embedding; a learned position table cut to ``block_size`` counts the rows kept);
+    ``weight_bytes`` is their size as loaded (``dtype``), ``file_bytes`` the safetensors files
+    on disk (``stored_dtype``, e.g. "bfloat16"). ``context_window`` is the checkpoint's own;
+    ``block_size`` the positions this model object accepts (the window capped by ``load``'s
+    ``max_context``). ``load_ms`` wall time of ``load``; ``rss_bytes`` this process's resident
+    memory right after it (bytes; 0 where the OS does not say)."""
 
     architecture: str
     name: str
@@ -111,25 +112,10 @@ def load(
             f"{folder.name}: {n_params:,} parameters take {need / GIB:.2f} GiB as {_dtype_name(dtype)}, over the "
             f"budget of {max_gib:g} GiB (raise it with --max-model-gib if the machine has the memory)"
         )
-    with ExitStack() as stack:
-        handles = {f: stack.enter_context(_open(f)) for f in files}
-        stored = {k: (f, h.get_slice(k)) for f, h in handles.items() for k in h.keys()}  # headers only
-        plan = _plan(folder.name, arch, cfg, expected, stored)
-        state, done, total = {}, 0, sum(_numel(expected[n]) for n in plan)
-        matrices = {f"{m}.weight" for m, mod in model.named_modules() if isinstance(mod, torch.nn.Linear)}
-        if cfg.tie_embeddings:
-            matrices.add("embed_tokens.weight")  # it is the output head too
-        for name, src in plan.items():
-            t = src.read(handles[stored[src.key][0]]).to(dtype)
-            # A sum is finite when every value is (NaN and inf propagate); only a non-finite sum
-            # (or one that overflowed) needs the exact check, which is ~15× slower than sum().
-            if not (torch.isfinite(t.sum()) or torch.isfinite(t).all()):
-                raise ValueError(f"{folder.name}: {src.key} holds NaN or infinite values (a corrupt file?)")
-            state[name] = decode_layout(t) if name in matrices else t
-            done += t.numel()
-            if progress is not None:
-                progress(done / total)
-        stored_dtypes = {sl.get_dtype() for _, sl in stored.values()}
+    matrices = {f"{m}.weight" for m, mod in model.named_modules() if isinstance(mod, torch.nn.Linear)}
+    if cfg.tie_embeddings:
+        matrices.add("embed_tokens.weight")  # it is the output head too
+    state, stored_dtypes = _read_weights(folder.name, files, arch, cfg, expected, matrices, dtype, progress)
     if cfg.tie_embeddings:
         state["lm_head.weight"] = state["embed_tokens.weight"]
     model.load_state_dict(state, assign=True)
@@ -161,6 +147,27 @@ def load(
         rss_bytes=rss_bytes(),
     )
     return model, tok, card
+
+
+def _read_weights(name: str, files, arch: str, cfg, expected: dict, matrices: set, dtype, progress):
+    """Every parameter as ``dtype`` (wide matrices in ``decode_layout``), after checking the plan
+    against the headers; also the stored dtype codes. Files are closed on return."""
+    with ExitStack() as stack:
+        handles = {f: stack.enter_context(_open(f)) for f in files}
+        stored = {k: (f, h.get_slice(k)) for f, h in handles.items() for k in h.keys()}  # headers only
+        plan = _plan(name, arch, cfg, expected, stored)
+        state, done, total = {}, 0, sum(_numel(expected[n]) for n in plan)
+        for param, src in plan.items():
+            t = src.read(handles[stored[src.key][0]]).to(dtype)
+            # A sum is finite when every value is (NaN and inf propagate); only a non-finite sum
+            # (or one that overflowed) needs the exact check, which is ~15× slower than sum().
+            if not (torch.isfinite(t.sum()) or torch.isfinite(t).all()):
+                raise ValueError(f"{name}: {src.key} holds NaN or infinite values (a corrupt file?)")
+            state[param] = decode_layout(t) if param in matrices else t
+            done += t.numel()
+            if progress is not None:
+                progress(done / total)
+        return state, {sl.get_dtype() for _, sl in stored.values()}
 
 
 def _no_init(self) -> None:
