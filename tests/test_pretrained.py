@@ -31,8 +31,13 @@ LLAMA3 = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 4.0, "low_freq
           "high_freq_factor": 4.0, "original_max_position_embeddings": 8}  # fmt: skip
 ARCHS = {
     "llama": lambda: transformers.LlamaConfig(**SMALL, num_key_value_heads=2, max_position_embeddings=64),
-    "llama3": lambda: transformers.LlamaConfig(
-        **SMALL, num_key_value_heads=2, max_position_embeddings=64, rope_parameters=LLAMA3, tie_word_embeddings=True
+    "llama3": lambda: transformers.LlamaConfig(  # an explicit head_dim: n_head · head_dim = 64 ≠ d_model 32
+        **SMALL,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        rope_parameters=LLAMA3,
+        tie_word_embeddings=True,
+        head_dim=16,
     ),
     "mistral": lambda: transformers.MistralConfig(
         **SMALL, num_key_value_heads=1, max_position_embeddings=64, sliding_window=4
