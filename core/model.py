@@ -96,8 +96,8 @@ def decode_layout(w: torch.Tensor) -> torch.Tensor:
     contiguous lines: a wide one (``out > in``: the SwiGLU gate/up, the output head) runs at
     about the full memory read bandwidth stored column by column — a transposed view of a
     contiguous ``(in, out)`` tensor — but at about half stored row by row with rows of d_model
-    (576) values (measured: bench/pretrained_speed.py). Values, names and shapes are unchanged
-    and ``nn.Linear`` uses either layout as is."""
+    values (measured here for SmolLM2's 49,152 × 576 output head: 22 vs 12 GB/s, one thread).
+    Values, names and shapes are unchanged and ``nn.Linear`` uses either layout as is."""
     if w.shape[0] > w.shape[1]:
         return w.T.contiguous().T  # (out, in) view of a contiguous (in, out) tensor
     return w.contiguous()
@@ -126,9 +126,9 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
     The r query heads of a group are stacked along the query axis and multiplied by their shared
     K/V directly, so K and V are never copied r times. ``mask`` bool, broadcastable to
     ``(B, n_head, T, S)``, True where a query may read a key (see ``causal_mask``), or None when
-    every query may read every key. Returns the
-    output ``(B, n_head, T, hd)``, the probabilities ``(B, n_head, T, S)`` (exactly 0 where
-    masked) and the raw scores ``(B, n_head, T, S)``.
+    every query may read every key. Returns the output ``(B, n_head, T, hd)``, the
+    probabilities ``(B, n_head, T, S)`` (exactly 0 where masked) and the raw scores
+    ``(B, n_head, T, S)``.
     """
     B, n_head, T, hd = q.shape
     g, S = k.shape[1], k.shape[2]
