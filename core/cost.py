@@ -222,16 +222,24 @@ def weight_bytes(n_params: int, bits_per_weight: float) -> Fraction:
 
 
 def params(cfg: GPTConfig) -> dict:
-    """Parameter count of the project's transformer, itemized; ``"total"`` equals the model's."""
-    c, hd = cfg.n_embd, cfg.head_dim
-    attn = c * cfg.n_head * hd * 2 + c * cfg.n_kv_head * hd * 2  # q, o; k, v
-    mlp = 3 * c * cfg.ffn_hidden
+    """Parameter count of the project's transformer for any ``GPTConfig`` (the shipped model or
+    a loaded Llama / Mistral / Qwen2 / GPT-2), itemized; ``"total"`` equals the model's
+    ``sum(p.numel())``. Biases are inside their attention/MLP/norm items; a tied output head
+    adds 0 (it is the embedding); ``"params/positions"`` is GPT-2's learned table (0 under RoPE)."""
+    c, hd, f = cfg.n_embd, cfg.head_dim, cfg.ffn_hidden
+    q_width, kv_width = cfg.n_head * hd, cfg.n_kv_head * hd
+    attn = c * q_width * 2 + c * kv_width * 2  # q, o; k, v
+    attn += (q_width + 2 * kv_width) * cfg.qkv_bias + c * cfg.o_bias
+    n_mlp = 3 if cfg.mlp == "swiglu" else 2  # gate, up, down / up, down
+    mlp = n_mlp * c * f + ((n_mlp - 1) * f + c) * cfg.mlp_bias
+    norm = c * (2 if cfg.norm == "layernorm" else 1)  # weight (+ bias)
     out = {
         "params/embed_tokens": cfg.vocab_size * c,
+        "params/positions": cfg.block_size * c if cfg.positions == "learned" else 0,
         "params/attention": cfg.n_layer * attn,
         "params/mlp": cfg.n_layer * mlp,
-        "params/norms": cfg.n_layer * 2 * c + c,
-        "params/lm_head": c * cfg.vocab_size,
+        "params/norms": (cfg.n_layer * 2 + 1) * norm,
+        "params/lm_head": 0 if cfg.tie_embeddings else c * cfg.vocab_size,
     }
     out["total"] = sum(out.values())
     return out

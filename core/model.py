@@ -1,15 +1,20 @@
-"""A Llama-style causal transformer with attention written out so its weights can be drawn.
+"""One causal transformer, configured by fields, with attention written out so it can be drawn.
 
-RMSNorm, rotary position embeddings (RoPE, the rotate-half convention of Llama),
-grouped-query attention (``n_kv_head`` divides ``n_head``) and a SwiGLU MLP. Module names
-follow Hugging Face's ``LlamaForCausalLM`` (minus its ``model.`` prefix) so the same weights
-load into both, which the tests use as an independent reference.
+The shipped model is Llama-style: RMSNorm, rotary position embeddings (RoPE, the rotate-half
+convention of Llama), grouped-query attention (``n_kv_head`` divides ``n_head``) and a SwiGLU
+MLP. ``GPTConfig``'s switches turn the same class into Mistral (a sliding window), Qwen2 (q/k/v
+biases, tied embeddings) or GPT-2 (LayerNorm, learned absolute positions, GELU, biases
+everywhere): see ``core.pretrained``. Module names follow Hugging Face's ``LlamaForCausalLM``
+(minus its ``model.`` prefix) so the same weights load into both, which the tests use as an
+independent reference; other families' tensors are renamed into these on load.
 
 Dims: ``B`` batch, ``T`` new positions in this pass, ``S`` positions attended (cached + new),
-``C`` = ``n_embd``, ``hd`` = ``head_dim``.
+``C`` = ``n_embd``, ``hd`` = ``head_dim``, ``g`` = ``n_kv_head``, ``r`` = ``n_head // n_kv_head``.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn.functional as F
@@ -30,25 +35,72 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
+def make_norm(cfg: GPTConfig) -> nn.Module:
+    """RMSNorm, or LayerNorm with a bias (GPT-2), over ``n_embd`` with ``norm_eps``."""
+    return RMSNorm(cfg.n_embd, cfg.norm_eps) if cfg.norm == "rmsnorm" else nn.LayerNorm(cfg.n_embd, cfg.norm_eps)
+
+
+def rope_inv_freq(cfg: GPTConfig) -> torch.Tensor:
+    """RoPE's angular frequencies ``(head_dim/2,)`` in float64: θ^(−2i/hd), then Llama 3.1's
+    scaling if ``cfg.rope_scaling`` is set (low frequencies ÷ factor, high kept, a smooth blend
+    between, by wavelength 2π/ω against the original context window)."""
+    hd = cfg.head_dim
+    arange = torch.arange(0, hd, 2, dtype=torch.float64, device="cpu")  # CPU even while a model is built on meta
+    inv_freq = 1.0 / (cfg.rope_theta ** (arange / hd))  # (hd/2,)
+    s = cfg.rope_scaling
+    if s is None:
+        return inv_freq
+    wavelen = 2 * math.pi / inv_freq  # (hd/2,) positions per turn
+    old = s.original_max_position_embeddings
+    smooth = (old / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor)  # 0 … 1 in the band
+    blended = (1 - smooth) * inv_freq / s.factor + smooth * inv_freq
+    out = torch.where(wavelen > old / s.low_freq_factor, inv_freq / s.factor, blended)  # long waves: stretched
+    return torch.where(wavelen < old / s.high_freq_factor, inv_freq, out)  # short waves: kept
+
+
 def rope_tables(cfg: GPTConfig, dtype: torch.dtype, start: int = 0, length: int | None = None):
     """cos and sin tables, each ``(length, head_dim)`` (default: the ``block_size`` positions
     from 0), for RoPE (Su et al., 2021).
 
     Computed in float64 and cast, so the float64 model is exact and float32 matches Llama's.
     """
-    hd = cfg.head_dim
-    inv_freq = 1.0 / (cfg.rope_theta ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd))  # (hd/2,)
-    t = torch.arange(start, start + (cfg.block_size if length is None else length), dtype=torch.float64)
-    freqs = torch.outer(t, inv_freq)  # (block_size, hd/2)
-    emb = torch.cat((freqs, freqs), dim=-1)  # (block_size, hd)
+    inv_freq = rope_inv_freq(cfg)  # (hd/2,)
+    t = torch.arange(start, start + (cfg.block_size if length is None else length), dtype=torch.float64, device="cpu")
+    freqs = torch.outer(t, inv_freq)  # (length, hd/2)
+    emb = torch.cat((freqs, freqs), dim=-1)  # (length, hd)
     return emb.cos().to(dtype), emb.sin().to(dtype)
 
 
 def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate ``x`` ``(B, heads, T, hd)`` by the angles of its absolute positions ``cos/sin (T, hd)``."""
-    half = x.shape[-1] // 2
-    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)  # rotate_half
-    return x * cos + rotated * sin
+    """Rotate ``x`` ``(B, heads, T, hd)`` by the angles of its absolute positions ``cos/sin (T, hd)``:
+    x·cos + rotate_half(x)·sin, with rotate_half(x) = (−x₂, x₁) for the halves x = (x₁, x₂)."""
+    return rotate(x, cos, signed_sin(sin))
+
+
+def signed_sin(sin: torch.Tensor) -> torch.Tensor:
+    """``sin`` ``(…, hd)`` with its first half negated, so that rotate_half(x)·sin =
+    roll(x, hd/2)·signed_sin(sin) exactly (negation is exact: float64 stays exact)."""
+    half = sin.shape[-1] // 2
+    return torch.cat((-sin[..., :half], sin[..., half:]), dim=-1)
+
+
+def rotate(x: torch.Tensor, cos: torch.Tensor, sin_signed: torch.Tensor) -> torch.Tensor:
+    """``apply_rope`` with ``signed_sin`` done once per pass (every layer rotates q and k by the
+    same angles): one roll per rotation instead of two slices, a negation and a concatenation."""
+    return x * cos + x.roll(x.shape[-1] // 2, dims=-1) * sin_signed
+
+
+def decode_layout(w: torch.Tensor) -> torch.Tensor:
+    """The same ``(out, in)`` weight, stored along its longer side. A decode step multiplies one
+    row vector by every weight, and BLAS (MKL here) streams a matrix fastest along long
+    contiguous lines: a wide one (``out > in``: the SwiGLU gate/up, the output head) runs at
+    about the full memory read bandwidth stored column by column — a transposed view of a
+    contiguous ``(in, out)`` tensor — but at about half stored row by row with rows of d_model
+    values (measured here for SmolLM2's 49,152 × 576 output head: 22 vs 12 GB/s, one thread).
+    Values, names and shapes are unchanged and ``nn.Linear`` uses either layout as is."""
+    if w.shape[0] > w.shape[1]:
+        return w.T.contiguous().T  # (out, in) view of a contiguous (in, out) tensor
+    return w.contiguous()
 
 
 def causal_mask(T: int, S: int, start: int = 0) -> torch.Tensor:
@@ -57,17 +109,36 @@ def causal_mask(T: int, S: int, start: int = 0) -> torch.Tensor:
     return (torch.arange(S).unsqueeze(0) <= q_slot).unsqueeze(0)  # (1, T, S)
 
 
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, scale: float):
-    """Attention written out: softmax(q·kᵀ·scale, masked) · v.
+def window_mask(mask: torch.Tensor, window: int) -> torch.Tensor:
+    """Keep, in each query's row of ``mask`` ``(B, T, S)``, only its last ``window`` readable
+    slots: a sliding window (Mistral) where a query at position p reads keys p−W+1 … p. Every
+    cache lays a row's readable keys out in position order without gaps, so "the last W
+    readable" are the W most recent positions; older keys may stay cached but are masked."""
+    readable_from_here = mask.flip(-1).cumsum(-1).flip(-1)  # (B, T, S): readable slots at or after j
+    return mask & (readable_from_here <= window)
 
-    q ``(B, heads, T, hd)``; k, v ``(B, heads, S, hd)``; ``mask`` bool, broadcastable to
-    ``(B, heads, T, S)``, True where a query may read a key (the causal mask, a padding or
-    sliding-window mask: see ``causal_mask``). Returns the output ``(B, heads, T, hd)``, the
-    probabilities ``(B, heads, T, S)`` (exactly 0 where masked) and the raw scores ``(B, heads, T, S)``.
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, scale: float):
+    """Attention written out: softmax(q·kᵀ·scale, masked) · v, grouped-query.
+
+    q ``(B, n_head, T, hd)``; k, v ``(B, g, S, hd)`` with ``g`` dividing ``n_head`` (query head
+    h reads KV head h // r, the grouping of Llama's ``repeat_kv``; g = n_head is plain MHA).
+    The r query heads of a group are stacked along the query axis and multiplied by their shared
+    K/V directly, so K and V are never copied r times. ``mask`` bool, broadcastable to
+    ``(B, n_head, T, S)``, True where a query may read a key (see ``causal_mask``), or None when
+    every query may read every key. Returns the output ``(B, n_head, T, hd)``, the
+    probabilities ``(B, n_head, T, S)`` (exactly 0 where masked) and the raw scores
+    ``(B, n_head, T, S)``.
     """
-    scores = q @ k.transpose(-2, -1) * scale  # (B, heads, T, S)
-    att = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)  # (B, heads, T, S)
-    return att @ v, att, scores
+    B, n_head, T, hd = q.shape
+    g, S = k.shape[1], k.shape[2]
+    q = q.reshape(B, g, n_head // g * T, hd)  # (B, g, r·T, hd): row (h mod r)·T + t of group h // r
+    scores = (q @ k.transpose(-2, -1)).view(B, n_head, T, S) * scale  # (B, g, r·T, S) → (B, n_head, T, S)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))  # (B, n_head, T, S)
+    att = torch.softmax(scores, dim=-1)  # (B, n_head, T, S)
+    y = att.view(B, g, n_head // g * T, S) @ v  # (B, g, r·T, hd)
+    return y.view(B, n_head, T, hd), att, scores
 
 
 class Attention(nn.Module):
@@ -75,56 +146,61 @@ class Attention(nn.Module):
         super().__init__()
         self.cfg = cfg
         c, hd = cfg.n_embd, cfg.head_dim
-        self.q_proj = nn.Linear(c, cfg.n_head * hd, bias=False)
-        self.k_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=False)
-        self.v_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=False)
-        self.o_proj = nn.Linear(cfg.n_head * hd, c, bias=False)
+        self.q_proj = nn.Linear(c, cfg.n_head * hd, bias=cfg.qkv_bias)
+        self.k_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=cfg.qkv_bias)
+        self.v_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=cfg.qkv_bias)
+        self.o_proj = nn.Linear(cfg.n_head * hd, c, bias=cfg.o_bias)
 
-    def forward(self, x, cos, sin, mask, cache, layer: int):
-        """x ``(B, T, C)``; ``cos``/``sin`` ``(B, 1, T, hd)`` at each position's absolute position;
-        ``mask`` ``(B, 1, T, S)`` (True: may read). Returns the output ``(B, T, C)`` and the attention
-        probabilities ``(B, n_head, T, S)`` (exactly 0 at masked cells)."""
+    def forward(self, x, rope, mask, cache, layer: int):
+        """x ``(B, T, C)``; ``rope`` the pair cos, sin ``(B, 1, T, hd)`` at each position's absolute
+        position (None for learned positions, already added to x); ``mask`` ``(B, 1, T, S)`` (True:
+        may read). Returns the output ``(B, T, C)`` and the attention probabilities
+        ``(B, n_head, T, S)`` (exactly 0 at masked cells). ``rope`` holds cos and ``signed_sin``
+        (see ``rotate``); ``mask`` None: every key readable."""
         cfg = self.cfg
         B, T, _ = x.shape
-        hd, n_rep = cfg.head_dim, cfg.n_head // cfg.n_kv_head
+        hd = cfg.head_dim
         q = self.q_proj(x).view(B, T, cfg.n_head, hd).transpose(1, 2)  # (B, n_head, T, hd)
-        k = self.k_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, n_kv_head, T, hd)
-        v = self.v_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, n_kv_head, T, hd)
-        # Keys are rotated once, at their own position, before caching; new queries use theirs.
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        k = self.k_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
+        v = self.v_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
+        if rope is not None:
+            # Keys are rotated once, at their own position, before caching; new queries use theirs.
+            q, k = rotate(q, *rope), rotate(k, *rope)
         if cache is not None:
-            k, v = cache.update(layer, k, v)  # (B, n_kv_head, S, hd): cached + new
-        # GQA: query head h reads KV head h // n_rep (the grouping of Llama's repeat_kv).
-        k = k.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
-        v = v.repeat_interleave(n_rep, dim=1)  # (B, n_head, S, hd)
+            k, v = cache.update(layer, k, v)  # (B, g, S, hd): cached + new
         y, att, _ = attend(q, k, v, mask, hd**-0.5)  # (B, n_head, T, hd), (B, n_head, T, S)
-        y = y.transpose(1, 2).reshape(B, T, cfg.n_head * hd)  # (B, T, C)
+        y = y.transpose(1, 2).reshape(B, T, cfg.n_head * hd)  # (B, T, n_head·hd)
         return self.o_proj(y), att
 
 
 class MLP(nn.Module):
-    """SwiGLU: down(silu(gate(x)) · up(x)) (Shazeer, 2020)."""
+    """SwiGLU: down(silu(gate(x)) · up(x)) (Shazeer, 2020), or GPT-2's down(gelu_tanh(up(x)))
+    (its ``c_fc`` is ``up_proj`` here, its ``c_proj`` ``down_proj``)."""
 
     def __init__(self, cfg: GPTConfig):
         super().__init__()
-        self.gate_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=False)
-        self.up_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=False)
-        self.down_proj = nn.Linear(cfg.ffn_hidden, cfg.n_embd, bias=False)
+        self.swiglu = cfg.mlp == "swiglu"
+        if self.swiglu:
+            self.gate_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=cfg.mlp_bias)
+        self.up_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=cfg.mlp_bias)
+        self.down_proj = nn.Linear(cfg.ffn_hidden, cfg.n_embd, bias=cfg.mlp_bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+        if self.swiglu:
+            return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))  # (B, T, C)
+        return self.down_proj(F.gelu(self.up_proj(x), approximate="tanh"))  # (B, T, C)
 
 
 class Block(nn.Module):
     def __init__(self, cfg: GPTConfig):
         super().__init__()
-        self.input_layernorm = RMSNorm(cfg.n_embd, cfg.norm_eps)
+        self.input_layernorm = make_norm(cfg)
         self.self_attn = Attention(cfg)
-        self.post_attention_layernorm = RMSNorm(cfg.n_embd, cfg.norm_eps)
+        self.post_attention_layernorm = make_norm(cfg)
         self.mlp = MLP(cfg)
 
-    def forward(self, x, cos, sin, mask, cache, layer):
-        a, att = self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer)
+    def forward(self, x, rope, mask, cache, layer):
+        a, att = self.self_attn(self.input_layernorm(x), rope, mask, cache, layer)
         x = x + a
         x = x + self.mlp(self.post_attention_layernorm(x))
         return x, att
@@ -141,18 +217,28 @@ class GPT(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.n_embd)
+        if cfg.positions == "learned":
+            self.embed_positions = nn.Embedding(cfg.block_size, cfg.n_embd)  # GPT-2's wpe
         self.layers = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
-        self.norm = RMSNorm(cfg.n_embd, cfg.norm_eps)
+        self.norm = make_norm(cfg)
         self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
-        cos, sin = rope_tables(cfg, torch.float32)
+        self.tie_weights()
+        self._init_rope(torch.float32)
+
+    def tie_weights(self) -> None:
+        """With ``tie_embeddings`` the output head is the token embedding: one tensor, counted once."""
+        if self.cfg.tie_embeddings:
+            self.lm_head.weight = self.embed_tokens.weight
+
+    def _init_rope(self, dtype: torch.dtype) -> None:
+        cos, sin = rope_tables(self.cfg, dtype) if self.cfg.positions == "rope" else (None, None)
         self.register_buffer("rope_cos", cos, persistent=False)
         self.register_buffer("rope_sin", sin, persistent=False)
 
     def _apply(self, fn, recurse=True):
         # Rebuild RoPE tables from float64 after a dtype change so .double() stays exact.
         out = super()._apply(fn, recurse)
-        cos, sin = rope_tables(self.cfg, self.embed_tokens.weight.dtype)
-        self.rope_cos, self.rope_sin = cos, sin
+        self._init_rope(self.embed_tokens.weight.dtype)
         return out
 
     @property
@@ -165,12 +251,14 @@ class GPT(nn.Module):
 
         Without a cache: a full forward pass over positions 0 .. T-1 (causal). With one, the
         cache says where the new positions go: ``cache.positions(T)`` gives their absolute
-        positions ``(B, T)`` (for RoPE), ``cache.mask(T)`` which cached and new slots each may
-        read ``(B, T, S)``, and ``cache.update`` stores their K/V (``KVCache`` for one request;
-        batched, ragged and paged caches in ``core.batch`` / ``core.paged`` give per-row
-        positions and masks the same way, so every path runs this one model). ``input_pos`` and
-        ``mask`` override the cache's. Raises ``ValueError`` for an empty input or positions past
-        the context window (the cache refuses before anything is written).
+        positions ``(B, T)`` (for RoPE or the learned table), ``cache.mask(T)`` which cached and
+        new slots each may read ``(B, T, S)``, and ``cache.update`` stores their K/V (``KVCache``
+        for one request; batched, ragged and paged caches in ``core.batch`` / ``core.paged`` give
+        per-row positions and masks the same way, so every path runs this one model).
+        ``input_pos`` and ``mask`` override the cache's. A ``sliding_window`` narrows the mask
+        (``window_mask``). Raises ``ValueError`` for an empty input, positions past the context
+        window (the cache refuses before anything is written) or, with learned positions, an
+        absolute position past the table.
         """
         B, T = ids.shape
         if T == 0:
@@ -184,12 +272,23 @@ class GPT(nn.Module):
             cache.check_room(T)
             pos = cache.positions(T) if input_pos is None else input_pos
             mask = cache.mask(T) if mask is None else mask
-        cos, sin = self._rope(pos)  # (B, 1, T, hd) each
-        mask = mask.unsqueeze(1)  # (B, 1, T, S): the same for every head
+        window = self.cfg.sliding_window
+        if window is not None and mask.shape[-1] > window:
+            mask = window_mask(mask, window)  # (B, T, S)
+        # (B, 1, T, S): the same for every head; None when every key is readable (a decode step
+        # without a window), which spares each layer a masked copy of its scores.
+        mask = None if bool(mask.all()) else mask.unsqueeze(1)
         x = self.embed_tokens(ids)  # (B, T, C)
+        if self.cfg.positions == "learned":
+            if int(pos.max()) >= self.cfg.block_size:
+                raise ValueError(f"learned positions stop at {self.cfg.block_size - 1}: no table row past it")
+            x = x + self.embed_positions(pos)  # (B, T, C)
+            rope = None
+        else:
+            rope = self._rope(pos)  # cos, signed sin (B, 1, T, hd)
         atts = []
         for layer, block in enumerate(self.layers):
-            x, att = block(x, cos, sin, mask, cache, layer)
+            x, att = block(x, rope, mask, cache, layer)
             atts.append(att)
         if cache is not None:
             cache.advance(T)
@@ -197,14 +296,16 @@ class GPT(nn.Module):
         return logits, atts
 
     def _rope(self, pos: torch.Tensor):
-        """cos, sin ``(B, 1, T, hd)`` at absolute positions ``pos`` ``(B, T)``. Positions past the
-        window (a sliding window keeps counting up) get their tables computed on the spot."""
+        """cos and ``signed_sin`` ``(B, 1, T, hd)`` at absolute positions ``pos`` ``(B, T)``.
+        Positions past the window (a sliding window keeps counting up) get their tables computed
+        on the spot."""
         top = int(pos.max()) + 1
         if top <= self.cfg.block_size:
             cos, sin = self.rope_cos, self.rope_sin  # (block_size, hd)
         else:
             cos, sin = rope_tables(self.cfg, self.dtype, 0, top)
-        return cos[pos].unsqueeze(1), sin[pos].unsqueeze(1)
+        return cos[pos].unsqueeze(1), signed_sin(sin[pos].unsqueeze(1))
 
     def n_params(self) -> int:
+        """Parameters, each tensor counted once (a tied output head is the embedding)."""
         return sum(p.numel() for p in self.parameters())

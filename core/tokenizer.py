@@ -1,11 +1,14 @@
 """Byte-level BPE tokenizer (Hugging Face ``tokenizers``): any Unicode text tokenizes.
 
 Common corpus words are single tokens, so heatmap labels read as words; anything else
-falls back to bytes (an emoji may become several tokens).
+falls back to bytes (an emoji may become several tokens). The helpers also serve a loaded
+checkpoint's ``tokenizer.json`` (``core.pretrained``): GPT-2/Llama-3-style byte-level BPE and
+SentencePiece-style metaspace tokenizers (``▁word``, ``<0x0A>`` byte fallback) alike.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -47,8 +50,12 @@ def decode(tok: Tokenizer, ids) -> str:
     return tok.decode(list(ids), skip_special_tokens=False)
 
 
-def end_token_id(tok: Tokenizer) -> int:
-    return tok.token_to_id(END)
+def end_token_id(tok: Tokenizer) -> int | None:
+    """The end-of-text token id: a loaded checkpoint's own (``core.pretrained.load`` records
+    its ``eos_token_id`` from config.json on the tokenizer), else ``END``'s id; None if the
+    vocabulary has no such token."""
+    eos = getattr(tok, "eos_token_id", None)
+    return eos if eos is not None else tok.token_to_id(END)
 
 
 def _byte_level_table() -> dict[str, int]:
@@ -66,6 +73,8 @@ def _byte_level_table() -> dict[str, int]:
 
 
 _BYTES = _byte_level_table()
+METASPACE = "\u2581"  # "▁", SentencePiece's word-start marker
+_BYTE_FALLBACK = re.compile(r"<0x[0-9A-Fa-f]{2}>")
 _VISIBLE = {"\n": "⏎", "\t": "⇥", "\r": "␍", "\x0b": "␋", "\x0c": "␌", "\x7f": "␡"}
 
 
@@ -75,10 +84,16 @@ def token_text(tok: Tokenizer, token_id: int) -> str:
     multi-byte character shows its bytes, e.g. ``<0xF0 0x9F>``. Never markup: callers escape
     it for their renderer."""
     text = tok.decode([int(token_id)], skip_special_tokens=False)
+    raw = tok.id_to_token(int(token_id)) or ""
     if "\ufffd" in text:
-        raw = tok.id_to_token(int(token_id)) or ""
+        if _BYTE_FALLBACK.fullmatch(raw):  # SentencePiece byte fallback: already "<0xE2>"
+            return raw.upper().replace("0X", "0x")
         if raw and all(c in _BYTES for c in raw):
             return "<" + " ".join(f"0x{_BYTES[c]:02X}" for c in raw) + ">"
+    if raw.startswith(METASPACE) and not text.startswith(" "):
+        # SentencePiece-style (metaspace) decoders drop the space of a word-initial "▁" when it
+        # starts the decoded text, and a lone token always does: put the space back.
+        text = " " + text
     return "".join(_VISIBLE.get(c, chr(0x2400 + ord(c)) if ord(c) < 0x20 else c) for c in text)
 
 

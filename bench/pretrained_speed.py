@@ -1,0 +1,147 @@
+"""A real-sized checkpoint through ``core.pretrained.load``: decode step against the memory floor.
+
+    nice -n 10 python -m bench.pretrained_speed [--threads 1] [--repeats 7] [--checkpoint DIR]
+
+A random model with SmolLM2-135M's published shape (30 layers, 9 heads, 3 KV heads, d_model 576,
+intermediate 1536, vocabulary 49,152, tied embeddings) is written by ``transformers`` as a local
+checkpoint (safetensors + a small tokenizer.json) and loaded through ``core.pretrained.load``.
+At 128 and 512 cached positions it times, interleaved and with the same thread count: our cached
+decode step, our full recompute of the n + 1 positions, and transformers' own cached step
+(``LlamaForCausalLM``, its default attention and ``DynamicCache``) on the same folder. Every
+repeat leaves the caches at n positions again (``truncate`` / ``crop``), so each step attends
+n + 1 positions.
+
+A decode step reads every weight once, so its floor on a CPU is weight bytes ÷ memory read
+bandwidth. The bandwidth is measured in the same run: a float32 matrix-vector product over a
+matrix far larger than the caches (bytes of the matrix ÷ time). Prints medians and ratios
+measured side by side, by the wall clock and by this process's CPU time (on a shared machine
+the CPU time is the steadier of the two), and the load average; not a test. One thread by
+default, as the app's server runs each request (``ui.py``). ``--checkpoint`` times a real
+folder (e.g. a downloaded SmolLM2-135M) instead of the random one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from core.decode import decode_one_token, full_forward, prefill
+from core.kv_cache import KVCache
+from core.pretrained import load
+
+SMOLLM2_135M = dict(  # HuggingFaceTB/SmolLM2-135M's config.json (shape fields)
+    vocab_size=49152,
+    hidden_size=576,
+    intermediate_size=1536,
+    num_hidden_layers=30,
+    num_attention_heads=9,
+    num_key_value_heads=3,
+    max_position_embeddings=8192,
+    rms_norm_eps=1e-5,
+    rope_parameters={"rope_type": "default", "rope_theta": 100000.0},
+    tie_word_embeddings=True,
+)
+
+
+def write_checkpoint(folder: Path) -> None:
+    """Random weights in SmolLM2-135M's shape, saved by transformers, plus a byte-level tokenizer."""
+    import transformers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**SMOLLM2_135M))
+    model.save_pretrained(folder, safe_serialization=True)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tok.train_from_iterator(["the cat sat on the mat"] * 10, trainer=trainer)
+    tok.save(str(folder / "tokenizer.json"))
+
+
+def timed(fn) -> tuple[float, float]:
+    """(wall ms, this process's CPU ms) of one call."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+
+
+def measure(n: int, model, hf, vocab_size: int, probe: torch.Tensor, repeats: int) -> dict:
+    """Medians (wall ms, CPU ms) at ``n`` cached positions of: the bandwidth probe ("mv"), our
+    cached step ("ours"), transformers' cached step ("hf"), our full recompute ("full")."""
+    ids = torch.randint(0, vocab_size, (n,), generator=torch.Generator().manual_seed(n)).tolist()
+    token = ids[-1]
+    cache = KVCache(model.cfg)
+    prefill(model, ids, cache)
+    with torch.no_grad():
+        past = hf(torch.tensor([ids]), use_cache=True).past_key_values  # a DynamicCache
+    vec = torch.randn(probe.shape[1])
+
+    def ours():
+        decode_one_token(model, token, cache)
+        cache.truncate(n)  # back to n cached positions: every repeat attends n + 1
+
+    @torch.no_grad()
+    def theirs():
+        hf(torch.tensor([[token]]), cache=past, use_cache=True)
+        past.crop(-1)  # drop the position just added
+
+    prefix = ids + [token]  # what the cached step sees, recomputed from scratch
+    runs = {"mv": lambda: torch.mv(probe, vec), "ours": ours, "hf": theirs, "full": lambda: full_forward(model, prefix)}
+    for fn in runs.values():
+        fn()  # warm-up
+    wall, cpu = {k: [] for k in runs}, {k: [] for k in runs}
+    for _ in range(repeats):  # interleaved: every variant sees the same machine
+        for key, fn in runs.items():
+            w, c = timed(fn)
+            wall[key].append(w)
+            cpu[key].append(c)
+    return {k: (statistics.median(wall[k]), statistics.median(cpu[k])) for k in runs}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--checkpoint", type=Path, help="an existing checkpoint folder instead of the random one")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    import transformers
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.checkpoint or Path(tmp) / "SmolLM2-135M-random"
+        if args.checkpoint is None:
+            write_checkpoint(folder)
+        model, _, card = load(folder)
+        again_ms = load(folder)[2].load_ms  # files now in the page cache either way
+        hf = transformers.AutoModelForCausalLM.from_pretrained(folder).eval()
+    probe = torch.randn(8192, 16384)  # float32, 512 MiB: far larger than the CPU caches
+    probe_bytes = probe.numel() * probe.element_size()
+    mib = 2**20
+    print(f"{card.name}: {card.n_params:,} parameters, {card.weight_bytes / mib:,.0f} MiB as float32")
+    print(f"load: {card.load_ms:,.0f} ms (again: {again_ms:,.0f} ms); RSS after load {card.rss_bytes / mib:,.0f} MiB")
+    print(f"threads: {args.threads}, repeats: {args.repeats}, load average before: {os.getloadavg()[0]:.1f}\n")
+    print("| positions | clock | bandwidth | floor | cached step | ÷ floor | recompute | transformers | ours ÷ tf |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for n in (128, 512):
+        m = measure(n, model, hf, card.vocab_size, probe, args.repeats)
+        for i, clock in enumerate(("wall", "process CPU")):
+            mv, ours, theirs, full = (m[k][i] for k in ("mv", "ours", "hf", "full"))
+            floor = card.weight_bytes / probe_bytes * mv  # weight bytes ÷ bandwidth
+            print(
+                f"| {n} | {clock} | {probe_bytes / mv / 1e6:.1f} GB/s | {floor:.1f} ms | {ours:.1f} ms | "
+                f"{ours / floor:.2f}× | {full:,.0f} ms | {theirs:.1f} ms | {ours / theirs:.2f} |"
+            )
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
