@@ -13,6 +13,7 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto",
 )
+ui.note_lost_session()
 ui.init_state()
 ui.apply_presenter_style()
 
