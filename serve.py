@@ -154,29 +154,32 @@ def start_replica(replica: Replica, prefix: Path) -> None:
     replica.proc = start_child(cmd, prefix / f"replica-{replica.name}.log")
 
 
-def wait_healthy(url: str, procs: list[subprocess.Popen], timeout_s: float, logs: Path) -> None:
-    """Poll ``url``/_stcore/health until it answers; ServeError if a process exits or time runs out."""
+def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path) -> None:
+    """Poll ``url``/_stcore/health until it answers; ServeError (with the end of ``log``) if
+    ``proc`` exits or time runs out."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
             urllib.request.urlopen(url + "/_stcore/health", timeout=2)
             return
         except OSError:
-            dead = [p for p in procs if p.poll() is not None]
-            if dead or time.monotonic() > deadline:
-                raise ServeError(f"{url} did not start (its log is in {logs})") from None
+            if proc.poll() is not None or time.monotonic() > deadline:
+                tail = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
+                raise ServeError("\n".join([f"{url} did not start; the end of its log:", *tail])) from None
             time.sleep(0.3)
 
 
-def stop(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    proc.send_signal(sig)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+def stop(procs: list[subprocess.Popen | None]) -> None:
+    """SIGTERM to every live process at once, then wait (10 s each at most, then SIGKILL)."""
+    live = [p for p in procs if p is not None and p.poll() is None]
+    for p in live:
+        p.terminate()
+    for p in live:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def supervise(server: ClassServer, stopping: threading.Event, prefix: Path) -> None:
@@ -215,7 +218,7 @@ def class_server(
         Replica(f"r{i}", f"127.0.0.1:{free_port()}") for i in range(n)
     ]
     prefix = Path(tempfile.mkdtemp(prefix="class-server-"))
-    stopping, server = threading.Event(), None
+    stopping, server, watcher = threading.Event(), None, None
     try:
         (prefix / "nginx.conf").write_text(nginx_config([(r.name, r.address) for r in reps], f"{host}:{port}", prefix))
         check_config(binary, prefix)
@@ -223,19 +226,18 @@ def class_server(
         for r in local:
             start_replica(r, prefix)
         for r in local:
-            wait_healthy(f"http://{r.address}", [r.proc], timeout_s, prefix)
+            wait_healthy(f"http://{r.address}", r.proc, timeout_s, prefix / f"replica-{r.name}.log")
         proc = start_child([*nginx_command(binary, prefix), "-g", "daemon off;"], prefix / "nginx.log")
         server = ClassServer(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", reps, proc, prefix)
-        wait_healthy(server.url, [proc], 15, prefix)
+        wait_healthy(server.url, proc, 15, prefix / "error.log")
         watcher = threading.Thread(target=supervise, args=(server, stopping, prefix), daemon=True)
         watcher.start()
         yield server
     finally:
         stopping.set()
-        if server is not None:
-            stop(server.nginx, signal.SIGQUIT)  # graceful: finish answering, then close
-        for r in reps:
-            stop(r.proc)
+        if watcher is not None:
+            watcher.join()  # no replica is started again from here on
+        stop([server and server.nginx, *(r.proc for r in reps)])
         if not os.environ.get("CLASS_SERVER_KEEP_LOGS"):
             shutil.rmtree(prefix, ignore_errors=True)
 

@@ -189,4 +189,4 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
     while own.proc.pid == old_pid or own.proc.poll() is not None:
         assert time.monotonic() < deadline, "serve did not start the killed replica again"
         time.sleep(1)
-    serve.wait_healthy(f"http://{own.address}", [own.proc], 60, class2.prefix)
+    serve.wait_healthy(f"http://{own.address}", own.proc, 60, class2.prefix / f"replica-{own.name}.log")
