@@ -173,6 +173,16 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
             steady.goto(class2.url)
             prefill_and_step(steady)
 
+            # Until now every request that carried a cookie (pages, static files, the upload,
+            # /media) was answered by the replica its cookie names (websockets: checked below).
+            address = {r.name: r.address for r in class2.replicas}
+            pinned = re.findall(r'"(\S+) (\S+) [^"]*" \d+ \d+ upstream=(\S+) cookie=(r\d+)', log(class2))
+            assert all(up == address[cookie] for _, _, up, cookie in pinned)
+            assert {"/_stcore/upload_file", "/media"} <= {
+                "/" + "/".join(path.split("/")[1:3]) if path.startswith("/_stcore") else "/" + path.split("/")[1]
+                for _, path, _, _ in pinned
+            }
+
             old_pid = own.proc.pid
             os.kill(old_pid, signal.SIGKILL)
             victim.get_by_text(LOST).wait_for(timeout=60_000)
@@ -185,6 +195,12 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
             assert victim.get_by_test_id("stException").count() == 0
         finally:
             browser.close()
+    # nginx logs a websocket when it closes: each went to the replica its cookie names, except the
+    # killed replica's, which nginx passed on to the other one (its upstream list ends there).
+    streams = re.findall(r'"GET /_stcore/stream [^"]*" 101 \d+ upstream=(.+?) cookie=(r\d+)', log(class2))
+    assert (own.address, own.name) in streams
+    assert all(up.split(", ")[-1] in (address[cookie], other.address) for up, cookie in streams)
+    assert all(up.split(", ")[-1] == address[cookie] for up, cookie in streams if cookie == other.name)
     deadline = time.monotonic() + 60
     while own.proc.pid == old_pid or own.proc.poll() is not None:
         assert time.monotonic() < deadline, "serve did not start the killed replica again"
