@@ -259,15 +259,18 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print(nginx_config(named, f"{args.host}:{args.port}", Path("/var/lib/class-server")))
         return 0
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops it like Ctrl-C
+    # Ctrl-C and SIGTERM both raise KeyboardInterrupt here (also when started in the background of
+    # a script, where SIGINT would otherwise be ignored); class_server then stops every child.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.default_int_handler)
     try:
         with class_server(args.replicas, args.port, args.host, tuple(args.backend), args.nginx) as server:
-            where = f"http://{socket.gethostname()}:{args.port} (on this machine " if args.host == "0.0.0.0" else "("
-            print(
-                f"Class server: {len(server.replicas)} replica(s) behind nginx at {where}{server.url}).\n"
-                f"Logs: {server.prefix}. Ctrl-C stops it.",
-                flush=True,
-            )
+            n = len(server.replicas)
+            where = server.url
+            if args.host == "0.0.0.0":
+                where = f"http://{socket.gethostname()}:{args.port} (on this machine: {server.url})"
+            print(f"Class server: {n} replica{'s' * (n > 1)} behind nginx. Students open {where}", flush=True)
+            print(f"Logs: {server.prefix}. Ctrl-C stops it.", flush=True)
             while server.nginx.poll() is None:
                 time.sleep(1)
             raise ServeError(f"nginx exited (code {server.nginx.returncode}); see {server.prefix}/error.log")
