@@ -127,6 +127,20 @@ def test_protocol_sessions_spread_over_both_replicas(class2):
     assert len(streams) == 10 and all(up == address[cookie] for up, cookie in streams)
 
 
+def test_front_nginx_over_replicas_elsewhere(class2):
+    """`--backend` mode (replicas on other hosts): a second nginx in front of the running replicas,
+    started by nobody here, carries protocol sessions to both of them with affinity."""
+    backends = tuple(r.address for r in class2.replicas)
+    with serve.class_server(port=serve.free_port(), backends=backends) as front:
+        assert all(r.proc is None for r in front.replicas)
+        r = asyncio.run(drive(front.url, sessions=4, steps=2))
+        streams = re.findall(r'"GET /_stcore/stream [^"]*" 101 \d+ upstream=(\S+) cookie=(r\d+)', log(front))
+    assert r["errors"] == [] and r["crosstalk"] == [] and r["completed"] == 4
+    address = {x.name: x.address for x in front.replicas}
+    assert len(streams) == 4 and all(up == address[cookie] for up, cookie in streams)
+    assert {up for up, _ in streams} == set(backends)
+
+
 def prefill_and_step(page) -> None:
     page.get_by_role("button", name="Prefill").click(timeout=60_000)
     page.get_by_text("decode steps: 0").wait_for(timeout=60_000)
