@@ -86,8 +86,8 @@ def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
     row("errors", [str(len(s["errors"])) for s in (one["solo"], many["solo"])])
     base_p50, c = one["solo"]["step_p50_ms"], one["solo"]["c_ms"]
     limit = sessions * c / cores
-    print(f"\n{sessions} sessions × {steps} Steps; queueing limit N·c/cores = {sessions} × {c:.1f} ms / {cores} ")
-    print(f"= {limit:.0f} ms; single-session Step p50 = {base_p50:.0f} ms (1 process)\n")
+    print(f"\n{sessions} sessions × {steps} Steps. Queueing limit N·c/cores = {sessions} × {c:.1f} ms / {cores} =")
+    print(f"{limit:.0f} ms; single-session Step p50 = {base_p50:.0f} ms (both from the 1-process column above).\n")
     names = [n for n, _, _ in SCENARIOS]
     print("| | " + " | ".join(f"{n}: 1 process | {replicas} replicas" for n in names) + " |")
     print("|---|" + "---:|" * (2 * len(names)))
