@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import shutil
 from collections import Counter
 
 from bench import step_profile
@@ -38,6 +39,7 @@ async def solo(url: str, steps: int, pids: list[int], pin: str | None = None, pr
         await drive(url, 1, steps, first=SOLO_SESSIONS, probe=prof, pin=pin)
         out["profile"], out["profile_waiting"] = step_profile.breakdown(prof.stacks)
         out["profile_top"] = step_profile.top_frames(prof.stacks)
+        shutil.rmtree(prof.stacks.parent, ignore_errors=True)
     return out
 
 
