@@ -31,14 +31,18 @@ def children(pid: int) -> list[int]:
 def memory_mib(pid: int) -> dict[str, float]:
     """Resident set size (RSS), proportional set size (PSS: each shared page divided by the number
     of processes mapping it) and the PSS of the mapped model weights, in MiB, from
-    ``/proc/<pid>/smaps_rollup`` and ``/proc/<pid>/smaps``."""
+    ``/proc/<pid>/smaps_rollup`` and ``/proc/<pid>/smaps``; NaN for a process that has exited."""
     out = {"rss": 0.0, "pss": 0.0, "weights_pss": 0.0}
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+    try:
+        rollup, maps = Path(f"/proc/{pid}/smaps_rollup").read_text(), Path(f"/proc/{pid}/smaps").read_text()
+    except OSError:  # the process has exited: nothing to measure
+        return {k: float("nan") for k in out}
+    for line in rollup.splitlines():
         parts = line.split()
         if parts[0] in ("Rss:", "Pss:"):
             out[parts[0][:-1].lower()] = int(parts[1]) / 1024
     in_weights = False
-    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+    for line in maps.splitlines():
         parts = line.split()
         if "-" in parts[0] and not parts[0].endswith(":"):
             in_weights = parts[-1] == WEIGHTS
