@@ -15,6 +15,7 @@ st.set_page_config(
     # page gets the full width of a laptop screen.
     initial_sidebar_state="collapsed",
 )
+ui.note_lost_session()
 ui.init_state()
 ui.apply_presenter_style()
 

@@ -76,6 +76,27 @@ def init_state() -> None:
             st.session_state["url.ignored"] = ignored
 
 
+def note_lost_session() -> None:
+    """Say so on screen when this browser tab had a session the server no longer holds: its
+    replica of the class server restarted or stopped (or the tab was away longer than streamlit
+    keeps a disconnected session), so streamlit's frontend reconnected to a fresh, empty session.
+
+    The signal: a reconnecting frontend asks to resume its previous session by sending that
+    session's id as the third entry of the websocket's ``Sec-WebSocket-Protocol`` header. A server
+    that still holds the session resumes it, state and all; so a *fresh* session that was asked
+    to resume one means the old one is gone. A first visit or a page reload sends no id."""
+    if "session.started" in st.session_state:
+        return
+    st.session_state["session.started"] = True
+    entries = st.context.headers.get("Sec-WebSocket-Protocol", "").split(",")
+    if len(entries) >= 3 and entries[2].strip():
+        st.warning(
+            "The class server restarted your session, so this page starts afresh: what you computed "
+            "(a prefill, its steps, measurements) is gone. Press **Prefill** to start again.",
+            icon=":material/restart_alt:",
+        )
+
+
 PRESENTER_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }

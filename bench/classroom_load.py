@@ -214,13 +214,16 @@ async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0
     }
 
 
-def lesson_arguments(doc: str) -> argparse.Namespace:
-    """The command line both load scripts share: sessions, steps, ramp and think time."""
+def lesson_arguments(doc: str, extra=None) -> argparse.Namespace:
+    """The command line both load scripts share: sessions, steps, ramp and think time; ``extra``
+    adds a script's own options to the parser."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--ramp", type=float, default=0.0, help="seconds over which the sessions start")
     ap.add_argument("--think", type=float, default=0.0, help="seconds a session waits before each Step")
+    if extra:
+        extra(ap)
     return ap.parse_args()
 
 

@@ -1,37 +1,45 @@
 """A full class against the server alone: N light clients speaking streamlit's websocket protocol.
 
-    python -m bench.server_load --sessions 40 --steps 20 [--ramp S] [--think S]
+    python -m bench.server_load --sessions 40 --steps 20 [--ramp S] [--think S]   # one process
+    python -m bench.server_load --url http://127.0.0.1:8501 [...]                  # a running server
+    python -m bench.server_load --replicas 2 [--profile]       # 1 process vs a class server, same run
 
 `bench.classroom_load` drives real browsers, but on this 2-core machine 40 headless Chromium pages
 need far more CPU than the server (in a classroom every student's browser runs on their own
-device). This script isolates the server: each client opens a websocket to `/_stcore/stream` and
-sends the same protobuf messages a browser sends (``BackMsg.rerun_script`` with the clicked
-button's trigger and its fragment id, a page change, a slider value), reading the server's
-``ForwardMsg`` replies without drawing anything. The lesson is the same as the browser script's:
-the decode page through a shared link with the session's own prompt and seed, Prefill, N Steps,
-then the bill-per-token page and the quantization ruler with the bit-width slider moved to 3.
+device). This script isolates the server: each client opens a websocket to `/_stcore/stream`
+(after one plain request, as a browser's page load, that gives it the class server's affinity
+cookie) and sends the same protobuf messages a browser sends (``BackMsg.rerun_script`` with the
+clicked button's trigger and its fragment id, a page change, a slider value), reading the server's
+``ForwardMsg`` replies without drawing anything. The lesson: the decode page through a shared link
+with the session's own prompt and seed, Prefill, N Steps, then the bill-per-token page and the
+quantization ruler with the bit-width slider moved to 3.
 
-Reports sessions completed, errors, p50/p95 time from sending a Step to receiving the heatmap
-with the new row (add the browser's own drawing, ~0.1 s on a laptop, for what a student sees),
-the server's peak memory and CPU time, and cross-talk: each session's text against a solo run
-computed with core/. Traffic goes to 127.0.0.1 only.
+A Step counts as answered when its rerun has finished and the page reports the new step (see
+``step_problem``); its latency is send → the rerun's last message (add the browser's drawing,
+~0.1 s on a laptop, for what a student sees). Reports sessions completed, errors, Step p50/p95,
+the server's CPU time and memory, and cross-talk: each session's text against a solo run computed
+with core/. ``--replicas N`` runs, in one go on this machine: single sessions (Step p50 and the
+server CPU per Step c), then the issue's two goal scenarios against one process and against N
+replicas behind nginx (``serve.class_server``), with ``--profile`` a py-spy breakdown of the
+Steps on a replica (``bench.step_profile``). Traffic goes to 127.0.0.1 only, unless ``--url``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
+import re
 import time
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.classroom_load import cpu_seconds, expected_text, lesson_arguments, lesson_prompt, p50_p95, peak_rss_mib
-from tests.browser_util import running_server
+from bench.classroom_load import expected_text, lesson_prompt, p50_p95
+from bench.procs import memory_mib, total_cpu_seconds
 
 TIMEOUT_S = 120
 
@@ -42,10 +50,10 @@ class Reply:
 
     buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # label -> (widget id, fragment id)
     sliders: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # label -> (id, options)
-    heatmap_rows: int | None = None
-    rows_ms: float | None = None  # request sent -> heatmap received
+    attention_rows: int | None = None  # rows of the attention figure, if the reply carried it
     texts: list[str] = field(default_factory=list)  # code blocks, markdown, chart titles
     exception: str | None = None
+    ms: float = 0.0  # request sent -> the run's script_finished received
 
 
 @dataclass
@@ -57,16 +65,47 @@ class Client:
     page_hash: str = ""
 
 
-def heatmap_rows(spec: str) -> int:
-    """Rows of the attention figure (each of its heatmap traces spans every row)."""
-    for trace in json.loads(spec)["data"]:
+def attention_rows(element) -> int | None:
+    """Rows of the decode page's attention figure when ``element`` (a ``proto Element``) is that
+    figure, else None. The one place that knows how the figure travels: the decode stage's custom
+    component (``frontend/attention_heatmap.js``) receives a full drawing or one more row; other
+    pages' plotly charts have heatmap traces that span every row (z is a list, or plotly 7's typed
+    array with a shape)."""
+    kind = element.WhichOneof("type")
+    if kind == "bidi_component" and element.bidi_component.component_name == "explainer_attention":
+        payload = json.loads(element.bidi_component.json)
+        return len(payload["rows"]) if payload["kind"] == "full" else payload["base"] + 1
+    if kind != "plotly_chart":
+        return None
+    for trace in json.loads(element.plotly_chart.spec)["data"]:
         if trace.get("type") == "heatmap":
             z = trace["z"]
             return len(z) if isinstance(z, list) else int(str(z["shape"]).split(",")[0])
-    return 0
+    return None
 
 
-def read_element(fm: ForwardMsg, reply: Reply, t0: float) -> None:
+def page_steps(texts: list[str]) -> int | None:
+    """The decode steps the page reports in its status line (``decode steps k``)."""
+    for t in texts:
+        m = re.search(r"decode steps:?\** (\d+)", t)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def step_problem(reply: Reply, prompt_rows: int, k: int) -> str | None:
+    """None when Step k was answered: its rerun finished without an exception, the page reports
+    step k, and the attention figure, when it came with the reply, has ``prompt_rows + k`` rows."""
+    if reply.exception:
+        return f"step {k}: exception on the page: {reply.exception[:120]}"
+    if page_steps(reply.texts) != k:
+        return f"step {k}: the page reports step {page_steps(reply.texts)}"
+    if reply.attention_rows is not None and reply.attention_rows != prompt_rows + k:
+        return f"step {k}: the attention figure has {reply.attention_rows} rows, not {prompt_rows + k}"
+    return None
+
+
+def read_element(fm: ForwardMsg, reply: Reply) -> None:
     el = fm.delta.new_element
     kind = el.WhichOneof("type")
     if kind == "button":
@@ -74,24 +113,16 @@ def read_element(fm: ForwardMsg, reply: Reply, t0: float) -> None:
     elif kind == "slider":
         reply.sliders[el.slider.label] = (el.slider.id, list(el.slider.options))
     elif kind == "plotly_chart":
-        spec = el.plotly_chart.spec
-        reply.texts.append(json.loads(spec).get("layout", {}).get("title", {}).get("text", ""))
-        rows = heatmap_rows(spec)
-        if rows and reply.heatmap_rows is None:
-            reply.heatmap_rows, reply.rows_ms = rows, (time.perf_counter() - t0) * 1000
-    elif kind == "bidi_component" and el.bidi_component.component_name == "explainer_attention":
-        # The decode stage draws its heatmap in the browser: a full drawing, or one more row.
-        payload = json.loads(el.bidi_component.json)
-        reply.texts.append(payload.get("title", ""))
-        rows = len(payload["rows"]) if payload["kind"] == "full" else payload["base"] + 1
-        if reply.heatmap_rows is None:
-            reply.heatmap_rows, reply.rows_ms = rows, (time.perf_counter() - t0) * 1000
+        reply.texts.append(json.loads(el.plotly_chart.spec).get("layout", {}).get("title", {}).get("text", ""))
     elif kind == "code":
         reply.texts.append(el.code.code_text)
     elif kind == "markdown":
         reply.texts.append(el.markdown.body)
     elif kind == "exception":
         reply.exception = el.exception.message
+    rows = attention_rows(el)
+    if rows is not None and reply.attention_rows is None:
+        reply.attention_rows = rows
 
 
 async def rerun(client: Client, page_hash: str, fragment: str = "", widgets=()) -> Reply:
@@ -113,10 +144,11 @@ async def rerun(client: Client, page_hash: str, fragment: str = "", widgets=()) 
         elif kind == "navigation":
             client.pages = {p.url_pathname: p.page_script_hash for p in fm.navigation.app_pages}
         elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
-            read_element(fm, reply, t0)
+            read_element(fm, reply)
         elif kind == "script_finished":
             if fm.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 continue  # the script asked for a rerun (st.rerun): its elements follow in the next run
+            reply.ms = (time.perf_counter() - t0) * 1000
             client.page_hash = page_hash or client.main_hash
             return reply
 
@@ -130,22 +162,65 @@ async def click(client: Client, reply: Reply, label: str) -> Reply:
     return await rerun(client, client.page_hash, fragment, [trigger])
 
 
-async def lesson(i: int, url: str, steps: int, think_s: float, expected: str, out: dict) -> None:
+def affinity_cookie(url: str, pinned: str | None = None) -> str | None:
+    """Load the page's health URL as a browser's first request does and return the cookie a class
+    server's nginx sets (``name=replica``), or ``pinned`` if given; None from a plain server."""
+    if pinned:
+        return pinned
+    with urllib.request.urlopen(url + "/_stcore/health", timeout=TIMEOUT_S) as r:
+        cookies = [c.split(";")[0] for c in r.headers.get_all("Set-Cookie") or []]
+    return next((c for c in cookies if c.startswith("class_replica=")), None)
+
+
+@dataclass
+class Probe:
+    """Hooks around one session's Steps: server CPU spent in them (single-session runs only)."""
+
+    pids: list[int]
+    cpu_s: float = 0.0
+    steps: int = 0
+    _t0: float = 0.0
+
+    def before(self) -> None:
+        self._t0 = total_cpu_seconds(self.pids)
+
+    def after(self, steps: int) -> None:
+        self.cpu_s += total_cpu_seconds(self.pids) - self._t0
+        self.steps += steps
+
+
+async def lesson(i: int, url: str, steps: int, think_s: float, expected: str, out: dict, opts: dict) -> None:
     query = urllib.parse.urlencode(
         {"prompt": lesson_prompt(i), "strategy": "sample", "temperature": "1.0", "seed": 1000 + i}
     )
-    ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
-    async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None) as ws:
+    cookie = await asyncio.to_thread(affinity_cookie, url, opts.get("pin"))
+    out["replica_of"][i] = cookie.split("=", 1)[1] if cookie else "-"
+    ws_url = url.replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
+    headers = {"Cookie": cookie} if cookie else None
+    async with websockets.connect(
+        ws_url,
+        subprotocols=["streamlit"],
+        max_size=None,
+        additional_headers=headers,
+        proxy=None,
+        open_timeout=TIMEOUT_S,
+    ) as ws:
         client = Client(ws, query)
         reply = await rerun(client, "")
         reply = await click(client, reply, "Prefill")
-        n = reply.heatmap_rows
+        n = reply.attention_rows if reply.attention_rows is not None else 0
+        if page_steps(reply.texts) != 0:
+            raise RuntimeError(f"Prefill: the page reports step {page_steps(reply.texts)}, not 0")
+        probe = opts.get("probe")
+        probe and probe.before()
         for k in range(1, steps + 1):
             await asyncio.sleep(think_s)
             reply = await click(client, reply, "Step ▸")
-            if reply.heatmap_rows != n + k or reply.exception:
-                raise RuntimeError(f"step {k}: heatmap has {reply.heatmap_rows} rows, not {n + k}")
-            out["step_ms"].append(reply.rows_ms)
+            problem = step_problem(reply, n, k)
+            if problem:
+                raise RuntimeError(problem)
+            out["step_ms"].append(reply.ms)
+        probe and probe.after(steps)
         if expected not in reply.texts:
             out["crosstalk"].append(i)
         reply = await rerun(client, client.pages["cost"])
@@ -161,26 +236,51 @@ async def lesson(i: int, url: str, steps: int, think_s: float, expected: str, ou
         reply = await rerun(client, client.page_hash, "", [three_bits])
         if not any("3-bit symmetric" in t for t in reply.texts) or reply.exception:
             raise RuntimeError("moving the bit-width slider to 3 did not redraw the ruler")
+        out["completed"] += 1
+        await out["all_done"].arrive()  # stay connected until every session is done (memory)
 
 
-async def one_session(i: int, url: str, steps: int, think_s: float, delay_s: float, expected: str, out: dict):
+class AllDone:
+    """Counts sessions that finished (or failed); when the last one does, measures the servers'
+    memory while every completed session is still connected, then lets them all close."""
+
+    def __init__(self, sessions: int, pids: list[int], out: dict):
+        self.left, self.pids, self.out, self.event = sessions, pids, out, asyncio.Event()
+
+    async def arrive(self, wait: bool = True) -> None:
+        self.left -= 1
+        if self.left == 0:
+            self.out["memory"] = {pid: memory_mib(pid) for pid in self.pids}
+            self.event.set()
+        if wait:
+            await self.event.wait()
+
+
+async def one_session(i: int, url: str, steps: int, think_s: float, delay_s: float, expected: str, out, opts):
     await asyncio.sleep(delay_s)
     try:
-        await lesson(i, url, steps, think_s, expected, out)
-        out["completed"] += 1
+        await lesson(i, url, steps, think_s, expected, out, opts)
     except Exception as err:  # noqa: BLE001 — every failure is counted and reported, not raised
         out["errors"].append(f"session {i}: {type(err).__name__}: {str(err)[:160]}")
+        await out["all_done"].arrive(wait=False)
 
 
-async def run(sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0.0) -> dict:
-    expected = {i: expected_text(i, steps) for i in range(sessions)}
-    out = {"completed": 0, "errors": [], "crosstalk": [], "step_ms": []}
-    with running_server(timeout_s=120) as (url, proc):
-        cpu0, t0 = cpu_seconds(proc.pid), time.perf_counter()
-        await asyncio.gather(
-            *(one_session(i, url, steps, think_s, ramp_s * i / sessions, expected[i], out) for i in range(sessions))
+async def drive(
+    url: str, sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0.0, pids=(), others=(), first=0, **opts
+) -> dict:
+    """One lesson for each of ``sessions`` concurrent sessions (numbered from ``first``) against
+    ``url``; CPU and memory of the server processes ``pids`` (and CPU of ``others``, e.g. nginx)."""
+    out = {"completed": 0, "errors": [], "crosstalk": [], "step_ms": [], "replica_of": {}, "memory": {}}
+    out["all_done"] = AllDone(sessions, list(pids), out)
+    expected = {i: expected_text(i, steps) for i in range(first, first + sessions)}
+    cpu0, other0, t0 = total_cpu_seconds(list(pids)), total_cpu_seconds(list(others)), time.perf_counter()
+    await asyncio.gather(
+        *(
+            one_session(i, url, steps, think_s, ramp_s * (i - first) / sessions, expected[i], out, opts)
+            for i in range(first, first + sessions)
         )
-        elapsed, server_cpu, rss = time.perf_counter() - t0, cpu_seconds(proc.pid) - cpu0, peak_rss_mib(proc.pid)
+    )
+    out.pop("all_done")
     p50, p95 = p50_p95(out["step_ms"])
     return {
         **out,
@@ -188,31 +288,23 @@ async def run(sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0
         "steps": steps,
         "step_p50_ms": p50,
         "step_p95_ms": p95,
-        "peak_rss_mib": rss,
-        "elapsed_s": elapsed,
-        "server_cpu_s": server_cpu,
+        "elapsed_s": time.perf_counter() - t0,
+        "server_cpu_s": total_cpu_seconds(list(pids)) - cpu0,
+        "other_cpu_s": total_cpu_seconds(list(others)) - other0,
     }
 
 
-def main() -> None:
-    args = lesson_arguments(__doc__)
-    r = asyncio.run(run(args.sessions, args.steps, args.ramp, args.think))
-    print(
-        f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent protocol-level sessions × {r['steps']} steps, "
-        f"started over {args.ramp:g} s, {args.think:g} s before each Step; no browsers"
-    )
-    print("| measure | value |\n|---|---:|")
-    print(f"| sessions completed | {r['completed']} of {r['sessions']} |")
-    print(f"| errors | {len(r['errors'])} |")
-    print(f"| sessions whose text differs from a solo run (cross-talk) | {len(r['crosstalk'])} |")
-    print(f"| send Step → heatmap with the new row received, p50 | {r['step_p50_ms']:.0f} ms |")
-    print(f"| send Step → heatmap with the new row received, p95 | {r['step_p95_ms']:.0f} ms |")
-    print(f"| server peak memory (VmHWM) | {r['peak_rss_mib']:.0f} MiB |")
-    print(f"| wall time for the whole lesson | {r['elapsed_s']:.0f} s |")
-    print(f"| server CPU time during the lesson | {r['server_cpu_s']:.0f} s |")
-    for e in r["errors"][:10]:
-        print("error:", e)
+async def run(sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0.0, url: str | None = None) -> dict:
+    """One run against ``url``, or against a fresh `streamlit run app.py` started here."""
+    if url:
+        return await drive(url, sessions, steps, ramp_s, think_s)
+    from tests.browser_util import running_server
+
+    with running_server(timeout_s=120) as (server_url, proc):
+        return await drive(server_url, sessions, steps, ramp_s, think_s, pids=[proc.pid])
 
 
 if __name__ == "__main__":
-    main()
+    from bench.server_report import main
+
+    main(__doc__)

@@ -18,6 +18,7 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 def load_model(dtype: str = "float32", assets: Path = ASSETS) -> GPT:
     """The shipped model in eval mode with gradients off, as ``dtype`` ('float32' or 'float64').
+    In float32 (the file's own dtype) the weights stay memory-mapped from ``model.safetensors``.
 
     Raises ``ValueError`` for another dtype and ``FileNotFoundError`` if assets are missing.
     """
@@ -25,7 +26,10 @@ def load_model(dtype: str = "float32", assets: Path = ASSETS) -> GPT:
         raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
     cfg = GPTConfig.load(assets / "config.json")
     model = GPT(cfg)
-    model.load_state_dict(load_file(str(assets / "model.safetensors")))
+    # safetensors maps the file into memory; assign=True makes those mapped tensors the model's
+    # parameters instead of copying them, so the replicas of a class server (each its own
+    # process) share one copy of the weights in the OS page cache. Nothing writes to them.
+    model.load_state_dict(load_file(str(assets / "model.safetensors")), assign=True)
     model = model.to(DTYPES[dtype]).eval()
     for p in model.parameters():
         p.requires_grad_(False)  # shared across sessions: read-only

@@ -1,0 +1,51 @@
+"""What a server process costs, read from /proc (Linux): CPU time, memory, its children."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.classroom_load import cpu_seconds
+from core.assets import ASSETS
+
+WEIGHTS = str(ASSETS / "model.safetensors")
+
+
+def total_cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds the live processes ``pids`` have used so far."""
+    return sum(cpu_seconds(p) for p in pids)
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (e.g. nginx's worker processes under its master)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process exited meanwhile
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def memory_mib(pid: int) -> dict[str, float]:
+    """Resident set size (RSS), proportional set size (PSS: each shared page divided by the number
+    of processes mapping it) and the PSS of the mapped model weights, in MiB, from
+    ``/proc/<pid>/smaps_rollup`` and ``/proc/<pid>/smaps``; NaN for a process that has exited."""
+    out = {"rss": 0.0, "pss": 0.0, "weights_pss": 0.0}
+    try:
+        rollup, maps = Path(f"/proc/{pid}/smaps_rollup").read_text(), Path(f"/proc/{pid}/smaps").read_text()
+    except OSError:  # the process has exited: nothing to measure
+        return {k: float("nan") for k in out}
+    for line in rollup.splitlines():
+        parts = line.split()
+        if parts[0] in ("Rss:", "Pss:"):
+            out[parts[0][:-1].lower()] = int(parts[1]) / 1024
+    in_weights = False
+    for line in maps.splitlines():
+        parts = line.split()
+        if "-" in parts[0] and not parts[0].endswith(":"):
+            in_weights = parts[-1] == WEIGHTS
+        elif in_weights and parts[0] == "Pss:":
+            out["weights_pss"] += int(parts[1]) / 1024
+    return out

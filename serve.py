@@ -1,0 +1,287 @@
+"""A class server: one `streamlit run app.py` per core on loopback ports, nginx in front on one port.
+
+    python -m serve [--replicas N] [--port 8501] [--host 0.0.0.0]
+    python -m serve --backend 10.0.0.11:8501 --backend 10.0.0.12:8501 --port 80   # replicas elsewhere
+    python -m serve --print-config [...]                                           # the nginx config only
+
+One Streamlit process runs one script rerun at a time (Python's global interpreter lock), so a class
+on one process uses one core and students' clicks queue behind each other. This starts N replicas
+(default: one per core), writes an nginx config from `deploy/nginx.conf.template` into a temporary
+directory, checks it with `nginx -t`, starts nginx on the public port, prints the address and runs
+until Ctrl-C or SIGTERM, which stop every child. A replica that exits is started again on its port
+(its students' sessions are lost; their page says so and they press Prefill again). nginx keeps
+each browser on one replica with a cookie it sets itself (see the template).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
+COOKIE = "class_replica"
+INSTALL_NGINX = "sudo apt-get install -y nginx"
+
+
+class ServeError(Exception):
+    """A refusal to start, with a message meant for the teacher (no traceback)."""
+
+
+@dataclass
+class Replica:
+    """One streamlit process behind nginx: ``name`` is the value of the affinity cookie."""
+
+    name: str
+    address: str  # host:port
+    proc: subprocess.Popen | None = None  # None for a replica on another host (--backend)
+    restarts: int = 0
+
+
+@dataclass
+class ClassServer:
+    url: str
+    replicas: list[Replica]
+    nginx: subprocess.Popen
+    prefix: Path  # the nginx config, its logs and the replicas' logs
+
+
+def find_nginx(path: str | None = None) -> str:
+    """The nginx binary (Debian installs it in /usr/sbin, often not on a user's PATH)."""
+    found = path or shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if not found or not Path(found).exists():
+        raise ServeError(f"nginx is not installed; install it with:\n    {INSTALL_NGINX}")
+    return found
+
+
+def max_upload_mb() -> int:
+    """streamlit's ``server.maxUploadSize`` in MB (MiB) from .streamlit/config.toml (default 200)."""
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    return int(cfg.get("server", {}).get("maxUploadSize", 200))
+
+
+def nginx_config(replicas: list[tuple[str, str]], listen: str, prefix: Path) -> str:
+    """The template filled in for ``replicas`` [(name, "host:port")], listening on ``listen``
+    ("host:port"), with logs and temporary files under ``prefix``."""
+    addresses = [a for _, a in replicas]
+    server = "        server {} max_fails=1 fail_timeout=5s;"
+    groups = []
+    for name, address in replicas:
+        backups = [f"        server {a} backup;" for a in addresses if a != address]
+        groups.append("\n".join([f"    upstream {name} {{", server.format(address), *backups, "    }"]))
+    mb = max_upload_mb()
+    values = {
+        "prefix": str(prefix),
+        "cookie": COOKIE,
+        "listen": listen,
+        "all_servers": "\n".join(server.format(a) for a in addresses),
+        "replica_upstreams": "\n".join(groups),
+        "cookie_to_pool": "\n".join(f"        {name} {name};" for name, _ in replicas),
+        "address_to_name": "\n".join(f'        "~(^|, ){re.escape(a)}$" {name};' for name, a in replicas),
+        "max_upload_mb": str(mb),
+        "max_body": f"{mb * 1024 + 64}k",  # 64 KiB for the multipart boundary and part headers
+    }
+    text = TEMPLATE.read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", value)
+    if "{{" in text:
+        raise ValueError(f"unfilled placeholder in {TEMPLATE.name}: {text[text.index('{{') :][:40]!r}")
+    return text
+
+
+def nginx_command(nginx: str, prefix: Path) -> list[str]:
+    return [nginx, "-p", str(prefix), "-e", str(prefix / "error.log"), "-c", str(prefix / "nginx.conf")]
+
+
+def check_config(nginx: str, prefix: Path) -> None:
+    """``nginx -t`` on the written config; raises ServeError with nginx's own message."""
+    done = subprocess.run([*nginx_command(nginx, prefix), "-t", "-q"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ServeError(f"nginx -t refused the generated config:\n{done.stderr.strip()}")
+
+
+def port_taken(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): get SIGTERM if serve itself is killed, so no replica or
+    nginx outlives it on a shared machine."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def start_child(cmd: list[str], log: Path) -> subprocess.Popen:
+    """Start ``cmd`` in its own process group (a terminal's Ctrl-C reaches serve, which stops the
+    children in order), output appended to ``log``."""
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, process_group=0, preexec_fn=_die_with_parent
+        )
+
+
+def start_replica(replica: Replica, prefix: Path) -> None:
+    port = replica.address.rsplit(":", 1)[1]
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    cmd += ["--server.port", port, "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    replica.proc = start_child(cmd, prefix / f"replica-{replica.name}.log")
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path) -> None:
+    """Poll ``url``/_stcore/health until it answers; ServeError (with the end of ``log``) if
+    ``proc`` exits or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                tail = log.read_text(errors="replace").splitlines()[-5:] if log.exists() else []
+                raise ServeError("\n".join([f"{url} did not start; the end of its log:", *tail])) from None
+            time.sleep(0.3)
+
+
+def stop(procs: list[subprocess.Popen | None]) -> None:
+    """SIGTERM to every live process at once, then wait (10 s each at most, then SIGKILL)."""
+    live = [p for p in procs if p is not None and p.poll() is None]
+    for p in live:
+        p.terminate()
+    for p in live:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def supervise(server: ClassServer, stopping: threading.Event, prefix: Path) -> None:
+    """Start again any local replica that exits (at most 5 times each), until ``stopping`` is set."""
+    while not stopping.wait(0.5):
+        for r in server.replicas:
+            if r.proc is None or r.proc.poll() is None or r.restarts >= 5:
+                continue
+            print(
+                f"serve: replica {r.name} ({r.address}) exited with code {r.proc.returncode}; starting it again",
+                file=sys.stderr,
+                flush=True,
+            )
+            r.restarts += 1
+            start_replica(r, prefix)
+
+
+@contextlib.contextmanager
+def class_server(
+    replicas: int | None = None,
+    port: int = 8501,
+    host: str = "127.0.0.1",
+    backends: tuple[str, ...] = (),
+    nginx: str | None = None,
+    timeout_s: float = 120,
+):
+    """Yield a running ``ClassServer``: ``replicas`` local streamlit processes (default: one per
+    core) or the given remote ``backends`` ("host:port"), behind nginx on ``host:port``; stop
+    everything afterwards. Raises ServeError when nginx is missing, the port is taken, the
+    config fails ``nginx -t`` or a process does not start."""
+    binary = find_nginx(nginx)
+    if port_taken(host, port):
+        raise ServeError(f"port {port} on {host} is taken by another program: choose another with --port")
+    n = replicas or os.cpu_count() or 1
+    reps = [Replica(f"r{i}", a) for i, a in enumerate(backends)] or [
+        Replica(f"r{i}", f"127.0.0.1:{free_port()}") for i in range(n)
+    ]
+    prefix = Path(tempfile.mkdtemp(prefix="class-server-"))
+    stopping, server, watcher = threading.Event(), None, None
+    try:
+        (prefix / "nginx.conf").write_text(nginx_config([(r.name, r.address) for r in reps], f"{host}:{port}", prefix))
+        check_config(binary, prefix)
+        local = [r for r in reps if not backends]
+        for r in local:
+            start_replica(r, prefix)
+        for r in local:
+            wait_healthy(f"http://{r.address}", r.proc, timeout_s, prefix / f"replica-{r.name}.log")
+        proc = start_child([*nginx_command(binary, prefix), "-g", "daemon off;"], prefix / "nginx.log")
+        server = ClassServer(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", reps, proc, prefix)
+        wait_healthy(server.url, proc, 15, prefix / "error.log")
+        watcher = threading.Thread(target=supervise, args=(server, stopping, prefix), daemon=True)
+        watcher.start()
+        yield server
+    finally:
+        stopping.set()
+        if watcher is not None:
+            watcher.join()  # no replica is started again from here on
+        stop([server and server.nginx, *(r.proc for r in reps)])
+        if not os.environ.get("CLASS_SERVER_KEEP_LOGS"):
+            shutil.rmtree(prefix, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--replicas", type=int, default=os.cpu_count(), help="streamlit processes (default: one per core)")
+    ap.add_argument("--port", type=int, default=8501, help="the public port students open")
+    ap.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
+    ap.add_argument("--backend", action="append", default=[], help="host:port of a replica on another machine")
+    ap.add_argument("--nginx", help="path to the nginx binary (default: found on PATH or /usr/sbin)")
+    ap.add_argument("--print-config", action="store_true", help="print the nginx config and exit")
+    args = ap.parse_args(argv)
+    if args.replicas < 1:
+        ap.error("--replicas must be at least 1")
+    if args.print_config:
+        named = [(f"r{i}", a) for i, a in enumerate(args.backend)] or [
+            (f"r{i}", f"127.0.0.1:{8600 + i}") for i in range(args.replicas)
+        ]
+        print(nginx_config(named, f"{args.host}:{args.port}", Path("/var/lib/class-server")))
+        return 0
+    # Ctrl-C and SIGTERM both raise KeyboardInterrupt here (also when started in the background of
+    # a script, where SIGINT would otherwise be ignored); class_server then stops every child.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.default_int_handler)
+    try:
+        with class_server(args.replicas, args.port, args.host, tuple(args.backend), args.nginx) as server:
+            n = len(server.replicas)
+            where = server.url
+            if args.host == "0.0.0.0":
+                where = f"http://{socket.gethostname()}:{args.port} (on this machine: {server.url})"
+            print(f"Class server: {n} replica{'s' * (n > 1)} behind nginx. Students open {where}", flush=True)
+            print(f"Logs: {server.prefix}. Ctrl-C stops it.", flush=True)
+            while server.nginx.poll() is None:
+                time.sleep(1)
+            raise ServeError(f"nginx exited (code {server.nginx.returncode}); see {server.prefix}/error.log")
+    except KeyboardInterrupt:
+        pass
+    except ServeError as err:
+        print(f"serve: {err}", file=sys.stderr)
+        return 1
+    print("Class server stopped.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

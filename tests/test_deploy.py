@@ -1,0 +1,76 @@
+"""The deployment files agree with the app: Kubernetes manifests (parsed with PyYAML), the
+Dockerfile and the systemd unit for replicas on other hosts."""
+
+import configparser
+import re
+import tomllib
+
+import yaml
+
+import serve
+from tests.browser_util import ROOT
+
+DOCS = list(yaml.safe_load_all((ROOT / "deploy/k8s/class-server.yaml").read_text()))
+MAX_UPLOAD_BYTES = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())["server"]["maxUploadSize"] * 2**20
+
+
+def one(kind: str) -> dict:
+    [doc] = [d for d in DOCS if d["kind"] == kind]
+    return doc
+
+
+def size_bytes(text: str) -> int:
+    """An nginx size ("1088k", "2m", "512") in bytes."""
+    number, unit = re.fullmatch(r"(\d+)([kKmM]?)", text).groups()
+    return int(number) * {"": 1, "k": 2**10, "m": 2**20}[unit.lower()]
+
+
+def test_ingress_keeps_each_browser_on_one_pod():
+    """The Ingress routes by a cookie set by ingress-nginx (persistent mode: scaling never moves a
+    browser; a failed pod's browsers get a new cookie), keeps websockets ≥ 1 h, admits streamlit's
+    maxUploadSize (less than twice it) and sends / to the Service's named port."""
+    ingress, service = one("Ingress"), one("Service")
+    notes = ingress["metadata"]["annotations"]
+    prefix = "nginx.ingress.kubernetes.io/"
+    assert notes[prefix + "affinity"] == "cookie" and notes[prefix + "affinity-mode"] == "persistent"
+    assert notes[prefix + "session-cookie-name"] == serve.COOKIE
+    assert notes[prefix + "session-cookie-change-on-failure"] == "true"
+    assert int(notes[prefix + "proxy-read-timeout"]) >= 3600 and int(notes[prefix + "proxy-send-timeout"]) >= 3600
+    assert MAX_UPLOAD_BYTES < size_bytes(notes[prefix + "proxy-body-size"]) < 2 * MAX_UPLOAD_BYTES
+    [rule] = ingress["spec"]["rules"]
+    [path] = rule["http"]["paths"]
+    assert path["path"] == "/" and path["pathType"] == "Prefix"
+    backend = path["backend"]["service"]
+    assert backend["name"] == service["metadata"]["name"]
+    assert backend["port"]["name"] in [p["name"] for p in service["spec"]["ports"]]
+
+
+def test_deployment_runs_streamlit_on_the_probed_port():
+    """Pods listen where the image's streamlit listens (Dockerfile CMD: 0.0.0.0:8501); readiness and
+    liveness probe /_stcore/health on that port; the Service selects these pods and targets that
+    port; at least 2 replicas of one requested core each."""
+    deployment, service = one("Deployment"), one("Service")
+    spec = deployment["spec"]
+    labels = spec["template"]["metadata"]["labels"]
+    assert spec["selector"]["matchLabels"].items() <= labels.items()
+    assert service["spec"]["selector"].items() <= labels.items()
+    assert isinstance(spec["replicas"], int) and spec["replicas"] >= 2
+    [container] = spec["template"]["spec"]["containers"]
+    [port] = container["ports"]
+    cmd = (ROOT / "deploy/Dockerfile").read_text()
+    assert "--server.address=0.0.0.0" in cmd and f"--server.port={port['containerPort']}" in cmd
+    for probe in ("readinessProbe", "livenessProbe"):
+        check = container[probe]["httpGet"]
+        assert check["path"] == "/_stcore/health" and check["port"] in (port["name"], port["containerPort"])
+    assert [p["targetPort"] for p in service["spec"]["ports"]] in ([port["name"]], [port["containerPort"]])
+    assert container["resources"]["requests"]["cpu"] == "1"
+
+
+def test_replica_unit_runs_the_app_on_its_instance_port():
+    """The systemd unit for other hosts runs `streamlit run app.py` on the instance's port (%i),
+    reachable from the front host, and restarts it when it stops."""
+    unit = configparser.ConfigParser(interpolation=None)
+    unit.read(ROOT / "deploy/class-replica@.service")
+    start = unit["Service"]["ExecStart"]
+    assert "streamlit run app.py" in start and "--server.port=%i" in start and "--server.address=0.0.0.0" in start
+    assert unit["Service"]["Restart"] == "always"
