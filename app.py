@@ -16,19 +16,7 @@ st.set_page_config(
 ui.init_state()
 ui.apply_presenter_style()
 
-pages = [
-    st.Page("lessons/decode.py", title="Prefill & decode", icon=":material/play_arrow:", default=True),
-    st.Page("lessons/worked.py", title="The worked example", icon=":material/calculate:"),
-    st.Page("lessons/context.py", title="The context window", icon=":material/width_full:"),
-    st.Page("lessons/latency.py", title="Latency on a timeline", icon=":material/timer:"),
-    st.Page("lessons/batching.py", title="Batching", icon=":material/stacks:"),
-    st.Page("lessons/speculative.py", title="Speculative decoding", icon=":material/fast_forward:"),
-    st.Page("lessons/cost.py", title="The bill per token", icon=":material/show_chart:"),
-    st.Page("lessons/memory.py", title="KV-cache memory", icon=":material/memory:"),
-    st.Page("lessons/weights.py", title="Weights & model cards", icon=":material/balance:"),
-    st.Page("lessons/quantize.py", title="The quantization ruler", icon=":material/straighten:"),
-    st.Page("lessons/quant_model.py", title="Quantizing the model", icon=":material/compress:"),
-]
+pages = [st.Page(path, title=name, icon=icon, default=i == 0) for i, (path, name, icon) in enumerate(ui.PAGES)]
 nav = st.navigation(pages)
 ui.sidebar_controls()
 ui.sidebar_model_card()

@@ -6,6 +6,7 @@ Not in core/ because it imports streamlit.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import streamlit as st
 import torch
@@ -14,6 +15,24 @@ from core import assets, share, state
 from core.context import run_policy
 from core.cost import kv_cache_bytes_for
 from core.decode import SamplingConfig, generate_cached
+from core.quant_model import weight_storage_bytes
+from core.text import sentence
+
+# Navigation names; each page's heading is the same text (``title``), so the two never differ.
+PAGES = (
+    ("lessons/decode.py", "Prefill & decode", ":material/play_arrow:"),
+    ("lessons/worked.py", "The worked example", ":material/calculate:"),
+    ("lessons/context.py", "The context window", ":material/width_full:"),
+    ("lessons/latency.py", "Latency on a timeline", ":material/timer:"),
+    ("lessons/batching.py", "Batching", ":material/stacks:"),
+    ("lessons/speculative.py", "Speculative decoding", ":material/fast_forward:"),
+    ("lessons/cost.py", "The bill per token", ":material/show_chart:"),
+    ("lessons/memory.py", "KV-cache memory", ":material/memory:"),
+    ("lessons/weights.py", "Weights & model cards", ":material/balance:"),
+    ("lessons/quantize.py", "The quantization ruler", ":material/straighten:"),
+    ("lessons/quant_model.py", "Quantizing the model", ":material/compress:"),
+)
+TITLES = {path.removeprefix("lessons/").removesuffix(".py"): name for path, name, _ in PAGES}
 
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
@@ -82,6 +101,8 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 button p { font-size: 1.25rem !important; }
 textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
 [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }
+/* st.dataframe draws its cells on a canvas, which ignores font sizes: scale the whole grid. */
+[data-testid="stDataFrame"], [data-testid="stDataFrameResizable"] { zoom: 1.35; }
 [data-testid="stTextArea"] textarea { min-height: 7.5em !important; }
 </style>
 """
@@ -105,6 +126,44 @@ def chart(fig, key: str) -> None:
     st.plotly_chart(fig, theme=None, key=key)
 
 
+def title(page: str) -> None:
+    """The page's heading: its name in the navigation (``PAGES``)."""
+    st.title(TITLES[page])
+
+
+def refuse(err, prefix: str = "", level: str = "error") -> None:
+    """Show why input was refused, as a sentence: ``refuse(err, "Check the lengths: ")`` shows
+    "Check the lengths: every request needs at least 1 position." (``level``: error, warning, info)."""
+    getattr(st, level)(sentence(f"{prefix}{err}"))
+
+
+def set_message(key: str, text, level: str = "warning") -> None:
+    """Keep a message for ``show_message`` (callbacks run before the page draws)."""
+    st.session_state[key] = (level, sentence(text))
+
+
+def show_message(key: str) -> None:
+    """Show the message kept under ``key`` (``set_message``), if any."""
+    kept = st.session_state.get(key)
+    if kept:
+        level, text = kept
+        getattr(st, level)(text)
+
+
+def reset(*keys: str) -> Callable[[], None]:
+    """A callback that puts ``keys`` back to their defaults in ``core.state`` (a Reset button)."""
+    return lambda: st.session_state.update({k: copy.copy(state.DEFAULTS[k]) for k in keys})
+
+
+def button_row(*buttons: tuple[str, Callable[[], None]]) -> None:
+    """One row of equal-width buttons (Prefill · Step · Reset and the like); the first is primary.
+
+    Each button is ``(label, callback)``: the callback changes session state, then the page
+    reruns once and draws the result."""
+    for i, (col, (label, action)) in enumerate(zip(st.columns(len(buttons)), buttons, strict=True)):
+        col.button(label, type="primary" if i == 0 else "secondary", on_click=action, width="stretch")
+
+
 def sidebar_controls() -> None:
     """Presenter mode toggle (also ``?present=1``) and any URL parameters that were ignored."""
     with st.sidebar:
@@ -123,7 +182,7 @@ def sidebar_model_card() -> None:
         return  # fewer things on screen while presenting
     m, card = model(), model_card()
     cfg = m.cfg
-    weight_bytes = sum(p.numel() * p.element_size() for p in m.parameters())
+    weight_bytes = weight_storage_bytes(m, None)
     with st.sidebar:
         st.subheader("The shipped model")
         st.caption(f"{card['name']} — trained by this project (`python -m core.train`), runs offline.")
