@@ -146,24 +146,6 @@ def kv_mistakes(
 # ---- weights ---------------------------------------------------------------------------------
 
 
-def effective_bits_per_weight(
-    n_bit: float, group_size: int | None = None, scale_bits: int = 16, zero_point_bits: int = 0
-) -> Fraction:
-    """Bits per weight including per-group metadata: n_bit + (scale_bits + zero_point_bits)/group_size.
-
-    ``group_size=None`` means no per-group metadata (nominal bits). Example: 4-bit with an fp16
-    scale per 32 weights is 4.5 bits per weight. Raises ``ValueError`` on a bad group size.
-    """
-    if not n_bit > 0:
-        raise ValueError(f"bits per weight must be positive, got {n_bit!r}")
-    bits = Fraction(n_bit)
-    if group_size is None:
-        return bits
-    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
-        raise ValueError(f"group size must be a whole number ≥ 1, got {group_size!r}")
-    return bits + Fraction(scale_bits + zero_point_bits, group_size)
-
-
 def weight_bytes(n_params: int, bits_per_weight: float) -> Fraction:
     """Nominal weight payload in bytes: n_params · bits / 8 (Ch. 19: 7B at 4 bits = 3.5 GB)."""
     _check_count("n_params", n_params)

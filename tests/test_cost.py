@@ -99,7 +99,8 @@ def test_common_mistakes():
 
 def test_ch19_weight_table_and_effective_bits():
     """7B params: 32/16/8/4 bits → 28/14/7/3.5 GB; 4-bit + fp16 scale per 32 → 4.5 bits; 8-bit → 8.5."""
-    from core.cost import effective_bits_per_weight, weight_bytes
+    from core.cost import weight_bytes
+    from core.quant import effective_bits_per_weight
 
     assert [weight_bytes(7 * 10**9, b) / 10**9 for b in (32, 16, 8, 4)] == [28, 14, 7, 3.5]
     assert effective_bits_per_weight(4, 32) == 4.5 and effective_bits_per_weight(8, 32) == 8.5
