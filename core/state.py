@@ -113,6 +113,8 @@ def quant_preset_state(values: str, scale: float) -> dict:
     return {
         "quant.values": values,
         "quant.scale": scale,
+        "quant.scale_step": scale,  # the log slider's stop; the page snaps it to the nearest one
+        "quant.zero_point": 0,
         "quant.scale_mode": "set by hand",
         "quant.bits": 4,
         "quant.kind": "symmetric",
