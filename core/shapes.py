@@ -99,7 +99,8 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
     """Read the KV terms from a Hugging Face ``config.json``.
 
     Uses ``num_hidden_layers``, ``num_attention_heads``, ``num_key_value_heads`` (default: the
-    number of attention heads; ``multi_query: true`` means 1), ``head_dim`` (default
+    number of attention heads; read from ``text_config`` when the language model's fields sit
+    there, as in multimodal configs; ``multi_query: true`` means 1), ``head_dim`` (default
     ``hidden_size / num_attention_heads``) and ``torch_dtype`` or ``dtype`` (default float16,
     stated in the note). Raises ``ValueError`` naming the problem: not UTF-8 JSON, not an
     object, too large, a missing or non-integer field.
@@ -123,6 +124,13 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         raise ValueError("not a config.json: the JSON is nested far too deeply") from None
     if not isinstance(cfg, dict):
         raise ValueError('the JSON must be an object like {"num_hidden_layers": 32, ...}')
+    nested = cfg.get("text_config")
+    if isinstance(nested, dict) and not any(a in cfg for a in ALIASES["num_hidden_layers"]):
+        # Multimodal models (LLaVA, Gemma 3, Llama 4, …) keep the language model's terms under
+        # text_config; the KV cache is the language model's. Its dtype wins over the top level's.
+        top_dtype = {k: cfg[k] for k in ("torch_dtype", "dtype") if k in cfg}
+        cfg = {**top_dtype, **nested}
+        name = f"{name} (text_config)"
     n_layer = _field(cfg, "num_hidden_layers", True)
     n_head = _field(cfg, "num_attention_heads", True)
     n_kv = 1 if cfg.get("multi_query") is True else _field(cfg, "num_key_value_heads", False) or n_head

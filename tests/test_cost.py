@@ -146,3 +146,40 @@ def test_kv_sharing_variants():
     assert list(kv_sharing_variants(71, 1).values()) == [71, 1]
     assert list(kv_sharing_variants(2, 2).values()) == [2, 1]
     assert list(kv_sharing_variants(12, 4).values()) == [12, 3, 1, 4]
+
+
+def test_huge_byte_counts_print_every_digit_right():
+    """10⁴⁰ bytes in GiB and 8·10⁴⁸ bytes in GB: every digit equals Python's exact Decimal division."""
+    from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+    from core.cost import format_bytes
+
+    for n, size, unit, binary in ((10**40, 2**30, "GiB", True), (8 * 10**48, 10**9, "GB", False)):
+        with localcontext() as ctx:
+            ctx.prec = 80
+            expected = (Decimal(n) / Decimal(size)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        assert format_bytes(n, binary) == f"{expected:,} {unit}"
+    assert format_bytes(10**40).startswith("9,313,225,746,154,785,156,250,000,000,000.00")  # a float gives …785,234,…
+
+
+def test_mistake_notes_are_exact():
+    """Llama-3-8B-like GQA at 8,192 positions: 4.00 GiB instead of 1.00 GiB (4.00×); 1,024.00 “MB” vs 1,073.74 MB."""
+    from core.cost import kv_mistake_notes, kv_mistakes
+
+    notes = kv_mistake_notes(kv_mistakes(32, 8, 128, 4096, 8192, 2))
+    assert notes["hidden_size_not_kv"].startswith("4.00 GiB instead of 1.00 GiB (4.00×)")
+    assert notes["mib_as_mb"].startswith("1,024.00 “MB” is really MiB; in MB it is 1,073.74 MB (4.9% apart)")
+    assert round((2**30 / 1e6 / 1024 - 1) * 100, 1) == 4.9
+
+
+def test_weight_rows_and_card_budget():
+    """7B: 4-bit + fp16 scale per 32 = 4.5 bits = 3,937,500,000 bytes; “7B, Q4, 8K” with Llama-2-7B's KV shape:
+    3.9375 GB + 2·32·8,192·32·128·2 B + 1 GB overhead, over an 8 GB budget."""
+    from core.cost import card_budget, gb, weight_rows
+    from core.shapes import PRESETS, parse_model_card
+
+    rows = {r.bits: r for r in weight_rows(7 * 10**9, 32, 16)}
+    assert rows[4].effective_bits == 4.5 and rows[4].bytes_with_scales == 3_937_500_000
+    assert rows[16].effective_bits == 16 and gb(rows[32].nominal_bytes) == "28.00 GB"
+    bill = card_budget(parse_model_card("7B, Q4, 8K"), PRESETS["Llama-2-7B (MHA)"], True, 2, 1, 1.0, 8.0)
+    assert bill.plan["total"] == 3_937_500_000 + 2 * 32 * 8192 * 32 * 128 * 2 + 10**9 and not bill.fits

@@ -99,3 +99,23 @@ def test_parse_lengths():
     ]:
         with pytest.raises(ValueError, match=match):
             parse_lengths(bad)
+
+
+def test_parse_hf_config_reads_text_config():
+    """A multimodal config (LLaVA) keeps the language model under text_config: its terms are read there,
+    matching transformers' own get_text_config()."""
+    from transformers import LlamaConfig, LlavaConfig
+
+    text = LlamaConfig(num_hidden_layers=6, num_attention_heads=8, num_key_value_heads=2, hidden_size=512)
+    cfg = LlavaConfig(text_config=text.to_dict())
+    raw = json.loads(cfg.to_json_string(use_diff=False))
+    raw["torch_dtype"] = "bfloat16"
+    s = parse_hf_config(json.dumps(raw))
+    ref = cfg.get_text_config()
+    assert (s.n_layer, s.n_head, s.n_kv_head, s.head_dim) == (
+        ref.num_hidden_layers,
+        ref.num_attention_heads,
+        ref.num_key_value_heads,
+        ref.hidden_size // ref.num_attention_heads,
+    )
+    assert s.bytes_per_value == 2 and "text_config" in s.name
