@@ -29,6 +29,19 @@ class StepTimes:
     repeats: int
     threads: int
 
+    def exponents(self) -> tuple[float, float]:
+        """Fitted growth k (time ∝ n^k) over the longer half of the lengths: (cached, recompute)."""
+        half = len(self.lengths) // 2
+        return (
+            fit_exponent(self.lengths[half:], self.cached_ms[half:]),
+            fit_exponent(self.lengths[half:], self.naive_ms[half:]),
+        )
+
+    @property
+    def ratio_at_longest(self) -> float:
+        """Recompute time ÷ cached time at the longest length."""
+        return self.naive_ms[-1] / self.cached_ms[-1]
+
 
 def _ms(fn) -> float:
     t0 = time.perf_counter()
