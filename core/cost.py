@@ -5,11 +5,9 @@ Ch. 19 "The bill per token" and Ch. 30 §30.4.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from core.config import GPTConfig
-from core.quant import effective_bits_per_weight
 from core.text import exact_decimal
 
 
@@ -142,6 +140,28 @@ def kv_cache_itemized(n_layer: int, n_kv_head: int, head_dim: int, lengths, byte
     return {"kv_cache/positions": sum(lengths), "kv_cache/bytes_per_position": per_position, **out}
 
 
+def batch_kv_bytes(lengths: list[int], reserved_slots: int, bytes_per_position: int, layout: str) -> dict:
+    """KV bytes of a batch of requests with cached ``lengths`` (Ch. 30 §30.4), itemized.
+
+    ``"kv_cache/payload"``: bytes holding positions, Σ lengths · bytes per position. Padded
+    layout (one row of ``reserved_slots`` per request): ``"kv_cache/padding"`` pads every row to
+    the longest row *now* (wasted); ``"kv_cache/reserved"`` holds the slots past it, kept for
+    tokens not generated yet (not waste until the batch ends). Ragged: payload only.
+    ``"total"``: what the layout holds."""
+    payload = sum(lengths) * bytes_per_position
+    if layout == "ragged":
+        return {"kv_cache/payload": payload, "kv_cache/padding": 0, "kv_cache/reserved": 0, "total": payload}
+    longest, rows = max(lengths), len(lengths)
+    padding = (rows * longest - sum(lengths)) * bytes_per_position
+    reserved = rows * (reserved_slots - longest) * bytes_per_position
+    return {
+        "kv_cache/payload": payload,
+        "kv_cache/padding": padding,
+        "kv_cache/reserved": reserved,
+        "total": payload + padding + reserved,
+    }
+
+
 def kv_mistakes(
     n_layer: int, n_kv_head: int, head_dim: int, hidden_size: int, positions: int, bytes_per_value: float
 ) -> dict:
@@ -182,31 +202,6 @@ def weight_bytes(n_params: int, bits_per_weight: float) -> Fraction:
     if not bits_per_weight > 0:
         raise ValueError(f"bits per weight must be positive, got {bits_per_weight!r}")
     return n_params * Fraction(bits_per_weight) / 8
-
-
-def gb(n_bytes) -> str:
-    """Bytes in GB (10⁹ bytes), two decimals, computed exactly: "3.94 GB"."""
-    return f"{exact_decimal(Fraction(n_bytes) / 10**9)} GB"
-
-
-@dataclass(frozen=True)
-class WeightRow:
-    """One precision in the weights table: nominal bits and bytes, and with per-group scales."""
-
-    bits: int
-    nominal_bytes: Fraction
-    effective_bits: Fraction
-    bytes_with_scales: Fraction
-
-
-def weight_rows(n_params: int, group_size: int | None, scale_bits: int, bits=(32, 16, 8, 4)) -> list[WeightRow]:
-    """Weight bytes of ``n_params`` parameters at each precision (Ch. 19: 7B at 4 bits = 3.5 GB);
-    integer formats (< 16 bits) add one ``scale_bits`` scale per ``group_size`` weights, floats none."""
-    rows = []
-    for b in bits:
-        eff = effective_bits_per_weight(b, group_size if b < 16 else None, scale_bits)
-        rows.append(WeightRow(b, weight_bytes(n_params, b), eff, weight_bytes(n_params, eff)))
-    return rows
 
 
 def params(cfg: GPTConfig) -> dict:
@@ -252,47 +247,6 @@ def memory_plan(
     }
     out["total"] = sum(out.values())
     return out
-
-
-@dataclass(frozen=True)
-class Budget:
-    """A model card's memory bill (``memory_plan``) against a budget, all in bytes."""
-
-    bits_per_weight: Fraction
-    plan: dict
-    budget_bytes: int
-
-    @property
-    def fits(self) -> bool:
-        return self.plan["total"] <= self.budget_bytes
-
-    @property
-    def parts_gb(self) -> dict[str, float]:
-        """Weights, KV cache and overhead in GB, for the bar (drawing needs floats)."""
-        names = {"memory/weights": "weights", "memory/kv_cache": "KV cache", "memory/overhead": "overhead"}
-        return {label: self.plan[key] / 1e9 for key, label in names.items()}
-
-
-def card_budget(
-    card, shape, grouped: bool, kv_bytes_per_value: float, batch_size: int, overhead_gb, budget_gb
-) -> Budget:
-    """The memory to serve ``card`` ("7B, Q4, 8K", ``core.shapes.ModelCard``) at its full context
-    with ``shape``'s KV terms (``core.shapes.KVShape``; a card does not give them). ``grouped``:
-    weights in groups of 32 with one fp16 scale each (integer formats only; floats carry none).
-    ``overhead_gb`` and ``budget_gb`` in GB (10⁹ bytes)."""
-    bits = effective_bits_per_weight(card.bits_per_weight, 32 if grouped and card.bits_per_weight < 16 else None)
-    plan = memory_plan(
-        card.n_params,
-        bits,
-        shape.n_layer,
-        shape.n_kv_head,
-        shape.head_dim,
-        card.context_tokens,
-        kv_bytes_per_value,
-        batch_size,
-        round(overhead_gb * 10**9),
-    )
-    return Budget(bits, plan, round(budget_gb * 10**9))
 
 
 def kv_sharing_variants(n_head: int, current_kv_heads: int) -> dict[str, int]:

@@ -222,3 +222,28 @@ def parse_lengths(text: str) -> list[int]:
             raise ValueError("every request needs at least 1 position")
         out.append(int(clean))
     return out
+
+
+def parse_budgets(text: str, max_tokens: int) -> list[int]:
+    """Token budgets from text like "12, 20, 6" (tokens each request may generate), for the
+    batching page: the words are about tokens to generate, not cache positions.
+
+    Raises ``ValueError`` for an empty list, a non-integer, a budget below 1 or above
+    ``max_tokens`` (the context window)."""
+    parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
+    if not parts:
+        raise ValueError("give one token budget per prompt, e.g. 12, 20")
+    out = []
+    for i, p in enumerate(parts, 1):
+        clean = p.replace("_", "")
+        if not (clean.isascii() and clean.isdecimal()):
+            raise ValueError(f"budget {i} ({_short(p, 20)}) is not a whole number of tokens")
+        if int(clean) < 1:
+            raise ValueError(f"budget {i} is {int(clean)}: every request must generate at least 1 token")
+        if int(clean) > max_tokens:
+            raise ValueError(
+                f"budget {i} ({_short(p, 20)}) is more tokens than the context window holds ({max_tokens})"
+            )
+        out.append(int(clean))
+    return out
+

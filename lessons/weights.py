@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from core import cost, viz
+from core import viz, weights
 from core.shapes import PRESETS, parse_model_card
 
 ui.title("weights")
@@ -34,11 +34,11 @@ scale_bits = c.radio(
 rows = [
     {
         "bits per weight (nominal)": r.bits,
-        "nominal weight bytes": cost.gb(r.nominal_bytes),
+        "nominal weight bytes": weights.gb(r.nominal_bytes),
         "effective bits per weight (with scales)": f"{float(r.effective_bits):.3f}",
-        "bytes with scales": cost.gb(r.bytes_with_scales),
+        "bytes with scales": weights.gb(r.bytes_with_scales),
     }
-    for r in cost.weight_rows(round(billions * 10**9), None if group == "none" else group, scale_bits)
+    for r in weights.weight_rows(round(billions * 10**9), None if group == "none" else group, scale_bits)
 ]
 st.dataframe(rows, hide_index=True)
 st.caption(
@@ -95,7 +95,7 @@ overhead_gb = c[2].number_input(
 budget_gb = c[3].number_input(
     "Memory budget (GB)", 0.1, 100_000.0, step=1.0, key="weights.budget_gb", persist_state="session"
 )
-bill = cost.card_budget(card, shape, grouped, kv_b, int(batch), overhead_gb, budget_gb)
+bill = weights.card_budget(card, shape, grouped, kv_b, int(batch), overhead_gb, budget_gb)
 st.markdown(
     f"**{card.n_params / 1e9:g} billion parameters · {float(bill.bits_per_weight):g} bits per weight · context "
     f"window {card.context_tokens:,} tokens** (K = 1,024 tokens) with the {arch} KV shape "
@@ -104,9 +104,9 @@ st.markdown(
 ui.chart(viz.fig_memory_budget(bill.parts_gb, budget_gb), key="budget")
 need, have = bill.plan["total"], bill.budget_bytes
 if bill.fits:
-    st.success(f"Fits: {cost.gb(need)} needed of {cost.gb(have)} ({cost.gb(have - need)} spare).")
+    st.success(f"Fits: {weights.gb(need)} needed of {weights.gb(have)} ({weights.gb(have - need)} spare).")
 else:
-    st.error(f"Does not fit: {cost.gb(need)} needed, {cost.gb(need - have)} over the {cost.gb(have)} budget.")
+    st.error(f"Does not fit: {weights.gb(need)} needed, {weights.gb(need - have)} over the {weights.gb(have)} budget.")
 st.caption(
     "The nominal weight figure is only one bill: the cache grows with context and batch, and switching "
     "weights to 4 bits leaves a 16-bit KV cache unchanged (Ch. 30 exercise 6)."

@@ -175,11 +175,27 @@ def test_mistake_notes_are_exact():
 def test_weight_rows_and_card_budget():
     """7B: 4-bit + fp16 scale per 32 = 4.5 bits = 3,937,500,000 bytes; “7B, Q4, 8K” with Llama-2-7B's KV shape:
     3.9375 GB + 2·32·8,192·32·128·2 B + 1 GB overhead, over an 8 GB budget."""
-    from core.cost import card_budget, gb, weight_rows
     from core.shapes import PRESETS, parse_model_card
+    from core.weights import card_budget, gb, weight_rows
 
     rows = {r.bits: r for r in weight_rows(7 * 10**9, 32, 16)}
     assert rows[4].effective_bits == 4.5 and rows[4].bytes_with_scales == 3_937_500_000
     assert rows[16].effective_bits == 16 and gb(rows[32].nominal_bytes) == "28.00 GB"
     bill = card_budget(parse_model_card("7B, Q4, 8K"), PRESETS["Llama-2-7B (MHA)"], True, 2, 1, 1.0, 8.0)
     assert bill.plan["total"] == 3_937_500_000 + 2 * 32 * 8192 * 32 * 128 * 2 + 10**9 and not bill.fits
+
+
+def test_batch_kv_bytes_add_up_to_the_tensors(tiny_model):
+    """Padded: payload + padding to the longest row + reserved slots = the batch's K/V tensors' bytes; ragged holds
+    the payload only. Right after prefill the padding is Σ(longest − each) positions."""
+    from core.batch import Batch
+    from core.cost import batch_kv_bytes, kv_cache_bytes_for
+
+    prompts, budgets = [[1, 2, 3], [4, 5, 6, 7, 8], [9]], [4, 2, 6]
+    per_pos = kv_cache_bytes_for(tiny_model.cfg, 1, 4)
+    for layout in ("padded", "ragged"):
+        batch = Batch(tiny_model, prompts, budgets, layout)
+        batch.prefill()
+        kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, layout)
+        assert kv["total"] == batch.held_bytes() and kv["kv_cache/payload"] == batch.payload_bytes()
+        assert kv["kv_cache/padding"] == (0 if layout == "ragged" else (2 + 0 + 4) * per_pos)

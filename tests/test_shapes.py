@@ -119,3 +119,18 @@ def test_parse_hf_config_reads_text_config():
         ref.hidden_size // ref.num_attention_heads,
     )
     assert s.bytes_per_value == 2 and "text_config" in s.name
+
+
+def test_parse_budgets_speaks_of_tokens():
+    """Budgets "12, 20" parse; 0, a word and more than the window are refused in tokens."""
+    from core.shapes import parse_budgets
+
+    assert parse_budgets("12, 20 6", 256) == [12, 20, 6]
+    for bad, match in (
+        ("0", "at least 1 token"),
+        ("x", "whole number of tokens"),
+        ("300", "context window"),
+        ("", "e.g."),
+    ):
+        with pytest.raises(ValueError, match=match):
+            parse_budgets(bad, 256)
