@@ -17,6 +17,7 @@ from core.cost import kv_cache_bytes_for
 from core.decode import SamplingConfig, generate_cached
 from core.quant_model import weight_storage_bytes
 from core.text import sentence
+from core.tokenizer import end_token_id
 
 # Navigation names; each page's heading is the same text (``title``), so the two never differ.
 PAGES = (
@@ -218,6 +219,8 @@ def greedy_tokens(prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | No
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str):
-    """``core.context.run_policy`` on the shipped model, cached (deterministic, greedy)."""
-    return run_policy(model(), list(prompt_ids), n_new, window, policy)
+def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str, stop_at_end: bool = False):
+    """``core.context.run_policy`` on the shipped model (optionally up to its end token), cached
+    (deterministic, greedy)."""
+    end = end_token_id(tokenizer()) if stop_at_end else None
+    return run_policy(model(), list(prompt_ids), n_new, window, policy, end)

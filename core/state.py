@@ -53,7 +53,14 @@ DECODE = {
 
 # ---- the worked example, the context window, latency ------------------------------------------
 WORKED = {"worked.scaled": False}
-CONTEXT = {"ctx.policy": "sliding window", "ctx.window": 64, "ctx.n_new": 80, "ctx.layer": 2, "ctx.head": 3}
+CONTEXT = {
+    "ctx.policy": "sliding window",
+    "ctx.window": 64,
+    "ctx.n_new": 80,
+    "ctx.stop_at_end": False,  # off: generation reaches the wall; the page says where the text had ended
+    "ctx.layer": 2,
+    "ctx.head": 3,
+}
 LATENCY = {"lat.source": "Ch. 30 example", "lat.n_new": 12, "lat.measured": None}
 
 # ---- batching, speculative decoding -----------------------------------------------------------
