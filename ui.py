@@ -102,8 +102,10 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 button p { font-size: 1.25rem !important; }
 textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
 [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }
-/* st.dataframe draws its cells on a canvas, which ignores font sizes: scale the whole grid. */
-[data-testid="stDataFrame"], [data-testid="stDataFrameResizable"] { zoom: 1.35; }
+/* st.dataframe draws its cells on a canvas, which ignores font sizes: zoom the whole grid. Its
+   width stays its column's: streamlit sets it in px (zoomed, 1.35× too wide); a percentage is not zoomed. */
+[data-testid="stDataFrame"] { zoom: 1.35; }
+[data-testid="stDataFrameResizable"] { width: 100% !important; max-width: 100% !important; }
 [data-testid="stTextArea"] textarea { min-height: 7.5em !important; }
 </style>
 """

@@ -77,3 +77,10 @@ def test_timeline_labels_never_crowd():
     fast_trace = [t for t in fig.data if t.type == "scatter"][1]
     shown = [x for x, s in zip(fast_trace.x, fast_trace.text, strict=True) if s]
     assert shown == [380, 394]  # 0.035 · 399 ms = 13.97 ms: 380, then the first token ≥ 393.97
+
+
+def test_heatmap_note_follows_the_figure_font():
+    """The "read from the KV cache" note has no fixed size: presenter mode's larger figure font reaches it."""
+    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
+    [note] = fig.layout.annotations
+    assert note.font.size is None and note.font.color == viz.CACHED
