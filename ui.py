@@ -104,7 +104,7 @@ textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font
 [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }
 /* st.dataframe draws its cells on a canvas, which ignores font sizes: zoom the whole grid. Its
    width stays its column's: streamlit sets it in px (zoomed, 1.35× too wide); a percentage is not zoomed. */
-[data-testid="stDataFrame"] { zoom: 1.35; }
+[data-testid="stDataFrame"] { zoom: 1.35; max-width: 100%; }
 [data-testid="stDataFrameResizable"] { width: 100% !important; max-width: 100% !important; }
 [data-testid="stTextArea"] textarea { min-height: 7.5em !important; }
 </style>

@@ -5,7 +5,7 @@ import streamlit as st
 import ui
 from core import bill, viz
 from core.measure import measure_step_times
-from core.text import exact_decimal
+from core.text import exact_decimal, plural
 
 ui.title("cost")
 st.caption(
@@ -78,7 +78,7 @@ else:
             times.lengths,
             times.cached_ms,
             times.naive_ms,
-            f"Median of {times.repeats} runs, {times.threads} torch thread(s)",
+            f"Median of {plural(times.repeats, 'run')}, {plural(times.threads, 'torch thread')}",
         ),
         key="measured",
     )

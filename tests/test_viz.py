@@ -84,3 +84,12 @@ def test_heatmap_note_follows_the_figure_font():
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
     [note] = fig.layout.annotations
     assert note.font.size is None and note.font.color == viz.CACHED
+
+
+def test_batch_cache_tells_padding_from_reserved_slots():
+    """Rows of 5, 17, 9, 2 positions in a 35-slot padded block: padding to 17 (12, 0, 8, 15), then 18 reserved each."""
+    fig = viz.fig_batch_cache(["a", "b", "c", "d"], [5, 17, 9, 2], 35, "padded")
+    used, padding, reserved = fig.data
+    assert list(padding.x) == [12, 0, 8, 15] and list(padding.base) == [5, 17, 9, 2]
+    assert list(reserved.x) == [18] * 4 and list(reserved.base) == [17] * 4
+    assert len(viz.fig_batch_cache(["a"], [5], 9, "ragged").data) == 1

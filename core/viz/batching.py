@@ -9,26 +9,36 @@ from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
 
 
 def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: str) -> go.Figure:
-    """Each request's cache row: used positions, and (padded layout) the padding it wastes."""
+    """Each request's cache row: used positions and, in the padded layout, the padding up to the
+    longest row now (wasted) and the slots reserved past it for tokens still to come."""
     fig = go.Figure()
     labels = [safe(n) for n in names]
-    fig.add_bar(
-        y=labels,
-        x=lengths,
-        orientation="h",
-        marker_color=CACHED,
-        name="cached positions (used)",
-        hovertemplate="%{y}: %{x} positions<extra></extra>",
-    )
+    longest = max(lengths)
+    segments = [("cached positions (used)", lengths, [0] * len(lengths), dict(color=CACHED))]
     if layout == "padded":
+        segments += [
+            (
+                "padding to the longest row (wasted)",
+                [longest - n for n in lengths],
+                lengths,
+                dict(color="#eeeeee", line=dict(color=MUTED, width=1), pattern=dict(shape="/")),
+            ),
+            (
+                "reserved for tokens still to come",
+                [s_max - longest] * len(lengths),
+                [longest] * len(lengths),
+                dict(color="white", line=dict(color=MUTED, width=1), pattern=dict(shape=".", fgcolor=MUTED)),
+            ),
+        ]
+    for name, widths, base, marker in segments:
         fig.add_bar(
             y=labels,
-            x=[s_max - n for n in lengths],
-            base=lengths,
+            x=widths,
+            base=base,
             orientation="h",
-            name="padding (wasted)",
-            marker=dict(color="#eeeeee", line=dict(color=MUTED, width=1), pattern=dict(shape="/")),
-            hovertemplate="%{y}: %{x} padded slots<extra></extra>",
+            name=name,
+            marker=marker,
+            hovertemplate=f"%{{y}}: %{{x}} slots, {name}<extra></extra>",
         )
     fig.update_layout(
         template=TEMPLATE,
