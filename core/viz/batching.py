@@ -43,10 +43,10 @@ def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: st
     fig.update_layout(
         template=TEMPLATE,
         barmode="overlay",
-        height=120 + 40 * len(names),
+        height=170 + 40 * len(names),
         title=dict(text=f"{layout.capitalize()} KV cache, one row per request"),
-        legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
-        margin=dict(t=80),
+        # At the figure's foot: above the plot, three entries wrapped into the title in presenter mode.
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
         xaxis=dict(title="positions (slots)", range=[0, s_max]),
         yaxis=dict(autorange="reversed", type="category"),
     )
