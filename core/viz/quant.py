@@ -87,6 +87,8 @@ def fig_ruler(r: Ruler) -> go.Figure:
     ):
         if mask.any():
             _values(fig, r, mask, name, color, symbol)
+    # Zero, marked from just above the "q=…" labels up: an axis zero line ran through a label at 0.
+    fig.add_shape(type="line", x0=0, x1=0, y0=-0.16, y1=1.4, line=dict(color="#444444", width=1), layer="below")
     ends = [r.x, r.x_hat] + ([] if r.levels is None else [r.levels])
     lo, hi = min(float(a.min()) for a in ends), max(float(a.max()) for a in ends)
     pad = max(r.scale, (hi - lo) * 0.05)
@@ -95,7 +97,7 @@ def fig_ruler(r: Ruler) -> go.Figure:
         height=340,
         title=dict(text=r.title),
         legend=dict(orientation="h", y=-0.3),
-        xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=True),
+        xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=False),
         yaxis=dict(range=[-0.6, 1.4], tickvals=[0, 1], ticktext=["stored (shelf)", "original"], showgrid=False),
     )
     return fig
