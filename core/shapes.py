@@ -246,4 +246,3 @@ def parse_budgets(text: str, max_tokens: int) -> list[int]:
             )
         out.append(int(clean))
     return out
-
