@@ -6,6 +6,7 @@ Not in core/ because it imports streamlit.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import streamlit as st
 import torch
@@ -14,6 +15,34 @@ from core import assets, share, state
 from core.context import run_policy
 from core.cost import kv_cache_bytes_for
 from core.decode import SamplingConfig, generate_cached
+from core.quant_model import weight_storage_bytes
+from core.text import sentence
+from core.tokenizer import end_token_id
+
+# The navigation (sections in the top bar) and each page's heading: one list, so the two never differ.
+SECTIONS = {
+    "Decode": (
+        ("lessons/decode.py", "Prefill & decode", ":material/play_arrow:"),
+        ("lessons/worked.py", "The worked example", ":material/calculate:"),
+        ("lessons/context.py", "The context window", ":material/width_full:"),
+        ("lessons/latency.py", "Latency on a timeline", ":material/timer:"),
+        ("lessons/batching.py", "Batching", ":material/stacks:"),
+        ("lessons/speculative.py", "Speculative decoding", ":material/fast_forward:"),
+        ("lessons/paged.py", "Paged KV cache", ":material/grid_view:"),
+    ),
+    "Cost & memory": (
+        ("lessons/cost.py", "The bill per token", ":material/show_chart:"),
+        ("lessons/memory.py", "KV-cache memory", ":material/memory:"),
+        ("lessons/weights.py", "Weights & model cards", ":material/balance:"),
+    ),
+    "Quantization": (
+        ("lessons/quantize.py", "The quantization ruler", ":material/straighten:"),
+        ("lessons/quant_model.py", "Quantizing the model", ":material/compress:"),
+    ),
+    "Practice": (("lessons/practice.py", "Practice", ":material/quiz:"),),
+}
+PAGES = tuple(page for pages in SECTIONS.values() for page in pages)
+TITLES = {path.removeprefix("lessons/").removesuffix(".py"): name for path, name, _ in PAGES}
 
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
@@ -105,6 +134,10 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 button p { font-size: 1.25rem !important; }
 textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
 [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }
+/* st.dataframe draws its cells on a canvas, which ignores font sizes: zoom the whole grid. Its
+   width stays its column's: streamlit sets it in px (zoomed, 1.35× too wide); a percentage is not zoomed. */
+[data-testid="stDataFrame"] { zoom: 1.35; max-width: 100%; }
+[data-testid="stDataFrameResizable"] { width: 100% !important; max-width: 100% !important; }
 [data-testid="stTextArea"] textarea { min-height: 7.5em !important; }
 </style>
 """
@@ -126,6 +159,44 @@ def chart(fig, key: str) -> None:
         fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
         fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
     st.plotly_chart(fig, theme=None, key=key)
+
+
+def title(page: str) -> None:
+    """The page's heading: its name in the navigation (``SECTIONS``)."""
+    st.title(TITLES[page])
+
+
+def refuse(err, prefix: str = "", level: str = "error") -> None:
+    """Show why input was refused, as a sentence: ``refuse(err, "Check the lengths: ")`` shows
+    "Check the lengths: every request needs at least 1 position." (``level``: error, warning, info)."""
+    getattr(st, level)(sentence(f"{prefix}{err}"))
+
+
+def set_message(key: str, text, level: str = "warning") -> None:
+    """Keep a message for ``show_message`` (callbacks run before the page draws)."""
+    st.session_state[key] = (level, sentence(text))
+
+
+def show_message(key: str) -> None:
+    """Show the message kept under ``key`` (``set_message``), if any."""
+    kept = st.session_state.get(key)
+    if kept:
+        level, text = kept
+        getattr(st, level)(text)
+
+
+def reset(*keys: str) -> Callable[[], None]:
+    """A callback that puts ``keys`` back to their defaults in ``core.state`` (a Reset button)."""
+    return lambda: st.session_state.update({k: copy.deepcopy(state.DEFAULTS[k]) for k in keys})
+
+
+def button_row(*buttons: tuple[str, Callable[[], None]]) -> None:
+    """One row of equal-width buttons (Prefill · Step · Reset and the like); the first is primary.
+
+    Each button is ``(label, callback)``: the callback changes session state, then the page
+    reruns once and draws the result."""
+    for i, (col, (label, action)) in enumerate(zip(st.columns(len(buttons)), buttons, strict=True)):
+        col.button(label, type="primary" if i == 0 else "secondary", on_click=action, width="stretch")
 
 
 def sidebar_controls() -> None:
@@ -162,7 +233,7 @@ def sidebar_model_card() -> None:
         return  # fewer things on screen while presenting
     m, card = model(), model_card()
     cfg = m.cfg
-    weight_bytes = sum(p.numel() * p.element_size() for p in m.parameters())
+    weight_bytes = weight_storage_bytes(m, None)
     with st.sidebar:
         st.subheader("The shipped model")
         st.caption(f"{card['name']} — trained by this project (`python -m core.train`), runs offline.")
@@ -198,9 +269,11 @@ def greedy_tokens(prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | No
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str):
-    """``core.context.run_policy`` on the shipped model, cached (deterministic, greedy)."""
-    return run_policy(model(), list(prompt_ids), n_new, window, policy)
+def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str, stop_at_end: bool = False):
+    """``core.context.run_policy`` on the shipped model (optionally up to its end token), cached
+    (deterministic, greedy)."""
+    end = end_token_id(tokenizer()) if stop_at_end else None
+    return run_policy(model(), list(prompt_ids), n_new, window, policy, end)
 
 
 @st.cache_data(show_spinner="Serving the requests both ways…", max_entries=64)

@@ -33,10 +33,22 @@ class WindowRun:
     cache_bytes: list[int] = field(default_factory=list)
     note: str = ""
 
+    def end_at(self, end_id: int) -> int | None:
+        """Index of the first ``end_id`` among the output tokens (None: the model never wrote it)."""
+        return self.tokens.index(end_id) if end_id in self.tokens else None
+
+    @property
+    def consumed(self) -> list[int]:
+        """Every token the model read, one per row of ``band_matrix``: the prompt used and each
+        output token but the last (chosen, never fed back)."""
+        return self.prompt_used + self.tokens[:-1]
+
 
 @torch.no_grad()
-def run_policy(model: GPT, prompt_ids, n_new: int, window: int, policy: str) -> WindowRun:
-    """Generate up to ``n_new`` greedy tokens with at most ``window`` cached positions.
+def run_policy(model: GPT, prompt_ids, n_new: int, window: int, policy: str, end_id: int | None = None) -> WindowRun:
+    """Generate up to ``n_new`` greedy tokens with at most ``window`` cached positions; with
+    ``end_id`` (the end-of-text token) stop after it as the decode page does (past it the model
+    starts a new, unrelated document). Without, keep going so the cache reaches the wall.
 
     Raises ``ValueError`` for an unknown policy, an empty prompt, a window outside
     2 … block_size, or (for "stop" and "sliding window") a prompt longer than the window."""
@@ -69,6 +81,10 @@ def run_policy(model: GPT, prompt_ids, n_new: int, window: int, policy: str) -> 
         run.cache_positions.append(cache.pos)
         run.cache_bytes.append(cache.nbytes)
         run.tokens.append(int(torch.argmax(step.logits)))
+        if run.tokens[-1] == end_id:
+            ended = "the model wrote its end-of-text token: the request ends there"
+            run.note = f"{note}; then {ended}" if note else ended
+            return run
         if len(run.tokens) >= n_new:
             break
         if cache.pos >= window:

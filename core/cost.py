@@ -8,6 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from core.config import GPTConfig
+from core.text import exact_decimal
 
 
 def _check_count(name: str, value) -> int:
@@ -143,12 +144,19 @@ BINARY = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
 DECIMAL = (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
 
 
+def byte_count(n_bytes) -> str:
+    """ "2,048 bytes", or one decimal for a fractional count of packed sub-byte values: "1,024.5 bytes"."""
+    whole = Fraction(n_bytes).denominator == 1
+    return f"{exact_decimal(n_bytes, 0 if whole else 1)} {'byte' if n_bytes == 1 else 'bytes'}"
+
+
 def format_bytes(n_bytes: int, binary: bool = True) -> str:
-    """``n_bytes`` in the largest binary (KiB = 1,024 B) or decimal (kB = 1,000 B) unit ≥ 1."""
+    """``n_bytes`` in the largest binary (KiB = 1,024 B) or decimal (kB = 1,000 B) unit ≥ 1, two
+    decimals, computed exactly: a 40-digit count prints 40 right digits (a float keeps ~16)."""
     for unit, size in BINARY if binary else DECIMAL:
         if n_bytes >= size:
-            return f"{n_bytes / size:,.2f} {unit}"
-    return f"{n_bytes:,} B"
+            return f"{exact_decimal(Fraction(n_bytes) / size)} {unit}"
+    return f"{exact_decimal(n_bytes, 0 if Fraction(n_bytes).denominator == 1 else 1)} B"
 
 
 # ---- KV cache with every term named ---------------------------------------------------------
@@ -181,36 +189,60 @@ def kv_cache_itemized(n_layer: int, n_kv_head: int, head_dim: int, lengths, byte
     return {"kv_cache/positions": sum(lengths), "kv_cache/bytes_per_position": per_position, **out}
 
 
+def batch_kv_bytes(lengths: list[int], reserved_slots: int, bytes_per_position: int, layout: str) -> dict:
+    """KV bytes of a batch of requests with cached ``lengths`` (Ch. 30 §30.4), itemized.
+
+    ``"kv_cache/payload"``: bytes holding positions, Σ lengths · bytes per position. Padded
+    layout (one row of ``reserved_slots`` per request): ``"kv_cache/padding"`` pads every row to
+    the longest row *now* (wasted); ``"kv_cache/reserved"`` holds the slots past it, kept for
+    tokens not generated yet (not waste until the batch ends). Ragged: payload only.
+    ``"total"``: what the layout holds."""
+    payload = sum(lengths) * bytes_per_position
+    if layout == "ragged":
+        return {"kv_cache/payload": payload, "kv_cache/padding": 0, "kv_cache/reserved": 0, "total": payload}
+    longest, rows = max(lengths), len(lengths)
+    padding = (rows * longest - sum(lengths)) * bytes_per_position
+    reserved = rows * (reserved_slots - longest) * bytes_per_position
+    return {
+        "kv_cache/payload": payload,
+        "kv_cache/padding": padding,
+        "kv_cache/reserved": reserved,
+        "total": payload + padding + reserved,
+    }
+
+
 def kv_mistakes(
     n_layer: int, n_kv_head: int, head_dim: int, hidden_size: int, positions: int, bytes_per_value: float
 ) -> dict:
     """The right KV bytes and three common wrong ones, as ``{"right", "hidden_size_not_kv",
-    "no_factor_2", "mib_as_mb"}`` (bytes, the last one the MiB figure mislabelled as MB)."""
+    "no_factor_2", "mib_as_mb"}`` (bytes; the last is the MiB figure mislabelled as MB, an exact
+    ``Fraction``)."""
     right = kv_cache_bytes(n_layer, n_kv_head, head_dim, positions, bytes_per_value)["total"]
     # Using hidden_size = n_head·head_dim instead of n_kv_head·head_dim ignores GQA/MQA.
     hidden = kv_cache_bytes(n_layer, 1, hidden_size, positions, bytes_per_value)["total"]
-    return {"right": right, "hidden_size_not_kv": hidden, "no_factor_2": right // 2, "mib_as_mb": right / 2**20}
+    return {
+        "right": right,
+        "hidden_size_not_kv": hidden,
+        "no_factor_2": right // 2,
+        "mib_as_mb": Fraction(right, 2**20),
+    }
+
+
+def kv_mistake_notes(m: dict) -> dict[str, str]:
+    """What each mistake of ``kv_mistakes`` would print beside the right value, exactly."""
+    right = format_bytes(m["right"])
+    mb = Fraction(m["right"], 10**6)
+    return {
+        "hidden_size_not_kv": f"{format_bytes(m['hidden_size_not_kv'])} instead of {right} "
+        f"({exact_decimal(Fraction(m['hidden_size_not_kv'], m['right']))}×): it counts every query head, "
+        "ignoring GQA/MQA.",
+        "no_factor_2": f"{format_bytes(m['no_factor_2'])} instead of {right} (half)",
+        "mib_as_mb": f"{exact_decimal(m['mib_as_mb'])} “MB” is really MiB; in MB it is {exact_decimal(mb)} MB "
+        f"({exact_decimal(100 * (mb / m['mib_as_mb'] - 1), 1)}% apart)",
+    }
 
 
 # ---- weights ---------------------------------------------------------------------------------
-
-
-def effective_bits_per_weight(
-    n_bit: float, group_size: int | None = None, scale_bits: int = 16, zero_point_bits: int = 0
-) -> Fraction:
-    """Bits per weight including per-group metadata: n_bit + (scale_bits + zero_point_bits)/group_size.
-
-    ``group_size=None`` means no per-group metadata (nominal bits). Example: 4-bit with an fp16
-    scale per 32 weights is 4.5 bits per weight. Raises ``ValueError`` on a bad group size.
-    """
-    if not n_bit > 0:
-        raise ValueError(f"bits per weight must be positive, got {n_bit!r}")
-    bits = Fraction(n_bit)
-    if group_size is None:
-        return bits
-    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
-        raise ValueError(f"group size must be a whole number ≥ 1, got {group_size!r}")
-    return bits + Fraction(scale_bits + zero_point_bits, group_size)
 
 
 def weight_bytes(n_params: int, bits_per_weight: float) -> Fraction:

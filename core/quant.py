@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def auto_scale(x, n_bit: int, symmetric: bool = True) -> tuple[float, int]:
 
     An all-zero input has no range (the scale would be 0): scale 1.0 is returned, since any
     positive scale stores zeros exactly; so is a range so tiny that the scale underflows to 0.
-    Raises ``ValueError`` on empty or non-finite input."""
+    Raises ``ValueError`` on empty or non-finite input, and (affine) when max − min overflows."""
     x = _check_values(x)
     qmin, qmax = int_range(n_bit, symmetric)
     if symmetric:
@@ -87,6 +88,11 @@ def auto_scale(x, n_bit: int, symmetric: bool = True) -> tuple[float, int]:
         return (s if s > 0 else 1.0), 0
     lo, hi = min(float(x.min()), 0.0), max(float(x.max()), 0.0)  # keep 0 exactly representable
     s = (hi - lo) / (qmax - qmin)
+    if not math.isfinite(s):
+        raise ValueError(
+            f"the values span {lo:g} … {hi:g}, wider than a float64 can hold: the automatic scale "
+            f"(max − min) / {qmax - qmin} overflows; set the scale by hand"
+        )
     if not s > 0:
         return 1.0, 0
     return s, int(np.clip(round_half(-lo / s), qmin, qmax))
@@ -181,8 +187,10 @@ def storage_bytes(
 
     ``"quant/packed_bytes"`` = ceil(n · b / 8); ``"quant/scale_bytes"`` and
     ``"quant/zero_point_bytes"`` per group (one group if ``group_size`` is None);
-    ``"total"`` bytes; ``"bits_per_weight"`` = total · 8 / n. Ch. 30: four 4-bit values + one
-    FP32 scale = 2 + 4 = 6 bytes (12 bits per weight)."""
+    ``"total"`` bytes; ``"bits_per_weight"`` = total · 8 / n, what these ``n`` values really
+    cost, byte padding and a partial last group included (``effective_bits_per_weight`` is the
+    per-weight formula for full groups; the two agree when they apply). Ch. 30: four 4-bit
+    values + one FP32 scale = 2 + 4 = 6 bytes (12 bits per weight)."""
     if n_values < 1 or n_bit < 1:
         raise ValueError("need at least one value and one bit")
     n_groups = 1 if group_size is None else math.ceil(n_values / group_size)
@@ -227,9 +235,31 @@ FORMATS = [
 ]
 
 
+def effective_bits_per_weight(
+    n_bit: float, group_size: int | None = None, scale_bits: int = 16, zero_point_bits: int = 0
+) -> Fraction:
+    """Bits per weight including per-group metadata: n_bit + (scale_bits + zero_point_bits)/group_size.
+
+    The one formula for bits per weight (the weights page, the formats table and the ruler's
+    curves all call it). ``group_size=None`` means no per-group metadata (nominal bits). Example:
+    4-bit with an fp16 scale per 32 weights is 4.5 bits per weight; Ch. 30's block of four 4-bit
+    values with one FP32 scale is 4 + 32/4 = 12. Raises ``ValueError`` on a bad group size."""
+    if not n_bit > 0:
+        raise ValueError(f"bits per weight must be positive, got {n_bit!r}")
+    bits = Fraction(n_bit)
+    if group_size is None:
+        return bits
+    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
+        raise ValueError(f"group size must be a whole number ≥ 1, got {group_size!r}")
+    return bits + Fraction(scale_bits + zero_point_bits, group_size)
+
+
 def format_bits_per_weight(fmt: Format, n_values: int = 4096) -> float:
-    """Effective bits per weight of ``fmt`` for ``n_values`` values (scales and mins included)."""
-    return storage_bytes(n_values, fmt.n_bit, fmt.group_size, fmt.scale_bytes, fmt.min_bytes)["bits_per_weight"]
+    """Effective bits per weight of ``fmt`` (scales and mins included); a per-tensor scale is spread
+    over ``n_values`` weights."""
+    return float(
+        effective_bits_per_weight(fmt.n_bit, fmt.group_size or n_values, 8 * fmt.scale_bytes, 8 * fmt.min_bytes)
+    )
 
 
 # ---- rounding reaches the output -----------------------------------------------------------------
@@ -265,96 +295,3 @@ def greedy_after_quantizing(logits, scale: float, rounding: str = "half_even") -
     s = float(_check_scale(scale))
     xq = round_half(x / s, rounding) * s
     return int(np.argmax(xq)), xq
-
-
-def flip_scale(logits, rounding: str = "half_even", n_grid: int = 400) -> float | None:
-    """Smallest scale on a log grid (from 10⁻⁴ to 2·max|logit|) at which rounding the logits
-    changes the greedy token, or None if no scale on the grid does."""
-    x = _check_values(logits)
-    top = int(np.argmax(x))
-    hi = 2 * float(np.max(np.abs(x))) or 1.0
-    for s in np.geomspace(1e-4, hi, n_grid):
-        if greedy_after_quantizing(x, s, rounding)[0] != top:
-            return float(s)
-    return None
-
-
-MAX_SHELVES = 257  # more levels than this merge into a solid bar on the ruler: say so instead of drawing them
-
-
-@dataclass(frozen=True)
-class Ruler:
-    """Everything the ruler draws: values ``x``, stored ``q``, reconstructions ``x_hat``,
-    ``clipped`` flags, the ``levels`` (None when more than 257 to draw), the mapping and notes."""
-
-    x: np.ndarray
-    q: np.ndarray
-    x_hat: np.ndarray
-    clipped: np.ndarray
-    levels: np.ndarray | None
-    scale: float
-    zero_point: int
-    qmin: int
-    qmax: int
-    notes: tuple[str, ...]
-
-
-def ruler(
-    x,
-    n_bit: int,
-    scale: float | None,
-    symmetric: bool = True,
-    zero_point: int | None = None,
-    rounding: str = "half_even",
-    clip: bool = True,
-) -> Ruler:
-    """Quantize ``x`` for the ruler figure. ``scale=None``: automatic from the range;
-    ``zero_point=None``: automatic (affine only). Raises ``ValueError`` like ``quantize``."""
-    x = _check_values(x)
-    notes = []
-    if scale is None and not np.any(x):
-        notes.append(
-            "All values are zero, so the automatic scale would be 0; scale 1 is used "
-            "(any positive scale stores zero exactly)."
-        )
-    if scale is None:
-        scale, auto_z = auto_scale(x, n_bit, symmetric)
-        zero_point = auto_z if zero_point is None else zero_point
-    qmin, qmax = int_range(n_bit, symmetric)
-    z = 0 if symmetric else int(zero_point or 0)
-    if not symmetric and not qmin <= z <= qmax:
-        raise ValueError(f"the zero point must be a stored integer, {qmin} … {qmax}; got {z}")
-    r = quantize(x, n_bit, scale, z, symmetric, rounding, clip)
-    x_hat = dequantize(r.q, r.scale, r.zero_point)
-    n_out = int(r.clipped.sum())
-    if n_out and clip:
-        notes.append(f"{n_out} value(s) clipped to the range {qmin} … {qmax}: their error is not bounded by s/2.")
-    elif n_out:
-        notes.append(
-            f"{n_out} value(s) round to integers outside {qmin} … {qmax}: their error is still within s/2, "
-            f"but {n_bit} bits cannot store those integers (clipping would)."
-        )
-    n_levels = qmax - qmin + 1
-    levels = r.scale * (np.arange(qmin, qmax + 1) - r.zero_point) if n_levels <= MAX_SHELVES else None
-    return Ruler(x, r.q, x_hat, r.clipped, levels, r.scale, r.zero_point, qmin, qmax, tuple(notes))
-
-
-PRESETS = {
-    "Ch. 19: four weights, scale 0.1": ("0.34, -0.12, 0.7, 0.23", 0.1),
-    "Ch. 30 Table 30.2: scale 0.5": ("-1.2, -0.2, 0.7, 1.8", 0.5),
-    "Ch. 30: the outlier 8": ("-1.2, -0.2, 0.7, 1.8, 8", 0.5),
-    "Exercise 4: ties 0.75 and −0.75, then 5": ("0.75, -0.75, 5", 0.5),
-}
-
-
-def greedy_by_bits(logits, bits=(8, 7, 6, 5, 4, 3, 2), rounding: str = "half_even") -> list[dict]:
-    """For each bit width: round the whole logit vector with its automatic symmetric scale
-    (max|logit| / (2^(b−1)−1)) and report the scale, the new greedy token and whether it changed."""
-    x = _check_values(logits)
-    top = int(np.argmax(x))
-    rows = []
-    for b in bits:
-        s, _ = auto_scale(x, b)
-        choice, _ = greedy_after_quantizing(x, s, rounding)
-        rows.append({"bits": b, "scale": s, "greedy": choice, "changed": choice != top})
-    return rows

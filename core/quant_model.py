@@ -98,9 +98,11 @@ def evaluate(model: GPT, windows: torch.Tensor, kv_n_bit: int | None = None) -> 
 
 @dataclass(frozen=True)
 class QuantReport:
-    """One row of the comparison table: what changed against the float model."""
+    """One row of the comparison table: what changed against the float model. ``n_bit``: the
+    bit width of the quantized array (None for the float model)."""
 
     label: str
+    n_bit: int | None
     weight_bytes: int
     kv_bytes_per_token: float
     max_logit_error: float
@@ -110,12 +112,17 @@ class QuantReport:
 
 
 def compare(
-    reference: EvalResult, result: EvalResult, label: str, weight_bytes: int, kv_bytes_per_token: float
+    reference: EvalResult,
+    result: EvalResult,
+    label: str,
+    n_bit: int | None,
+    weight_bytes: int,
+    kv_bytes_per_token: float,
 ) -> QuantReport:
     """Max |Δlogit|, share of positions whose greedy token changed, and the losses."""
     err = float((result.logits - reference.logits).abs().max())
     changed = float((result.greedy != reference.greedy).double().mean())
-    return QuantReport(label, weight_bytes, kv_bytes_per_token, err, changed, result.loss, result.perplexity)
+    return QuantReport(label, n_bit, weight_bytes, kv_bytes_per_token, err, changed, result.loss, result.perplexity)
 
 
 def kv_bytes_per_token(model: GPT, kv_n_bit: int | None, scale_bytes: int = 2) -> float:
@@ -133,7 +140,7 @@ def sweep(
 ) -> dict[str, list[QuantReport]]:
     """Weight-only and KV-only quantization across bit widths, against the float model."""
     ref = evaluate(model, windows)
-    base = compare(ref, ref, "float32", weight_storage_bytes(model, None), kv_bytes_per_token(model, None))
+    base = compare(ref, ref, "float32", None, weight_storage_bytes(model, None), kv_bytes_per_token(model, None))
     weights, kv = [base], [base]
     for b in bits:
         qm = quantize_weights(model, b, group_size, rounding)
@@ -142,6 +149,7 @@ def sweep(
                 ref,
                 evaluate(qm, windows),
                 f"{b}-bit weights",
+                b,
                 weight_storage_bytes(model, b, group_size),
                 kv_bytes_per_token(model, None),
             )
@@ -151,6 +159,7 @@ def sweep(
                 ref,
                 evaluate(model, windows, kv_n_bit=b),
                 f"{b}-bit KV cache",
+                b,
                 weight_storage_bytes(model, None),
                 kv_bytes_per_token(model, b),
             )
@@ -164,6 +173,27 @@ def first_divergence(a: list[int], b: list[int]) -> int | None:
         if x != y:
             return i
     return None
+
+
+def until_end(tokens: list[int], end: int) -> list[int]:
+    """Tokens up to and including the first ``end`` token: the request is over there."""
+    return tokens[: tokens.index(end) + 1] if end in tokens else list(tokens)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Two greedy continuations cut at their end token, and the index of the first output token
+    where they differ (None: identical as far as both go)."""
+
+    reference: list[int]
+    other: list[int]
+    at: int | None
+
+
+def divergence(reference: list[int], other: list[int], end: int) -> Divergence:
+    """Compare two continuations of the same prompt, each up to its first ``end`` token."""
+    a, b = until_end(reference, end), until_end(other, end)
+    return Divergence(a, b, first_divergence(a, b))
 
 
 __all__ = ["np"]

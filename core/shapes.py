@@ -151,7 +151,8 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
     """Read the KV terms from a Hugging Face ``config.json``.
 
     Uses ``num_hidden_layers``, ``num_attention_heads``, ``num_key_value_heads`` (default: the
-    number of attention heads; ``multi_query: true`` means 1), ``head_dim`` (default
+    number of attention heads; read from ``text_config`` when the language model's fields sit
+    there, as in multimodal configs; ``multi_query: true`` means 1), ``head_dim`` (default
     ``hidden_size / num_attention_heads``) and ``torch_dtype`` or ``dtype`` (default float16,
     stated in the note). Raises ``ValueError`` naming the problem: not UTF-8 JSON, not an
     object, too large, a missing or non-integer field.
@@ -175,6 +176,13 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         raise ValueError("not a config.json: the JSON is nested far too deeply") from None
     if not isinstance(cfg, dict):
         raise ValueError('the JSON must be an object like {"num_hidden_layers": 32, ...}')
+    nested = cfg.get("text_config")
+    if isinstance(nested, dict) and not any(a in cfg for a in ALIASES["num_hidden_layers"]):
+        # Multimodal models (LLaVA, Gemma 3, Llama 4, …) keep the language model's terms under
+        # text_config; the KV cache is the language model's. Its dtype wins over the top level's.
+        top_dtype = {k: cfg[k] for k in ("torch_dtype", "dtype") if k in cfg}
+        cfg = {**top_dtype, **nested}
+        name = f"{name} (text_config)"
     n_layer = _field(cfg, "num_hidden_layers", True)
     n_head = _field(cfg, "num_attention_heads", True)
     n_kv = 1 if cfg.get("multi_query") is True else _field(cfg, "num_key_value_heads", False) or n_head
@@ -279,5 +287,29 @@ def parse_lengths(text: str) -> list[int]:
             raise ValueError(f"{_short(p, 20)} has more digits than any context window (at most 30 here)")
         if int(clean) < 1:
             raise ValueError("every request needs at least 1 position")
+        out.append(int(clean))
+    return out
+
+
+def parse_budgets(text: str, max_tokens: int) -> list[int]:
+    """Token budgets from text like "12, 20, 6" (tokens each request may generate), for the
+    batching page: the words are about tokens to generate, not cache positions.
+
+    Raises ``ValueError`` for an empty list, a non-integer, a budget below 1 or above
+    ``max_tokens`` (the context window)."""
+    parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
+    if not parts:
+        raise ValueError("give one token budget per prompt, e.g. 12, 20")
+    out = []
+    for i, p in enumerate(parts, 1):
+        clean = p.replace("_", "")
+        if not (clean.isascii() and clean.isdecimal()):
+            raise ValueError(f"budget {i} ({_short(p, 20)}) is not a whole number of tokens")
+        if int(clean) < 1:
+            raise ValueError(f"budget {i} is {int(clean)}: every request must generate at least 1 token")
+        if int(clean) > max_tokens:
+            raise ValueError(
+                f"budget {i} ({_short(p, 20)}) is more tokens than the context window holds ({max_tokens})"
+            )
         out.append(int(clean))
     return out

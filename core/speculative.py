@@ -11,6 +11,7 @@ produced text equals plain greedy decoding token for token.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -157,3 +158,90 @@ class Speculative:
     def produced(self) -> int:
         """Output tokens so far (the pending one included)."""
         return len(self.ids) - self.n_prompt
+
+
+def check_prompt(prompt_ids: list[int], k: int, block_size: int) -> None:
+    """Raise ``ValueError`` naming the problem if a request cannot start: an empty prompt, or one
+    that leaves no room in the context window for the pending token and k proposals."""
+    if not prompt_ids:
+        raise ValueError("the prompt on the decode page is empty (or only spaces): type some text there first")
+    if len(prompt_ids) + k >= block_size:
+        raise ValueError(
+            f"the prompt is {len(prompt_ids):,} tokens: with k = {k} proposals per round it leaves no room in the "
+            f"context window of {block_size} positions; shorten the prompt on the decode page or lower k"
+        )
+
+
+@dataclass(frozen=True)
+class TokenShare:
+    """One token's probability under the target (p), the draft (q), and in the speculative samples."""
+
+    token: int
+    p: float
+    q: float
+    sampled: float
+
+
+@dataclass(frozen=True)
+class AcceptanceCheck:
+    """Many first tokens of a round drawn with the acceptance rule, against the target's own
+    distribution: total variation ½·Σ|·| of the samples and of the draft from the target, the
+    variation sampling alone gives on average (``expected_noise``), and the most likely tokens."""
+
+    temperature: float
+    n: int
+    tv_samples: float
+    tv_draft: float
+    tv_noise: float
+    top: list[TokenShare]
+
+
+def total_variation(a: np.ndarray, b: np.ndarray) -> float:
+    """½·Σ|a − b| over the vocabulary: 0 for equal distributions, 1 for disjoint ones."""
+    return 0.5 * float(np.abs(a - b).sum())
+
+
+def expected_noise(p: np.ndarray, n: int) -> float:
+    """E[½·Σ|p̂ − p|] for ``n`` independent draws from ``p``: the total variation sampling alone
+    gives. Exact, from the binomial mean absolute deviation (de Moivre):
+    E|X − np| = 2·m·C(n, m)·p^m·(1 − p)^(n − m + 1) with m = ⌊np⌋ + 1."""
+    total = 0.0
+    for pi in p[(p > 0) & (p < 1)]:
+        m = math.floor(n * pi) + 1
+        log_mad = (
+            math.log(2 * m)
+            + math.lgamma(n + 1)
+            - math.lgamma(m + 1)
+            - math.lgamma(n - m + 1)
+            + m * math.log(pi)
+            + (n - m + 1) * math.log1p(-pi)
+        )
+        total += math.exp(log_mad) / n
+    return 0.5 * total
+
+
+@torch.no_grad()
+def acceptance_check(
+    target: GPT, draft: GPT, prompt: list[int], temperature: float, n: int, seed: int = 0, n_top: int = 8
+) -> AcceptanceCheck:
+    """At the prompt's next position: draw ``n`` proposals from the draft, apply the acceptance
+    rule to each (accept, or resample from norm(max(0, p − q))), and compare the tokens that come
+    out with the target's distribution p (Ch. 19: the rule preserves it) and with the draft's q.
+    Temperature 0 is shown at temperature 1 (greedy makes both one-hot). The last
+    ``block_size − 1`` prompt tokens are used. Raises ``ValueError`` for an empty prompt."""
+    if not prompt:
+        raise ValueError("the prompt on the decode page is empty (or only spaces): type some text there first")
+    ids = torch.tensor([prompt[-target.cfg.block_size + 1 :]])
+    t = temperature or 1.0
+    p = distribution(target(ids)[0][0, -1], t)
+    q = distribution(draft(ids)[0][0, -1], t)
+    rng = np.random.default_rng(seed)
+    draws = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        x = int(rng.choice(len(q), p=q))
+        ok, replacement = accept_or_resample(p, q, x, rng)
+        draws[i] = x if ok else replacement
+    sampled = np.bincount(draws, minlength=len(p)) / n
+    top = np.argsort(-np.maximum(p, q), kind="stable")[:n_top]
+    shares = [TokenShare(int(i), float(p[i]), float(q[i]), float(sampled[i])) for i in top]
+    return AcceptanceCheck(t, n, total_variation(sampled, p), total_variation(q, p), expected_noise(p, n), shares)

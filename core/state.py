@@ -66,7 +66,14 @@ DECODE = {
 
 # ---- the worked example, the context window, latency ------------------------------------------
 WORKED = {"worked.scaled": False}
-CONTEXT = {"ctx.policy": "sliding window", "ctx.window": 64, "ctx.n_new": 80, "ctx.layer": 2, "ctx.head": 3}
+CONTEXT = {
+    "ctx.policy": "sliding window",
+    "ctx.window": 64,
+    "ctx.n_new": 80,
+    "ctx.stop_at_end": False,  # off: generation reaches the wall; the page says where the text had ended
+    "ctx.layer": 2,
+    "ctx.head": 3,
+}
 LATENCY = {"lat.source": "Ch. 30 example", "lat.n_new": 12, "lat.measured": None}
 
 # ---- batching, speculative decoding -----------------------------------------------------------
@@ -138,6 +145,8 @@ def quant_preset_state(values: str, scale: float) -> dict:
     return {
         "quant.values": values,
         "quant.scale": scale,
+        "quant.scale_step": scale,  # the log slider's stop; the page snaps it to the nearest one
+        "quant.zero_point": 0,
         "quant.scale_mode": "set by hand",
         "quant.bits": 4,
         "quant.kind": "symmetric",

@@ -51,3 +51,46 @@ def worked_example(q, k, v, scaled: bool = False) -> Worked:
     return Worked(
         np.where(mask, np.nan, scores), np.where(mask, np.nan, att), y[0, 0].numpy(), rounded, rounded @ v, scale
     )
+
+
+def table_rows(vectors: dict = DEFAULTS) -> list[dict]:
+    """The editable table: one row per token, columns q₁ q₂ k₁ k₂ v₁ v₂."""
+    return [
+        {"token": t} | {f"{x}{sub}": vectors[x][i][j] for x in "qkv" for j, sub in enumerate("₁₂")}
+        for i, t in enumerate(TOKENS)
+    ]
+
+
+def vectors_from_rows(rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q, k, v ``(4, 2)`` from edited table rows. Raises ``ValueError`` naming empty cells (up to
+    four) or a cell that is not a number."""
+    empty = [f"{r['token']}: {c}" for r in rows for c in r if c != "token" and r[c] is None]
+    if empty:
+        raise ValueError(f"empty cell(s): {', '.join(empty[:4])}")
+    try:
+        q, k, v = (np.array([[float(r[f"{x}₁"]), float(r[f"{x}₂"])] for r in rows]) for x in "qkv")
+    except (TypeError, ValueError):
+        raise ValueError("a cell is not a number") from None
+    return q, k, v
+
+
+@dataclass(frozen=True)
+class Denominator:
+    """The softmax denominator of the last row, Σ e^score: the terms (None when e^score is too
+    large to print usefully), their sum, the sum of the terms rounded to two decimals each, and
+    whether the scores are the chapter's own (1, 3, 1, 2, unscaled), whose text adds rounded terms."""
+
+    terms: np.ndarray | None
+    total: float | None
+    rounded_total: float | None
+    chapters_scores: bool
+
+
+def denominator(w: Worked) -> Denominator:
+    s = w.scores[-1]
+    with np.errstate(over="ignore"):
+        e = np.exp(s)
+    chapters = bool(w.scale == 1.0 and np.allclose(s, [1, 3, 1, 2]))
+    if not (np.all(np.isfinite(e)) and e.sum() < 1e9):  # e^s is only worth printing while small
+        return Denominator(None, None, None, chapters)
+    return Denominator(e, float(e.sum()), float(np.round(e, 2).sum()), chapters)

@@ -7,35 +7,32 @@ from core import session as S
 from core import state as K
 from core import viz
 from core.batch import LAYOUTS, Batch
+from core.cost import batch_kv_bytes, kv_cache_bytes_for
 from core.measure import measure_batching
-from core.shapes import parse_lengths
+from core.shapes import parse_budgets
+from core.text import visible
 from core.tokenizer import decode, encode, end_token_id, token_labels
 
 tok = ui.tokenizer()
 model = ui.model()
-st.title("Batching: many requests, fewer passes")
+ui.title("batching")
 st.caption(
-    "Ch. 19: batching improves hardware use, but every request needs its own context state. Ch. 30 §30.4: for "
-    "unequal lengths the sum of processed lengths replaces B·T. Greedy decoding on the shipped model."
+    "Many requests, fewer passes. Ch. 19: batching improves hardware use, but every request needs its own "
+    "context state. Ch. 30 §30.4: for unequal lengths the sum of processed lengths replaces B·T. Greedy "
+    "decoding on the shipped model."
 )
 
+LAYOUT_NAMES = {"padded": "padding to the longest", "ragged": "per-request caches"}
+PADDING = "Every row padded to the longest row so far."
+RESERVED = "Slots each padded row keeps for the tokens its request may still generate: not waste until it ends."
 left, right = st.columns([3, 2])
-text = left.text_area(
-    "Prompts, one per line (up to 16)", height=130, max_chars=20_000, key="batch.prompts", persist_state="session"
-)
-budgets_text = right.text_input(
-    "Tokens to generate per request",
-    key="batch.budgets",
-    persist_state="session",
-    help="One number per prompt; a request also finishes at the end token.",
+kw = {"persist_state": "session"}
+left.text_area("Prompts, one per line (up to 16)", height=130, max_chars=20_000, key="batch.prompts", **kw)
+right.text_input(
+    "Tokens to generate per request", key="batch.budgets", help="One per prompt; the end token also ends one.", **kw
 )
 layout = right.radio(
-    "Hold unequal lengths by",
-    LAYOUTS,
-    horizontal=True,
-    key="batch.layout",
-    persist_state="session",
-    format_func=lambda x: {"padded": "padding to the longest", "ragged": "per-request caches"}[x],
+    "Hold unequal lengths by", LAYOUTS, horizontal=True, key="batch.layout", format_func=LAYOUT_NAMES.get, **kw
 )
 
 
@@ -43,85 +40,81 @@ def new_batch() -> None:
     prompts = [line for line in st.session_state["batch.prompts"].splitlines() if line.strip()]
     try:
         if not prompts or len(prompts) > 16:
-            raise ValueError("give between 1 and 16 prompts, one per line")
-        budgets = parse_lengths(st.session_state["batch.budgets"])
+            raise ValueError(f"give between 1 and 16 prompts, one per line (there are {len(prompts)})")
+        budgets = parse_budgets(st.session_state["batch.budgets"], model.cfg.block_size)
         if len(budgets) != len(prompts):
-            raise ValueError(f"{len(prompts)} prompts but {len(budgets)} token budgets")
+            raise ValueError(f"{len(prompts)} prompts but {len(budgets)} token budgets: give one budget per prompt")
         batch = Batch(
             model, [encode(tok, p) for p in prompts], budgets, st.session_state["batch.layout"], end_token_id(tok)
         )
         batch.prefill()
     except ValueError as err:
-        st.session_state["batch.error"] = f"{str(err)[0].upper()}{str(err)[1:]}."
+        ui.set_message("batch.error", err)
         return
     st.session_state["batch.obj"], st.session_state["batch.error"] = batch, None
 
 
 def step() -> None:
     batch = st.session_state.get("batch.obj")
-    if batch is not None and not batch.step():
-        st.session_state["batch.error"] = "Every request has finished: the batch is empty."
+    if batch is None:
+        ui.set_message("batch.error", "press Prefill the batch first")
+    elif not batch.step():
+        ui.set_message("batch.error", "every request has finished: the batch is empty")
 
 
 def run_all() -> None:
     batch = st.session_state.get("batch.obj")
-    if batch is not None:
-        while batch.step():
-            pass
+    while batch is not None and batch.step():
+        pass
 
 
-c = st.columns(4)
-c[0].button("Prefill the batch", type="primary", on_click=new_batch, width="stretch")
-c[1].button("Step ▸ (one pass)", on_click=step, width="stretch")
-c[2].button("Run to the end", on_click=run_all, width="stretch")
-c[3].button(
-    "Reset", on_click=lambda: st.session_state.update({"batch.obj": None, "batch.error": None}), width="stretch"
+ui.button_row(
+    ("Prefill the batch", new_batch),
+    ("Step ▸ (one pass)", step),
+    ("Run to the end", run_all),
+    ("Reset", ui.reset("batch.obj", "batch.error")),
 )
-if st.session_state.get("batch.error"):
-    st.warning(st.session_state["batch.error"])
+ui.show_message("batch.error")
 batch = st.session_state.get("batch.obj")
 if batch is None:
     st.info("Press **Prefill the batch**: all prompts go through one forward pass together.")
 else:
     names = [f"request {i + 1}" for i in range(len(batch.requests))]
+    if batch.layout != layout:
+        st.warning(
+            f"This batch holds its requests by {LAYOUT_NAMES[batch.layout]}; you chose "
+            f"{LAYOUT_NAMES[layout]}. Press **Prefill the batch** to rebuild it that way."
+        )
     st.markdown(
         f"**Forward passes:** {batch.passes} · **requests still in the batch:** "
         f"{sum(not r.finished for r in batch.requests)} of {len(batch.requests)} · **layout:** {batch.layout}"
     )
-    st.dataframe(
-        [
-            {
-                "request": n,
-                "prompt tokens": len(r.prompt),
-                "generated": decode(tok, r.tokens),
-                "status": "finished, left the batch" if r.finished else "in the batch",
-                "cached positions": r.length,
-            }
-            for n, r in zip(names, batch.requests, strict=True)
-        ],
-        hide_index=True,
-    )
+    rows = [
+        {"request": n, "prompt tokens": len(r.prompt), "generated": visible(decode(tok, r.tokens))}  # ⏎: no blank cell
+        | {"status": "finished, left the batch" if r.finished else "in the batch", "cached positions": r.length}
+        for n, r in zip(names, batch.requests, strict=True)
+    ]
+    st.dataframe(rows, hide_index=True)
     g1, g2 = st.columns([3, 2])
     ui.chart_in(
         g1, viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout), key="batch.cache"
     )
-    held, payload = batch.held_bytes(), batch.payload_bytes()
-    g2.metric("Bytes the layout holds", f"{held:,} B")
-    g2.metric("Bytes holding positions (2·L·H_kv·d·b·Σ lengths)", f"{payload:,} B")
-    g2.metric("Wasted on padding", f"{held - payload:,} B" if batch.layout == "padded" else "0 B (ragged)")
+    per_pos = kv_cache_bytes_for(model.cfg, 1, model.dtype.itemsize)
+    kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, batch.layout)
+    padded = batch.layout == "padded"
+    g2.metric("Bytes the layout holds", f"{kv['total']:,} B")
+    g2.metric("Bytes holding positions (2·L·H_kv·d·b·Σ lengths)", f"{kv['kv_cache/payload']:,} B")
+    g2.metric("Wasted on padding", f"{kv['kv_cache/padding']:,} B" if padded else "0 B (ragged)", help=PADDING)
+    if padded:
+        g2.metric("Reserved for tokens still to come", f"{kv['kv_cache/reserved']:,} B", help=RESERVED)
     pick = st.selectbox("Attention heatmap for", names, key="batch.pick")
     layer, head = K.DEFAULTS[K.DECODE_LAYER], K.DEFAULTS[K.DECODE_HEAD]  # the decode page's name look-back head
     req = batch.requests[names.index(pick)]
     seq = req.prompt + req.tokens[:-1]
-    ui.chart(
-        viz.fig_attention(
-            S.stack_rows(req.att, layer, head),
-            token_labels(tok, seq),
-            1 if len(req.att) > 1 else len(req.prompt),
-            f"{pick}: layer {layer} · head {head} (its own cache only)",
-        ),
-        key="batch.heat",
-    )
+    att = S.stack_rows(req.att, layer, head)
+    title = f"{pick}: layer {layer} · head {head} (its own cache only)"
+    new_rows = 1 if len(req.att) > 1 else len(req.prompt)
+    ui.chart(viz.fig_attention(att, token_labels(tok, seq), new_rows, title), key="batch.heat")
 
 st.subheader("Measured on this machine: batched vs one by one")
 if st.button("Measure batch sizes 1, 2, 4, 8, 16"):

@@ -7,15 +7,16 @@ from core import state as K
 from core import viz
 from core.context import POLICIES, band_matrix
 from core.cost import kv_cache_bytes_for
-from core.tokenizer import decode, encode, token_labels
+from core.text import sentence
+from core.tokenizer import decode, encode, end_token_id, token_labels
 
 tok = ui.tokenizer()
 model = ui.model()
-st.title("The context window: the shelf meets the wall")
+ui.title("context")
 st.caption(
-    "Ch. 19 “The context window”: the window limits prompt plus continuation. At the limit an application "
-    "must stop, discard older material, or summarize it. Here the shipped model meets a small window so the "
-    "wall comes quickly."
+    "The shelf meets the wall. Ch. 19 “The context window”: the window limits prompt plus continuation. At "
+    "the limit an application must stop, discard older material, or summarize it. Here the shipped model "
+    "meets a small window so the wall comes quickly."
 )
 
 a, b, c = st.columns(3)
@@ -23,26 +24,42 @@ policy = a.radio("At the wall", POLICIES, key="ctx.policy", persist_state="sessi
 window = b.slider("Window (positions)", 16, model.cfg.block_size, step=8, key="ctx.window", persist_state="session")
 n_new = c.slider("Tokens to generate", 10, 200, key="ctx.n_new", persist_state="session")
 prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
+stop_at_end = a.toggle(
+    "Stop at the end-of-text token",
+    key="ctx.stop_at_end",
+    persist_state="session",
+    help="As the decode page does. Off: keep generating so the cache reaches the wall.",
+)
 st.caption("Prompt: the one on the decode page (edit it there).")
+if not prompt.strip():
+    st.info("The prompt on the decode page is empty (or only spaces): type one under **Prefill & decode** first.")
+    st.stop()
 try:
-    run = ui.window_run(tuple(encode(tok, prompt)), n_new, window, policy)
+    run = ui.window_run(tuple(encode(tok, prompt)), n_new, window, policy, stop_at_end)
 except ValueError as err:
-    st.error(f"{str(err)[0].upper()}{str(err)[1:]}. Lengthen the window or pick “truncate the prompt”.")
+    ui.refuse(err)
+    st.caption("Lengthen the window, or pick “truncate the prompt” to drop its oldest tokens.")
     st.stop()
 if run.note:
-    st.info(f"{run.note[0].upper()}{run.note[1:]}.")
+    st.info(sentence(run.note))
 st.code(decode(tok, run.prompt_used) + "⟨" + decode(tok, run.tokens) + "⟩", language=None, wrap_lines=True)
+end_at = run.end_at(end_token_id(tok))
+if end_at is not None and not stop_at_end:
+    st.info(
+        f"The model wrote its end-of-text token as output token {end_at + 1}: the decode page ends the request "
+        "there. This page keeps generating so the cache reaches the wall; what follows the token is a new "
+        "document the model starts on its own, not an answer to the prompt."
+    )
 st.caption("⟨ ⟩ marks the generated continuation (greedy).")
 
 l1, l2 = st.columns(2)
 layer = l1.selectbox("Layer", range(model.cfg.n_layer), key="ctx.layer", persist_state="session")
 head = l2.selectbox("Head", [K.MEAN_HEADS, *range(model.cfg.n_head)], key="ctx.head", persist_state="session")
-seq = run.prompt_used + run.tokens[: len(band_matrix(run, 0, None)) - len(run.prompt_used)]
 att = band_matrix(run, layer, None if isinstance(head, str) else head)
 ui.chart(
     viz.fig_attention(
         att,
-        token_labels(tok, seq),
+        token_labels(tok, run.consumed),
         1,
         f"Layer {layer} · {head if isinstance(head, str) else f'head {head}'}: positions asking vs positions scored "
         "(blank: masked, or evicted from the window)",
@@ -52,7 +69,9 @@ ui.chart(
 per_pos = kv_cache_bytes_for(model.cfg, 1, 4)
 ui.chart(
     viz.fig_cache_over_time(
-        run.cache_bytes, window * per_pos, f"Cache bytes after each pass ({per_pos:,} bytes per position, float32)"
+        run.cache_bytes,
+        kv_cache_bytes_for(model.cfg, window, 4),
+        f"Cache bytes after each pass ({per_pos:,} bytes per position, float32)",
     ),
     key="ctx.bytes",
 )

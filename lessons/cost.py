@@ -1,13 +1,13 @@
 """The bill per token: quadratic prefill vs linear cache, predicted and measured."""
 
-import numpy as np
 import streamlit as st
 
 import ui
-from core import cost, viz
-from core.measure import fit_exponent, measure_step_times
+from core import bill, viz
+from core.measure import measure_step_times
+from core.text import exact_decimal, plural
 
-st.title("The bill per token")
+ui.title("cost")
 st.caption(
     "Ch. 19 “The bill per token”, Ch. 30 §30.4: a prompt of n tokens has n² query-key pairs before "
     "masking (the causal mask keeps n(n+1)/2); the KV cache grows by one entry per token."
@@ -26,14 +26,8 @@ n_head = b.number_input("Heads (n_head)", 1, 10_000, key="cost.heads", persist_s
 n_max = c.select_slider(
     "Largest context length n (tokens)", [2_000, 5_000, 10_000, 20_000], key="cost.n_max", persist_state="session"
 )
-lh = n_layer * n_head
-per = "per layer, per head" if lh == 1 else f"× {n_layer} layers × {n_head} heads"
-
-n = np.linspace(0, n_max, 201).astype(np.int64)
-grid = np.array([cost.score_grid(int(x)) for x in n], dtype=float) * lh
-causal = np.array([cost.causal_pairs(int(x)) for x in n], dtype=float) * lh
-marks = [(x, cost.score_grid(x) * lh) for x in (1_000, 10_000) if x <= n_max]
-ui.chart(viz.fig_growth_shapes(n, grid / lh, causal / lh, n.astype(float), marks, per), key="shapes")
+per = "per layer, per head" if n_layer * n_head == 1 else f"× {n_layer} layers × {n_head} heads"
+ui.chart(viz.fig_growth_shapes(bill.growth(n_max, n_layer, n_head), per), key="shapes")
 st.caption(
     "The dotted curve is the triangle a causal model actually scores: about half the grid, the same "
     "quadratic shape. Ten times the context: a hundred times the scores; ten times the cache."
@@ -41,26 +35,16 @@ st.caption(
 
 st.subheader("One decode step, and a whole generation")
 left, right = st.columns([3, 2])
-steps_n = np.unique(np.geomspace(1, n_max, 60).astype(np.int64))
-ui.chart_in(
-    left,
-    viz.fig_step_work(
-        steps_n,
-        np.array([cost.decode_step_scores(int(x), True) for x in steps_n]),
-        np.array([cost.decode_step_scores(int(x), False) for x in steps_n]),
-    ),
-    key="step_work",
-)
+ui.chart_in(left, viz.fig_step_work(bill.step_work(n_max)), key="step_work")
 with right:
     n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key="cost.n_prompt", persist_state="session")
     m_new = st.number_input("Tokens to generate m", 1, 10**9, key="cost.m_new", persist_state="session")
-    with_cache = cost.generation_scores(int(n_prompt), int(m_new), cached=True) * lh
-    without = cost.generation_scores(int(n_prompt), int(m_new), cached=False) * lh
-    st.metric("Scores with the KV cache", f"{with_cache:,}", help="n(n+1)/2 for prefill + (n+1) + … + (n+m−1).")
+    g = bill.generation_bill(int(n_prompt), int(m_new), n_layer, n_head)
+    st.metric("Scores with the KV cache", f"{g.with_cache:,}", help="n(n+1)/2 for prefill + (n+1) + … + (n+m−1).")
     st.metric(
         "Scores by full-prefix recompute",
-        f"{without:,}",
-        delta=f"{without / with_cache:,.1f}× more",
+        f"{g.recompute:,}",
+        delta=f"{exact_decimal(g.ratio, 1)}× more",
         delta_color="off",
         help="Every one of the m passes rescores its whole prefix: Σ T(T+1)/2.",
     )
@@ -88,23 +72,20 @@ times = st.session_state.get("cost.measured")
 if times is None:
     st.info("Press **Measure decode steps** (about two seconds).")
 else:
-    half = len(times.lengths) // 2
-    k_cached = fit_exponent(times.lengths[half:], times.cached_ms[half:])
-    k_naive = fit_exponent(times.lengths[half:], times.naive_ms[half:])
+    k_cached, k_naive = times.exponents()
     ui.chart(
         viz.fig_measured(
             times.lengths,
             times.cached_ms,
             times.naive_ms,
-            f"Median of {times.repeats} runs, {times.threads} torch thread(s)",
+            f"Median of {plural(times.repeats, 'run')}, {plural(times.threads, 'torch thread')}",
         ),
         key="measured",
     )
-    ratio = times.naive_ms[-1] / times.cached_ms[-1]
     st.markdown(
         f"At {times.lengths[-1]} positions a cached step takes **{times.cached_ms[-1]:.2f} ms**, a full recompute "
-        f"**{times.naive_ms[-1]:.2f} ms** ({ratio:.1f}×). Fitted growth over the longer half (time ∝ n^k): "
-        f"cached k = **{k_cached:.2f}**, recompute k = **{k_naive:.2f}**."
+        f"**{times.naive_ms[-1]:.2f} ms** ({times.ratio_at_longest:.1f}×). Fitted growth over the longer half "
+        f"(time ∝ n^k): cached k = **{k_cached:.2f}**, recompute k = **{k_naive:.2f}**."
     )
     st.caption(
         "Reading it: a cached step runs one position through every layer, a fixed cost on a model this "

@@ -7,10 +7,11 @@ from core import cost, viz
 from core.measure import measured_kv_bytes
 from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
 
-st.title("Memory: the KV cache and the weights")
+ui.title("memory")
 st.caption(
-    "M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, layers, positions, KV heads, head "
-    "width, bytes per value. Query heads do not appear. Weights: parameters × bits ÷ 8 (Ch. 19)."
+    "How many bytes the cache holds. M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, "
+    "layers, positions, KV heads, head width, bytes per value. Query heads do not appear. "
+    "Weights: parameters × bits ÷ 8 (Ch. 19)."
 )
 
 cfg = ui.model().cfg
@@ -40,7 +41,7 @@ if shape is None:
     try:
         shape = parse_hf_config(raw, up.name if up is not None else "pasted config.json")
     except ValueError as err:
-        st.error(f"Cannot use this config: {err}.")
+        ui.refuse(err, "Cannot use this config: ")
         st.stop()
 st.caption(
     f"{shape.name} — {shape.attention_kind}, {shape.n_head} query heads, {shape.n_kv_head} KV heads. {shape.note}"
@@ -72,7 +73,7 @@ try:
     lengths = parse_lengths(lengths_text)
     kv = cost.kv_cache_itemized(int(L), int(H), int(d), lengths, b)
 except ValueError as err:
-    st.error(f"Check the lengths: {err}.")
+    ui.refuse(err, "Check the lengths: ")
     st.stop()
 B = len(lengths)
 T_term = f"{lengths[0]:,}" if len(set(lengths)) == 1 else f"(Σ lengths = {kv['kv_cache/positions']:,}) / {B}"
@@ -83,8 +84,7 @@ st.markdown(
 u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))
-per_pos = kv["kv_cache/bytes_per_position"]
-u3.metric("Per position", f"{int(per_pos):,} bytes" if per_pos == int(per_pos) else f"{float(per_pos):,.1f} bytes")
+u3.metric("Per position", cost.byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
 if name == "The shipped model" and B <= 8 and max(lengths) <= cfg.block_size and b == 4:
     real = sum(measured_kv_bytes(ui.model(), t) for t in lengths)
     st.success(
@@ -103,15 +103,11 @@ with left:
 with right:
     st.markdown("**Common mistakes, beside the right value**")
     m = cost.kv_mistakes(int(L), int(H), int(d), shape.hidden_size, kv["kv_cache/positions"], b)
-    if st.toggle("Hidden size instead of H_kv · d"):
-        st.write(
-            f"{cost.format_bytes(m['hidden_size_not_kv'])} instead of {cost.format_bytes(m['right'])} "
-            f"({m['hidden_size_not_kv'] / m['right']:.2f}×): it counts every query head, ignoring GQA/MQA."
-        )
-    if st.toggle("No factor 2 for keys and values"):
-        st.write(f"{cost.format_bytes(m['no_factor_2'])} instead of {cost.format_bytes(m['right'])} (half)")
-    if st.toggle("Mix MiB with MB"):
-        st.write(
-            f"{m['mib_as_mb']:,.2f} “MB” is really MiB; in MB it is {m['right'] / 1e6:,.2f} MB "
-            f"({(m['right'] / 1e6) / m['mib_as_mb'] - 1:.1%} apart)"
-        )
+    notes = cost.kv_mistake_notes(m)
+    for key, label in (
+        ("hidden_size_not_kv", "Hidden size instead of H_kv · d"),
+        ("no_factor_2", "No factor 2 for keys and values"),
+        ("mib_as_mb", "Mix MiB with MB"),
+    ):
+        if st.toggle(label):
+            st.write(notes[key])

@@ -7,11 +7,13 @@ from core import quant, viz
 from core import session as S
 from core import state as K
 from core.decode import SamplingConfig
-from core.quant_model import eval_windows, first_divergence, row_lengths, sweep, valid_group_sizes
+from core.flip import find_flip, greedy_by_bits, top_two
+from core.quant_model import divergence, eval_windows, row_lengths, sweep, valid_group_sizes
+from core.text import ordinal
 from core.tokenizer import decode, encode, end_token_id, token_text
 
 tok = ui.tokenizer()
-st.title("Quantizing the real model")
+ui.title("quant_model")
 st.caption(
     "Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
     "Weight-only and KV-cache quantization affect different arrays; here both are measured on the shipped "
@@ -27,34 +29,43 @@ if sess is None:
 else:
     st.caption("Using the current request on the decode page.")
 logits = sess.logits.double().numpy()
-top2 = logits.argsort()[::-1][:2]
-margin = float(logits[top2[0]] - logits[top2[1]])
+two = top_two(logits)
 a, b, c = st.columns(3)
-a.metric("Greedy next token", repr(token_text(tok, int(top2[0]))), help=f"token id {int(top2[0])}")
-b.metric("Runner-up", repr(token_text(tok, int(top2[1]))), help=f"token id {int(top2[1])}")
-c.metric("Margin between them (logit units)", f"{margin:.4f}")
-flip = quant.flip_scale(logits)
-rows = quant.greedy_by_bits(logits)
-st.markdown(
-    (
-        f"Rounding the logits to multiples of a scale first changes the greedy token at scale **{flip:.4g}**."
-        if flip
-        else "No scale up to twice the largest logit changes the greedy token."
+a.metric("Greedy next token", repr(token_text(tok, two.greedy)), help=f"token id {two.greedy}")
+b.metric("Runner-up", repr(token_text(tok, two.runner_up)), help=f"token id {two.runner_up}")
+c.metric("Margin between them (logit units)", f"{two.margin:.4f}")
+rows = greedy_by_bits(logits)
+flip = find_flip(logits, rows)
+if flip is None:
+    st.markdown("No scale changes the greedy token: it has token id 0, so no tie can go against it.")
+else:
+    st.markdown(
+        f"Rounding the logits to multiples of a scale s first changes the greedy token for every s just above "
+        f"**{flip.threshold:.6g}** (exactly {flip.threshold!r}). Rounding never reorders logits, it only makes "
+        f"them equal: there **{len(flip.tied)} tokens** land on the top shelf together, and greedy takes the "
+        f"first in token-id order, {token_text(tok, flip.chosen)!r} (id {flip.chosen}), which ranked "
+        f"**{ordinal(flip.rank)}** before rounding."
     )
-    + " By bit width (automatic symmetric scale over all logits):"
-)
+st.markdown("By bit width (automatic symmetric scale over all logits):")
 st.dataframe(
     [
         {
-            "bits": r["bits"],
-            "scale s": round(r["scale"], 6),
-            "greedy token": token_text(tok, r["greedy"]),
-            "changed?": "yes" if r["changed"] else "no",
+            "bits": r.bits,
+            "scale s": round(r.scale, 6),
+            "greedy token": token_text(tok, r.greedy),
+            "changed?": "yes" if r.changed else "no",
+            "tokens on the top shelf": r.tied,
         }
         for r in rows
     ],
     hide_index=True,
 )
+if flip and flip.not_monotone:
+    st.info(
+        f"Not monotone: at {', '.join(map(str, flip.not_monotone))} bits the scale is above {flip.threshold:.4g}, "
+        "yet the greedy token is unchanged: at those scales no lower-id token shares the top token's shelf. "
+        "Whether rounding changes a choice depends on where the shelves fall, not only on how far apart they are."
+    )
 
 st.subheader("Quantize the shipped model, measure what changes")
 g1, g2 = st.columns(2)
@@ -88,7 +99,7 @@ for kind, label in (
     ("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
     ("kv_cache", "KV-cache quantization (one fp16 scale per stored key/value vector)"),
 ):
-    rows = results[kind]
+    reports = results[kind]
     st.markdown(f"**{label}**")
     st.dataframe(
         [
@@ -101,53 +112,34 @@ for kind, label in (
                 "loss (nats/token)": f"{r.loss:.4f}",
                 "perplexity": f"{r.perplexity:.4f}",
             }
-            for r in rows
+            for r in reports
         ],
         hide_index=True,
     )
-    bits = [int(r.label.split("-")[0]) for r in rows[1:]]
-    figures.append(
-        viz.fig_quant_sweep(
-            [r.label for r in rows[1:]],
-            bits,
-            [r.perplexity for r in rows[1:]],
-            [r.greedy_changed for r in rows[1:]],
-            rows[0].perplexity,
-            "Weights" if kind == "weights" else "KV cache",
-        )
-    )
+    figures.append(viz.fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
 for col, fig, kind in zip(st.columns(2), figures, ("weights", "kv_cache"), strict=True):
     ui.chart_in(col, fig, key=f"sweep.{kind}")
-
-
-def until_end(tokens: list[int], end: int) -> list[int]:
-    """Tokens up to and including the first end token: the request is over there."""
-    return tokens[: tokens.index(end) + 1] if end in tokens else tokens
-
 
 st.subheader("Where does the text first diverge?")
 d1, d2 = st.columns(2)
 n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key="qm.diverge_bits", persist_state="session")
 n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key="qm.n_new", persist_state="session")
-prompt_ids = sess.prompt_ids
-end = end_token_id(tok)
-float_tokens = until_end(ui.greedy_tokens(tuple(prompt_ids), n_new), end)
-quant_tokens = until_end(ui.greedy_tokens(tuple(prompt_ids), n_new, n_bit, group), end)
-at = first_divergence(float_tokens, quant_tokens)
+ids = tuple(sess.prompt_ids)
+div = divergence(ui.greedy_tokens(ids, n_new), ui.greedy_tokens(ids, n_new, n_bit, group), end_token_id(tok))
 st.markdown("Float32 weights:")
-st.code(decode(tok, float_tokens), language=None, wrap_lines=True)
+st.code(decode(tok, div.reference), language=None, wrap_lines=True)
 st.markdown(f"{n_bit}-bit weights (groups of {group}):")
-st.code(decode(tok, quant_tokens), language=None, wrap_lines=True)
-if at is None:
-    n = min(len(float_tokens), len(quant_tokens))
+st.code(decode(tok, div.other), language=None, wrap_lines=True)
+if div.at is None:
+    n = min(len(div.reference), len(div.other))
     st.success(
         f"Identical for all {n} generated tokens at {n_bit} bits"
         + (" (the end token or the context window came first)." if n < n_new else ".")
     )
 else:
     st.warning(
-        f"The texts first differ at output token {at + 1}: {token_text(tok, float_tokens[at])!r} "
-        f"(float) vs {token_text(tok, quant_tokens[at])!r} ({n_bit}-bit). After that, every later input "
+        f"The texts first differ at output token {div.at + 1}: {token_text(tok, div.reference[div.at])!r} "
+        f"(float) vs {token_text(tok, div.other[div.at])!r} ({n_bit}-bit). After that, every later input "
         "differs too."
     )
 st.caption(

@@ -1,19 +1,17 @@
 """Speculative decoding: a draft proposes k tokens, the target checks them in one pass."""
 
-import numpy as np
 import streamlit as st
-import torch
 
 import ui
 from core import state as K
 from core import viz
 from core.measure import measure_speculative
-from core.speculative import Speculative, accept_or_resample, distribution
+from core.speculative import Speculative, acceptance_check, check_prompt
 from core.tokenizer import decode, encode, token_text
 
 tok = ui.tokenizer()
 target, draft = ui.model(), ui.draft_model()
-st.title("Speculative decoding")
+ui.title("speculative")
 st.caption(
     f"Ch. 19: a cheaper model proposes several tokens; the target checks them; with the proper acceptance "
     f"rule the target's sampling distribution is preserved. Target: the shipped model "
@@ -25,40 +23,35 @@ k = a.slider("k: tokens the draft proposes per round", 1, 8, key="spec.k", persi
 temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, step=0.1, key="spec.t", persist_state="session")
 seed = c.number_input("Seed", 0, 2**31 - 1, key="spec.seed", persist_state="session")
 prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
-prompt_ids = encode(tok, prompt)
-EMPTY_PROMPT = "The prompt on the decode page is empty: type at least one character there first."
+prompt_ids = encode(tok, prompt) if prompt.strip() else []
 st.caption("Prompt: the one on the decode page (edit it there).")
 
 
 def start() -> None:
-    spec = Speculative(target, draft, k, temperature, int(seed))
     try:
-        ids = prompt_ids
-        if not ids or len(ids) + k >= target.cfg.block_size:
-            raise ValueError("the prompt is empty or leaves no room in the context window")
-        spec.start(ids)
+        check_prompt(prompt_ids, k, target.cfg.block_size)
+        spec = Speculative(target, draft, k, temperature, int(seed))
+        spec.start(prompt_ids)
     except ValueError as err:
-        st.session_state["spec.msg"] = f"{str(err)[0].upper()}{str(err)[1:]}."
+        ui.set_message("spec.msg", err)
         return
     st.session_state["spec.obj"], st.session_state["spec.msg"] = spec, None
 
 
 def one_round() -> None:
     spec = st.session_state.get("spec.obj")
-    if spec is None:
-        return
     try:
+        if spec is None:
+            raise ValueError("press Start first: it prefills the target with the prompt")
         spec.round()
     except ValueError as err:
-        st.session_state["spec.msg"] = f"{str(err)[0].upper()}{str(err)[1:]}."
+        ui.set_message("spec.msg", err)
 
 
-cols = st.columns(3)
-cols[0].button("Start (prefill the target)", type="primary", on_click=start, width="stretch")
-cols[1].button("Round ▸", on_click=one_round, width="stretch")
-cols[2].button("Reset", on_click=lambda: st.session_state.update({"spec.obj": None, "spec.msg": None}), width="stretch")
-if st.session_state.get("spec.msg"):
-    st.warning(st.session_state["spec.msg"])
+ui.button_row(
+    ("Start (prefill the target)", start), ("Round ▸", one_round), ("Reset", ui.reset("spec.obj", "spec.msg"))
+)
+ui.show_message("spec.msg")
 spec = st.session_state.get("spec.obj")
 if spec is None:
     st.info(
@@ -98,66 +91,50 @@ st.caption(
     "acceptance rule) and compare with the target's own distribution and with the draft's."
 )
 n = st.select_slider("Samples", [1_000, 5_000, 20_000], key="spec.n", persist_state="session")
-sample = st.button("Sample")
-if sample and not prompt_ids:
-    st.warning(EMPTY_PROMPT)
-elif sample:
-    ids = torch.tensor([prompt_ids[-target.cfg.block_size + 1 :]])
-    t_eff = temperature or 1.0
-    with torch.no_grad():
-        p = distribution(target(ids)[0][0, -1], t_eff)
-        q = distribution(draft(ids)[0][0, -1], t_eff)
-    rng = np.random.default_rng(int(seed))
-    draws = []
-    for _ in range(n):
-        x = int(rng.choice(len(q), p=q))
-        ok, repl = accept_or_resample(p, q, x, rng)
-        draws.append(x if ok else repl)
-    emp = np.bincount(draws, minlength=len(p)) / n
-    top = np.argsort(-np.maximum(p, q))[:8]
-    st.session_state["spec.dist"] = (
-        t_eff,
-        n,
-        0.5 * np.abs(emp - p).sum(),
-        0.5 * np.abs(q - p).sum(),
-        [(token_text(tok, int(i)), p[i], q[i], emp[i]) for i in top],
-    )
-dist = st.session_state.get("spec.dist")
-if dist:
-    t_eff, n_s, tv, tv_q, rows = dist
+if st.button("Sample"):
+    try:
+        st.session_state["spec.dist"] = acceptance_check(target, draft, prompt_ids, temperature, n, int(seed))
+    except ValueError as err:
+        ui.refuse(err, level="warning")
+check = st.session_state.get("spec.dist")
+if check:
     st.markdown(
-        f"Temperature {t_eff:g}, {n_s:,} samples: total variation (speculative samples vs target) = "
-        f"**{tv:.4f}**; (draft vs target) = **{tv_q:.4f}**. Sampling noise alone gives about "
-        f"{np.sqrt(8 / n_s) / 2:.3f} at this sample size."
+        f"Temperature {check.temperature:g}, {check.n:,} samples: total variation (speculative samples vs target) "
+        f"= **{check.tv_samples:.4f}**; (draft vs target) = **{check.tv_draft:.4f}**. Sampling alone gives "
+        f"{check.tv_noise:.4f} on average at this sample size."
     )
-    ui.chart(viz.fig_three_distributions(rows), key="spec.dist_fig")
+    labels = [token_text(tok, s.token) for s in check.top]
+    ui.chart(viz.fig_three_distributions(labels, check.top), key="spec.dist_fig")
 
 st.subheader("Measured on this machine")
-measure = st.button("Measure k = 1 … 8 (60 tokens each)")
-if measure and not prompt_ids:
-    st.warning(EMPTY_PROMPT)
-elif measure:
-    with st.spinner("Decoding…"):
-        st.session_state["spec.speed"] = measure_speculative(
-            target, draft, prompt_ids[:180], temperature=temperature, seed=int(seed)
-        )
+if st.button("Measure k = 1 … 8 (60 tokens each)"):
+    try:
+        check_prompt(prompt_ids[-180:], 8, target.cfg.block_size)  # the last 180 tokens leave room for 60 + k
+        with st.spinner("Decoding, 3 repeats each way…"):
+            st.session_state["spec.speed"] = measure_speculative(
+                target, draft, prompt_ids[-180:], temperature=temperature, seed=int(seed)
+            )
+    except ValueError as err:
+        ui.refuse(err, level="warning")
 speed = st.session_state.get("spec.speed")
 if speed:
     st.dataframe(
         [
             {
-                "k": r["k"],
-                "acceptance rate": f"{r['acceptance']:.1%}",
-                "target passes per token": f"{r['target_passes_per_token']:.3f}",
-                "speculative (ms)": f"{r['spec_ms']:.1f}",
-                "plain target (ms)": f"{r['plain_ms']:.1f}",
-                "speed-up": f"{r['speedup']:.2f}×",
+                "k": r.k,
+                "acceptance rate": f"{r.acceptance:.1%}",
+                "target passes per token": f"{r.target_passes_per_token:.3f}",
+                "speculative (ms, median)": f"{r.spec_ms:.1f}",
+                "plain target (ms, median)": f"{r.plain_ms:.1f}",
+                "speed-up (median)": f"{r.speedup:.2f}×",
+                "speed-up range": f"{r.speedup_low:.2f}–{r.speedup_high:.2f}×",
             }
             for r in speed
         ],
         hide_index=True,
     )
     st.caption(
-        "Speed-up > 1 means faster than plain cached decoding with the target alone; < 1 is a slow-down. "
-        "It depends on the acceptance rate and on how much cheaper the draft is."
+        f"Medians of {speed[0].repeats} interleaved repeats; plain cached decoding produces the same number of "
+        "tokens with the target alone. Speed-up > 1 is faster, < 1 a slow-down; it depends on the acceptance "
+        "rate and on how much cheaper the draft is."
     )

@@ -3,11 +3,14 @@
 import streamlit as st
 
 import ui
-from core import cost, viz
+from core import viz, weights
 from core.shapes import PRESETS, parse_model_card
 
-st.title("Weights, bits, and a model card")
-st.caption("Ch. 19 “Shrinking the numbers” and “Why the LLM cares”; Ch. 30 §30.5 on scale overhead.")
+ui.title("weights")
+st.caption(
+    "Weights, bits, and reading a model card. Ch. 19 “Shrinking the numbers” and “Why the LLM cares”; "
+    "Ch. 30 §30.5 on scale overhead."
+)
 
 st.subheader("Weight bytes by bits per weight")
 a, b, c = st.columns(3)
@@ -28,18 +31,15 @@ scale_bits = c.radio(
     key="weights.scale_bits",
     persist_state="session",
 )
-n_params = round(billions * 10**9)
-rows = []
-for bits in (32, 16, 8, 4):
-    eff = cost.effective_bits_per_weight(bits, None if group == "none" or bits >= 16 else group, scale_bits)
-    rows.append(
-        {
-            "bits per weight (nominal)": bits,
-            "nominal weight bytes": f"{float(cost.weight_bytes(n_params, bits)) / 1e9:,.2f} GB",
-            "effective bits per weight (with scales)": f"{float(eff):.3f}",
-            "bytes with scales": f"{float(cost.weight_bytes(n_params, eff)) / 1e9:,.2f} GB",
-        }
-    )
+rows = [
+    {
+        "bits per weight (nominal)": r.bits,
+        "nominal weight bytes": weights.gb(r.nominal_bytes),
+        "effective bits per weight (with scales)": f"{float(r.effective_bits):.3f}",
+        "bytes with scales": weights.gb(r.bytes_with_scales),
+    }
+    for r in weights.weight_rows(round(billions * 10**9), None if group == "none" else group, scale_bits)
+]
 st.dataframe(rows, hide_index=True)
 st.caption(
     "GB = 10⁹ bytes. 16- and 32-bit floats need no scales. Group-wise integer formats store one scale per "
@@ -59,7 +59,7 @@ text = a.text_input(
 try:
     card = parse_model_card(text)
 except ValueError as err:
-    st.error(str(err))
+    ui.refuse(err)
     st.stop()
 arch = b.selectbox(
     "Architecture for the KV cache (a card does not say)",
@@ -95,37 +95,18 @@ overhead_gb = c[2].number_input(
 budget_gb = c[3].number_input(
     "Memory budget (GB)", 0.1, 100_000.0, step=1.0, key="weights.budget_gb", persist_state="session"
 )
-# Group scales belong to integer formats; 16- and 32-bit floats carry none.
-bits = cost.effective_bits_per_weight(card.bits_per_weight, 32 if grouped and card.bits_per_weight < 16 else None)
-plan = cost.memory_plan(
-    card.n_params,
-    bits,
-    shape.n_layer,
-    shape.n_kv_head,
-    shape.head_dim,
-    card.context_tokens,
-    kv_b,
-    int(batch),
-    round(overhead_gb * 1e9),
-)
+bill = weights.card_budget(card, shape, grouped, kv_b, int(batch), overhead_gb, budget_gb)
 st.markdown(
-    f"**{card.n_params / 1e9:g} billion parameters · {float(bits):g} bits per weight · context window "
-    f"{card.context_tokens:,} tokens** (K = 1,024 tokens) with the {arch} KV shape "
+    f"**{card.n_params / 1e9:g} billion parameters · {float(bill.bits_per_weight):g} bits per weight · context "
+    f"window {card.context_tokens:,} tokens** (K = 1,024 tokens) with the {arch} KV shape "
     f"({shape.n_layer} layers, {shape.n_kv_head} KV heads, head width {shape.head_dim})."
 )
-parts = {
-    "weights": plan["memory/weights"] / 1e9,
-    "KV cache": plan["memory/kv_cache"] / 1e9,
-    "overhead": plan["memory/overhead"] / 1e9,
-}
-ui.chart(viz.fig_memory_budget(parts, budget_gb), key="budget")
-total_gb = plan["total"] / 1e9
-if total_gb <= budget_gb:
-    st.success(f"Fits: {total_gb:,.2f} GB needed of {budget_gb:,.2f} GB ({budget_gb - total_gb:,.2f} GB spare).")
+ui.chart(viz.fig_memory_budget(bill.parts_gb, budget_gb), key="budget")
+need, have = bill.plan["total"], bill.budget_bytes
+if bill.fits:
+    st.success(f"Fits: {weights.gb(need)} needed of {weights.gb(have)} ({weights.gb(have - need)} spare).")
 else:
-    st.error(
-        f"Does not fit: {total_gb:,.2f} GB needed, {total_gb - budget_gb:,.2f} GB over the {budget_gb:,.2f} GB budget."
-    )
+    st.error(f"Does not fit: {weights.gb(need)} needed, {weights.gb(need - have)} over the {weights.gb(have)} budget.")
 st.caption(
     "The nominal weight figure is only one bill: the cache grows with context and batch, and switching "
     "weights to 4 bits leaves a 16-bit KV cache unchanged (Ch. 30 exercise 6)."

@@ -1,32 +1,19 @@
 """Ch. 19's worked example: on's four scores, shares and value mix, through the model's own attention code."""
 
-import numpy as np
 import streamlit as st
 
 import ui
 from core import viz
-from core.worked import DEFAULTS, TOKENS, worked_example
+from core.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
 
-st.title("The worked example: “on” attends")
+ui.title("worked")
 st.caption(
-    "Ch. 19 “Two speeds, one model”: Chapter 10's cast extended with “on”. The numbers below come from "
+    "“On” attends. Ch. 19 “Two speeds, one model”: Chapter 10's cast extended with “on”. The numbers below come from "
     "`core.model.attend`, the same function every layer of the shipped model runs. Only q_on is given in "
     "the chapter; the other queries are placeholders (they only colour the dimmed, cached rows)."
 )
 
-table = [
-    {
-        "token": t,
-        "q₁": DEFAULTS["q"][i][0],
-        "q₂": DEFAULTS["q"][i][1],
-        "k₁": DEFAULTS["k"][i][0],
-        "k₂": DEFAULTS["k"][i][1],
-        "v₁": DEFAULTS["v"][i][0],
-        "v₂": DEFAULTS["v"][i][1],
-    }
-    for i, t in enumerate(TOKENS)
-]
-edited = st.data_editor(table, hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
+edited = st.data_editor(table_rows(), hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
 scaled = st.toggle(
     "Apply the usual 1/√d scaling (d = 2)",
     key="worked.scaled",
@@ -34,38 +21,30 @@ scaled = st.toggle(
     help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
 )
 try:
-    empty = [f"{r['token']}: {c}" for r in edited for c in r if c != "token" and r[c] is None]
-    if empty:
-        raise ValueError(f"empty cell(s): {', '.join(empty[:4])}")
-    col = lambda name: [float(r[name]) for r in edited]  # noqa: E731
-    q, k, v = (np.array([col(f"{x}₁"), col(f"{x}₂")]).T for x in "qkv")
-    w = worked_example(q, k, v, scaled)
-except (TypeError, ValueError) as err:
-    st.error(f"Check the vectors: every cell needs a finite number ({err}).")
+    w = worked_example(*vectors_from_rows(edited), scaled)
+except ValueError as err:
+    ui.refuse(f"every cell needs a finite number ({err})", "Check the vectors: ")
     st.stop()
 
 s, a = w.scores[-1], w.shares[-1]
-with np.errstate(over="ignore"):
-    e = np.exp(s)
-exact_fractions = bool(np.all(np.isfinite(e)) and e.sum() < 1e9)  # e^s is only worth printing while small
+den = denominator(w)
 st.subheader("on's four scores")
 st.markdown(
     " ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
     + ("" if not scaled else " (each × 1/√2)")
 )
 st.subheader("Shares: softmax of the scores")
-if exact_fractions:
+if den.terms is not None:
+    e = den.terms
     st.markdown(
-        " ; ".join(f"a_{t} = {ei:.2f} / {e.sum():.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
+        " ; ".join(f"a_{t} = {ei:.2f} / {den.total:.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
     )
-    rounded_sum = f"{np.round(e, 2).sum():.2f}"
-    # The chapter's remark only fits the chapter's own scores (1, 3, 1, 2, unscaled).
     note = (
-        f"Ch. 19 writes {rounded_sum}: it adds the terms after rounding each to two decimals."
-        if not scaled and np.allclose(s, [1, 3, 1, 2])
-        else f"Rounding each term to two decimals first would give {rounded_sum}."
+        f"Ch. 19 writes {den.rounded_total:.2f}: it adds the terms after rounding each to two decimals."
+        if den.chapters_scores
+        else f"Rounding each term to two decimals first would give {den.rounded_total:.2f}."
     )
-    st.caption(f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {e.sum():.4f}. ({note})")
+    st.caption(f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {den.total:.4f}. ({note})")
 else:
     st.markdown(" ; ".join(f"a_{t} = **{ai:.4f}**" for t, ai in zip(TOKENS, a, strict=True)))
     st.caption(

@@ -34,3 +34,65 @@ def test_bad_batches_get_messages():
         at.run()
         click(at, "Prefill the batch")
         assert any(expect in w.value for w in at.warning), (expect, [w.value for w in at.warning])
+
+
+def _default_batch():
+    from core import state as K
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.tokenizer import encode
+
+    cfg, tok = load_model().cfg, load_shipped_tokenizer()
+    lengths = [len(encode(tok, p)) for p in K.BATCH_PROMPTS_DEFAULT.splitlines()]
+    budgets = [int(b) for b in K.BATCHING["batch.budgets"].split(",")]
+    per_pos = 2 * cfg.n_layer * cfg.n_kv_head * cfg.head_dim * 4  # keys and values, float32
+    return lengths, budgets, per_pos
+
+
+def test_padding_right_after_prefill_is_padding_to_the_longest_prompt():
+    """Right after Prefill (padded): wasted = Σ(longest prompt − each prompt) positions; the slots kept for tokens
+    still to come (up to the longest prompt + budget − 1) are reported apart, and all three add up to what is held."""
+    lengths, budgets, per_pos = _default_batch()
+    at = new_app("lessons/batching.py")
+    click(at, "Prefill the batch")
+    metrics = {m.label: m.value for m in at.metric}
+    padding = sum(max(lengths) - n for n in lengths) * per_pos
+    s_max = max(n + b - 1 for n, b in zip(lengths, budgets, strict=True))
+    reserved = len(lengths) * (s_max - max(lengths)) * per_pos
+    assert metrics["Wasted on padding"] == f"{padding:,} B"
+    assert metrics["Reserved for tokens still to come"] == f"{reserved:,} B"
+    assert metrics["Bytes the layout holds"] == f"{len(lengths) * s_max * per_pos:,} B"
+
+
+def test_a_newline_token_shows_in_the_generated_cell():
+    """A request whose first generated token is a newline shows ⏎, not an empty cell."""
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.batch import Batch
+    from core.tokenizer import encode
+
+    tok = load_shipped_tokenizer()
+    batch = Batch(load_model(), [encode(tok, "The cat")], [3], "padded")
+    batch.prefill()
+    [newline] = encode(tok, "\n")
+    batch.requests[0].tokens[:] = [newline]
+    at = new_app("lessons/batching.py")
+    at.session_state["batch.obj"] = batch
+    at.run()
+    assert list(at.dataframe[0].value["generated"]) == ["⏎"]
+
+
+def test_a_layout_change_is_flagged_at_once():
+    """Prefill padded, then choose per-request caches: the page says at once that the batch shown is still padded."""
+    at = new_app("lessons/batching.py")
+    click(at, "Prefill the batch")
+    at.radio(key="batch.layout").set_value("ragged").run()
+    assert any("padding to the longest" in w.value and "Prefill the batch" in w.value for w in at.warning)
+
+
+def test_budget_messages_speak_of_tokens():
+    """A budget of 0 or a word is refused in tokens, never in the memory page's "positions"."""
+    at = new_app("lessons/batching.py")
+    for budgets, expect in (("12, 20, 0, 16", "at least 1 token"), ("12, x, 6, 16", "not a whole number of tokens")):
+        at.text_input(key="batch.budgets").set_value(budgets).run()
+        click(at, "Prefill the batch")
+        [w] = at.warning
+        assert expect in w.value and "position" not in w.value

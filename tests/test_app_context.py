@@ -23,3 +23,38 @@ def test_stop_and_truncate_policies():
     assert any("window holds 32" in e.value for e in at.error) and not at.exception
     at.radio(key="ctx.policy").set_value("truncate the prompt").run()
     assert any("dropped the first" in i.value.lower() for i in at.info)
+
+
+def _greedy_until_end():
+    from core import state as K
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.decode import SamplingConfig, generate_cached
+    from core.tokenizer import encode, end_token_id
+
+    tok = load_shipped_tokenizer()
+    tokens = generate_cached(load_model(), encode(tok, K.DEFAULT_PROMPT), 80, SamplingConfig()).tokens
+    return tokens, end_token_id(tok)
+
+
+def test_end_of_text_is_explained_or_stops_there():
+    """Default: generation goes on past the end token, and the page says at which output token it came and why it
+    continues; with “Stop at the end-of-text token” the continuation ends exactly there, as plain greedy does."""
+    tokens, end = _greedy_until_end()
+    assert end in tokens  # the default prompt's answer ends with the end token
+    at = new_app("lessons/context.py")
+    assert any(f"output token {tokens.index(end) + 1}:" in i.value for i in at.info)
+    at.toggle(key="ctx.stop_at_end").set_value(True).run()
+    assert at.code[0].value.endswith("<|endoftext|>⟩")
+    assert not any("keeps generating" in i.value for i in at.info)
+
+
+def test_empty_or_blank_prompt_points_to_the_decode_page():
+    """An empty or spaces-only prompt: the page says to type one on the decode page, not to lengthen the window."""
+    from core import state as K
+
+    for prompt in ("", "   \n "):
+        at = new_app("lessons/context.py")
+        at.session_state[K.DECODE_PROMPT] = prompt
+        at.run()
+        assert not at.exception and not at.error
+        assert any("Prefill & decode" in i.value and "empty" in i.value for i in at.info)

@@ -123,3 +123,36 @@ def test_weights_page_table_and_card():
     assert any("Fits: 9.23 GB" in s.value for s in at.success)
     at.text_input[0].set_value("seven billion").run()
     assert at.error and not at.exception
+
+
+def test_memory_huge_units_print_exact_digits():
+    """L = H_kv = d = 10⁶ at 10²⁹ positions, 2 bytes: 4·10⁴⁷ bytes; GiB and GB equal exact Decimal division."""
+    from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+    at = new_app("lessons/memory.py")
+    for label in ("L:", "H_kv:", "d:"):
+        [n] = [n for n in at.number_input if n.label.startswith(label)]
+        n.set_value(10**6).run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value(str(10**29)).run()
+    total = 2 * 10**6 * 10**29 * 10**6 * 10**6 * 2
+    with localcontext() as ctx:
+        ctx.prec = 80
+        gib = (Decimal(total) / Decimal(2**30)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        gb = (Decimal(total) / Decimal(10**9)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert _metric(at, "Binary units (KiB = 1,024 B)") == f"{gib:,} GiB"
+    assert _metric(at, "Decimal units (kB = 1,000 B)") == f"{gb:,} GB"
+
+
+def test_memory_accepts_a_multimodal_config():
+    """A pasted config with its language model under text_config (2 layers, 2 KV heads, head width 4, fp16):
+    8 positions → 2·2·8·2·4·2 = 512 bytes."""
+    import json
+
+    at = new_app("lessons/memory.py")
+    at.selectbox(key="memory.preset").set_value("From a config.json (paste or upload)").run()
+    text = {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8, "torch_dtype": "float16"}
+    at.text_area[0].set_value(json.dumps({"model_type": "llava", "text_config": text})).run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value("8").run()
+    assert not at.error and any(f"{2 * 2 * 8 * 2 * 4 * 2} bytes" in m.value for m in at.markdown)

@@ -146,3 +146,107 @@ def test_decode_page_runs_the_quantized_model():
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.model_key == S.ModelKey("float32", 4)
     assert any("4-bit" in m.value for m in at.markdown)
+
+
+def _hand(at, values, bits, kind, scale):
+    at.text_area(key="quant.values").set_value(values)
+    at.select_slider(key="quant.bits").set_value(bits)
+    at.radio(key="quant.kind").set_value(kind)
+    at.radio(key="quant.scale_mode").set_value("set by hand")
+    at.number_input(key="quant.scale").set_value(scale)
+    at.run()
+
+
+def test_affine_zero_point_can_be_set():
+    """Affine, scale 0.5, zero point 5, values 0, 2.5, 5, 10: 8 bits store 5, 10, 15, 25; 4 bits 5, 10, 15, 15."""
+    at = new_app("lessons/quantize.py")
+    _hand(at, "0, 2.5, 5, 10", 8, "affine (zero point)", 0.5)
+    at.number_input(key="quant.zero_point").set_value(5).run()
+    assert not at.exception and list(_table(at)["stored q"]) == [x * 2 + 5 for x in (0, 2.5, 5, 10)]
+    at.select_slider(key="quant.bits").set_value(4).run()
+    assert list(_table(at)["stored q"]) == [min(x * 2 + 5, 15) for x in (0, 2.5, 5, 10)] == [5, 10, 15, 15]
+    assert "zero point 5" in _ruler(at)["layout"]["title"]["text"]
+
+
+def test_scale_slider_snaps_values_to_new_shelves():
+    """Moving the log slider to 0.25 sets the scale by hand: Ch. 19's weights round to x/0.25 → 1, 0, 3, 1."""
+    at = new_app("lessons/quantize.py")
+    at.radio(key="quant.scale_mode").set_value("automatic").run()
+    at.select_slider(key="quant.scale_step").set_value(0.25).run()
+    assert at.radio(key="quant.scale_mode").value == "set by hand" and at.number_input(key="quant.scale").value == 0.25
+    assert list(_table(at)["stored q"]) == [round(x / 0.25) for x in (0.34, -0.12, 0.7, 0.23)]
+    assert "scale s = 0.25" in _ruler(at)["layout"]["title"]["text"]
+
+
+def test_typed_scale_moves_the_slider_to_its_nearest_stop():
+    """Typing 0.15 keeps 0.15 exactly (title, box) and puts the slider on the stop nearest 0.15 in log terms."""
+    import math
+
+    at = new_app("lessons/quantize.py")
+    at.number_input(key="quant.scale").set_value(0.15).run()
+    slider = at.select_slider(key="quant.scale_step")
+    assert slider.value == float(min(slider.options, key=lambda v: abs(math.log(float(v) / 0.15))))
+    assert (
+        _ruler(at)["layout"]["title"]["text"].endswith("scale s = 0.15")
+        and at.number_input(key="quant.scale").value == 0.15
+    )
+
+
+def test_automatic_mode_shows_its_scale_on_the_controls():
+    """Automatic on Ch. 19's weights: the box shows max|x| / 7 = 0.7 / 7."""
+    at = new_app("lessons/quantize.py")
+    at.radio(key="quant.scale_mode").set_value("automatic").run()
+    assert at.number_input(key="quant.scale").value == 0.7 / 7
+
+
+def test_near_tie_shows_every_digit():
+    """Scale 0.15, value 0.675, half to even: x/s is 4.500000000000001 (not a tie), stored 5, and the page says so."""
+    at = new_app("lessons/quantize.py")
+    _hand(at, "0.675", 4, "symmetric", 0.15)
+    row = _table(at).iloc[0]
+    assert row["x / s"] == repr(0.675 / 0.15) == "4.500000000000001" and row["stored q"] == 5
+    assert row["tie?"] == "not an exact tie"
+    assert any("not an exact tie" in w.value for w in at.warning)
+
+
+def test_automatic_scale_overflow_is_explained():
+    """Affine automatic over ±1e308: the range overflows float64; the message says so, not "got inf"."""
+    at = new_app("lessons/quantize.py")
+    at.text_area(key="quant.values").set_value("1e308, -1e308")
+    at.radio(key="quant.kind").set_value("affine (zero point)")
+    at.radio(key="quant.scale_mode").set_value("automatic")
+    at.run()
+    assert not at.exception
+    assert any("overflows" in e.value for e in at.error) and not any("got inf" in e.value for e in at.error)
+
+
+def test_storage_line_uses_singular_forms():
+    """One 4-bit value with an FP32 scale: "1 value × 4 bits = 1 byte packed + 4 bytes of scales = 5 bytes"."""
+    at = new_app("lessons/quantize.py")
+    at.text_area(key="quant.values").set_value("1").run()
+    assert any(
+        "1 value × 4 bits = **1 byte packed** + **4 bytes of scales** = **5 bytes**" in m.value for m in at.markdown
+    )
+    assert any(m.label == "Your values stored" and m.value == "5 bytes" for m in at.metric)
+
+
+def test_flip_finder_reports_the_exact_threshold_and_the_tie():
+    """The page's threshold and tie count match a brute-force search over the shipped model's logits."""
+    import numpy as np
+    import torch
+
+    from core import state
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.quant import greedy_after_quantizing
+    from core.tokenizer import encode
+    from tests.test_flip import brute_force_threshold
+
+    at = new_app("lessons/quant_model.py")
+    with torch.no_grad():
+        out, _ = load_model()(torch.tensor([encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT)]))
+    logits = out[0, -1].double().numpy()
+    s = brute_force_threshold(logits)
+    _, xq = greedy_after_quantizing(logits, s * (1 + 1e-9))
+    text = next(m.value for m in at.markdown if "first changes the greedy token" in m.value)
+    assert f"**{s:.6g}**" in text and f"**{int((xq == xq.max()).sum())} tokens**" in text
+    assert int(np.argmax(logits)) != int(np.argmax(xq))

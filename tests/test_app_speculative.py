@@ -27,11 +27,12 @@ def test_distribution_check_and_measurement():
     at = new_app("lessons/speculative.py")
     [b] = [b for b in at.button if b.label == "Sample"]
     b.click().run()
-    t_eff, n, tv, tv_q, _ = at.session_state["spec.dist"]
+    check = at.session_state["spec.dist"]
+    n, tv, tv_q = check.n, check.tv_samples, check.tv_draft
     assert n == 5000 and tv < 0.05 and tv < tv_q
     [m] = [b for b in at.button if b.label.startswith("Measure k")]
     m.click().run()
-    assert [r["k"] for r in at.session_state["spec.speed"]] == [1, 2, 3, 4, 6, 8]
+    assert [r.k for r in at.session_state["spec.speed"]] == [1, 2, 3, 4, 6, 8]
 
 
 def test_empty_prompt_gets_a_message_not_a_traceback():
@@ -44,3 +45,18 @@ def test_empty_prompt_gets_a_message_not_a_traceback():
         assert not at.exception, label
         assert any("empty" in w.value for w in at.warning), label
     assert at.session_state["spec.dist"] is None and at.session_state["spec.speed"] is None  # nothing computed
+
+
+def test_long_prompt_is_named_by_its_length():
+    """A decode-page prompt longer than the window: Start says how many tokens it is, never "empty"; Sample and
+    Measure still work (they use the prompt's last tokens)."""
+    long_prompt = K.DEFAULT_PROMPT * 6
+    n_tokens = len(encode(load_shipped_tokenizer(), long_prompt))
+    at = new_app("lessons/speculative.py")
+    at.session_state[K.DECODE_PROMPT] = long_prompt
+    at.run()
+    click(at, "Start (prefill the target)")
+    assert n_tokens > 256 and any(f"{n_tokens:,} tokens" in w.value for w in at.warning)
+    assert not any("empty" in w.value for w in at.warning)
+    click(at, "Sample")
+    assert at.session_state["spec.dist"] is not None

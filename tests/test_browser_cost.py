@@ -54,3 +54,26 @@ def test_config_upload_bad_files(name, payload, expect):
         )
         page.get_by_text(expect).first.wait_for(timeout=30000)
         assert page.get_by_test_id("stException").count() == 0
+
+
+OVERLAP_JS = """([needle, a, b]) => {
+  const g = [...document.querySelectorAll('.js-plotly-plot')].find(g => (g.layout?.title?.text || '').includes(needle));
+  const box = sel => g.querySelector(sel).getBoundingClientRect();
+  const p = box(a), q = box(b);
+  return !(p.right <= q.left || q.right <= p.left || p.bottom <= q.top || q.bottom <= p.top);
+}"""
+
+
+def test_measured_chart_title_clear_of_the_y_title_in_presenter_mode():
+    """At 1920×1080 in presenter mode, the measured chart's title and its rotated y-axis title do not overlap."""
+    with running_app() as url, browser_page(1920, 1080) as page:
+        page.goto(url + "/cost?present=1")
+        page.get_by_role("button", name="Measure decode steps").click()
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.js-plotly-plot')].some(g => (g.layout?.title?.text || '')"
+            ".startsWith('Median of'))",
+            timeout=120000,
+        )
+        page.wait_for_timeout(1000)
+        assert not page.evaluate(OVERLAP_JS, ["Median of", ".gtitle", ".g-ytitle"])
+        screenshot(page, "cost-measured-presenter")

@@ -1,5 +1,7 @@
 """Real browser: the quantization pages."""
 
+import math
+
 import pytest
 
 from tests.browser_util import browser_page, running_app, screenshot
@@ -32,3 +34,46 @@ def test_quant_model_page_shows_both_sweeps():
             timeout=60000,
         )
         screenshot(page, "quant-model")
+
+
+SHELF_VS_LABELS_JS = """() => {
+  const g = [...document.querySelectorAll('.js-plotly-plot')].find(g => (g.layout?.title?.text || '').includes('-bit'));
+  const ticks = [...g.querySelectorAll('.scatterlayer .trace:first-child .point')].map(p => p.getBoundingClientRect());
+  const labels = [...g.querySelectorAll('.scatterlayer .textpoint text')].map(t => t.getBoundingClientRect());
+  const hit = (p, q) => !(p.right <= q.left || q.right <= p.left || p.bottom <= q.top || q.bottom <= p.top);
+  return [ticks.length, labels.length, labels.filter(l => ticks.some(t => hit(t, l))).length];
+}"""
+
+
+@pytest.mark.parametrize("size,query", [((1280, 800), ""), ((1920, 1080), "?present=1")])
+def test_shelf_ticks_do_not_cross_the_q_labels(size, query):
+    """On the ruler no shelf tick crosses a "q=…" label (it used to run through "q=2", reading "q±2")."""
+    with running_app() as url, browser_page(*size) as page:
+        page.goto(url + "/quantize" + query)
+        page.wait_for_function(RULER_TITLE_JS, timeout=30000)
+        page.wait_for_timeout(1000)
+        n_ticks, n_labels, crossed = page.evaluate(SHELF_VS_LABELS_JS)
+        assert n_ticks == 15 and n_labels == 4 and crossed == 0
+
+
+def test_sweep_right_axis_has_round_ticks():
+    """The quantized-model sweeps' right axis (% of positions) ticks at round steps (1, 2 or 5 × 10^k), not at
+    values lined up with the left axis (0.73, 2.06, 3.4 …); the float reference is in the legend, not on a tick."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/quant_model")
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('.js-plotly-plot')]
+            .filter(g => ['Weights', 'KV cache'].includes(g.layout?.title?.text)).length === 2""",
+            timeout=120000,
+        )
+        ticks = page.evaluate(
+            """() => [...document.querySelectorAll('.js-plotly-plot')]
+            .filter(g => ['Weights', 'KV cache'].includes(g.layout?.title?.text))
+            .map(g => [g._fullLayout.yaxis2._vals.map(v => v.x), (g.layout.annotations || []).length])"""
+        )
+        for values, n_annotations in ticks:
+            steps = {round(b - a, 9) for a, b in zip(values, values[1:], strict=False)}
+            assert len(steps) == 1 and n_annotations == 0
+            step = steps.pop()
+            mantissa = step / 10 ** math.floor(math.log10(step))
+            assert round(mantissa, 6) in (1, 2, 2.5, 5) and all(round(v / step, 6).is_integer() for v in values)

@@ -67,3 +67,14 @@ def test_band_matrix_rows_sum_to_one_and_evicted_cells_blank(tiny_model64):
     assert m.shape == (3 + 9, 12)
     assert np.allclose(np.nansum(m, axis=1), 1.0)
     assert np.isnan(m[-1, :8]).all() and not np.isnan(m[-1, 8:]).any()
+
+
+def test_stops_after_the_end_token(tiny_model64):
+    """With an end token given, the run ends right after its first occurrence, token for token as plain greedy."""
+    from core.decode import SamplingConfig, generate_cached
+
+    plain = generate_cached(tiny_model64, [1, 2, 3], 12, SamplingConfig()).tokens
+    end = plain[4]
+    run = run_policy(tiny_model64, [1, 2, 3], 12, 32, "sliding window", end_id=end)
+    assert run.tokens == plain[: plain.index(end) + 1] and "end-of-text" in run.note
+    assert run.end_at(end) == plain.index(end) and len(run.consumed) == 3 + len(run.tokens) - 1

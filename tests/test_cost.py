@@ -101,7 +101,8 @@ def test_common_mistakes():
 
 def test_ch19_weight_table_and_effective_bits():
     """7B params: 32/16/8/4 bits → 28/14/7/3.5 GB; 4-bit + fp16 scale per 32 → 4.5 bits; 8-bit → 8.5."""
-    from core.cost import effective_bits_per_weight, weight_bytes
+    from core.cost import weight_bytes
+    from core.quant import effective_bits_per_weight
 
     assert [weight_bytes(7 * 10**9, b) / 10**9 for b in (32, 16, 8, 4)] == [28, 14, 7, 3.5]
     assert effective_bits_per_weight(4, 32) == 4.5 and effective_bits_per_weight(8, 32) == 8.5
@@ -171,3 +172,56 @@ def test_cache_types_mix_and_refuse():
         kv_cache_bytes_typed(2, 2, 32, 10, "q3_k")
     with pytest.raises(ValueError, match="multiple"):
         kv_cache_bytes_typed(2, 1, 16, 10, "q4_0")
+
+
+def test_huge_byte_counts_print_every_digit_right():
+    """10⁴⁰ bytes in GiB and 8·10⁴⁸ bytes in GB: every digit equals Python's exact Decimal division."""
+    from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+    from core.cost import format_bytes
+
+    for n, size, unit, binary in ((10**40, 2**30, "GiB", True), (8 * 10**48, 10**9, "GB", False)):
+        with localcontext() as ctx:
+            ctx.prec = 80
+            expected = (Decimal(n) / Decimal(size)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        assert format_bytes(n, binary) == f"{expected:,} {unit}"
+    assert format_bytes(10**40).startswith("9,313,225,746,154,785,156,250,000,000,000.00")  # a float gives …785,234,…
+
+
+def test_mistake_notes_are_exact():
+    """Llama-3-8B-like GQA at 8,192 positions: 4.00 GiB instead of 1.00 GiB (4.00×); 1,024.00 “MB” vs 1,073.74 MB."""
+    from core.cost import kv_mistake_notes, kv_mistakes
+
+    notes = kv_mistake_notes(kv_mistakes(32, 8, 128, 4096, 8192, 2))
+    assert notes["hidden_size_not_kv"].startswith("4.00 GiB instead of 1.00 GiB (4.00×)")
+    assert notes["mib_as_mb"].startswith("1,024.00 “MB” is really MiB; in MB it is 1,073.74 MB (4.9% apart)")
+    assert round((2**30 / 1e6 / 1024 - 1) * 100, 1) == 4.9
+
+
+def test_weight_rows_and_card_budget():
+    """7B: 4-bit + fp16 scale per 32 = 4.5 bits = 3,937,500,000 bytes; “7B, Q4, 8K” with Llama-2-7B's KV shape:
+    3.9375 GB + 2·32·8,192·32·128·2 B + 1 GB overhead, over an 8 GB budget."""
+    from core.shapes import PRESETS, parse_model_card
+    from core.weights import card_budget, gb, weight_rows
+
+    rows = {r.bits: r for r in weight_rows(7 * 10**9, 32, 16)}
+    assert rows[4].effective_bits == 4.5 and rows[4].bytes_with_scales == 3_937_500_000
+    assert rows[16].effective_bits == 16 and gb(rows[32].nominal_bytes) == "28.00 GB"
+    bill = card_budget(parse_model_card("7B, Q4, 8K"), PRESETS["Llama-2-7B (MHA)"], True, 2, 1, 1.0, 8.0)
+    assert bill.plan["total"] == 3_937_500_000 + 2 * 32 * 8192 * 32 * 128 * 2 + 10**9 and not bill.fits
+
+
+def test_batch_kv_bytes_add_up_to_the_tensors(tiny_model):
+    """Padded: payload + padding to the longest row + reserved slots = the batch's K/V tensors' bytes; ragged holds
+    the payload only. Right after prefill the padding is Σ(longest − each) positions."""
+    from core.batch import Batch
+    from core.cost import batch_kv_bytes, kv_cache_bytes_for
+
+    prompts, budgets = [[1, 2, 3], [4, 5, 6, 7, 8], [9]], [4, 2, 6]
+    per_pos = kv_cache_bytes_for(tiny_model.cfg, 1, 4)
+    for layout in ("padded", "ragged"):
+        batch = Batch(tiny_model, prompts, budgets, layout)
+        batch.prefill()
+        kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, layout)
+        assert kv["total"] == batch.held_bytes() and kv["kv_cache/payload"] == batch.payload_bytes()
+        assert kv["kv_cache/padding"] == (0 if layout == "ragged" else (2 + 0 + 4) * per_pos)

@@ -99,3 +99,17 @@ def test_parse_times_and_csv():
     rows = traces_to_csv([CH30_TRACE]).strip().splitlines()
     assert rows[0].startswith("request,") and len(rows) == 5
     assert rows[2].endswith(",40.000,9")
+
+
+def test_editor_rows_round_trip_and_errors_name_the_row():
+    """Editing rows gives the same traces back; a bad time names its row; out-of-order times are refused."""
+    from core.latency import CH30_TRACE, EXERCISE_1, editor_rows, traces_from_rows
+
+    rows = editor_rows([CH30_TRACE, EXERCISE_1])
+    assert traces_from_rows(rows) == [CH30_TRACE, EXERCISE_1]
+    rows[1]["tokens emitted at (ms)"] = "110, x"
+    with pytest.raises(ValueError, match=r"row 2 \(Exercise 1\): time 2"):
+        traces_from_rows(rows)
+    rows[1]["tokens emitted at (ms)"] = "5"
+    with pytest.raises(ValueError, match="before prefill starts"):
+        traces_from_rows(rows)

@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.flip import flip_scale
 from core.quant import (
     FORMATS,
     auto_scale,
     dequantize,
     fake_quantize_groups,
-    flip_scale,
     format_bits_per_weight,
     greedy_after_quantizing,
     int_range,
@@ -204,11 +204,11 @@ def test_property_ties_follow_the_rule(k, mode):
 
 def test_greedy_by_bits_on_a_near_tie():
     """Logits [0.6, 0.7, −1.0]: 8 bits keep Lyon (1); 2 bits (s = 1.0) round both to 1 → tie → Paris (0)."""
-    from core.quant import greedy_by_bits
+    from core.flip import greedy_by_bits
 
-    rows = {r["bits"]: r for r in greedy_by_bits([0.6, 0.7, -1.0], bits=(8, 2))}
-    assert rows[8]["greedy"] == 1 and not rows[8]["changed"]
-    assert rows[2]["scale"] == 1.0 and rows[2]["greedy"] == 0 and rows[2]["changed"]
+    rows = {r.bits: r for r in greedy_by_bits([0.6, 0.7, -1.0], bits=(8, 2))}
+    assert rows[8].greedy == 1 and not rows[8].changed
+    assert rows[2].scale == 1.0 and rows[2].greedy == 0 and rows[2].changed
 
 
 def test_tiny_scale_overflow_is_refused():

@@ -208,3 +208,38 @@ def test_published_parameter_counts_follow_from_configs(preset, vocab, inter, ti
     """Each preset's parameter count equals the Llama formula over its config.json terms."""
     s = PRESETS[preset]
     assert s.n_params == _llama_params(vocab, s.hidden_size, inter, s.n_layer, s.n_head, s.n_kv_head, tied)
+
+
+def test_parse_hf_config_reads_text_config():
+    """A multimodal config (LLaVA) keeps the language model under text_config: its terms are read there,
+    matching transformers' own get_text_config()."""
+    from transformers import LlamaConfig, LlavaConfig
+
+    text = LlamaConfig(num_hidden_layers=6, num_attention_heads=8, num_key_value_heads=2, hidden_size=512)
+    cfg = LlavaConfig(text_config=text.to_dict())
+    raw = json.loads(cfg.to_json_string(use_diff=False))
+    raw["torch_dtype"] = "bfloat16"
+    s = parse_hf_config(json.dumps(raw))
+    ref = cfg.get_text_config()
+    assert (s.n_layer, s.n_head, s.n_kv_head, s.head_dim) == (
+        ref.num_hidden_layers,
+        ref.num_attention_heads,
+        ref.num_key_value_heads,
+        ref.hidden_size // ref.num_attention_heads,
+    )
+    assert s.bytes_per_value == 2 and "text_config" in s.name
+
+
+def test_parse_budgets_speaks_of_tokens():
+    """Budgets "12, 20" parse; 0, a word and more than the window are refused in tokens."""
+    from core.shapes import parse_budgets
+
+    assert parse_budgets("12, 20 6", 256) == [12, 20, 6]
+    for bad, match in (
+        ("0", "at least 1 token"),
+        ("x", "whole number of tokens"),
+        ("300", "context window"),
+        ("", "e.g."),
+    ):
+        with pytest.raises(ValueError, match=match):
+            parse_budgets(bad, 256)

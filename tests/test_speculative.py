@@ -88,3 +88,38 @@ def test_bad_settings():
     )
     with pytest.raises(ValueError, match="tokenizer"):
         Speculative(a, other, 2, 0.0)
+
+
+def test_expected_noise_matches_simulation():
+    """The exact expected total variation of n draws equals the mean over 4,000 simulated multinomial samples."""
+    from core.speculative import expected_noise, total_variation
+
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.full(50, 0.3))
+    sims = [total_variation(rng.multinomial(500, p) / 500, p) for _ in range(4000)]
+    assert expected_noise(p, 500) == pytest.approx(np.mean(sims), abs=4 * np.std(sims) / np.sqrt(4000))
+
+
+def test_acceptance_check_with_the_draft_as_target():
+    """Draft = target: the draft's total variation is 0 and the samples are the target's own, so their variation
+    is sampling noise alone (within 25% of its expectation for 1,000 draws)."""
+    from core.speculative import acceptance_check
+
+    model = make_model()
+    check = acceptance_check(model, model, [1, 2, 3], 1.0, 1000, seed=0)
+    assert check.tv_draft == 0 and check.n == 1000 and len(check.top) == 8
+    assert check.tv_samples == pytest.approx(check.tv_noise, rel=0.25)
+    with pytest.raises(ValueError, match="empty"):
+        acceptance_check(model, model, [], 1.0, 10)
+
+
+def test_long_prompt_is_not_called_empty():
+    """301 tokens with k = 4 in a 256-position window: the refusal names the length, not an empty prompt."""
+    from core.speculative import check_prompt
+
+    with pytest.raises(ValueError, match="301 tokens") as err:
+        check_prompt(list(range(301)), 4, 256)
+    assert "empty" not in str(err.value)
+    with pytest.raises(ValueError, match="empty"):
+        check_prompt([], 4, 256)
+    check_prompt(list(range(251)), 4, 256)  # 251 + 4 < 256 leaves room

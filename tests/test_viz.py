@@ -61,3 +61,35 @@ def test_kv_shelf_wall_at_capacity():
     """The shelf's filled bar is the cached count; the wall sits at the context window."""
     fig = viz.fig_kv_shelf(12, 256, "x", 4096)
     assert fig.data[0].x == (12,) and fig.layout.shapes[0].x0 == 256
+
+
+def test_timeline_labels_never_crowd():
+    """Ch. 30's four tokens (40 ms apart on a 270 ms axis) are all labelled; measured tokens 1 ms apart on a
+    400 ms axis are labelled only where the previous label is at least 3.5% of the axis away."""
+    from core.latency import CH30_TRACE, RequestTrace
+
+    fig = viz.fig_timeline([CH30_TRACE], "t")
+    [tokens] = [t for t in fig.data if t.type == "scatter"]
+    assert list(tokens.text) == ["8", "9", "10", "11"]
+    fast = RequestTrace("fast", 0, 0, tuple(float(t) for t in range(380, 400)), 50)
+    slow = RequestTrace("slow", 0, 0, (100.0, 200.0), 5)
+    fig = viz.fig_timeline([slow, fast], "t")
+    fast_trace = [t for t in fig.data if t.type == "scatter"][1]
+    shown = [x for x, s in zip(fast_trace.x, fast_trace.text, strict=True) if s]
+    assert shown == [380, 394]  # 0.035 · 399 ms = 13.97 ms: 380, then the first token ≥ 393.97
+
+
+def test_heatmap_note_follows_the_figure_font():
+    """The "read from the KV cache" note has no fixed size: presenter mode's larger figure font reaches it."""
+    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
+    [note] = fig.layout.annotations
+    assert note.font.size is None and note.font.color == viz.CACHED
+
+
+def test_batch_cache_tells_padding_from_reserved_slots():
+    """Rows of 5, 17, 9, 2 positions in a 35-slot padded block: padding to 17 (12, 0, 8, 15), then 18 reserved each."""
+    fig = viz.fig_batch_cache(["a", "b", "c", "d"], [5, 17, 9, 2], 35, "padded")
+    used, padding, reserved = fig.data
+    assert list(padding.x) == [12, 0, 8, 15] and list(padding.base) == [5, 17, 9, 2]
+    assert list(reserved.x) == [18] * 4 and list(reserved.base) == [17] * 4
+    assert len(viz.fig_batch_cache(["a"], [5], 9, "ragged").data) == 1

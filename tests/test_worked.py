@@ -27,3 +27,27 @@ def test_mask_and_scaling():
     ws = worked_example(DEFAULTS["q"], DEFAULTS["k"], DEFAULTS["v"], scaled=True)
     assert w.shares[0, 0] == 1 and np.isnan(w.shares[0, 1:]).all()
     assert np.allclose(ws.scores[-1], np.array([1, 3, 1, 2]) / np.sqrt(2))
+
+
+def test_table_round_trip_denominator_and_empty_cells():
+    """The editable table gives Ch. 19's vectors back; the denominator e + e³ + e + e² = 32.9112 adds to 32.92 term
+    by term (the chapter's figure); a blank cell is named."""
+    import math
+
+    import numpy as np
+    import pytest
+
+    from core.worked import DEFAULTS, denominator, table_rows, vectors_from_rows, worked_example
+
+    q, k, v = vectors_from_rows(table_rows())
+    assert q.tolist() == DEFAULTS["q"] and k.tolist() == DEFAULTS["k"] and v.tolist() == DEFAULTS["v"]
+    den = denominator(worked_example(q, k, v))
+    assert den.total == pytest.approx(2 * math.e + math.e**3 + math.e**2) and den.chapters_scores
+    assert den.rounded_total == pytest.approx(2.72 + 20.09 + 2.72 + 7.39)
+    assert not denominator(worked_example(q, k, v, scaled=True)).chapters_scores
+    assert denominator(worked_example(q * 100, k, v)).terms is None  # e^300 is not worth printing
+    rows = table_rows()
+    rows[3]["k₂"] = None
+    with pytest.raises(ValueError, match="on: k₂"):
+        vectors_from_rows(rows)
+    assert np.isfinite(den.terms).all()

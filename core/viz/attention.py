@@ -40,7 +40,6 @@ def _heat(fig: go.Figure, att: np.ndarray, rows: slice, ticks: list[str], name: 
         xgap=gap,
         ygap=gap,
         texttemplate="%{z:.2f}" if T <= 12 else None,
-        textfont=dict(size=15),
         colorbar=dict(title=dict(text="attention<br>share (0–1)"), thickness=14),
     )
 
@@ -67,7 +66,7 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
             xanchor="right",
             showarrow=False,
             text="earlier rows (dimmed): read from the KV cache, never redone",
-            font=dict(color=CACHED, size=13),
+            font=dict(color=CACHED),  # no fixed size: it follows the figure's font (larger in presenter mode)
             bgcolor="rgba(255,255,255,0.85)",
         )
     _heat(fig, att, slice(old, T), ticks, "new this step", 1.0)

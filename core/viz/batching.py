@@ -9,34 +9,44 @@ from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
 
 
 def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: str) -> go.Figure:
-    """Each request's cache row: used positions, and (padded layout) the padding it wastes."""
+    """Each request's cache row: used positions and, in the padded layout, the padding up to the
+    longest row now (wasted) and the slots reserved past it for tokens still to come."""
     fig = go.Figure()
     labels = [safe(n) for n in names]
-    fig.add_bar(
-        y=labels,
-        x=lengths,
-        orientation="h",
-        marker_color=CACHED,
-        name="cached positions (used)",
-        hovertemplate="%{y}: %{x} positions<extra></extra>",
-    )
+    longest = max(lengths)
+    segments = [("cached positions (used)", lengths, [0] * len(lengths), dict(color=CACHED))]
     if layout == "padded":
+        segments += [
+            (
+                "padding to the longest row (wasted)",
+                [longest - n for n in lengths],
+                lengths,
+                dict(color="#eeeeee", line=dict(color=MUTED, width=1), pattern=dict(shape="/")),
+            ),
+            (
+                "reserved for tokens still to come",
+                [s_max - longest] * len(lengths),
+                [longest] * len(lengths),
+                dict(color="white", line=dict(color=MUTED, width=1), pattern=dict(shape=".", fgcolor=MUTED)),
+            ),
+        ]
+    for name, widths, base, marker in segments:
         fig.add_bar(
             y=labels,
-            x=[s_max - n for n in lengths],
-            base=lengths,
+            x=widths,
+            base=base,
             orientation="h",
-            name="padding (wasted)",
-            marker=dict(color="#eeeeee", line=dict(color=MUTED, width=1), pattern=dict(shape="/")),
-            hovertemplate="%{y}: %{x} padded slots<extra></extra>",
+            name=name,
+            marker=marker,
+            hovertemplate=f"%{{y}}: %{{x}} slots, {name}<extra></extra>",
         )
     fig.update_layout(
         template=TEMPLATE,
         barmode="overlay",
-        height=120 + 40 * len(names),
+        height=170 + 40 * len(names),
         title=dict(text=f"{layout.capitalize()} KV cache, one row per request"),
-        legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
-        margin=dict(t=80),
+        # At the figure's foot: above the plot, three entries wrapped into the title in presenter mode.
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
         xaxis=dict(title="positions (slots)", range=[0, s_max]),
         yaxis=dict(autorange="reversed", type="category"),
     )
@@ -47,6 +57,7 @@ def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
     """Output tokens per second against batch size, batched vs one by one (medians), each batched
     point labelled with its median speed-up."""
     b = [r.batch_size for r in rows]
+    top = max(max(r.batched_tokens_per_s, r.solo_tokens_per_s) for r in rows)
     fig = go.Figure()
     fig.add_scatter(
         x=b,
@@ -73,6 +84,7 @@ def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
         title=dict(text="Throughput: output tokens per second (medians)"),
         legend=dict(orientation="h", y=-0.3),
         xaxis=dict(title="batch size B", type="log", tickvals=b),
-        yaxis=dict(title="output tokens / s", rangemode="tozero"),
+        # Headroom above the highest point: its "6.1×" label sits above it and was cut off.
+        yaxis=dict(title="output tokens / s", range=[0, 1.18 * top]),
     )
     return fig

@@ -2,58 +2,56 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, NEW_WORK, TEMPLATE
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE
+
+if TYPE_CHECKING:  # types only
+    from core.bill import Growth, StepWork
 
 
-def fig_growth_shapes(
-    n: np.ndarray, grid: np.ndarray, causal: np.ndarray, memory: np.ndarray, marks: list[tuple[int, int]], per: str
-) -> go.Figure:
-    """Prefill scores (n² grid and n(n+1)/2 kept by the mask) against KV memory (∝ n); scores
-    relative to the n = 1,000 grid (so the triangle starts at ≈ 0.5), memory to n = 1,000.
-    ``marks``: (n, n²) points to annotate; ``per`` says what the absolute counts are per
-    (e.g. "per layer, per head")."""
-    fig = go.Figure()
+def _mark(fig: go.Figure, x: int, scores: int, per: str, n_max: int) -> None:
+    """A chapter point on the n² curve and its label. The label sits where no curve runs: the
+    1,000-token one high in the left part of the plot (the curves are still low there), others to
+    the upper left of their point (the convex curves run below it); a white box keeps grid lines off it."""
+    y = x * x / 1_000_000
     fig.add_scatter(
-        x=n,
-        y=grid / 1_000_000,
-        name="prefill scores, full n² grid (before masking)",
-        line=dict(color=NEW_WORK, width=3),
-        hovertemplate="n = %{x:,}<br>%{y:.2f}× the n = 1,000 grid<extra></extra>",
+        x=[x], y=[y], mode="markers", marker=dict(size=11, color=NEW_WORK), showlegend=False, hoverinfo="skip"
     )
-    fig.add_scatter(
-        x=n,
-        y=causal / 1_000_000,
-        name="prefill scores the causal mask keeps, n(n+1)/2 (≈ half)",
-        line=dict(color=NEW_WORK, width=2, dash="dot"),
-        hovertemplate="n = %{x:,}<br>%{y:.2f}× the n = 1,000 grid<extra></extra>",
-    )
-    fig.add_scatter(
-        x=n,
-        y=memory / 1000,
-        name="KV-cache memory, grows as n",
-        line=dict(color=CACHED, width=3),
-        hovertemplate="n = %{x:,}<br>%{y:.2f}× the n = 1,000 cache<extra></extra>",
-    )
-    for x, sq in marks:
-        fig.add_scatter(
-            x=[x],
-            y=[x * x / 1_000_000],  # per layer and head; the label carries the scaled count
-            mode="markers",
-            marker=dict(size=11, color=NEW_WORK),
-            showlegend=False,
-            hoverinfo="skip",
-        )
+    text = f"{x:,} tokens → {scores:,} scores ({per})"
+    box = dict(bgcolor="rgba(255,255,255,0.9)", arrowcolor=MUTED, arrowwidth=1.5)
+    if x * 2 <= n_max:
+        top = (n_max / 1000) ** 2
         fig.add_annotation(
-            x=x,
-            y=x * x / 1_000_000,
-            text=f"{x:,} tokens → {sq:,} scores ({per})",
-            ax=-40 if x > n.max() / 2 else 60,
-            ay=-30,
-            xanchor="right" if x > n.max() / 2 else "left",
+            x=x, y=y, ax=n_max * 0.02, ay=top * 0.85, axref="x", ayref="y", text=text, xanchor="left", **box
         )
+    else:
+        fig.add_annotation(x=x, y=y, ax=-40, ay=-30, text=text, xanchor="right", **box)
+
+
+def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
+    """Prefill scores (n² grid and n(n+1)/2 kept by the mask) against KV memory (∝ n), relative
+    to n = 1,000 (the grid there is 1, so the triangle starts at ≈ 0.5; the cache there is 1).
+    ``g``: ``core.bill.Growth``; ``per`` says what the marks' absolute counts are per (e.g.
+    "per layer, per head")."""
+    fig = go.Figure()
+    hover = "n = %{x:,}<br>%{y:.2f}× the n = 1,000 "
+    for ys, scale, name, line, what in (
+        (g.grid, 1e6, "prefill scores, full n² grid (before masking)", dict(width=3), "grid"),
+        (g.causal, 1e6, "prefill scores the causal mask keeps, n(n+1)/2 (≈ half)", dict(width=2, dash="dot"), "grid"),
+        (g.cache_entries, 1e3, "KV-cache memory, grows as n", dict(width=3, color=CACHED), "cache"),
+    ):
+        fig.add_scatter(
+            x=g.n,
+            y=[v / scale for v in ys],
+            name=name,
+            line=dict(color=NEW_WORK) | line,
+            hovertemplate=hover + what + "<extra></extra>",
+        )
+    for x, scores in g.marks:
+        _mark(fig, x, scores, per, g.n[-1])
     fig.update_layout(
         template=TEMPLATE,
         height=430,
@@ -65,23 +63,21 @@ def fig_growth_shapes(
     return fig
 
 
-def fig_step_work(n: np.ndarray, cached: np.ndarray, naive: np.ndarray) -> go.Figure:
-    """Scores for one decode step at context n: cached (n) vs full-prefix recompute (n(n+1)/2)."""
+def fig_step_work(w: StepWork) -> go.Figure:
+    """Scores for one decode step at context n (``core.bill.StepWork``): cached (n) vs full-prefix
+    recompute (n(n+1)/2), log scale."""
     fig = go.Figure()
-    fig.add_scatter(
-        x=n,
-        y=cached,
-        name="with the KV cache: n scores",
-        line=dict(color=CACHED, width=3),
-        hovertemplate="n = %{x:,}: %{y:,} scores<extra></extra>",
-    )
-    fig.add_scatter(
-        x=n,
-        y=naive,
-        name="full-prefix recompute: n(n+1)/2",
-        line=dict(color=NEW_WORK, width=3),
-        hovertemplate="n = %{x:,}: %{y:,} scores<extra></extra>",
-    )
+    for ys, name, color in (
+        (w.cached, "with the KV cache: n scores", CACHED),
+        (w.recompute, "full-prefix recompute: n(n+1)/2", NEW_WORK),
+    ):
+        fig.add_scatter(
+            x=w.n,
+            y=ys,
+            name=name,
+            line=dict(color=color, width=3),
+            hovertemplate="n = %{x:,}: %{y:,} scores<extra></extra>",
+        )
     fig.update_layout(
         template=TEMPLATE,
         height=380,
@@ -94,7 +90,8 @@ def fig_step_work(n: np.ndarray, cached: np.ndarray, naive: np.ndarray) -> go.Fi
 
 
 def fig_measured(lengths, cached_ms, naive_ms, title: str) -> go.Figure:
-    """Measured median ms per decode step against context length, both paths."""
+    """Measured median ms per decode step against context length, both paths (``title`` says
+    what was measured: medians of how many runs)."""
     fig = go.Figure()
     fig.add_scatter(
         x=list(lengths),
@@ -117,7 +114,9 @@ def fig_measured(lengths, cached_ms, naive_ms, title: str) -> go.Figure:
         height=400,
         legend=dict(orientation="h", y=-0.3),
         title=dict(text=title),
+        margin=dict(t=70),
         xaxis=dict(title="context length after the step (positions)"),
-        yaxis=dict(title="median time per decode step (ms)", rangemode="tozero"),
+        # Short: a rotated title longer than the plot ran up into the chart's title in presenter mode.
+        yaxis=dict(title="ms per step", rangemode="tozero"),
     )
     return fig

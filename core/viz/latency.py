@@ -7,6 +7,8 @@ import plotly.graph_objects as go
 from core.latency import RequestTrace, cache_lengths
 from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, safe
 
+LABEL_WIDTH = 0.035  # a label of up to 3 digits takes about 3.5% of the plot's width (at 1280 px; less at 1920)
+
 
 def _row_name(i: int, name: str) -> str:
     """Long names would squash the plot: keep 30 characters; the number keeps them unique."""
@@ -31,14 +33,25 @@ def _bar(fig: go.Figure, y: str, start: float, end: float, name: str, color: str
     )
 
 
-def _tokens(fig: go.Figure, y: str, t: RequestTrace, first: bool) -> None:
+def labelled(times_ms, min_gap_ms: float) -> list[bool]:
+    """Which tokens get a label: the first, then each one at least ``min_gap_ms`` after the last
+    labelled one, so labels of tokens emitted close together do not run into each other."""
+    marks, last = [], None
+    for t in times_ms:
+        keep = last is None or t - last >= min_gap_ms
+        marks.append(keep)
+        last = t if keep else last
+    return marks
+
+
+def _tokens(fig: go.Figure, y: str, t: RequestTrace, first: bool, min_gap_ms: float) -> None:
     cache = cache_lengths(t)
-    text = [str(c) for c in cache] if len(cache) <= 25 else None
+    keep = labelled(t.emissions_ms, min_gap_ms)
     fig.add_scatter(
         y=[y] * len(cache),
         x=list(t.emissions_ms),
-        mode="markers+text" if text else "markers",
-        text=text,
+        mode="markers+text",
+        text=[str(c) if k else "" for c, k in zip(cache, keep, strict=True)],
         textposition="top center",
         name="token emitted (label: cached positions after the pass)",
         legendgroup="tok",
@@ -52,15 +65,18 @@ def _tokens(fig: go.Figure, y: str, t: RequestTrace, first: bool) -> None:
 def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
     """Requests on one clock (ms): the queue (arrival → start of prefill) and prefill → first
     token as bars; each emitted token a marker labelled with the cached positions after the pass
-    that produced it (Table 30.1). A request that emitted nothing is marked as an error."""
+    that produced it (Table 30.1), except where tokens come too close together for their labels
+    (``labelled``; the hover still tells). A request that emitted nothing is marked as an error."""
     fig = go.Figure()
+    span = max([e for t in traces for e in t.emissions_ms] + [t.prefill_start_ms for t in traces] + [1.0])
+    min_gap = span * LABEL_WIDTH
     for i, t in enumerate(traces):
         y, first = _row_name(i, t.name), i == 0
         t1 = t.emissions_ms[0] if t.emissions_ms else t.prefill_start_ms
         _bar(fig, y, t.arrival_ms, t.prefill_start_ms, "queue", "#dddddd", first)
         _bar(fig, y, t.prefill_start_ms, t1, "prefill → first token", CACHED, first)
         if t.emissions_ms:
-            _tokens(fig, y, t, first)
+            _tokens(fig, y, t, first, min_gap)
         else:
             fig.add_annotation(
                 y=y, x=t.prefill_start_ms, text="error: no tokens", showarrow=False, xanchor="left", font_color=NEW_WORK

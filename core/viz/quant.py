@@ -2,86 +2,102 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import plotly.graph_objects as go
 
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE
 
+if TYPE_CHECKING:  # types only: figures take plain data and never run the model
+    from core.quant_model import QuantReport
+    from core.ruler import Ruler
 
-def fig_ruler(
-    x: np.ndarray,
-    q: np.ndarray,
-    x_hat: np.ndarray,
-    clipped: np.ndarray,
-    levels: np.ndarray | None,
-    scale: float,
-    title: str,
-    outside_label: str = "clipped values (error not bounded by s/2)",
-) -> go.Figure:
-    """The quantization ruler: every representable level as a shelf (``levels``, None if too
-    many to draw), each value ``x`` as a dot dropping to its shelf ``x_hat`` with the stored
-    integer ``q`` beneath, values flagged in ``clipped`` (clipped, or with clipping off outside
-    the range) marked differently under ``outside_label``, and ±s/2 whiskers showing the
-    rounding bound around each reconstruction."""
-    fig = go.Figure()
-    if levels is not None:
-        fig.add_scatter(
-            x=levels,
-            y=np.zeros(len(levels)),
-            mode="markers",
-            name="representable levels (shelves)",
-            marker=dict(symbol="line-ns", size=22, line=dict(width=2, color=MUTED)),
-            hovertemplate="shelf at %{x:.6g}<extra></extra>",
-        )
-    seg_x, seg_y = [], []
-    for a, b in zip(x, x_hat, strict=True):
-        seg_x += [a, b, None]
-        seg_y += [1, 0, None]
+
+def _shelves(fig: go.Figure, levels: np.ndarray) -> None:
+    fig.add_scatter(
+        x=levels,
+        y=np.zeros(len(levels)),
+        mode="markers",
+        name="representable levels (shelves)",
+        marker=dict(symbol="line-ns", size=22, line=dict(width=2, color=MUTED)),
+        hovertemplate="shelf at %{x:.6g}<extra></extra>",
+    )
+
+
+def _drops(fig: go.Figure, x: np.ndarray, x_hat: np.ndarray) -> None:
+    """A thin line from each value (y = 1) down to its shelf (y = 0)."""
+    seg_x = np.column_stack([x, x_hat, np.full(len(x), np.nan)]).ravel()
+    seg_y = np.tile([1.0, 0.0, np.nan], len(x))
     fig.add_scatter(x=seg_x, y=seg_y, mode="lines", line=dict(color=MUTED, width=1), showlegend=False, hoverinfo="skip")
-    ok = ~clipped
-    err = x_hat - x
-    hover = [
-        f"x = {a:.6g}<br>x/s = {a / scale:.6g}<br>stored q = {k}<br>x̂ = {b:.6g}<br>error x̂ − x = {e:+.4g}"
-        for a, k, b, e in zip(x, q, x_hat, err, strict=True)
-    ]
-    hover = np.array(hover, dtype=object)
-    show_text = len(x) <= 30
-    for mask, name, color, symbol in (
-        (ok, "your values", CACHED, "circle"),
-        (clipped, outside_label, NEW_WORK, "x"),
-    ):
-        if not mask.any():
-            continue
+
+
+def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str) -> None:
+    """The values in ``mask``: dots at y = 1, squares on their shelves with ±s/2 whiskers, and
+    "q=…" labels set below the shelf ticks (a label on the line was crossed by a tick: "q±2")."""
+    hover = np.array(
+        [
+            f"x = {a:.6g}<br>x/s = {a / r.scale:.17g}<br>stored q = {k}<br>x̂ = {b:.6g}<br>error x̂ − x = {b - a:+.4g}"
+            for a, k, b in zip(r.x[mask], r.q[mask], r.x_hat[mask], strict=True)
+        ],
+        dtype=object,
+    )
+    common = dict(hovertemplate="%{customdata}<extra></extra>", customdata=hover)
+    fig.add_scatter(
+        x=r.x[mask],
+        y=np.ones(mask.sum()),
+        mode="markers",
+        name=name,
+        marker=dict(size=13, color=color, symbol=symbol),
+        **common,
+    )
+    fig.add_scatter(
+        x=r.x_hat[mask],
+        y=np.zeros(mask.sum()),
+        mode="markers",
+        marker=dict(size=12, color=color, symbol="square"),
+        showlegend=False,
+        error_x=dict(type="constant", value=r.scale / 2, color=color, thickness=1.5, width=6),
+        **common,
+    )
+    if len(r.x) <= 30:
         fig.add_scatter(
-            x=x[mask],
-            y=np.ones(mask.sum()),
-            mode="markers",
-            name=name,
-            marker=dict(size=13, color=color, symbol=symbol),
-            hovertemplate="%{customdata}<extra></extra>",
-            customdata=hover[mask],
-        )
-        fig.add_scatter(
-            x=x_hat[mask],
-            y=np.zeros(mask.sum()),
-            mode="markers+text" if show_text else "markers",
-            marker=dict(size=12, color=color, symbol="square"),
+            x=r.x_hat[mask],
+            y=np.full(mask.sum(), -0.32),
+            mode="text",
+            text=[f"q={k}" for k in r.q[mask]],
+            textfont=dict(color=color),
             showlegend=False,
-            text=[f"q={k}" for k in q[mask]],
-            textposition="bottom center",
-            error_x=dict(type="constant", value=scale / 2, color=color, thickness=1.5, width=6),
-            hovertemplate="%{customdata}<extra></extra>",
-            customdata=hover[mask],
+            hoverinfo="skip",
         )
-    lo = min(float(x.min()), float(x_hat.min()), float(levels.min()) if levels is not None else np.inf)
-    hi = max(float(x.max()), float(x_hat.max()), float(levels.max()) if levels is not None else -np.inf)
-    pad = max(scale, (hi - lo) * 0.05)
+
+
+def fig_ruler(r: Ruler) -> go.Figure:
+    """The quantization ruler (``core.ruler.Ruler``): every representable level as a shelf (none
+    drawn when there are too many), each value as a dot dropping to its shelf with the stored
+    integer beneath, values flagged in ``r.clipped`` marked apart under ``r.outside_label``, and
+    ±s/2 whiskers showing the rounding bound around each reconstruction."""
+    fig = go.Figure()
+    if r.levels is not None:
+        _shelves(fig, r.levels)
+    _drops(fig, r.x, r.x_hat)
+    for mask, name, color, symbol in (
+        (~r.clipped, "your values", CACHED, "circle"),
+        (r.clipped, r.outside_label, NEW_WORK, "x"),
+    ):
+        if mask.any():
+            _values(fig, r, mask, name, color, symbol)
+    # Zero, marked from just above the "q=…" labels up: an axis zero line ran through a label at 0.
+    fig.add_shape(type="line", x0=0, x1=0, y0=-0.16, y1=1.4, line=dict(color="#444444", width=1), layer="below")
+    ends = [r.x, r.x_hat] + ([] if r.levels is None else [r.levels])
+    lo, hi = min(float(a.min()) for a in ends), max(float(a.max()) for a in ends)
+    pad = max(r.scale, (hi - lo) * 0.05)
     fig.update_layout(
         template=TEMPLATE,
-        height=330,
-        title=dict(text=title),
+        height=340,
+        title=dict(text=r.title),
         legend=dict(orientation="h", y=-0.3),
-        xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=True),
+        xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=False),
         yaxis=dict(range=[-0.6, 1.4], tickvals=[0, 1], ticktext=["stored (shelf)", "original"], showgrid=False),
     )
     return fig
@@ -111,14 +127,15 @@ def fig_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) 
     return fig
 
 
-def fig_quant_sweep(
-    labels: list[str], bits: list[int], perplexity: list[float], changed: list[float], reference_ppl: float, title: str
-) -> go.Figure:
-    """Perplexity and greedy-change rate against bit width, the float model as a reference line."""
+def fig_quant_sweep(rows: list[QuantReport], reference: QuantReport, title: str) -> go.Figure:
+    """Perplexity and greedy-change rate against bit width (``rows``, one per quantized model),
+    with the float model's perplexity (``reference``) as a dashed line named in the legend (as an
+    annotation it sat on the axis's tick labels)."""
+    bits, labels = [r.n_bit for r in rows], [r.label for r in rows]
     fig = go.Figure()
     fig.add_scatter(
         x=bits,
-        y=perplexity,
+        y=[r.perplexity for r in rows],
         mode="lines+markers",
         name="validation perplexity",
         line=dict(color=CACHED, width=3),
@@ -127,7 +144,7 @@ def fig_quant_sweep(
     )
     fig.add_scatter(
         x=bits,
-        y=[c * 100 for c in changed],
+        y=[r.greedy_changed * 100 for r in rows],
         mode="lines+markers",
         name="greedy token changed (%)",
         yaxis="y2",
@@ -135,21 +152,30 @@ def fig_quant_sweep(
         customdata=labels,
         hovertemplate="%{customdata}: %{y:.2f}% of positions<extra></extra>",
     )
-    fig.add_hline(
-        y=reference_ppl,
+    fig.add_scatter(
+        x=[max(bits), min(bits)],
+        y=[reference.perplexity] * 2,
+        mode="lines",
+        name=f"{reference.label} perplexity: {reference.perplexity:.3f}",
         line=dict(color=MUTED, dash="dash"),
-        annotation_text=f"float32: {reference_ppl:.3f}",
-        annotation_position="top left",
+        hoverinfo="skip",
     )
     fig.update_layout(
         template=TEMPLATE,
-        height=380,
+        height=400,
         title=dict(text=title),
         legend=dict(orientation="h", y=-0.3),
         xaxis=dict(title="bits per stored value", autorange="reversed", dtick=1),
         yaxis=dict(title="perplexity (lower is better)"),
+        # Its own round ticks (0, 2, 4 … %), not ticks placed to line up with the left axis.
         yaxis2=dict(
-            title="greedy changed (% of positions)", overlaying="y", side="right", rangemode="tozero", showgrid=False
+            title="greedy changed (% of positions)",
+            overlaying="y",
+            side="right",
+            rangemode="tozero",
+            showgrid=False,
+            tickmode="auto",
+            nticks=6,
         ),
     )
     return fig

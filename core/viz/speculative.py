@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import plotly.graph_objects as go
 
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
 
+if TYPE_CHECKING:  # types only
+    from core.speculative import TokenShare
 
-def fig_three_distributions(rows: list[tuple[str, float, float, float]]) -> go.Figure:
-    """Grouped bars per token (raw text): target p, draft q, and the speculative samples."""
-    labels = [f"{i + 1}. {safe(t)}" for i, (t, _, _, _) in enumerate(rows)]
+
+def fig_three_distributions(texts: list[str], shares: list[TokenShare]) -> go.Figure:
+    """Grouped bars per token: target p, draft q, and the speculative samples (``shares``, one
+    ``core.speculative.TokenShare`` per token; ``texts``: each token's raw text, escaped here)."""
+    labels = [f"{i + 1}. {safe(t)}" for i, t in enumerate(texts)]
     fig = go.Figure()
-    for j, (name, color) in enumerate((("target p", CACHED), ("draft q", MUTED), ("speculative samples", NEW_WORK))):
+    for attr, name, color in (
+        ("p", "target p", CACHED),
+        ("q", "draft q", MUTED),
+        ("sampled", "speculative samples", NEW_WORK),
+    ):
         fig.add_bar(
             x=labels,
-            y=[r[j + 1] for r in rows],
+            y=[getattr(s, attr) for s in shares],
             name=name,
             marker_color=color,
             hovertemplate="%{x}: %{y:.4f}<extra>" + name + "</extra>",

@@ -1,0 +1,58 @@
+"""Small text helpers shared by core and the pages: sentences, plurals, exact decimals, visible text.
+
+No streamlit. Numbers that may be huge are formatted from exact integers or fractions, never
+through a float (a float keeps ~16 significant digits: a 40-digit byte count would print a
+wrong tail).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+
+def sentence(text) -> str:
+    """``text`` as one sentence: first letter capitalised, ending with a full stop.
+
+    "the prompt is empty" → "The prompt is empty."; text already ending in ".", "!", "?" or
+    "…" keeps its ending. Messages in ``core`` are written lower-case without a stop so they
+    can be embedded ("Prefill refused: …"); this turns one into a message on its own."""
+    s = str(text).strip()
+    if not s:
+        return s
+    s = s[0].upper() + s[1:]
+    return s if s.endswith((".", "!", "?", "…")) else s + "."
+
+
+def plural(n: int, singular: str, plural_form: str | None = None) -> str:
+    """``"1 value"``, ``"2 values"``, ``"1,024 bytes"``: the count with thousands separators and
+    the right form of the noun (``plural_form`` defaults to ``singular + "s"``)."""
+    word = singular if n == 1 else (plural_form or singular + "s")
+    return f"{n:,} {word}"
+
+
+def exact_decimal(value: int | Fraction, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals and thousands separators, rounded half away from zero,
+    computed exactly (``exact_decimal(Fraction(10**40, 2**30))`` prints every digit right)."""
+    v = Fraction(value)
+    scaled = abs(v) * 10**digits
+    whole = scaled.numerator // scaled.denominator
+    if 2 * (scaled - whole) >= 1:
+        whole += 1
+    sign = "-" if v < 0 and whole else ""
+    head, tail = divmod(whole, 10**digits)
+    return f"{sign}{head:,}" + (f".{tail:0{digits}d}" if digits else "")
+
+
+VISIBLE = {"\n": "⏎", "\t": "⇥", "\r": "␍"}
+
+
+def visible(text: str) -> str:
+    """Text for a one-line table cell: line breaks, tabs and carriage returns shown as ⏎ ⇥ ␍, so
+    a cell holding only a newline is not blank (a table cell shows no line break)."""
+    return "".join(VISIBLE.get(c, c) for c in text)
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 112th."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -1,0 +1,33 @@
+"""Text helpers: sentences, plurals, exact decimals, ordinals, visible line breaks."""
+
+from fractions import Fraction
+
+from core.text import exact_decimal, ordinal, plural, sentence, visible
+
+
+def test_sentence_capitalises_and_ends_once():
+    """A core message becomes one sentence; an ending already there is kept; empty stays empty."""
+    assert sentence("the prompt is empty") == "The prompt is empty."
+    assert sentence("Done!") == "Done!" and sentence("a list…") == "A list…" and sentence("  ") == ""
+
+
+def test_plural_and_ordinal():
+    """1 value, 2 values, 1,024 bytes; 1st 2nd 3rd 4th 11th 12th 13th 21st 112th."""
+    assert (plural(1, "value"), plural(2, "value"), plural(1024, "byte")) == ("1 value", "2 values", "1,024 bytes")
+    assert plural(2, "entry", "entries") == "2 entries"
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 112)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "112th",
+    ]  # fmt: skip
+
+
+def test_exact_decimal_rounds_half_away_and_keeps_every_digit():
+    """2/3 → 0.67, 1/8 → 0.13 (half away), −1/8 → −0.13; 10⁴⁰/2³⁰ has the exact digits of integer division."""
+    assert exact_decimal(Fraction(2, 3)) == "0.67" and exact_decimal(Fraction(1, 8)) == "0.13"
+    assert exact_decimal(Fraction(-1, 8)) == "-0.13" and exact_decimal(1234567) == "1,234,567.00"
+    whole, rest = divmod(10**40 * 100 // 2**30, 100)
+    assert exact_decimal(Fraction(10**40, 2**30)) == f"{whole:,}.{rest:02d}"
+
+
+def test_visible_line_breaks():
+    """A newline shows as ⏎, a tab as ⇥; other text unchanged."""
+    assert visible("\n") == "⏎" and visible("a\tb\nc") == "a⇥b⏎c"
