@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jsonschema
 
-from core import quant
+from core import ruler, state
 from core.lesson_pages import PAGES, lesson_schema
 
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "assets" / "lessons"
@@ -47,19 +47,8 @@ class Stop:
         out = {PAGES[self.page].settings[k].key: v for k, v in self.settings.items()}
         if self.page == "quantize" and "preset" in self.settings:
             # The ruler page loads a preset in its selectbox callback (lessons/quantize.py
-            # load_preset); a lesson sets the same values directly.
-            values, scale = quant.PRESETS[self.settings["preset"]]
-            out.update(
-                {
-                    "quant.values": values,
-                    "quant.scale": scale,
-                    "quant.scale_mode": "set by hand",
-                    "quant.bits": 4,
-                    "quant.kind": "symmetric",
-                    "quant.rounding": "half_even",
-                    "quant.clip": True,
-                }
-            )
+            # load_preset); a lesson sets the same values directly, through the same helper.
+            out.update(state.quant_preset_state(*ruler.PRESETS[self.settings["preset"]]))
         return out
 
 

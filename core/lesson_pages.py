@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core import paged_presets, quant, shapes, share, state
+from core import latency, paged_presets, ruler, shapes, share, state
 from core.config import PRESETS
 from core.context import POLICIES
 from core.exercises import MAX_SEED, catalogue
@@ -87,7 +87,7 @@ PAGES: dict[str, PageSpec] = {
         "lessons/latency.py",
         "Latency on a timeline",
         {
-            "source": Setting("lat.source", {"enum": ["Ch. 30 example", "Exercise 1", "Edit several requests"]}),
+            "source": Setting("lat.source", {"enum": list(latency.EDITABLE)}),
         },
     ),
     "batching": PageSpec(
@@ -139,7 +139,7 @@ PAGES: dict[str, PageSpec] = {
         "lessons/quantize.py",
         "The quantization ruler",
         {
-            "preset": Setting("quant.preset", {"enum": list(quant.PRESETS)}),
+            "preset": Setting("quant.preset", {"enum": list(ruler.PRESETS)}),
         },
     ),
     "quant_model": PageSpec(

@@ -13,7 +13,9 @@ from core.model import GPT
 from core.scheduler import POLICIES, Engine, Request, StepReport
 from core.tokenizer import encode
 
-SYSTEM_PROMPT = "System: You are a travel assistant. The limit is 750 yuan per day. Check each price.\n"  # 40 tokens
+SYSTEM_PROMPT = (
+    "System: You are a helpful travel assistant. The limit is 750 yuan per day. Check each price.\n"  # 40 tokens
+)
 STUDENTS = [("Mira", "Lyon"), ("Ravi", "Oslo"), ("Ana", "Rome"), ("Li", "Paris"), ("Sam", "Nice"), ("Eva", "Prague")]
 STUDENTS += [("Tom", "Vienna"), ("Noor", "Lisbon")]
 SHORT = ["The cat sat on the", "Ana asked: Which country is Lyon in?", "The dog", "Paris is in"]

@@ -28,18 +28,20 @@ def test_prefill_then_five_steps_gives_prompt_plus_five_rows():
 
 
 def test_the_rows_sent_are_the_models_attention():
-    """The drawn shares are the session's own attention (layer 2, head 3), to the 1e-4 of the wire format."""
+    """The drawn shares are the session's own attention (the default layer and head), to the 1e-4 of
+    the wire format."""
+    layer, head = K.DEFAULTS[K.DECODE_LAYER], K.DEFAULTS[K.DECODE_HEAD]
     at = new_app()
     click(at, "Prefill")
     sess = at.session_state[K.DECODE_SESSION]
-    want = S.attention_matrix(sess, 2, 3)
+    want = S.attention_matrix(sess, layer, head)
     got = np.array(
         [[np.nan if x is None else x for x in row] for row in stage_matrix(stage(at)["explainer_attention"])]
     )
     assert np.allclose(got, want, atol=0.5e-4, equal_nan=True)
     click(at, "Step ▸")
     row = np.array(stage(at)["explainer_attention"]["row"]) / 10_000
-    assert np.allclose(row, S.attention_matrix(sess, 2, 3)[-1], atol=0.5e-4)
+    assert np.allclose(row, S.attention_matrix(sess, layer, head)[-1], atol=0.5e-4)
 
 
 def test_two_sessions_step_independently():

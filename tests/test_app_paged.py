@@ -98,12 +98,25 @@ def test_a_small_pool_preempts_the_newest():
         ("paged.block_size", 0, "Block size must be a whole number of positions ≥ 1, got 0."),
         ("paged.block_size", 300, "Block size 300 is larger than the context window of 256 positions."),
         ("paged.block_size", 256, "this server allows 8,388,608 B per session"),
-        ("paged.n_blocks", 4, "R1 needs up to 5 blocks (71 positions) but the pool has only 4: it could never run"),
+        (
+            "paged.n_blocks",
+            4,
+            "R1 needs up to {blocks} blocks ({positions} positions) but the pool has only 4: it could never run",
+        ),
     ],
 )
 def test_bad_sizes_get_a_message_and_keep_the_run(key, value, expect):
     """Block size 0 or past the window, a pool too large for the server or too small for a request:
     a message, and the previous run stays on screen."""
+    if "{blocks}" in expect:  # the default preset's first request: its prompt plus the tokens it may add
+        from core.assets import load_shipped_tokenizer
+        from core.paged_presets import PRESETS, preset_requests
+        from core.state import DEFAULTS
+
+        first = preset_requests(DEFAULTS["paged.preset"], load_shipped_tokenizer())[0]
+        positions = len(first["prompt"]) + first["max_new_tokens"] - 1
+        expect = expect.format(blocks=-(-positions // 16), positions=positions)
+        assert DEFAULTS["paged.preset"] in PRESETS and DEFAULTS["paged.block_size"] == 16
     at = new_app(PAGE)
     click(at, STEP)
     at.number_input(key=key).set_value(value).run()

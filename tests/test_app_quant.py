@@ -137,7 +137,7 @@ def test_decode_page_runs_the_quantized_model():
     """Choosing 4-bit weights on the decode page prefills and steps with that model."""
     from core import session as S
     from core import state as K
-    from tests.app_util import click
+    from tests.app_util import click, stage
 
     at = new_app()
     at.radio(key=K.DECODE_WEIGHT_BITS).set_value(4).run()
@@ -145,7 +145,7 @@ def test_decode_page_runs_the_quantized_model():
     click(at, "Step ▸")
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.model_key == S.ModelKey("float32", 4)
-    assert any("4-bit" in m.value for m in at.markdown)
+    assert "4-bit weights" in stage(at)["explainer_attention"]["title"]
 
 
 def _hand(at, values, bits, kind, scale):

@@ -58,7 +58,7 @@ def test_the_end_token_can_be_stepped_past_when_asked():
     """A prompt whose first chosen token is the end token stops; 'Continue past the end token' lets it step on."""
     tok = load_shipped_tokenizer()
     at = new_app()
-    at.text_area(key=K.DECODE_PROMPT).set_value("My cat likes to sleep in the sun.").run()
+    at.text_area(key=K.DECODE_PROMPT).set_value("Thank you! Goodbye.").run()
     click(at, "Prefill")
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.pending == end_token_id(tok)

@@ -1,7 +1,6 @@
 """Guided lessons as data (core.lesson, core.lesson_pages): the shipped lesson, the mapping to the
 app's real pages, and messages for broken files that name the line and the field."""
 
-import ast
 import re
 from pathlib import Path
 
@@ -17,13 +16,10 @@ SHIPPED = (ROOT / "assets/lessons/fifteen-minutes.toml").read_text(encoding="utf
 
 
 def _app_pages() -> dict[str, str]:
-    """{script: title} from app.py's st.Page(...) calls, read with ast (the app is not run)."""
-    out = {}
-    for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page":
-            title = next(k.value.value for k in node.keywords if k.arg == "title")
-            out[node.args[0].value] = title
-    return out
+    """{script: title} of the app's navigation (``ui.PAGES``, which app.py turns into st.Page)."""
+    import ui
+
+    return {path: name for path, name, _ in ui.PAGES}
 
 
 def test_pages_are_the_apps_pages():
@@ -46,14 +42,14 @@ def test_every_setting_key_is_read_by_its_page():
 
 def test_string_choices_are_the_pages_own():
     """Text choices a lesson may pick (trace source, presets, exercises) are options the page offers."""
-    assert all(
-        f'"{v}"' in (ROOT / "lessons/latency.py").read_text()
-        for v in PAGES["latency"].settings["source"].schema["enum"]
-    )
-    from core import quant, shapes
+    from core.latency import EDITABLE
+
+    assert PAGES["latency"].settings["source"].schema["enum"] == list(EDITABLE)
+    assert "*LAT.EDITABLE" in (ROOT / "lessons/latency.py").read_text()  # the page offers exactly these
+    from core import ruler, shapes
     from core.exercises import catalogue
 
-    assert PAGES["quantize"].settings["preset"].schema["enum"] == list(quant.PRESETS)
+    assert PAGES["quantize"].settings["preset"].schema["enum"] == list(ruler.PRESETS)
     assert set(PAGES["memory"].settings["preset"].schema["enum"]) == {*shapes.PRESETS, "The shipped model"}
     assert PAGES["practice"].settings["ex"].schema["enum"] == list(catalogue())
 

@@ -40,8 +40,10 @@ def test_presenter_and_predict_only_when_asked():
         sampling, prompt_text, n_steps = SamplingConfig(), K.DEFAULT_PROMPT, 0
         model_key = S.ModelKey()
 
-    assert share.link_for(Sess, 2, 3) == {"step": "0"}
-    assert share.link_for(Sess, 2, 3, predict=True, present=True) == {"step": "0", "predict": "1", "present": "1"}
+    layer, head = K.DEFAULTS[K.DECODE_LAYER], K.DEFAULTS[K.DECODE_HEAD]
+    assert share.link_for(Sess, layer, head) == {"step": "0"}
+    want = {"step": "0", "predict": "1", "present": "1"}
+    assert share.link_for(Sess, layer, head, predict=True, present=True) == want
     values, _ = share.parse_url_state({"predict": "1", "present": "1"}, CFG)
     assert values == {K.DECODE_PREDICT: True, K.PRESENT: True}
 
