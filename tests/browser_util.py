@@ -96,17 +96,17 @@ def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0):
 # data-rows. Elsewhere plotly 7 ships numpy arrays as base64 typed arrays: z is then {dtype, bdata,
 # shape}; both heatmap traces of an attention figure span every row, so the first is read.
 HEATMAP_ROWS_JS = """() => {
+  let n = 0;
   const stage = document.querySelector('.attn-root');
-  if (stage && stage.dataset.rows) return parseInt(stage.dataset.rows);
-  for (const g of document.querySelectorAll('.js-plotly-plot')) {
-    for (const t of (g.data || [])) {
-      if (t.type === 'heatmap') {
-        const n = (t.z && t.z.length !== undefined) ? t.z.length : parseInt(String(t.z.shape).split(',')[0]);
-        return n;
-      }
+  if (stage && stage.dataset.rows) {
+    n = parseInt(stage.dataset.rows);
+  } else {
+    for (const g of document.querySelectorAll('.js-plotly-plot')) {
+      const t = (g.data || []).find((trace) => trace.type === 'heatmap');
+      if (t) { n = (t.z && t.z.length !== undefined) ? t.z.length : parseInt(String(t.z.shape).split(',')[0]); break; }
     }
   }
-  return 0;
+  return n;
 }"""
 
 

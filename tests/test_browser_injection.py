@@ -30,16 +30,14 @@ def test_typed_markup_stays_literal_and_inert():
         assert page.locator("img[src='x']").count() == 0
         assert page.locator("a[href^='javascript']").count() == 0
         assert page.locator("[data-testid='stMain'] b:text('bold')").count() == 0
-        # Plotly's tick labels show the literal characters.
+        # The key labels drawn show the literal characters (position 0 is always labelled) ...
         ticks = page.evaluate(
-            "() => [...document.querySelectorAll('.js-plotly-plot .ytick text')].map(t => t.textContent).join(' ')"
+            "() => [...document.querySelectorAll('.attn-root .xtick text')].map(t => t.textContent).join(' ')"
         )
         assert "0: <" in ticks and "&lt;" not in ticks and "&amp;" not in ticks  # literal, not double-escaped
-        labels = page.evaluate(
-            "() => [...document.querySelectorAll('.js-plotly-plot')]"
-            ".flatMap(g => g.data).find(t => t.type === 'heatmap').y"
-        )
-        assert any(label.endswith(": &amp;") for label in labels)  # the '&' token, escaped once for plotly
+        # ... because every label reaches plotly escaped exactly once (the '&' token as '&amp;').
+        labels = page.evaluate("() => document.querySelector('.attn-root .js-plotly-plot').layout.yaxis.ticktext")
+        assert "0: &lt;" in labels and any(label.endswith(": &amp;") for label in labels)
         code = page.get_by_test_id("stCode").first.inner_text()
         assert "<b>bold</b>" in code and "**md**" in code
         assert page.get_by_test_id("stException").count() == 0
