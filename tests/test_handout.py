@@ -5,9 +5,10 @@ import re
 import numpy as np
 
 from core import exercises as E
-from core import quant, viz
+from core import viz
 from core.handout import HandoutStop, build_handout, lesson_stops
 from core.lesson import load_shipped
+from core.ruler import ruler as ruler_of
 from core.tally import Tally
 
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
@@ -15,8 +16,8 @@ HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 
 def figures() -> dict:
     """Two figures from the lesson's pages: the ruler with the outlier, the MHA/GQA/MQA bars."""
-    r = quant.ruler(np.array([-1.2, -0.2, 0.7, 1.8, 8.0]), 4, 0.5)
-    ruler = viz.fig_ruler(r.x, r.q, r.x_hat, r.clipped, r.levels, r.scale, HOSTILE)
+    r = ruler_of(np.array([-1.2, -0.2, 0.7, 1.8, 8.0]), 4, 0.5)
+    ruler = viz.fig_ruler(r).update_layout(title_text=HOSTILE)  # a title carrying hostile text
     gib = [4 * 2**30, 2**30, 2**27]
     bars = viz.fig_kv_variants(["MHA", "GQA", "MQA"], gib, ["4 GiB", "1 GiB", "128 MiB"], "GQA")
     return {3: bars, 5: ruler}

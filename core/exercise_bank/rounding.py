@@ -10,6 +10,7 @@ import numpy as np
 
 from core import quant
 from core.exercises import Exercise, Mistake, Tolerance, part
+from core.ruler import ruler as ruler_of
 
 CH19_VALUES = (0.34, -0.12, 0.7, 0.23)
 
@@ -168,7 +169,7 @@ def ruler_values(seed: int) -> tuple[float, ...]:
 def ruler(seed: int) -> Exercise:
     """Ch. 19 "the 4-bit ruler": scale from the largest magnitude, stored integers, reconstruction."""
     x = np.array(ruler_values(seed))
-    r = quant.ruler(x, 4, None)
+    r = ruler_of(x, 4, None)
     big = float(np.max(np.abs(x)))
     wrong_scale = big / 8
     as_ints = lambda a: tuple(int(i) for i in a)  # noqa: E731
@@ -246,7 +247,7 @@ def ruler(seed: int) -> Exercise:
 def output(seed: int) -> Exercise:
     """Ch. 19 "rounding reaches the output": the row's sum before and after, the relative error."""
     x = np.array(ruler_values(seed))
-    r = quant.ruler(x, 4, None)
+    r = ruler_of(x, 4, None)
     ones = np.ones_like(x)
     before, after = float(x @ ones), float(r.x_hat @ ones)
     rel = abs(after - before) / abs(before) * 100
