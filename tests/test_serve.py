@@ -21,7 +21,7 @@ import pytest
 import serve
 from bench.procs import children
 from bench.server_load import drive
-from tests.browser_util import CHROMIUM, CHROMIUM_ARGS, ROOT, screenshot
+from tests.browser_util import CHROMIUM, CHROMIUM_ARGS, ROOT, heatmap_rows, screenshot, wait_rows
 
 LOST = "The class server restarted your session"
 # A Llama-style config padded past nginx's default 16 KB body buffer, so the upload exercises the
@@ -142,10 +142,12 @@ def test_front_nginx_over_replicas_elsewhere(class2):
 
 
 def prefill_and_step(page) -> None:
+    """Prefill, then one Step: the stage's heatmap holds one row more."""
     page.get_by_role("button", name="Prefill").click(timeout=60_000)
-    page.get_by_text("decode steps: 0").wait_for(timeout=60_000)
+    page.wait_for_function("() => document.querySelector('.attn-root')?.dataset.rows > 0", timeout=60_000)
+    rows = heatmap_rows(page)
     page.get_by_role("button", name="Step ▸").click()
-    page.get_by_text("decode steps: 1").wait_for(timeout=60_000)
+    wait_rows(page, rows + 1, timeout_ms=60_000)
 
 
 @pytest.mark.browser
@@ -179,7 +181,8 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
                 time.sleep(1)
             assert uploaded_bytes(own) >= len(CONFIG) and uploaded_bytes(other) == 0
 
-            victim.get_by_role("link", name="Prefill & decode").click()
+            victim.get_by_text("Decode", exact=True).click()  # the top bar's menu
+            victim.get_by_role("menuitem", name="Prefill & decode").click()
             prefill_and_step(victim)
             steady_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
             steady_ctx.add_cookies([{"name": serve.COOKIE, "value": other.name, "url": class2.url}])
@@ -200,11 +203,12 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
             old_pid = own.proc.pid
             os.kill(old_pid, signal.SIGKILL)
             victim.get_by_text(LOST).wait_for(timeout=60_000)
-            victim.get_by_text("Press Prefill to run the prompt").wait_for(timeout=60_000)
+            victim.get_by_text("to run the prompt through the model").wait_for(timeout=60_000)  # the empty stage
             screenshot(victim, "class-server-session-restarted")
             prefill_and_step(victim)
+            rows = heatmap_rows(steady)
             steady.get_by_role("button", name="Step ▸").click()
-            steady.get_by_text("decode steps: 2").wait_for(timeout=60_000)
+            wait_rows(steady, rows + 1, timeout_ms=60_000)  # its request went on: step 2
             assert steady.get_by_text(LOST).count() == 0
             assert victim.get_by_test_id("stException").count() == 0
         finally:
