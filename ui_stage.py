@@ -49,7 +49,7 @@ def _js(name: str) -> str:
 ensure_static_plotly()
 # isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
 _attention = st.components.v2.component("explainer_attention", js=_js("attention_heatmap.js"), isolate_styles=False)
-_bars = st.components.v2.component("explainer_next_token", js=_js("next_token_bars.js"), isolate_styles=False)
+_panel = st.components.v2.component("explainer_panel", js=_js("stage_panel.js"), isolate_styles=False)
 
 
 # The stage must fit one screen: less empty space above the title, a smaller title, the text line
@@ -60,9 +60,21 @@ STAGE_CSS = """
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
 .st-key-stage-text [data-testid="stCode"] pre { white-space: pre; overflow: hidden; }
 .st-key-stage-question strong { font-size: 1.15em; }
-.st-key-stage-counters [data-testid="stMetricValue"], .st-key-stage-counters [data-testid="stMetricValue"] p {
-  font-size: 1.9rem !important; }
 .attn-desc { margin: 0.2rem 0 0 0; font-size: 0.95em; color: #31333f; }
+.panel-root { font-size: var(--panel-font, 14px); color: #1f1f1f; }
+.panel-counters { display: flex; gap: 1.5em; margin: 0.6em 0 0.4em 0; }
+.panel-counters > div { flex: 1; }
+.panel-root .metric-label { font-size: 0.95em; color: #31333f; }
+.panel-root .metric-value { font-size: 2.1em; line-height: 1.15; }
+.panel-root .metric-delta { display: inline-block; margin-top: 0.15em; padding: 0.05em 0.5em; border-radius: 0.8em;
+  background: #ececec; color: #31333f; font-size: 0.9em; }
+.panel-badge { margin: 0.5em 0; padding: 0.25em 0.6em; border-radius: 0.4em; font-size: 0.92em; }
+.panel-badge[data-state="ok"] { background: #e6f4ea; color: #0b5d1e; }
+.panel-badge[data-state="bad"] { background: #fde7e9; color: #8a1c1c; }
+.panel-badge[data-state="info"] { background: #f0f2f6; color: #31333f; }
+.panel-kv .kv-formula { margin-bottom: 0.3em; }
+.panel-kv progress { width: 100%; height: 0.6em; accent-color: #0072b2; }
+.panel-kv .kv-shelf { font-size: 0.92em; color: #31333f; }
 </style>
 """
 
@@ -91,8 +103,8 @@ def attention(payload: dict) -> None:
     _attention(data=payload, key="decode.attention", on_need_full_change=_ask_full)
 
 
-def next_token(payload: dict) -> None:
-    _bars(data=payload, key="decode.next_token")
+def panel(payload: dict) -> None:
+    _panel(data=payload, key="decode.panel")
 
 
 def forget_view() -> None:
@@ -133,8 +145,10 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -
     attention(attention_payload(fig_id, T, full, row))
 
 
-def bars_panel(sess, tok, present: bool, compact: bool = False) -> None:
+def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
+    """Next-token bars, work counter, equivalence badge and KV line: one browser-drawn element."""
     from core import session as S
+    from core.equivalence import equivalence
     from core.tokenizer import token_text
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
@@ -144,7 +158,15 @@ def bars_panel(sess, tok, present: bool, compact: bool = False) -> None:
     if sess.pending not in [r[0] for r in rows]:
         rows.append((sess.pending, token_text(tok, sess.pending), 0.0))
     how = "greedy: the most likely" if sess.sampling.strategy == "greedy" else "sampled"
-    next_token(SV.next_token_bars(rows, sess.pending, f"Next token ({how})", style))
+    bars = SV.next_token_bars(rows, sess.pending, f"Next token ({how})", style)
+    cfg = model.cfg
+    eq = None if sess.n_steps == 0 else equivalence(sess.max_diff[-1], sess.max_logit[-1], model.dtype, cfg.n_layer)
+    b = model.dtype.itemsize
+    kv = SV.kv_line(
+        cfg.n_layer, cfg.n_kv_head, cfg.head_dim, sess.n_positions, b, sess.cache.nbytes, sess.cache.capacity
+    )
+    scores = (sess.scores_cached, sess.scores_naive)
+    panel(SV.panel(bars, scores, cfg.n_layer * cfg.n_head, eq, kv, style))
 
 
 def message(sess) -> None:
@@ -232,84 +254,36 @@ def question_panel(present: bool) -> None:
     box.caption("→ asks the next question." + score)
 
 
-def counters(sess, model) -> None:
-    """The work counter (scores with the cache vs by recompute) and the equivalence badge."""
-    from core.equivalence import equivalence
-
-    lh = model.cfg.n_layer * model.cfg.n_head
-    a, b = st.container(key="stage-counters").columns(2)
-    a.metric(
-        "Query-key scores with the KV cache",
-        f"{sess.scores_cached:,}",
-        help=f"Per layer and head; × {lh} (layers × heads) = {sess.scores_cached * lh:,} in the model.",
-    )
-    b.metric(
-        "… by full-prefix recompute",
-        f"{sess.scores_naive:,}",
-        delta=f"{sess.scores_naive / sess.scores_cached:.2f}× the cached work",
-        delta_color="off",
-        delta_arrow="off",
-        help="Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.",
-    )
-    box = st.container(key="stage-badge")
-    if sess.n_steps == 0:
-        box.badge(
-            "Prefill is itself the full pass: cached and recomputed logits are compared from the first Step on",
-            color="gray",
-        )
-        return
-    eq = equivalence(sess.max_diff[-1], sess.max_logit[-1], model.dtype, model.cfg.n_layer)
-    box.badge(
-        f"Cached vs recomputed logits: {eq.text}",
-        color="green" if eq.equal else "red",
-        icon=":material/check:" if eq.equal else ":material/close:",
-    )
-
-
-def kv_line(sess, model) -> None:
-    """M = 2·B·L·T·H_kv·d·b written out beside the bytes measured from the cache tensors, and the
-    cache's positions against the context window."""
-    from core.cost import kv_cache_bytes_for
-
-    with st.container(key="stage-kv"):
-        _kv_line(sess, model, kv_cache_bytes_for)
-
-
-def _kv_line(sess, model, kv_cache_bytes_for) -> None:
-    cfg, b, T = model.cfg, model.dtype.itemsize, sess.n_positions
-    m = kv_cache_bytes_for(cfg, T, b)
-    st.markdown(
-        f"**KV cache** M = 2·B·L·T·H_kv·d·b = 2 · 1 · {cfg.n_layer} · {T} · {cfg.n_kv_head} · {cfg.head_dim} · {b} = "
-        f"**{m:,} B** · measured from the cache tensors: **{sess.cache.nbytes:,} B**"
-    )
-    st.progress(
-        min(1.0, T / sess.cache.capacity),
-        text=f"{T} of {sess.cache.capacity} positions (the context window); the chosen token waits outside "
-        f"until the next pass consumes it",
-    )
-
-
 def below_stage(sess, tok) -> None:
-    """Below the first screen: the whole text, the share link, this request's clock."""
-    import ui_decode as D
-    from core import state as K
-    from core.latency import summarize_request
-    from core.tokenizer import decode, token_text
+    """Below the first screen: the whole text and the request's status; the share link and this
+    request's clock inside an expander that runs only when open (a Step sends less)."""
+    from core.tokenizer import decode
 
-    st.subheader("The whole text")
     with st.container(key="stage-fulltext"):
         st.code(decode(tok, sess.consumed + [sess.pending]), language=None, wrap_lines=True)
     st.caption(
-        f"Prompt {len(sess.prompt_ids)} tokens · decode steps {sess.n_steps} · {sess.model_key.label} · the last "
-        "token is chosen but not yet consumed. Buffers allocated for the whole window: "
-        f"{sess.cache.allocated_bytes:,} B."
+        f"The whole text · prompt {len(sess.prompt_ids)} tokens · decode steps {sess.n_steps} · "
+        f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "
+        f"whole window: {sess.cache.allocated_bytes:,} B."
     )
+    more = st.expander("Share this request · its clock (TTFT, TPOT)", key="decode.more", on_change="rerun")
+    if more.open:
+        with more:
+            _share_and_clock(sess, tok)
+
+
+def _share_and_clock(sess, tok) -> None:
+    import ui_decode as D
+    from core import state as K
+    from core.latency import summarize_request
+    from core.tokenizer import token_text
+
     a, b = st.columns([3, 2], vertical_alignment="center")
     a.button(
         "Put a link to this request in the address bar", type="tertiary", icon=":material/link:", on_click=D.write_link
     )
     b.checkbox("The link opens in presenter mode", key=K.LINK_PRESENT, persist_state="session")
-    st.subheader("This request's clock (measured here)")
+    st.markdown("**This request's clock (measured here)**")
     lat = summarize_request(0.0, sess.emission_times_ms())
     tpot = "missing (one token: no gap yet)" if lat.tpot_ms is None else f"{lat.tpot_ms:.2f} ms"
     st.markdown(

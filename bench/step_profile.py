@@ -31,7 +31,7 @@ WAITING = (
 # decode page runs beside each cached step to show they agree.
 PARTS = [
     ("recompute check (full-prefix forward pass)", ("full_forward (",)),
-    ("figure building (core/viz.py, plotly, its JSON)", ("core/viz.py", "/plotly/", "attention_matrix (")),
+    ("figure building (core/viz, plotly, its JSON)", ("core/viz", "/plotly/", "attention_matrix (")),
     ("model: the cached step, sampling, the session", ("core/model.py", "core/decode.py", "core/session.py")),
     ("protobuf: serializing and hashing messages", ("SerializeToString", "serialize_forward_msg", "_pb2", "protobuf")),
     ("websocket and event loop (starlette, uvicorn, asyncio)", ("starlette/", "uvicorn/", "websockets/", "asyncio/")),

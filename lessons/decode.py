@@ -51,9 +51,32 @@ def settings() -> None:
         st.slider("Play pace (seconds per token)", 0.2, 2.0, step=0.1, key=K.DECODE_PACE, persist_state="session")
 
 
-def controls(sess, cfg) -> None:
+def view_picker(cfg) -> None:
+    """Layer and head of the heatmap (outside the stage: a change draws the figure whole anyway)."""
+    lc, hc = st.columns([1, 1.5])
+    lc.selectbox(
+        "Layer",
+        range(cfg.n_layer),
+        key=K.DECODE_LAYER,
+        persist_state="session",
+        label_visibility="collapsed",
+        format_func=lambda x: f"Layer {x}",
+    )
+    group = cfg.n_head // cfg.n_kv_head
+    hc.selectbox(
+        "Head",
+        [K.MEAN_HEADS, *range(cfg.n_head)],
+        key=K.DECODE_HEAD,
+        persist_state="session",
+        label_visibility="collapsed",
+        format_func=lambda h: "Mean over heads" if h == K.MEAN_HEADS else f"Head {h} (KV head {h // group})",
+    )
+
+
+def controls(sess) -> None:
+    """The stage's own buttons: inside its fragment, so a Step reruns only the stage."""
     playing = st.session_state[K.DECODE_PLAYING]
-    c = st.columns([1.05, 1.05, 1.05, 0.9, 1.45, 0.95, 1.45, 1.15], vertical_alignment="bottom")
+    c = st.columns([1, 1, 1, 0.9, 1.5, 2.6], vertical_alignment="center")
     c[0].button("Prefill", type="primary", on_click=D.prefill, width="stretch", shortcut="P")
     c[1].button("Step ▸", on_click=D.advance, disabled=sess is None, width="stretch", shortcut="Right")
     if c[2].button("Pause ❚❚" if playing else "Play ▶", disabled=sess is None, width="stretch", shortcut="K"):
@@ -67,25 +90,6 @@ def controls(sess, cfg) -> None:
         on_change=D.predict_toggled,
         help="Before each step, a question; → reveals the answer, the next → asks again. Answer with 1–5.",
     )
-    c[5].selectbox(
-        "Layer",
-        range(cfg.n_layer),
-        key=K.DECODE_LAYER,
-        persist_state="session",
-        label_visibility="collapsed",
-        format_func=lambda x: f"Layer {x}",
-    )
-    group = cfg.n_head // cfg.n_kv_head
-    c[6].selectbox(
-        "Head",
-        [K.MEAN_HEADS, *range(cfg.n_head)],
-        key=K.DECODE_HEAD,
-        persist_state="session",
-        label_visibility="collapsed",
-        format_func=lambda h: "Mean over heads" if h == K.MEAN_HEADS else f"Head {h} (KV head {h // group})",
-    )
-    with c[7]:
-        settings()
 
 
 @st.fragment(run_every=st.session_state[K.DECODE_PACE] if st.session_state[K.DECODE_PLAYING] else None)
@@ -95,8 +99,7 @@ def stage() -> None:
     if st.session_state[K.DECODE_PLAYING]:
         D.advance()
     sess = D.session()
-    cfg = (D.model_of(sess) if sess else ui.model()).cfg
-    controls(sess, cfg)
+    controls(sess)
     V.message(sess)
     if sess is None:
         return st.info(
@@ -119,17 +122,19 @@ def stage() -> None:
         V.heatmap_panel(sess, tok, st.session_state[K.DECODE_LAYER], D.head_of(head), D.head_label(head), present)
     with right:
         V.question_panel(present)
-        V.bars_panel(sess, tok, present, compact=st.session_state[K.DECODE_PREDICT])
-        V.counters(sess, D.model_of(sess))
-        V.kv_line(sess, D.model_of(sess))
+        V.right_panel(sess, tok, D.model_of(sess), present, compact=st.session_state[K.DECODE_PREDICT])
     V.below_stage(sess, tok)
 
 
 D.replay_link()
-title, prompt = st.columns([1, 2.4], vertical_alignment="center")
+title, prompt, view, more = st.columns([1.55, 1.75, 1.7, 0.9], vertical_alignment="center")
 title.title("Prefill & decode")
 with prompt:
     prompt_box()
+with view:
+    view_picker((D.model_of(D.session()) if D.session() else ui.model()).cfg)
+with more:
+    settings()
 stage()
 st.caption(
     "Prefill reads the whole prompt in one parallel pass and fills the KV cache; each decode step consumes one "

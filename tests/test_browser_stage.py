@@ -20,9 +20,9 @@ LAPTOP = {
 PRESENTER = {
     **LAPTOP,
     "Play": "button:has-text('Play')",
-    "work counter": ".st-key-stage-counters",
-    "badge": ".st-key-stage-badge",
-    "KV bytes": ".st-key-stage-kv",
+    "work counter": ".panel-counters",
+    "badge": ".panel-badge",
+    "KV bytes": ".panel-kv",
 }
 _TOK = load_shipped_tokenizer()
 # Exactly 249 tokens: one Step brings the cache to 250 of the 256-position window (no end token can

@@ -128,3 +128,64 @@ def next_token_bars(rows: list[tuple[int, str, float]], chosen: int | None, titl
         "desc": f"{title}. Most likely: {top}. "
         + "; ".join(f"{t} {p:.1%}" for t, (_, _, p) in zip(tokens, rows, strict=True)),
     }
+
+
+def _counters(cached: int, naive: int, layers_x_heads: int) -> list[dict]:
+    return [
+        {
+            "label": "Query-key scores with the KV cache",
+            "value": f"{cached:,}",
+            "help": f"Per layer and head; × {layers_x_heads} (layers × heads) = {cached * layers_x_heads:,} "
+            "in the model.",
+        },
+        {
+            "label": "… by full-prefix recompute",
+            "value": f"{naive:,}",
+            "delta": f"{naive / cached:.2f}× the cached work",
+            "help": "Every step reruns the whole prefix: T(T+1)/2 causal scores per layer and head.",
+        },
+    ]
+
+
+def panel(bars: dict, scores: tuple[int, int], layers_x_heads: int, badge, kv: dict, style: StageStyle) -> dict:
+    """The stage's right-hand panel as one payload: the next-token ``bars`` (``next_token_bars``),
+    the work counter (query-key scores with the cache and by recompute, per layer and head), the
+    equivalence ``badge`` (a ``core.equivalence.Equivalence``, or None right after Prefill) and the
+    KV line ``kv`` (``kv_line``)."""
+    if badge is None:
+        state, text = (
+            "info",
+            "Prefill is itself the full pass: cached and recomputed logits are compared from the first Step on",
+        )
+    else:
+        state, text = (
+            ("ok" if badge.equal else "bad"),
+            f"{'✓' if badge.equal else '✗'} Cached vs recomputed logits: {badge.text}",
+        )
+    return {
+        "bars": bars,
+        "counters": _counters(*scores, layers_x_heads),
+        "badge": {"state": state, "text": text},
+        "kv": kv,
+        "font": style.font,
+    }
+
+
+def kv_line(
+    n_layer: int, n_kv_head: int, head_dim: int, positions: int, bytes_per_value: int, measured: int, capacity: int
+):
+    """M = 2·B·L·T·H_kv·d·b written out with its value (bytes), beside the bytes measured from the
+    cache tensors, and the positions against the context window (Ch. 30 §30.4, Table 30.1)."""
+    from core.cost import kv_cache_bytes
+
+    m = kv_cache_bytes(n_layer, n_kv_head, head_dim, positions, bytes_per_value)["total"]
+    return {
+        "formula": (
+            f"KV cache M = 2·B·L·T·H_kv·d·b = 2 · 1 · {n_layer} · {positions} · {n_kv_head} · {head_dim} · "
+            f"{bytes_per_value} = {m:,} B · measured from the cache tensors: {measured:,} B"
+        ),
+        "positions": positions,
+        "capacity": capacity,
+        "shelf": f"{positions} of {capacity} positions (the context window); the chosen token waits outside "
+        "until the next pass consumes it",
+    }
