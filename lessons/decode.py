@@ -128,7 +128,8 @@ def stage() -> None:
 
 D.replay_link()
 title, prompt, view, more = st.columns([1.55, 1.75, 1.7, 0.9], vertical_alignment="center")
-title.title("Prefill & decode")
+with title:
+    ui.title("decode")
 with prompt:
     prompt_box()
 with view:
