@@ -1,15 +1,17 @@
 """Streamlit glue for the decode stage: the two browser-drawn figures (custom components that keep
-their element between reruns, so a Step sends one attention row), the plotly.js they load, and
-which payload each rerun sends.
+their element between reruns, so a Step sends one attention row), the code they load, and which
+payload each rerun sends.
 
-plotly.js is the copy inside the installed ``plotly`` package, served once per page through
-streamlit's static serving (``server.enableStaticServing``): at start-up ``static/plotly.min.js``
-is made a hard link to it (a copy where links are impossible). ``static/`` is generated, never
-committed.
+The components' code (frontend/*.js, ES modules) and the plotly.js inside the installed ``plotly``
+package are served through streamlit's static serving (``server.enableStaticServing``): at start-up
+``static/stage-<hash>/`` gets hard links to them (copies where links are impossible), named after
+their contents so a browser never runs a cached old version. Each component's own JS is then a
+two-line loader, so a rerun does not resend the code. ``static/`` is generated, never committed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -26,30 +28,48 @@ VIEW = "decode.view"  # (figure id, rows the browser holds, last payload): what 
 FORCE_FULL = "decode.force_full"  # the browser asked for the whole figure (it missed a drawing)
 
 
-def ensure_static_plotly() -> Path:
-    """``static/plotly.min.js`` next to app.py: a hard link to the plotly package's own file."""
-    src = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    dst = ROOT / "static" / "plotly.min.js"
-    if dst.exists() and dst.stat().st_size == src.stat().st_size:
-        return dst
-    dst.parent.mkdir(exist_ok=True)
-    tmp = dst.with_suffix(f".{os.getpid()}.tmp")
+def _link(src: Path, dst: Path) -> None:
+    """``dst`` a hard link to ``src`` (a copy where links are impossible), made atomically: several
+    server processes may start at once."""
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
     try:
         os.link(src, tmp)
     except OSError:
         shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)  # atomic: several server processes may start at once
-    return dst
+    os.replace(tmp, dst)
 
 
-def _js(name: str) -> str:
-    return (FRONTEND / "plotly_loader.js").read_text(encoding="utf-8") + (FRONTEND / name).read_text(encoding="utf-8")
+def ensure_static_frontend() -> str:
+    """Serve frontend/*.js and plotly.min.js from ``static/stage-<hash>/``; returns that folder's
+    name. The hash covers the files' contents and the plotly version."""
+    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    files = sorted(FRONTEND.glob("*.js"))
+    digest = hashlib.sha256(plotly.__version__.encode())
+    for f in files:
+        digest.update(f.name.encode() + f.read_bytes())
+    folder = ROOT / "static" / f"stage-{digest.hexdigest()[:12]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for src in [*files, plotly_js]:
+        dst = folder / src.name
+        if not dst.exists() or dst.stat().st_size != src.stat().st_size:
+            _link(src, dst)
+    return folder.name
 
 
-ensure_static_plotly()
+def _loader(folder: str, module: str) -> str:
+    """A component's JS: import the module from the static folder and hand it the component."""
+    return (
+        f'const entry = new URL("app/static/{folder}/{module}", document.baseURI).href;\n'
+        "export default function (component) { import(entry).then((m) => m.default(component)); }\n"
+    )
+
+
+STATIC = ensure_static_frontend()
 # isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
-_attention = st.components.v2.component("explainer_attention", js=_js("attention_heatmap.js"), isolate_styles=False)
-_panel = st.components.v2.component("explainer_panel", js=_js("stage_panel.js"), isolate_styles=False)
+_attention = st.components.v2.component(
+    "explainer_attention", js=_loader(STATIC, "attention_heatmap.js"), isolate_styles=False
+)
+_panel = st.components.v2.component("explainer_panel", js=_loader(STATIC, "stage_panel.js"), isolate_styles=False)
 
 
 # The stage must fit one screen: less empty space above the title, a smaller title, the text line

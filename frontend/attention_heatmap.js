@@ -3,6 +3,8 @@
 // text (token labels typed by a learner) is escaped for plotly's labels with esc() and otherwise
 // only ever set as textContent, never as HTML.
 
+import { child, esc, loadPlotly } from "./plotly_loader.js";
+
 const SCALE = 10000; // core/viz/stage.py sends shares × 10,000 as integers
 
 function shares(ints) {

@@ -2,6 +2,8 @@
 // and the KV-cache line. One element, so a Step sends these few numbers as one small message
 // (core/viz/stage.py ``panel`` builds it). Every text is set with textContent, never as HTML.
 
+import { child, esc, loadPlotly } from "./plotly_loader.js";
+
 function text(parent, cls, tag = "div") {
   const el = child(parent, cls, tag);
   return (value) => { el.textContent = value; return el; };
