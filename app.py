@@ -5,6 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 import ui
+import ui_lesson
 
 st.set_page_config(
     page_title="Inference, efficiently",
@@ -17,6 +18,7 @@ st.set_page_config(
 )
 ui.note_lost_session()
 ui.init_state()
+ui_lesson.from_url()  # lesson mode: ?lesson=…&stop=k
 ui.apply_presenter_style()
 
 pages = {
@@ -26,6 +28,8 @@ pages = {
 nav = st.navigation(pages, position="top")
 ui.track_page(nav)
 ui.sidebar_controls()
+ui_lesson.sidebar()
 ui.url_notes()
 ui.sidebar_model_card()
+ui_lesson.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 nav.run()

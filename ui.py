@@ -159,6 +159,14 @@ def chart(fig, key: str) -> None:
         fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
         fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
     st.plotly_chart(fig, theme=None, key=key)
+    keep_figure(fig)
+
+
+def keep_figure(fig) -> None:
+    """Keep this run's first figure (the page's main one) where app.py asked (``state.HANDOUT_SLOTS``),
+    for the handout: the figure as the learner left it."""
+    for slot in st.session_state.pop(state.HANDOUT_SLOTS, ()):
+        st.session_state[state.HANDOUT_FIGURES][slot] = fig
 
 
 def title(page: str) -> None:

@@ -174,6 +174,31 @@ PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fr
 PRACTICE_TALLY = "practice.tally"  # core.exercises.Tally, made per session (a default object would be shared)
 PRACTICE = {PRACTICE_EX: "ch30-1", PRACTICE_SEED: 0, PRACTICE_TALLY: None}
 
+# ---- lesson mode and the handout (ui_lesson.py, ui_handout.py) -----------------------------------
+# The lesson link is ?lesson=<shipped name>&stop=<k from 1>[&teacher=1] (read once per session).
+LESSON = "lesson.lesson"  # core.lesson.Lesson running in this session, or None
+LESSON_NAME = "lesson.name"  # its shipped name (it goes into the address), None for an uploaded file
+LESSON_STOP = "lesson.stop"  # the stop on screen, counted from 0
+LESSON_GOTO = "lesson.goto"  # True: a move asked for the stop's page (st.switch_page before the page runs)
+LESSON_ARRIVAL = "lesson.arrival"  # moves so far: the browser scrolls to the stop's figure once per move
+LESSON_TEACHER = "lesson.teacher"  # teacher view (?teacher=1): the speaker note is offered
+LESSON_MESSAGE = "lesson.message"  # (level, text) | None: why a lesson file or link was refused
+LESSON_PROBLEMS = "lesson.problems"  # the refused file's problems (text shown literally), or None
+HANDOUT_FIGURES = "handout.figures"  # {("page", title) | ("stop", k): go.Figure}: main figures as last drawn
+HANDOUT_SLOTS = "handout.slots"  # where ui.chart keeps this run's first figure (set before the page runs)
+LESSON_STATE = {
+    LESSON: None,
+    LESSON_NAME: None,
+    LESSON_STOP: 0,
+    LESSON_GOTO: False,
+    LESSON_ARRIVAL: 0,
+    LESSON_TEACHER: False,
+    LESSON_MESSAGE: None,
+    LESSON_PROBLEMS: None,
+    HANDOUT_FIGURES: {},
+    HANDOUT_SLOTS: (),
+}
+
 DEFAULTS = {
     **DECODE,
     **WORKED,
@@ -188,4 +213,5 @@ DEFAULTS = {
     **QUANTIZE,
     **QUANT_MODEL,
     **PRACTICE,
+    **LESSON_STATE,
 }

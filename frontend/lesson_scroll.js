@@ -1,0 +1,59 @@
+// Lesson mode: on arriving at a stop, scroll the page's main figure fully into view below the
+// lesson bar (which stays at the top: position sticky). Presenter pages are taller than a
+// projector's screen; the figure is what the class should see. Runs once per arrival (a number
+// that ui_lesson.py counts up on every move); it stops as soon as the learner scrolls or clicks.
+//
+// The main figure is the page's first plotly figure, the decode stage's heatmap, or the Practice
+// page's form. Figures draw and resize for a while after a page switch: whenever the target's
+// box has stayed the same for a moment and is not wholly visible, scroll as little as needed.
+
+const MAIN = [".js-plotly-plot", ".attn-root", '[data-testid="stForm"]']
+  .map((s) => '[data-testid="stMain"] ' + s)
+  .join(", ");
+const WATCH_MS = 12000;
+const TICK_MS = 200;
+
+function follow(arrival) {
+  const deadline = Date.now() + WATCH_MS;
+  const main = document.querySelector('[data-testid="stMain"]');
+  let touched = false;
+  const stop = () => (touched = true);
+  const events = ["wheel", "touchmove", "mousedown", "keydown"];
+  events.forEach((e) => main && main.addEventListener(e, stop, { once: true, passive: true }));
+  let last = null;
+  let still = 0;
+  let first = true;
+  const tick = () => {
+    if (touched || window.__lessonArrival !== arrival || Date.now() > deadline) {
+      events.forEach((e) => main && main.removeEventListener(e, stop));
+      return;
+    }
+    const el = document.querySelector(MAIN);
+    const box = el && el.getBoundingClientRect();
+    const key = box && box.height > 0 ? [box.top, box.height].map(Math.round).join(",") : null;
+    still = key !== null && key === last ? still + 1 : 0;
+    last = key;
+    if (still >= 3) {
+      const bar = document.querySelector(".st-key-lesson-bar");
+      const top = bar ? Math.round(bar.getBoundingClientRect().bottom) + 8 : 0;
+      const bottom = main ? main.getBoundingClientRect().bottom : window.innerHeight;
+      if (first || box.top < top || box.bottom > bottom) {
+        if (first && main) main.scrollTop = 0; // a page switch keeps the last page's scroll
+        first = false;
+        el.style.scrollMarginTop = top + "px";
+        el.style.scrollMarginBottom = "8px";
+        el.scrollIntoView({ block: "nearest", behavior: "instant" });
+        last = null;
+      }
+    }
+    setTimeout(tick, TICK_MS);
+  };
+  tick();
+}
+
+export default function (component) {
+  const { data } = component;
+  if (!data || window.__lessonArrival === data.arrival) return;
+  window.__lessonArrival = data.arrival;
+  follow(data.arrival);
+}

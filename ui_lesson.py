@@ -1,0 +1,279 @@
+"""Lesson mode: a guided lesson (``core.lesson``) run over the app's pages. A slim bar on every page
+says "stop k of n · title" and the question to ask, offers the speaker note in the teacher view
+(``?teacher=1``), moves between stops (buttons; PageDown / PageUp, and → / ← off the decode page,
+where → is Step), downloads the handout and leaves the lesson. Streamlit glue, called from app.py.
+
+Moving to a stop writes its settings into session state (``Stop.state_updates``; the settings a
+page could take but the stop leaves out go back to their defaults) and, in the next run before any
+page widget exists, switches to the stop's page. A decode stop with ``step`` starts a fresh request
+that ``ui_decode.replay_link`` prefills and replays. The address carries ``?lesson=…&stop=k`` for
+shipped lessons, so a teacher can share a link that opens a stop.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import streamlit as st
+
+import ui
+import ui_handout as H
+from core import state as K
+from core.lesson import MAX_BYTES, LessonError, load_shipped, parse_lesson, shipped_lessons
+from core.lesson_pages import PAGES
+
+_scroll = st.components.v2.component(
+    "explainer_lesson_scroll",
+    js=(Path(__file__).resolve().parent / "frontend" / "lesson_scroll.js").read_text(encoding="utf-8"),
+    isolate_styles=False,
+)
+BAR_CSS = """
+<style>
+.st-key-lesson-bar { background: #f0f2f6; border-radius: 0.5rem; padding: 0.3rem 0.6rem; gap: 0.2rem; }
+/* The bar takes the room above the title that streamlit leaves empty. */
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem !important; }
+.st-key-lesson-bar [data-testid="stCaptionContainer"] { margin-top: -0.4rem; }
+.st-key-lesson-bar [data-testid="stText"] { line-height: 1.35; font-size: 1.05rem; }
+.st-key-lesson-title [data-testid="stText"] { font-weight: 600; }
+.st-key-lesson-keys, .st-key-lesson-scroll { display: none; }
+/* The bar stays at the top (under streamlit's 3.75rem header) when the page scrolls. */
+[data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 99; }
+</style>
+"""
+
+
+@st.cache_resource
+def shipped(name: str):
+    """A shipped lesson (``core.lesson.load_shipped``), parsed once and shared read-only."""
+    return load_shipped(name)
+
+
+def _lesson():
+    return st.session_state[K.LESSON]
+
+
+def link_params(k: int | None = None, for_students: bool = False) -> dict:
+    """The address of stop ``k`` (default: the one on screen): ``lesson`` and ``stop`` for a
+    shipped lesson (an uploaded file cannot travel in a link), plus ``teacher`` and ``present`` as
+    on now unless ``for_students``."""
+    ss = st.session_state
+    out = {}
+    if ss[K.LESSON_NAME]:
+        out = {"lesson": ss[K.LESSON_NAME], "stop": str((ss[K.LESSON_STOP] if k is None else k) + 1)}
+    if not for_students:
+        if ss[K.LESSON_TEACHER]:
+            out["teacher"] = "1"
+        if ss[K.PRESENT]:
+            out["present"] = "1"
+    return out
+
+
+def go(k: int) -> None:
+    """Move to stop ``k`` (from 0): apply its settings now, switch to its page before it runs."""
+    ss, lesson = st.session_state, _lesson()
+    if lesson is None:
+        return
+    k = max(0, min(k, len(lesson.stops) - 1))
+    if ss[K.LESSON_STOP] != k and lesson.stops[ss[K.LESSON_STOP]].page == "decode":
+        H.keep_decode_stop(ss[K.LESSON_STOP])
+    stop = lesson.stops[k]
+    # Settings this stop leaves out go back to their defaults, so the speaker note's numbers hold
+    # whatever the class did on the page before.
+    for setting in PAGES[stop.page].settings.values():
+        if setting.key in K.DEFAULTS:
+            ss[setting.key] = copy.deepcopy(K.DEFAULTS[setting.key])
+    if stop.page == "decode" and "step" in stop.settings:
+        import ui_decode
+
+        ui_decode.reset()  # a fresh request: the replay prefills it and takes `step` steps
+    ss.update(stop.state_updates())
+    ss[K.LESSON_STOP], ss[K.LESSON_GOTO] = k, True
+    ss[K.LESSON_ARRIVAL] += 1  # the browser scrolls the stop's main figure into view once per arrival
+    st.query_params.from_dict(link_params(k))
+
+
+def start(lesson, name: str | None, k: int = 0) -> None:
+    """Run ``lesson`` (``name``: its shipped name, None for an upload) from stop ``k``."""
+    ss = st.session_state
+    ss[K.HANDOUT_FIGURES] = {s: f for s, f in ss[K.HANDOUT_FIGURES].items() if s[0] != "stop"}
+    ss.update({K.LESSON: lesson, K.LESSON_NAME: name, K.LESSON_STOP: k, K.LESSON_MESSAGE: None})
+    ss[K.LESSON_PROBLEMS] = None
+    go(k)
+
+
+def leave() -> None:
+    st.session_state.update({K.LESSON: None, K.LESSON_NAME: None, K.LESSON_STOP: 0, K.LESSON_GOTO: False})
+    st.query_params.clear()
+
+
+def from_url() -> None:
+    """Once per session: a lesson link (``?lesson=fifteen-minutes&stop=3&teacher=1``) starts that
+    stop. A malformed value is named in a note; what can be used still is."""
+    ss = st.session_state
+    if "lesson.url_read" in ss:
+        return
+    ss["lesson.url_read"] = True
+    params, notes = st.query_params.to_dict(), []
+    if "teacher" in params:
+        if params["teacher"] in ("0", "1"):
+            ss[K.LESSON_TEACHER] = params["teacher"] == "1"
+        else:
+            notes.append("teacher= takes 0 or 1")
+    name, stop = params.get("lesson"), params.get("stop")
+    if name is not None:
+        if name in shipped_lessons():
+            lesson = shipped(name)
+            n, k = len(lesson.stops), 0
+            if stop is not None:
+                if stop.isdigit() and 1 <= int(stop) <= n:
+                    k = int(stop) - 1
+                else:
+                    notes.append(f"stop= must be a stop of this lesson, 1 … {n}: it opens at stop 1")
+            start(lesson, name, k)
+        else:
+            notes.append(f"lesson= names no shipped lesson (there are: {', '.join(shipped_lessons())})")
+    elif stop is not None:
+        notes.append("stop= needs lesson=… beside it")
+    if notes:
+        ss["url.ignored"] = [*ss.get("url.ignored", []), *notes]
+
+
+# ---- starting a lesson (sidebar) ------------------------------------------------------------------
+
+
+def _start_shipped() -> None:
+    name = st.session_state["lesson.pick"]
+    start(shipped(name), name)
+
+
+def _start_upload() -> None:
+    """Validate the uploaded file; a malformed one is refused with its problems, nothing else changes."""
+    ss, up = st.session_state, st.session_state.get("lesson.upload")
+    if up is None:
+        ui.set_message(K.LESSON_MESSAGE, "Choose a lesson file (.toml) first", "info")
+        return
+    try:
+        lesson = parse_lesson(up.getvalue(), up.name)
+    except LessonError as err:
+        ui.set_message(K.LESSON_MESSAGE, "This lesson file can't be used; nothing was changed", "error")
+        ss[K.LESSON_PROBLEMS] = str(err)
+        return
+    start(lesson, None)
+
+
+def sidebar() -> None:
+    """Start the shipped lesson or a teacher's own file; say why a file was refused."""
+    with st.sidebar:
+        st.subheader("Guided lesson")
+        names = shipped_lessons()
+        st.selectbox("Shipped lesson", names, key="lesson.pick", format_func=lambda n: shipped(n).title)
+        st.button("Start this lesson", on_click=_start_shipped, icon=":material/school:", width="stretch")
+        st.file_uploader(
+            f"…or your own lesson file (TOML, ≤ {MAX_BYTES // 1000} kB; format in the README)",
+            type=["toml"],
+            key="lesson.upload",
+            max_upload_size=1,
+        )
+        st.button("Start my lesson", on_click=_start_upload, icon=":material/upload_file:", width="stretch")
+        messages()
+
+
+def messages() -> None:
+    ui.show_message(K.LESSON_MESSAGE)
+    problems = st.session_state[K.LESSON_PROBLEMS]
+    if problems:
+        st.code(problems, language=None, wrap_lines=True)  # the file's text, shown literally
+
+
+# ---- the bar ----------------------------------------------------------------------------------------
+
+
+def bar(nav) -> None:
+    """Every full run, before the page: go to the stop's page if a move asked for it, keep the
+    page's first figure for the handout, and draw the bar while a lesson runs."""
+    ss, lesson = st.session_state, _lesson()
+    if lesson is not None and ss.pop(K.LESSON_GOTO, False):
+        stop = lesson.stops[ss[K.LESSON_STOP]]
+        if nav.title != PAGES[stop.page].title:
+            st.switch_page(stop.script, query_params=link_params())
+    ss[K.LESSON_GOTO] = False
+    H.set_slots(nav.title)
+    if lesson is None:
+        return
+    st.html(BAR_CSS)
+    k, n = ss[K.LESSON_STOP], len(lesson.stops)
+    stop, on_decode = lesson.stops[k], nav.title == ui.TITLES["decode"]
+    keys = "PgDn / PgUp · → is Step" if on_decode else "PgDn / PgUp or → / ←"
+    with st.container(key="lesson-bar"):
+        nav_col, text, tools = st.columns([2.7, 7.6, 2.4], vertical_alignment="center", gap="small")
+        with nav_col.container(horizontal=True, gap="small"):
+            st.button(
+                "←",
+                key="lesson.prev",
+                on_click=go,
+                args=(k - 1,),
+                disabled=k == 0,
+                shortcut="PageUp",
+                help=f"Previous stop. Keys: {keys}",
+            )
+            st.button(
+                "→",
+                key="lesson.next",
+                on_click=go,
+                args=(k + 1,),
+                disabled=k == n - 1,
+                shortcut="PageDown",
+                help=f"Next stop. Keys: {keys}",
+                type="primary",
+            )
+        nav_col.caption(keys)
+        with text:
+            with st.container(key="lesson-title"):
+                st.text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
+            st.text(f"Ask: {stop.question}")
+        with tools, st.container(horizontal=True, gap="small", horizontal_alignment="right"):
+            if ss[K.LESSON_TEACHER]:
+                with st.popover("Note", icon=":material/speaker_notes:", help="The speaker note (teacher view)"):
+                    st.text(stop.note)
+            with st.popover(
+                "", icon=":material/menu:", help="The lesson: go to a stop, download the handout, a link for students"
+            ):
+                menu(lesson, k, keys)
+            st.button(
+                "",
+                key="lesson.leave",
+                on_click=leave,
+                icon=":material/close:",
+                help="Leave the lesson (the pages keep their settings)",
+            )
+    with st.container(key="lesson-scroll"):
+        _scroll(data={"arrival": ss[K.LESSON_ARRIVAL]}, key="lesson.scroll")
+    if not on_decode:  # → / ← are the stage's own keys on the decode page
+        with st.container(key="lesson-keys"):
+            st.button("next stop", key="lesson.right", on_click=go, args=(k + 1,), shortcut="Right")
+            st.button("previous stop", key="lesson.left", on_click=go, args=(k - 1,), shortcut="Left")
+
+
+def menu(lesson, k: int, keys: str) -> None:
+    st.text(lesson.title)
+    st.selectbox(
+        "Go to stop",
+        range(len(lesson.stops)),
+        index=k,
+        format_func=lambda i: f"{i + 1}. {lesson.stops[i].title}",
+        key=f"lesson.jump.{k}",
+        on_change=lambda: go(st.session_state[f"lesson.jump.{k}"]),
+    )
+    H.download_button("lesson.handout")
+    if st.session_state[K.LESSON_NAME]:
+        query = "&".join(f"{a}={b}" for a, b in link_params(for_students=True).items())
+        st.caption("This stop for students (add it to this server's address):")
+        st.code(f"/?{query}", language=None)
+    else:
+        st.caption("Your own lesson file runs in this browser only: a link cannot carry it.")
+    st.caption(
+        "Keys: PageDown / PageUp (what presenter clickers send) move between stops; so do → / ←, except on the "
+        "decode page, where → is Step (in predict mode: reveal, then ask). ✕ leaves the lesson; the pages keep "
+        "their settings."
+    )
