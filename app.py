@@ -29,7 +29,7 @@ nav = st.navigation(pages, position="top")
 ui.track_page(nav)
 ui.sidebar_controls()
 ui_lesson.sidebar()
-ui.url_notes()
 ui.sidebar_model_card()
 ui_lesson.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
+ui.url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
 nav.run()

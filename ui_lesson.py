@@ -232,6 +232,15 @@ def bar(nav) -> None:
             with st.container(key="lesson-title"):
                 st.text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
             st.text(f"Ask: {stop.question}")
+            if nav.title != PAGES[stop.page].title:  # the class went elsewhere through the top bar
+                st.button(
+                    f"Back to stop {k + 1}",
+                    key="lesson.back",
+                    on_click=go,
+                    args=(k,),
+                    type="tertiary",
+                    icon=":material/undo:",
+                )
         with tools, st.container(horizontal=True, gap="small", horizontal_alignment="right"):
             if ss[K.LESSON_TEACHER]:
                 with st.popover("Note", icon=":material/speaker_notes:", help="The speaker note (teacher view)"):

@@ -6,6 +6,7 @@ import secrets
 import streamlit as st
 
 import ui
+import ui_handout
 from core import exercises as E
 from core import state as K
 from core.tally import Attempt, Tally
@@ -144,3 +145,4 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
         if tally.mistakes:
             met = " · ".join(f"{name} × {n}" for name, n in tally.mistakes.most_common())
             st.caption(f"Known mistakes met: {met}")
+ui_handout.download_button("practice.handout")  # the lesson's handout, or this session's pages
