@@ -257,7 +257,7 @@ def bar(nav) -> None:
                 help="Leave the lesson (the pages keep their settings)",
             )
     with st.container(key="lesson-scroll"):
-        _scroll(data={"arrival": ss[K.LESSON_ARRIVAL]}, key="lesson.scroll")
+        _scroll(data={"arrival": ss[K.LESSON_ARRIVAL], "page": nav.title}, key="lesson.scroll")
     if not on_decode:  # → / ← are the stage's own keys on the decode page
         with st.container(key="lesson-keys"):
             st.button("next stop", key="lesson.right", on_click=go, args=(k + 1,), shortcut="Right")

@@ -1,7 +1,8 @@
 // Lesson mode: on arriving at a stop, scroll the page's main figure fully into view below the
 // lesson bar (which stays at the top: position sticky). Presenter pages are taller than a
 // projector's screen; the figure is what the class should see. Runs once per arrival (a number
-// that ui_lesson.py counts up on every move); it stops as soon as the learner scrolls or clicks.
+// that ui_lesson.py counts up on every move); it stops as soon as the learner scrolls, clicks or
+// types, or another page opens.
 //
 // The main figure is the page's first plotly figure, the decode stage's heatmap, or the Practice
 // page's form. Figures draw and resize for a while after a page switch: whenever the target's
@@ -13,19 +14,20 @@ const MAIN = [".js-plotly-plot", ".attn-root", '[data-testid="stForm"]']
 const WATCH_MS = 12000;
 const TICK_MS = 200;
 
-function follow(arrival) {
+function follow(arrival, page) {
   const deadline = Date.now() + WATCH_MS;
   const main = document.querySelector('[data-testid="stMain"]');
   let touched = false;
   const stop = () => (touched = true);
   const events = ["wheel", "touchmove", "mousedown", "keydown"];
-  events.forEach((e) => main && main.addEventListener(e, stop, { once: true, passive: true }));
+  events.forEach((e) => document.addEventListener(e, stop, { once: true, passive: true }));
   let last = null;
   let still = 0;
   let first = true;
   const tick = () => {
-    if (touched || window.__lessonArrival !== arrival || Date.now() > deadline) {
-      events.forEach((e) => main && main.removeEventListener(e, stop));
+    const gone = window.__lessonArrival !== arrival || window.__lessonPage !== page;
+    if (touched || gone || Date.now() > deadline) {
+      events.forEach((e) => document.removeEventListener(e, stop));
       return;
     }
     const el = document.querySelector(MAIN);
@@ -53,7 +55,16 @@ function follow(arrival) {
 
 export default function (component) {
   const { data } = component;
-  if (!data || window.__lessonArrival === data.arrival) return;
+  if (!data) return;
+  const moved = window.__lessonPage !== undefined && window.__lessonPage !== data.page;
+  window.__lessonPage = data.page;
+  if (window.__lessonArrival === data.arrival) {
+    // Another page opened through the top bar (no move between stops): start it at its top, not
+    // at the scroll the last page had.
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (moved && main) main.scrollTop = 0;
+    return;
+  }
   window.__lessonArrival = data.arrival;
-  follow(data.arrival);
+  follow(data.arrival, data.page);
 }

@@ -1,0 +1,68 @@
+"""Real browser: the shipped lesson walked with the keys a presenter clicker sends, on a projector's
+1920×1080 in presenter mode. At every stop the page's main figure lies wholly on screen below the
+lesson bar; → steps on the decode page and moves elsewhere; the handout downloaded at the end holds
+the stage as the presenter left it. Screenshots: test-artifacts/lesson-stop-*.png (look at them)."""
+
+import re
+
+import pytest
+
+from core.lesson import load_shipped
+from core.lesson_pages import PAGES
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+
+pytestmark = pytest.mark.browser
+
+# The stop's main figure: the first plotly figure, the decode stage's heatmap or the Practice form.
+IN_VIEW_JS = """() => {
+  const el = document.querySelector('[data-testid="stMain"] .js-plotly-plot, [data-testid="stMain"] .attn-root,'
+                                    + ' [data-testid="stMain"] [data-testid="stForm"]');
+  const bar = document.querySelector('.st-key-lesson-bar');
+  if (!el || !bar) return null;
+  const f = el.getBoundingClientRect(), b = bar.getBoundingClientRect();
+  return {title: document.querySelector('.st-key-lesson-title').innerText, top: f.top, bottom: f.bottom,
+          height: f.height, bar: b.bottom, screen: window.innerHeight};
+}"""
+
+
+def wait_for_stop(page, k: int, n: int) -> dict:
+    """Wait until stop ``k`` is on screen with its main figure drawn wholly below the bar."""
+    page.wait_for_function(
+        f"""() => {{ const m = ({IN_VIEW_JS})();
+            return m && m.title.startsWith('Stop {k} of {n}') && m.height > 100
+                   && m.top >= m.bar && m.bottom <= m.screen; }}""",
+        timeout=45000,
+        polling=250,
+    )
+    return page.evaluate(IN_VIEW_JS)
+
+
+def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
+    """Every stop of the shipped lesson: its page's heading, its main figure inside the 1920×1080
+    screen and below the bar; → on the decode stop is Step (one more row, same stop), → on the
+    bill moves on; the handout shows the stage at step 12, as left."""
+    lesson = load_shipped("fifteen-minutes")
+    n = len(lesson.stops)
+    with running_app() as url, browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?lesson=fifteen-minutes&stop=1&present=1&teacher=1")
+        for k, stop in enumerate(lesson.stops, 1):
+            box = wait_for_stop(page, k, n)
+            page.wait_for_timeout(300)
+            assert page.locator("h1").first.inner_text() == PAGES[stop.page].title, k
+            screenshot(page, f"lesson-stop-{k}-1920x1080")
+            assert box["top"] >= box["bar"] and box["bottom"] <= 1080, (k, box)
+            if stop.page == "decode":
+                rows = heatmap_rows(page)
+                page.keyboard.press("ArrowRight")  # the stage's Step, not the next stop
+                wait_rows(page, rows + 1)
+                assert page.evaluate(IN_VIEW_JS)["title"].startswith(f"Stop {k} of {n}")
+            key = "ArrowRight" if stop.page == "cost" else "PageDown"  # → moves between stops off the stage
+            if k < n:
+                page.keyboard.press(key)
+        assert "lesson=fifteen-minutes&stop=8" in page.url
+        page.locator(".st-key-lesson-bar [data-testid='stPopover'] button:visible").last.click()
+        with page.expect_download(timeout=60000) as download:
+            page.get_by_role("button", name=re.compile("Download handout")).first.click()
+        html = open(download.value.path(), encoding="utf-8").read()
+    assert html.count('<section class="stop">') == n
+    assert "decode step 12: the attention as you left it" in html
