@@ -150,7 +150,7 @@ def test_broken_uploaded_lesson_is_refused_and_nothing_changes():
     at.sidebar.file_uploader(key="lesson.upload").set_value(("mine.toml", mine.encode(), "application/toml")).run()
     at.sidebar.button[1].click().run()
     assert heading(at) == "The worked example" and bar_line(at).startswith("Stop 1 of 8")
-    assert at.session_state[K.LESSON].title.startswith("My own lesson <b>")
+    assert any(t.value.startswith("My own lesson <b>") for t in at.text)  # the file's text, literally
     assert "lesson" not in at.query_params  # an uploaded file cannot travel in a link
 
 
@@ -179,3 +179,22 @@ def test_handout_holds_the_learners_own_figure_and_answers():
     assert "<code>110 ms</code>" in html and "<code>&lt;b&gt;55&lt;/b&gt;</code>" in html
     ttft = re.search(r"<tr><td>TTFT</td><td><code>110 ms</code></td><td class=\"(\w+)\">.*?</td><td>(.*?)</td>", html)
     assert ttft and ttft[1] == "mistake" and ttft[2] == f"{110 - 10} ms"  # TTFT counts from arrival
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x00\xff\xfe binary posing as TOML", "not UTF-8 text: a lesson is a TOML text file"),
+        (b"# padding\n" * 25_000, "250,000 bytes is too large for a lesson (limit 200 kB)"),
+        (b"", "missing field `title`"),
+        (b'title = "x"\nstops = "<script>alert(1)</script>"', "'<script>alert(1)</script>' is not a list"),
+    ],
+)
+def test_hostile_lesson_files_are_refused_with_their_reason(content, message):
+    """Binary, oversized, empty and mistyped uploads: the reason is shown literally (a code block),
+    no lesson starts, no traceback."""
+    at = app()
+    at.sidebar.file_uploader(key="lesson.upload").upload("bad.toml", content, "application/toml").run()
+    at.sidebar.button[1].click().run()
+    assert not at.exception and at.session_state[K.LESSON] is None
+    assert any(message in c.value for c in at.sidebar.code), [c.value for c in at.sidebar.code]
