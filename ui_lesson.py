@@ -13,6 +13,7 @@ shipped lessons, so a teacher can share a link that opens a stop.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -126,7 +127,7 @@ def from_url() -> None:
             lesson = shipped(name)
             n, k = len(lesson.stops), 0
             if stop is not None:
-                if stop.isdigit() and 1 <= int(stop) <= n:
+                if re.fullmatch(r"[0-9]{1,4}", stop) and 1 <= int(stop) <= n:  # not "²": isdigit() says yes
                     k = int(stop) - 1
                 else:
                     notes.append(f"stop= must be a stop of this lesson, 1 … {n}: it opens at stop 1")
@@ -143,13 +144,13 @@ def from_url() -> None:
 
 
 def _start_shipped() -> None:
-    name = st.session_state["lesson.pick"]
+    name = st.session_state[K.LESSON_PICK]
     start(shipped(name), name)
 
 
 def _start_upload() -> None:
     """Validate the uploaded file; a malformed one is refused with its problems, nothing else changes."""
-    ss, up = st.session_state, st.session_state.get("lesson.upload")
+    ss, up = st.session_state, st.session_state.get(K.LESSON_UPLOAD)
     if up is None:
         ui.set_message(K.LESSON_MESSAGE, "Choose a lesson file (.toml) first", "info")
         return
@@ -167,12 +168,14 @@ def sidebar() -> None:
     with st.sidebar:
         st.subheader("Guided lesson")
         names = shipped_lessons()
-        st.selectbox("Shipped lesson", names, key="lesson.pick", format_func=lambda n: shipped(n).title)
+        st.selectbox(
+            "Shipped lesson", names, key=K.LESSON_PICK, persist_state="session", format_func=lambda n: shipped(n).title
+        )
         st.button("Start this lesson", on_click=_start_shipped, icon=":material/school:", width="stretch")
         st.file_uploader(
             f"…or your own lesson file (TOML, ≤ {MAX_BYTES // 1000} kB; format in the README)",
             type=["toml"],
-            key="lesson.upload",
+            key=K.LESSON_UPLOAD,
             max_upload_size=1,
         )
         st.button("Start my lesson", on_click=_start_upload, icon=":material/upload_file:", width="stretch")
@@ -248,7 +251,7 @@ def bar(nav) -> None:
             with st.popover(
                 "", icon=":material/menu:", help="The lesson: go to a stop, download the handout, a link for students"
             ):
-                menu(lesson, k, keys)
+                menu(lesson, k)
             st.button(
                 "",
                 key="lesson.leave",
@@ -264,7 +267,8 @@ def bar(nav) -> None:
             st.button("previous stop", key="lesson.left", on_click=go, args=(k - 1,), shortcut="Left")
 
 
-def menu(lesson, k: int, keys: str) -> None:
+def menu(lesson, k: int) -> None:
+    """The bar's menu: go to any stop, the handout, the students' link, what the keys do."""
     st.text(lesson.title)
     st.selectbox(
         "Go to stop",

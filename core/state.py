@@ -183,6 +183,8 @@ LESSON_GOTO = "lesson.goto"  # True: a move asked for the stop's page (st.switch
 LESSON_ARRIVAL = "lesson.arrival"  # moves so far: the browser scrolls to the stop's figure once per move
 LESSON_TEACHER = "lesson.teacher"  # teacher view (?teacher=1): the speaker note is offered
 LESSON_MESSAGE = "lesson.message"  # (level, text) | None: why a lesson file or link was refused
+LESSON_PICK = "lesson.pick"  # the sidebar's choice of shipped lesson
+LESSON_UPLOAD = "lesson.upload"  # the sidebar's file uploader (a widget value: never seeded here)
 LESSON_PROBLEMS = "lesson.problems"  # the refused file's problems (text shown literally), or None
 HANDOUT_FIGURES = "handout.figures"  # {("page", title) | ("stop", k): go.Figure}: main figures as last drawn
 HANDOUT_SLOTS = "handout.slots"  # where ui.chart keeps this run's first figure (set before the page runs)
@@ -195,6 +197,7 @@ LESSON_STATE = {
     LESSON_TEACHER: False,
     LESSON_MESSAGE: None,
     LESSON_PROBLEMS: None,
+    LESSON_PICK: "fifteen-minutes",
     HANDOUT_FIGURES: {},
     HANDOUT_SLOTS: (),
 }

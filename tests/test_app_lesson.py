@@ -117,6 +117,7 @@ def test_teacher_note_only_in_the_teacher_view():
         ({"lesson": "../../etc/passwd"}, "lesson= names no shipped lesson"),
         ({"lesson": "fifteen-minutes", "stop": "9"}, "stop= must be a stop of this lesson, 1 … 8"),
         ({"lesson": "fifteen-minutes", "stop": "two"}, "stop= must be a stop of this lesson, 1 … 8"),
+        ({"lesson": "fifteen-minutes", "stop": "²"}, "stop= must be a stop of this lesson, 1 … 8"),
         ({"stop": "2"}, "stop= needs lesson=… beside it"),
         ({"lesson": "fifteen-minutes", "teacher": "yes"}, "teacher= takes 0 or 1"),
     ],
