@@ -14,20 +14,19 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 
 import streamlit as st
 
 import ui
 import ui_handout as H
+import ui_stage
 from core import state as K
 from core.lesson import MAX_BYTES, LessonError, load_shipped, parse_lesson, shipped_lessons
 from core.lesson_pages import PAGES
 
+# Served with the stage's modules (ui_stage: static/stage-<hash>/), so a rerun does not resend it.
 _scroll = st.components.v2.component(
-    "explainer_lesson_scroll",
-    js=(Path(__file__).resolve().parent / "frontend" / "lesson_scroll.js").read_text(encoding="utf-8"),
-    isolate_styles=False,
+    "explainer_lesson_scroll", js=ui_stage._loader(ui_stage.STATIC, "lesson_scroll.js"), isolate_styles=False
 )
 BAR_CSS = """
 <style>
