@@ -94,6 +94,13 @@ class _Parser(argparse.ArgumentParser):
         raise ValueError(f"command line: {message}")
 
 
+def script_args(argv: list[str]) -> list[str]:
+    """The app's own options in ``argv`` (pass ``sys.argv``): ``streamlit run app.py -- --models-dir
+    DIR`` runs the script with ``sys.argv == ["app.py", "--models-dir", "DIR"]``; when another
+    program owns ``sys.argv`` (pytest running the app in-process) there are none."""
+    return list(argv[1:]) if argv and Path(argv[0]).name == "app.py" else []
+
+
 def parse_app_args(argv: list[str]) -> AppArgs:
     """Parse ``streamlit run app.py -- --model PATH --max-model-gib 4 --models-dir DIR`` (pass
     ``sys.argv[1:]``). Raises ``ValueError`` for an unknown option, a missing value or a budget

@@ -189,6 +189,43 @@ def kv_cache_itemized(n_layer: int, n_kv_head: int, head_dim: int, lengths, byte
     return {"kv_cache/positions": sum(lengths), "kv_cache/bytes_per_position": per_position, **out}
 
 
+def kv_value_choices() -> dict[str, tuple[Fraction, str | None]]:
+    """Choices of b, bytes per stored value: the chapters' widths (16, 8, 4 bits: the ideal
+    payload) and llama.cpp's cache types with their block overhead (``--cache-type-k/v``: f16 is
+    the same 2 B; q8_0 = 34 B per 32 values = 1.0625 B; q4_0 = 18 B per 32 = 0.5625 B). Label →
+    (b as an exact ``Fraction``, the llama.cpp cache type or None)."""
+    from core.ggml_layout import LAYOUTS
+
+    out: dict[str, tuple[Fraction, str | None]] = {
+        "16-bit (2 B) = llama.cpp f16": (Fraction(2), "f16"),
+        "8-bit (1 B)": (Fraction(1), None),
+        "4-bit (0.5 B)": (Fraction(1, 2), None),
+    }
+    for ctype in ("q8_0", "q4_0"):
+        lay = LAYOUTS[KV_CACHE_TYPES[ctype]]
+        b = Fraction(lay.type_size, lay.block_size)
+        out[f"llama.cpp {ctype} ({lay.type_size} B per {lay.block_size} values = {float(b):g} B)"] = (b, ctype)
+    return out
+
+
+def kv_cache_itemized_typed(n_layer: int, n_kv_head: int, head_dim: int, lengths, cache_type: str) -> dict:
+    """``kv_cache_itemized`` for one of llama.cpp's cache types (``KV_CACHE_TYPES``): b = a block's
+    bytes / its values (q8_0: 34/32), keys and values as whole bytes (``kv_cache_bytes_typed``).
+    64 layers × 8 KV heads × 128 at 32,768 positions in q8_0: K = 2,176 MiB, K + V = 4,352 MiB.
+    Raises ``ValueError`` like both, e.g. for a row of n_kv_head · head_dim values that is not a
+    whole number of blocks."""
+    out = kv_cache_itemized(n_layer, n_kv_head, head_dim, lengths, 1)  # checks the lengths first
+    typed = kv_cache_bytes_typed(n_layer, n_kv_head, head_dim, out["kv_cache/positions"], cache_type)
+    b = typed["kv_cache/bytes_per_value_k"]
+    return {
+        "kv_cache/positions": out["kv_cache/positions"],
+        "kv_cache/bytes_per_position": 2 * n_layer * n_kv_head * head_dim * b,
+        "kv_cache/keys_bytes": typed["kv_cache/keys_bytes"],
+        "kv_cache/values_bytes": typed["kv_cache/values_bytes"],
+        "total": typed["total"],
+    }
+
+
 def batch_kv_bytes(lengths: list[int], reserved_slots: int, bytes_per_position: int, layout: str) -> dict:
     """KV bytes of a batch of requests with cached ``lengths`` (Ch. 30 §30.4), itemized.
 

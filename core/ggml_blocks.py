@@ -204,6 +204,43 @@ class BlockView:
             out.append(row | {"error": x_hat - x, "stored at": self.stored_at[j]})
         return out
 
+    def packing(self) -> list[dict]:
+        """How the codes sit in their bytes, one row per packed byte: its offset, hex, bits (high
+        nibble first, as hex is written) and which value each nibble holds. Q4/Q5: byte j of ``qs``
+        holds value j's low 4 bits in its low nibble and value j + 16's in its high nibble; Q5's
+        ``qh`` bytes hold the fifth bits (bit j of the uint32 = value j). Q8_0 packs nothing (one
+        int8 per byte): an empty list."""
+        lay, rows = LAYOUTS[self.fmt], []
+        if self.fmt == "Q8_0":
+            return rows
+        if "qh" in (p.name for p in lay.parts):
+            at = lay.offset("qh")
+            for k in range(4):
+                b = self.raw[at + k]
+                lo, hi = 8 * k, 8 * k + 7
+                rows.append(
+                    {
+                        "byte": at + k,
+                        "hex": f"{b:02x}",
+                        "bits": f"{b >> 4:04b} {b & 15:04b}",
+                        "high nibble holds": f"fifth bits of values {hi} … {lo + 4}",
+                        "low nibble holds": f"fifth bits of values {lo + 3} … {lo}",
+                    }
+                )
+        at = lay.offset("qs")
+        for k in range(16):
+            b = self.raw[at + k]
+            rows.append(
+                {
+                    "byte": at + k,
+                    "hex": f"{b:02x}",
+                    "bits": f"{b >> 4:04b} {b & 15:04b}",
+                    "high nibble holds": f"value {k + 16}",
+                    "low nibble holds": f"value {k}",
+                }
+            )
+        return rows
+
 
 def _stored_at(fmt: str) -> tuple[str, ...]:
     lay = LAYOUTS[fmt]

@@ -173,6 +173,37 @@ def export_gguf_bytes(model: GPT, tok, fmt: str, name: str = "tiny-travel-gpt") 
         return path.read_bytes()
 
 
+@dataclass(frozen=True)
+class ExportedFile:
+    """A GGUF export as a download: ``data`` (the file), its ``file_name``, and its size split
+    into the ``header_bytes`` before the tensor data (metadata, tokenizer, tensor table, alignment
+    padding), the ``storage_bytes`` of the tensors (``storage_bytes``) and any ``padding_bytes``
+    between tensors (0 for our models: every tensor is a multiple of the 32-byte alignment)."""
+
+    data: bytes
+    file_name: str
+    header_bytes: int
+    storage_bytes: int
+    padding_bytes: int
+
+
+def export_file(model: GPT, tok, fmt: str, name: str = "tiny-travel-gpt") -> ExportedFile:
+    """``export_gguf_bytes`` with the file's size accounted for: the header ends where
+    ``gguf.GGUFReader`` finds the tensor data to start. Raises ``ValueError`` like ``write_gguf``."""
+    import gguf
+
+    _check_format(fmt)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.gguf"
+        write_gguf(model, tok, fmt, path, name)
+        reader = gguf.GGUFReader(path)
+        header = int(reader.data_offset)
+        del reader  # release the memory map before the folder goes
+        data = path.read_bytes()
+    storage = storage_bytes(model, fmt)
+    return ExportedFile(data, f"{name}-{fmt}.gguf", header, storage, len(data) - header - storage)
+
+
 @torch.no_grad()
 def block_quantized_model(model: GPT, fmt: str) -> GPT:
     """A copy of ``model`` whose weights are what an export as ``fmt`` stores, back in float:

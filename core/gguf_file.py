@@ -65,6 +65,48 @@ class GGUFSummary:
     weight_bytes: int
     bits_per_weight: float
 
+    def tensor_rows(self) -> list[dict]:
+        """The tensor table, in file order: name, ggml type, shape (numpy order: rows, row length),
+        values, bytes, bits per weight (8 · bytes / values)."""
+        return [
+            {
+                "tensor": t.name,
+                "type": t.ggml_type,
+                "shape": " × ".join(str(d) for d in t.shape),
+                "values": t.n_elements,
+                "bytes": t.n_bytes,
+                "bits per weight": round(8 * t.n_bytes / t.n_elements, 4) if t.n_elements else None,
+            }
+            for t in self.tensors
+        ]
+
+    def facts(self) -> dict[str, str]:
+        """What the header says, as text for a table ("not in the file" where a term is missing;
+        KV heads per layer when they vary)."""
+
+        def say(v):
+            if v is None:
+                return "not in the file"
+            if isinstance(v, tuple):
+                return "per layer: " + ", ".join(str(x) for x in v[:8]) + (" …" if len(v) > 8 else "")
+            return f"{v:,}" if isinstance(v, int) else str(v)
+
+        return {
+            "architecture": say(self.architecture),
+            "name": say(self.model_name),
+            "file type (general.file_type)": say(self.file_type),
+            "layers (n_layer)": say(self.n_layer),
+            "query heads (n_head)": say(self.n_head),
+            "KV heads (n_kv_head)": say(self.n_kv_head),
+            "head size (K / V)": f"{say(self.head_dim_k)} / {say(self.head_dim_v)}",
+            "context length": say(self.context_length),
+            "tensors": f"{len(self.tensors):,}",
+            "parameters (values in tensors)": f"{self.n_params:,}",
+            "tensor bytes": f"{self.weight_bytes:,}",
+            "file bytes": f"{self.file_bytes:,}",
+            "bits per weight (8 · tensor bytes / values)": f"{self.bits_per_weight:.4f}",
+        }
+
     def by_type(self) -> dict[str, dict]:
         """Per ggml type: tensors, values and bytes (where the file's bytes go)."""
         out: dict[str, dict] = {}

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from core.ggml_blocks import BlockView, block_view
+from core.ggml_layout import LAYOUTS
 from core.quant import (
+    FORMATS,
     ROUNDING,
     _check_values,
     auto_scale,
     dequantize,
     effective_bits_per_weight,
+    format_bits_per_weight,
     int_range,
     quantize,
     round_half,
@@ -251,3 +256,65 @@ def bits_per_weight_curves(group_sizes: list[int], formats=((4, 16), (4, 32), (8
         f"{b}-bit + {sb}-bit scale": [float(effective_bits_per_weight(b, g, sb)) for g in group_sizes]
         for b, sb in formats
     }
+
+
+def formats_table() -> list[dict]:
+    """The named formats (``quant.FORMATS``: the chapters' teaching int4/int8, then llama.cpp's Q4_0 …
+    Q8_0) with their stored integers, group, ties and bits per weight (scales and mins included)."""
+    return [
+        {
+            "format": f.name,
+            "stored integers": f"{f.qmin} … {f.qmax}",
+            "group": str(f.group_size or "whole tensor"),
+            "ties": f.rounding.replace("_", " "),
+            "bits per weight": round(format_bits_per_weight(f), 3),
+            "note": f.note,
+        }
+        for f in FORMATS
+    ]
+
+
+# ---- one block of a real format (llama.cpp's legacy formats, bit for bit) -----------------------
+
+BLOCK_FORMATS = ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0")
+
+
+@dataclass(frozen=True)
+class RulerBlock:
+    """The ruler's values as ggml blocks of 32 (zeros appended to fill the last): block ``index``
+    of ``n_blocks`` (``core.ggml_blocks.BlockView``), the zeros added, bits per weight from the
+    layout (exact) and a sentence saying what was stored."""
+
+    view: BlockView
+    n_blocks: int
+    padded: int
+    bits_per_weight: Fraction
+    sentence: str
+
+
+def block_count(x) -> int:
+    """Blocks of 32 that ``x`` fills (the last one topped up with zeros); at least 1."""
+    return max(1, -(-len(x) // 32))
+
+
+def ruler_block(x, fmt: str, index: int = 0) -> RulerBlock:
+    """Block ``index`` of the values ``x`` in llama.cpp's ``fmt`` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0),
+    bit-identical to ``gguf.quants.quantize``. Fewer than a multiple of 32 values are followed by
+    zeros (a block is always 32 values; the zeros take part in its scale and min).
+
+    Raises ``ValueError`` for another format, no values, NaN/±inf, values past fp16's range in
+    the scale, or an index outside the blocks."""
+    if fmt not in BLOCK_FORMATS:
+        raise ValueError(f"the block view shows {', '.join(BLOCK_FORMATS)}, not {str(fmt)[:20]!r}")
+    x = _check_values(x)
+    n_blocks = block_count(x)
+    padded = n_blocks * 32 - len(x)
+    view = block_view(np.concatenate([x, np.zeros(padded)]), fmt, index)
+    lay = LAYOUTS[fmt]
+    bpw = lay.bits_per_weight
+    zeros = f" ({plural(padded, 'zero')} appended to fill the last block)" if padded else ""
+    sentence = (
+        f"{plural(len(x), 'value')}{zeros} = {plural(n_blocks, 'block')} of 32; each block is "
+        f"{lay.type_size} bytes = {plural(8 * lay.type_size, 'bit')} for 32 values = {float(bpw):g} bits per weight"
+    )
+    return RulerBlock(view, n_blocks, padded, bpw, sentence)

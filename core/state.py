@@ -121,15 +121,29 @@ COST = {
     "cost.m_new": 100,
     "cost.measured": None,
 }
-MEMORY = {"memory.preset": "Ch. 30 two-layer example"}
+# The memory page's plan from a .gguf file: where the file comes from, and the plan's terms.
+GGUF_EXPORTS, GGUF_FOLDER, GGUF_UPLOAD = "this app's exports", "the models folder (--models-dir)", "upload a .gguf"
+KV_F16 = "16-bit (2 B) = llama.cpp f16"  # a label of core.cost.kv_value_choices()
+MEMORY = {
+    "memory.preset": "Ch. 30 two-layer example",
+    "memory.gguf_source": GGUF_EXPORTS,
+    "memory.gguf_export": "Q4_0",
+    "memory.gguf_file": None,  # a name listed in the models folder
+    "memory.gguf_n_ctx": 4096,
+    "memory.gguf_shown": None,  # (name, bytes) of the file whose context length set n_ctx
+    "memory.gguf_cache_type": "f16",
+    "memory.gguf_budget_gb": 8.0,
+}
+CARD_ARCH_AUTO = "assumed from the parameter count"  # the weights page uses the card's kv_shape
 WEIGHTS = {
     "weights.billions": 7.0,
     "weights.group": 32,
     "weights.scale_bits": 16,
     "weights.card": "7B, Q4, 8K",
-    "weights.arch": "Llama-2-7B (MHA)",
+    "weights.arch": CARD_ARCH_AUTO,
     "weights.grouped": True,
-    "weights.kv_bytes": 2,
+    "weights.kv_type": KV_F16,
+    "weights.export_format": "Q4_0",
     "weights.batch": 1,
     "weights.overhead_gb": 1.0,
     "weights.budget_gb": 8.0,
@@ -163,6 +177,8 @@ QUANTIZE = {
     "quant.tie_scale": 0.5,
     "quant.group": 4,
     "quant.scale_bytes": 4,
+    "quant.block_format": "Q4_0",  # the real-format block under the ruler (core.ruler.BLOCK_FORMATS)
+    "quant.block": 0,  # which block of 32 values
 }
 QUANT_MODEL = {"qm.group": 32, "qm.rounding": "half_even", "qm.diverge_bits": 2, "qm.n_new": 40}
 

@@ -28,7 +28,9 @@ TYPICAL_SOURCE = "llama.cpp's quantize README"
 class WeightFormat:
     """A weight-format name read: ``bits_per_weight`` (exact unless ``typical``), whether that
     figure already counts stored scales/mins (``counts_scales``), the ``kind`` ("float",
-    "integer", "block", "mix") and a one-line ``note`` a page can show."""
+    "integer", "block", "mix"), a one-line ``note`` a page can show, and the ggml block ``layout``
+    it is (or, for a mix, is mostly made of; None for a bare bit count): a key of
+    ``core.ggml_layout.LAYOUTS``."""
 
     name: str
     bits_per_weight: float
@@ -36,6 +38,7 @@ class WeightFormat:
     typical: bool
     counts_scales: bool
     note: str
+    layout: str | None = None
 
 
 def _block(name: str, file_bpw: float | None = None, file_model: str = "Llama 2 7B") -> WeightFormat:
@@ -47,7 +50,7 @@ def _block(name: str, file_bpw: float | None = None, file_model: str = "Llama 2 
             f"; a whole file labelled {name} keeps some tensors at more bits (typical {file_bpw:g} bpw for "
             f"{file_model}, {TYPICAL_SOURCE})"
         )
-    return WeightFormat(name, bpw, "block", False, True, note)
+    return WeightFormat(name, bpw, "block", False, True, note, name)
 
 
 def _mix(name: str, typical: float, base: str, extra: str, model: str = "Llama 2 7B") -> WeightFormat:
@@ -56,13 +59,13 @@ def _mix(name: str, typical: float, base: str, extra: str, model: str = "Llama 2
         f"{name} is a mix, not one block format: mostly {base} ({base_bpw:g} bpw), {extra}; "
         f"typical {typical:g} bits per weight for {model} ({TYPICAL_SOURCE})"
     )
-    return WeightFormat(name, typical, "mix", True, True, note)
+    return WeightFormat(name, typical, "mix", True, True, note, base)
 
 
 _FLOATS = {
-    "F32": WeightFormat("F32", 32.0, "float", False, True, "32-bit float: 4 bytes per weight, no scales"),
-    "F16": WeightFormat("F16", 16.0, "float", False, True, "16-bit float (FP16): 2 bytes per weight, no scales"),
-    "BF16": WeightFormat("BF16", 16.0, "float", False, True, "bfloat16: 2 bytes per weight, no scales"),
+    "F32": WeightFormat("F32", 32.0, "float", False, True, "32-bit float: 4 bytes per weight, no scales", "F32"),
+    "F16": WeightFormat("F16", 16.0, "float", False, True, "16-bit float (FP16): 2 bytes per weight, no scales", "F16"),
+    "BF16": WeightFormat("BF16", 16.0, "float", False, True, "bfloat16: 2 bytes per weight, no scales", "BF16"),
 }
 _ALIASES = {"FP32": "F32", "FLOAT32": "F32", "FP16": "F16", "FLOAT16": "F16", "HALF": "F16", "BFLOAT16": "BF16"}
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from core.cost import memory_plan, weight_bytes
+from core.ggml_layout import BLOCK_SCALES, CODES, K_QUANTS, LAYOUTS, SUB_SCALES
 from core.quant import effective_bits_per_weight
 from core.text import exact_decimal
 
@@ -40,11 +41,13 @@ def weight_rows(n_params: int, group_size: int | None, scale_bits: int, bits=(32
 
 @dataclass(frozen=True)
 class Budget:
-    """A model card's memory bill (``memory_plan``) against a budget, all in bytes."""
+    """A model card's memory bill (``memory_plan``) against a budget, all in bytes;
+    ``scales_added``: whether one fp16 scale per 32 weights was added to the card's bits."""
 
     bits_per_weight: Fraction
     plan: dict
     budget_bytes: int
+    scales_added: bool = False
 
     @property
     def fits(self) -> bool:
@@ -53,8 +56,33 @@ class Budget:
     @property
     def parts_gb(self) -> dict[str, float]:
         """Weights, KV cache and overhead in GB, for the bar (drawing needs floats)."""
-        names = {"memory/weights": "weights", "memory/kv_cache": "KV cache", "memory/overhead": "overhead"}
-        return {label: self.plan[key] / 1e9 for key, label in names.items()}
+        return parts_gb(self.plan)
+
+
+def parts_gb(plan: dict) -> dict[str, float]:
+    """A memory plan's weights, KV cache and (if any) overhead in GB, for the bar (drawing needs floats)."""
+    names = {"memory/weights": "weights", "memory/kv_cache": "KV cache", "memory/overhead": "overhead"}
+    return {label: plan[key] / 1e9 for key, label in names.items() if key in plan}
+
+
+def verdict(need: int, have: int, unit=gb) -> tuple[bool, str]:
+    """Whether ``need`` bytes fit ``have``, and the sentence: "Fits: 9.23 GB needed of 10.00 GB (0.77 GB
+    spare)" or "Does not fit: 9.23 GB needed, 1.23 GB over the 8.00 GB budget". ``unit`` formats bytes."""
+    if need <= have:
+        return True, f"Fits: {unit(need)} needed of {unit(have)} ({unit(have - need)} spare)."
+    return False, f"Does not fit: {unit(need)} needed, {unit(need - have)} over the {unit(have)} budget."
+
+
+def card_bits(weight_format, grouped: bool) -> tuple[Fraction, bool]:
+    """Bits per weight a bill uses for a card's format (``core.weight_formats.WeightFormat``), and
+    whether a group scale was added. A format whose figure already counts its scales (Q4_0 4.5,
+    Q2_K 2.625, Q4_K_M typical 4.84, F16 16) is used as it is: adding 16/32 would count them twice.
+    Only a bare bit count ("Q4", "4-bit", "INT8") below 16 bits gets one fp16 scale per 32 weights
+    when ``grouped``."""
+    bits = Fraction(repr(weight_format.bits_per_weight))  # repr: 4.84 → 121/25, not the float's tail
+    if weight_format.counts_scales or not grouped or bits >= 16:
+        return bits, False
+    return effective_bits_per_weight(bits, 32), True
 
 
 def card_budget(
@@ -62,9 +90,10 @@ def card_budget(
 ) -> Budget:
     """The memory to serve ``card`` ("7B, Q4, 8K", ``core.shapes.ModelCard``) at its full context
     with ``shape``'s KV terms (``core.shapes.KVShape``; a card does not give them). ``grouped``:
-    weights in groups of 32 with one fp16 scale each (integer formats only; floats carry none).
-    ``overhead_gb`` and ``budget_gb`` in GB (10⁹ bytes)."""
-    bits = effective_bits_per_weight(card.bits_per_weight, 32 if grouped and card.bits_per_weight < 16 else None)
+    a bare bit count's weights in groups of 32 with one fp16 scale each (``card_bits``; formats
+    that count their scales are left alone). ``kv_bytes_per_value`` may be a ``Fraction`` (q8_0:
+    34/32). ``overhead_gb`` and ``budget_gb`` in GB (10⁹ bytes)."""
+    bits, added = card_bits(card.weight_format, grouped)
     plan = memory_plan(
         card.n_params,
         bits,
@@ -76,4 +105,52 @@ def card_budget(
         batch_size,
         round(overhead_gb * 10**9),
     )
-    return Budget(bits, plan, round(budget_gb * 10**9))
+    return Budget(bits, plan, round(budget_gb * 10**9), added)
+
+
+# ---- llama.cpp's block formats: where the bits go -------------------------------------------------
+
+
+def where_the_bits_go(layout_name: str) -> str:
+    """One sentence: a ggml block format's bits per weight as codes + sub-block scales/mins + fp16
+    block scales (``ggml_layout.LAYOUTS[fmt].breakdown()``): "Q4_K: 144 bytes per 256 values =
+    4 for codes + 0.375 for sub-block scales/mins + 0.125 for block scales (fp16) = 4.5 bits per weight"."""
+    lay = LAYOUTS[layout_name]
+    parts = " + ".join(f"{float(r['bits_per_weight']):g} for {r['kind']}" for r in lay.breakdown())
+    return (
+        f"{lay.name}: {lay.type_size} bytes per {lay.block_size} values = {parts} "
+        f"= {float(lay.bits_per_weight):g} bits per weight"
+    )
+
+
+def bits_sentence(weight_format) -> str | None:
+    """Where a card's bits go (``core.weight_formats.WeightFormat``): its block format's
+    ``where_the_bits_go``, said to be the main part of a mix; None for floats and bare bit counts."""
+    name = weight_format.layout
+    if name is None or LAYOUTS[name].block_size == 1:
+        return None
+    mostly = f"{weight_format.name} is mostly {name} blocks. " if weight_format.kind == "mix" else ""
+    return f"Where the bits go: {mostly}{where_the_bits_go(name)}."
+
+
+def format_table(names=K_QUANTS) -> list[dict]:
+    """One row per ggml format: bytes per block, values per block, bits per weight, and the bits per
+    weight of its codes, sub-block scales/mins and fp16 block scales (exact from the layout; the
+    K-quants: Q2_K 2.625, Q3_K 3.4375, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625)."""
+    rows = []
+    for name in names:
+        lay = LAYOUTS[name]
+        by_kind = {r["kind"]: float(r["bits_per_weight"]) for r in lay.breakdown()}
+        rows.append(
+            {
+                "format": name,
+                "bytes per block": lay.type_size,
+                "values per block": lay.block_size,
+                "bits per weight": float(lay.bits_per_weight),
+                "codes": by_kind.get(CODES, 0.0),
+                "sub-block scales/mins": by_kind.get(SUB_SCALES, 0.0),
+                "fp16 block scales": by_kind.get(BLOCK_SCALES, 0.0),
+                "how a value is stored": lay.note,
+            }
+        )
+    return rows

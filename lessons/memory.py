@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+import ui_gguf
 from core import cost, viz
 from core.measure import measured_kv_bytes
 from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
@@ -54,13 +55,15 @@ H = c[1].number_input("H_kv: KV heads per layer", 1, 10**6, shape.n_kv_head, key
 d = c[2].number_input("d: head width", 1, 10**6, shape.head_dim, key=f"d.{tag}", persist_state="session")
 c = st.columns(3)
 own = f"model's own ({shape.bytes_per_value:g} B)"
+b_choices = {own: (shape.bytes_per_value, None), **cost.kv_value_choices()}
 b_label = c[0].selectbox(
     "b: bytes per stored value",
-    [own, "16-bit (2 B)", "8-bit (1 B)", "4-bit (0.5 B)"],
+    list(b_choices),
     key=f"b.{tag}",
     persist_state="session",
+    help="llama.cpp's quantized cache types store blocks of 32 values with an fp16 scale: q8_0 is 34 B per 32.",
 )
-b = {own: shape.bytes_per_value, "16-bit (2 B)": 2, "8-bit (1 B)": 1, "4-bit (0.5 B)": 0.5}[b_label]
+b, cache_type = b_choices[b_label]
 default_T = 8 if name.startswith("Ch. 30 two") else (shape.context_window or 2048)
 lengths_text = c[1].text_input(
     "T: positions per request (comma-separated)",
@@ -71,7 +74,10 @@ lengths_text = c[1].text_input(
 )
 try:
     lengths = parse_lengths(lengths_text)
-    kv = cost.kv_cache_itemized(int(L), int(H), int(d), lengths, b)
+    if cache_type is None:
+        kv = cost.kv_cache_itemized(int(L), int(H), int(d), lengths, b)
+    else:
+        kv = cost.kv_cache_itemized_typed(int(L), int(H), int(d), lengths, cache_type)
 except ValueError as err:
     ui.refuse(err, "Check the lengths: ")
     st.stop()
@@ -79,12 +85,18 @@ B = len(lengths)
 T_term = f"{lengths[0]:,}" if len(set(lengths)) == 1 else f"(Σ lengths = {kv['kv_cache/positions']:,}) / {B}"
 c[2].metric("B: requests", B)
 st.markdown(
-    f"M = 2 · B · L · T · H_kv · d · b = 2 · {B} · {L:,} · {T_term} · {H:,} · {d:,} · {b:g} = **{kv['total']:,} bytes**"
+    f"M = 2 · B · L · T · H_kv · d · b = 2 · {B} · {L:,} · {T_term} · {H:,} · {d:,} · {float(b):g} "
+    f"= **{kv['total']:,} bytes**"
 )
 u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))
 u3.metric("Per position", cost.byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
+if cache_type is not None:
+    st.markdown(
+        f"llama.cpp logs keys and values apart: K = **{cost.format_bytes(kv['kv_cache/keys_bytes'])}**, "
+        f"V = **{cost.format_bytes(kv['kv_cache/values_bytes'])}** ({cache_type}, block overhead included)."
+    )
 if name == "The shipped model" and B <= 8 and max(lengths) <= cfg.block_size and b == 4:
     real = sum(measured_kv_bytes(ui.model(), t) for t in lengths)
     st.success(
@@ -111,3 +123,5 @@ with right:
     ):
         if st.toggle(label):
             st.write(notes[key])
+
+ui_gguf.gguf_plan_section()

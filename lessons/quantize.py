@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 import ui
+import ui_gguf
 from core import quant, viz
 from core import ruler as R
 from core import state as K
@@ -133,17 +134,5 @@ g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed 
 st.markdown(store.sentence)
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 ui.chart(viz.fig_bits_per_weight(sizes, R.bits_per_weight_curves(sizes)), key="bpw")
-st.dataframe(
-    [
-        {
-            "format": f.name,
-            "stored integers": f"{f.qmin} … {f.qmax}",
-            "group": str(f.group_size or "whole tensor"),
-            "ties": f.rounding.replace("_", " "),
-            "bits per weight": round(quant.format_bits_per_weight(f), 3),
-            "note": f.note,
-        }
-        for f in quant.FORMATS
-    ],
-    hide_index=True,
-)
+st.dataframe(R.formats_table(), hide_index=True)
+ui_gguf.ruler_block(values)

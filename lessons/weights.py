@@ -3,8 +3,10 @@
 import streamlit as st
 
 import ui
-from core import viz, weights
+import ui_gguf
+from core import cost, viz, weights
 from core.shapes import PRESETS, parse_model_card
+from core.state import CARD_ARCH_AUTO
 
 ui.title("weights")
 st.caption(
@@ -47,12 +49,20 @@ st.caption(
     "is 6 bytes, not 2: choose group size 4 and a 32-bit scale to see 12 bits per weight."
 )
 
+st.subheader("llama.cpp's K-quants: where the extra bits go")
+st.dataframe(weights.format_table(), hide_index=True)
+st.caption(
+    "Bits per weight from each block's bytes (8 · bytes / values, exact). A K-quant block holds 256 values in "
+    "sub-blocks of 16 or 32, each with a small integer scale (and min), all scaled by one or two fp16 numbers."
+)
+ui_gguf.export_section()
+
 st.subheader("Reading a model card")
 a, b = st.columns([2, 3])
 text = a.text_input(
     "Model card",
     max_chars=40,
-    help="Parameters, Q + bits per weight, context.",
+    help="Parameters, weight format (Q4, Q4_0, Q4_K_M, FP16, INT8 …), context.",
     key="weights.card",
     persist_state="session",
 )
@@ -63,25 +73,29 @@ except ValueError as err:
     st.stop()
 arch = b.selectbox(
     "Architecture for the KV cache (a card does not say)",
-    list(PRESETS)[3:],
+    [CARD_ARCH_AUTO, *list(PRESETS)[3:]],
     key="weights.arch",
     persist_state="session",
 )
-shape = PRESETS[arch]
-grouped = st.toggle(
-    "Weights stored in groups of 32 with one fp16 scale each",
-    help="A group-wise 4-bit format: adds 16/32 = 0.5 bits per weight.",
-    key="weights.grouped",
-    persist_state="session",
-)
+shape = card.kv_shape if arch == CARD_ARCH_AUTO else PRESETS[arch]
+fmt = card.weight_format
+st.markdown(f"**{fmt.name}** — {fmt.note}.")
+if where := weights.bits_sentence(fmt):
+    st.caption(where)
+st.caption(card.kv_note if arch == CARD_ARCH_AUTO else f"KV cache from {arch}, your choice. ({card.kv_note})")
+if fmt.counts_scales:
+    grouped = False
+    st.caption(f"{fmt.name}'s bits per weight already count its scales: no group scale is added.")
+else:
+    grouped = st.toggle(
+        "Weights stored in groups of 32 with one fp16 scale each",
+        help="The card gives only the code width: a group-wise format adds 16/32 = 0.5 bits per weight.",
+        key="weights.grouped",
+        persist_state="session",
+    )
 c = st.columns(4)
-kv_b = c[0].selectbox(
-    "KV precision",
-    [2, 1, 0.5],
-    format_func=lambda x: f"{int(x * 8)}-bit ({x:g} B)",
-    key="weights.kv_bytes",
-    persist_state="session",
-)
+kv_choices = cost.kv_value_choices()
+kv_label = c[0].selectbox("KV precision", list(kv_choices), key="weights.kv_type", persist_state="session")
 batch = c[1].number_input("Requests (batch)", 1, 100_000, key="weights.batch", persist_state="session")
 overhead_gb = c[2].number_input(
     "Overhead (GB, an assumption)",
@@ -95,18 +109,16 @@ overhead_gb = c[2].number_input(
 budget_gb = c[3].number_input(
     "Memory budget (GB)", 0.1, 100_000.0, step=1.0, key="weights.budget_gb", persist_state="session"
 )
-bill = weights.card_budget(card, shape, grouped, kv_b, int(batch), overhead_gb, budget_gb)
+bill = weights.card_budget(card, shape, grouped, kv_choices[kv_label][0], int(batch), overhead_gb, budget_gb)
+typical = " (typical for this mix)" if fmt.typical else ""
 st.markdown(
-    f"**{card.n_params / 1e9:g} billion parameters · {float(bill.bits_per_weight):g} bits per weight · context "
-    f"window {card.context_tokens:,} tokens** (K = 1,024 tokens) with the {arch} KV shape "
+    f"**{card.n_params / 1e9:g} billion parameters · {float(bill.bits_per_weight):g} bits per weight{typical} · "
+    f"context window {card.context_tokens:,} tokens** (K = 1,024 tokens) with the KV shape of {shape.name} "
     f"({shape.n_layer} layers, {shape.n_kv_head} KV heads, head width {shape.head_dim})."
 )
 ui.chart(viz.fig_memory_budget(bill.parts_gb, budget_gb), key="budget")
-need, have = bill.plan["total"], bill.budget_bytes
-if bill.fits:
-    st.success(f"Fits: {weights.gb(need)} needed of {weights.gb(have)} ({weights.gb(have - need)} spare).")
-else:
-    st.error(f"Does not fit: {weights.gb(need)} needed, {weights.gb(need - have)} over the {weights.gb(have)} budget.")
+fits, verdict = weights.verdict(bill.plan["total"], bill.budget_bytes)
+(st.success if fits else st.error)(verdict)
 st.caption(
     "The nominal weight figure is only one bill: the cache grows with context and batch, and switching "
     "weights to 4 bits leaves a 16-bit KV cache unchanged (Ch. 30 exercise 6)."

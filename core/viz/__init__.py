@@ -13,7 +13,7 @@ from core.viz.handout import figure_html
 from core.viz.latency import fig_timeline
 from core.viz.memory import fig_kv_variants, fig_memory_budget
 from core.viz.paged import fig_block_pool, fig_block_tables, fig_policy_comparison
-from core.viz.quant import fig_bits_per_weight, fig_quant_sweep, fig_ruler
+from core.viz.quant import fig_bits_per_weight, fig_block, fig_quant_sweep, fig_ruler
 from core.viz.speculative import fig_three_distributions
 from core.viz.theme import CACHED, COLORSCALE, MUTED, NEW_WORK, TEMPLATE, safe
 
@@ -28,6 +28,7 @@ __all__ = [
     "fig_kv_variants",
     "fig_memory_budget",
     "fig_ruler",
+    "fig_block",
     "fig_bits_per_weight",
     "fig_quant_sweep",
     "fig_timeline",

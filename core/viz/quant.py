@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE
 
 if TYPE_CHECKING:  # types only: figures take plain data and never run the model
+    from core.ggml_blocks import BlockView
     from core.quant_model import QuantReport
     from core.ruler import Ruler
 
@@ -99,6 +100,47 @@ def fig_ruler(r: Ruler) -> go.Figure:
         legend=dict(orientation="h", y=-0.3),
         xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=False),
         yaxis=dict(range=[-0.6, 1.4], tickvals=[0, 1], ticktext=["stored (shelf)", "original"], showgrid=False),
+    )
+    return fig
+
+
+def fig_block(v: BlockView) -> go.Figure:
+    """One 32-value block of a llama.cpp format (``core.ggml_blocks.BlockView``): each position's
+    value (dot) and what the block stores for it (square, d · q (+ m) with the fp16 d and m), a
+    line between them; the block's levels as faint lines when there are at most 32 of them."""
+    pos = np.arange(len(v.x))
+    fig = go.Figure()
+    n_levels = int(v.q.max() - v.q.min()) + 1 if v.fmt == "Q8_0" else 2 ** (5 if v.fmt.startswith("Q5") else 4)
+    if n_levels <= 32:
+        lo = {"Q4_0": -8, "Q5_0": -16}.get(v.fmt, 0)
+        for k in range(lo, lo + n_levels):
+            fig.add_hline(y=v.d * k + (v.m or 0.0), line=dict(color="#dddddd", width=1), layer="below")
+    seg_x = np.repeat(pos, 3).astype(float)
+    seg_x[2::3] = np.nan
+    seg_y = np.column_stack([v.x, v.x_hat, np.full(len(pos), np.nan)]).ravel()
+    fig.add_scatter(x=seg_x, y=seg_y, mode="lines", line=dict(color=MUTED, width=1), showlegend=False, hoverinfo="skip")
+    hover = [
+        f"value {j}<br>x = {a:.6g}<br>stored code {c} (q = {k})<br>x̂ = {b:.6g}<br>error {b - a:+.3g}<br>{where}"
+        for j, (a, c, k, b, where) in enumerate(zip(v.x, v.codes, v.q, v.x_hat, v.stored_at, strict=True))
+    ]
+    common = dict(customdata=np.array(hover, dtype=object), hovertemplate="%{customdata}<extra></extra>")
+    fig.add_scatter(x=pos, y=v.x, mode="markers", name="your value x", marker=dict(size=9, color=CACHED), **common)
+    fig.add_scatter(
+        x=pos,
+        y=v.x_hat,
+        mode="markers",
+        name="stored: x̂ = d·q" + (" + m" if v.m is not None else ""),
+        marker=dict(size=9, color=NEW_WORK, symbol="square-open", line=dict(width=2)),
+        **common,
+    )
+    minimum = "" if v.m is None else f", min m = {v.m:.6g}"
+    fig.update_layout(
+        template=TEMPLATE,
+        height=300,
+        title=dict(text=f"{v.fmt}, block {v.index}: scale d = {v.d:.6g} (fp16){minimum}"),
+        legend=dict(orientation="h", y=-0.25),
+        xaxis=dict(title="position in the block", range=[-0.7, len(pos) - 0.3], dtick=4),
+        yaxis=dict(title="value", zeroline=True, zerolinecolor="#aaaaaa"),
     )
     return fig
 
