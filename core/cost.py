@@ -150,9 +150,12 @@ def byte_count(n_bytes) -> str:
     return f"{exact_decimal(n_bytes, 0 if whole else 1)} {'byte' if n_bytes == 1 else 'bytes'}"
 
 
-def format_bytes(n_bytes: int, binary: bool = True) -> str:
+def format_bytes(n_bytes: int, binary: bool = True, unit: str | None = None) -> str:
     """``n_bytes`` in the largest binary (KiB = 1,024 B) or decimal (kB = 1,000 B) unit ≥ 1, two
-    decimals, computed exactly: a 40-digit count prints 40 right digits (a float keeps ~16)."""
+    decimals, computed exactly: a 40-digit count prints 40 right digits (a float keeps ~16).
+    ``unit`` ("MiB", "GB" …) forces one unit: "4,352.00 MiB", as llama.cpp logs its KV cache."""
+    if unit is not None:
+        return f"{exact_decimal(Fraction(n_bytes) / dict(BINARY + DECIMAL)[unit])} {unit}"
     for unit, size in BINARY if binary else DECIMAL:
         if n_bytes >= size:
             return f"{exact_decimal(Fraction(n_bytes) / size)} {unit}"

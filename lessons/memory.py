@@ -94,8 +94,10 @@ u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=
 u3.metric("Per position", cost.byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
 if cache_type is not None:
     st.markdown(
-        f"llama.cpp logs keys and values apart: K = **{cost.format_bytes(kv['kv_cache/keys_bytes'])}**, "
-        f"V = **{cost.format_bytes(kv['kv_cache/values_bytes'])}** ({cache_type}, block overhead included)."
+        f"As llama.cpp logs it ({cache_type}, block overhead included): "
+        f"K = **{cost.format_bytes(kv['kv_cache/keys_bytes'], unit='MiB')}**, "
+        f"V = **{cost.format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
+        f"K + V = **{cost.format_bytes(kv['total'], unit='MiB')}**."
     )
 if name == "The shipped model" and B <= 8 and max(lengths) <= cfg.block_size and b == 4:
     real = sum(measured_kv_bytes(ui.model(), t) for t in lengths)
