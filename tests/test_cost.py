@@ -225,3 +225,56 @@ def test_batch_kv_bytes_add_up_to_the_tensors(tiny_model):
         kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, layout)
         assert kv["total"] == batch.held_bytes() and kv["kv_cache/payload"] == batch.payload_bytes()
         assert kv["kv_cache/padding"] == (0 if layout == "ragged" else (2 + 0 + 4) * per_pos)
+
+
+def test_card_bits_never_count_scales_twice():
+    """Formats that count their scales keep their figure with or without grouping (Q4_0 4.5, Q2_K 2.625, Q4_K_M
+    typical 4.84, FP16 16); bare counts get 16/32 when grouped (Q4 → 4.5, INT8 → 8.5) and nothing otherwise."""
+    from fractions import Fraction
+
+    from core.weight_formats import read_weight_format
+    from core.weights import card_bits
+
+    for name, bits in (("Q4_0", Fraction(9, 2)), ("Q2_K", Fraction(21, 8)), ("Q4_K_M", Fraction(484, 100)),
+                       ("FP16", Fraction(16))):  # fmt: skip
+        assert card_bits(read_weight_format(name), True) == card_bits(read_weight_format(name), False) == (bits, False)
+    assert card_bits(read_weight_format("Q4"), True) == (Fraction(9, 2), True)
+    assert card_bits(read_weight_format("INT8"), True) == (Fraction(17, 2), True)
+    assert card_bits(read_weight_format("4-bit"), False) == (Fraction(4), False)
+
+
+def test_where_the_bits_go_from_the_layouts():
+    """K-quant rows: bytes / 256 values from gguf's type sizes, and codes + sub-block scales + fp16 scales add up
+    to the bits per weight (Q3_K 3 + 0.375 + 0.0625 = 3.4375)."""
+    import gguf
+
+    from core.weight_formats import read_weight_format
+    from core.weights import bits_sentence, format_table, where_the_bits_go
+
+    for row in format_table():
+        block, size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[row["format"]]]
+        assert (row["values per block"], row["bytes per block"]) == (block, size)
+        assert row["codes"] + row["sub-block scales/mins"] + row["fp16 block scales"] == row["bits per weight"]
+    assert "3 for codes + 0.375 for sub-block scales/mins + 0.0625 for block scales (fp16) = 3.4375" in (
+        where_the_bits_go("Q3_K")
+    )
+    assert "mostly Q5_K" in bits_sentence(read_weight_format("Q5_K_M"))
+    assert bits_sentence(read_weight_format("FP16")) is None and bits_sentence(read_weight_format("Q4")) is None
+
+
+def test_kv_cache_typed_choices_and_mib():
+    """b choices: q8_0 = 34/32 B, q4_0 = 18/32 B; 64 × 8 × 128 at 32,768 positions in q8_0 itemizes to K = V =
+    2,176 MiB (printed so), and the plain formula with b = 34/32 gives the same total."""
+    from fractions import Fraction
+
+    from core.cost import format_bytes, kv_cache_itemized, kv_cache_itemized_typed, kv_value_choices
+
+    choices = {ctype: b for b, ctype in kv_value_choices().values() if ctype}
+    assert choices == {"f16": 2, "q8_0": Fraction(34, 32), "q4_0": Fraction(18, 32)}
+    kv = kv_cache_itemized_typed(64, 8, 128, [32_768], "q8_0")
+    assert kv["kv_cache/keys_bytes"] == kv["kv_cache/values_bytes"] == 2176 * 2**20
+    assert format_bytes(kv["total"], unit="MiB") == "4,352.00 MiB"
+    assert kv["total"] == kv_cache_itemized(64, 8, 128, [32_768], Fraction(34, 32))["total"]
+    assert kv_cache_itemized_typed(2, 4, 64, [100, 28], "f16")["total"] == 2 * 2 * 4 * 64 * 128 * 2
+    with pytest.raises(ValueError, match="not a multiple"):
+        kv_cache_itemized_typed(2, 1, 4, [8], "q8_0")

@@ -189,3 +189,18 @@ def test_f32_f16_round_trip():
     x = np.array([0.1, -2.0, 3.5], dtype=np.float32)
     assert quantize_blocks(x, "F32") == x.tobytes()
     assert dequantize_blocks(quantize_blocks(x, "F16"), "F16", 3)[0] == np.float32(0.0999755859375)
+
+
+def test_block_view_packing_is_low_nibble_first():
+    """Q4_0 of 0 … 31 / 31: byte j of qs = code j | code j+16 << 4, as gguf packs it; Q5 adds the four qh bytes."""
+    x = np.arange(32, dtype=np.float32) / 31
+    view = block_view(x, "Q4_0")
+    ref = gguf.quants.quantize(x.reshape(1, 32), gguf.GGMLQuantizationType.Q4_0).tobytes()
+    rows = view.packing()
+    assert [r["byte"] for r in rows] == list(range(2, 18)) and [r["hex"] for r in rows] == [f"{b:02x}" for b in ref[2:]]
+    for j, r in enumerate(rows):
+        assert int(r["bits"].replace(" ", ""), 2) == (view.codes[j] | view.codes[j + 16] << 4) == ref[2 + j]
+        assert (r["low nibble holds"], r["high nibble holds"]) == (f"value {j}", f"value {j + 16}")
+    q5 = block_view(x, "Q5_0").packing()
+    assert len(q5) == 20 and q5[0]["low nibble holds"] == "fifth bits of values 3 … 0"
+    assert block_view(x, "Q8_0").packing() == []

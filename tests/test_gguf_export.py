@@ -162,3 +162,15 @@ def test_export_bytes_and_refusal(model):
     assert raw[:4] == b"GGUF" and len(raw) > 1_467_904
     with pytest.raises(ValueError, match="export formats"):
         export_gguf_bytes(model, tok, "Q4_K")
+
+
+def test_export_file_splits_header_and_storage(exported):
+    """export_file's bytes are the written file; its header ends at GGUFReader's data offset; storage = the
+    tensors' bytes as the reader finds them; nothing between tensors."""
+    from core.gguf_export import export_file
+
+    f = export_file(load_model(), load_shipped_tokenizer(), "Q8_0")
+    assert f.data == exported["Q8_0"].read_bytes() and f.file_name == "tiny-travel-gpt-Q8_0.gguf"
+    r = gguf.GGUFReader(exported["Q8_0"])
+    assert f.header_bytes == r.data_offset and f.storage_bytes == sum(int(t.n_bytes) for t in r.tensors)
+    assert f.padding_bytes == 0 and len(f.data) == f.header_bytes + f.storage_bytes

@@ -197,3 +197,18 @@ def test_uploads(q4_file):
         read_upload(data, max_bytes=1_000)
     with pytest.raises(ValueError):
         read_upload(b"not a model", "x.gguf")
+
+
+def test_tensor_rows_and_facts(q4_file):
+    """The page's tables: one row per tensor as GGUFReader lists them (type, bytes), facts from the header."""
+    s = read_gguf(q4_file)
+    r = gguf.GGUFReader(q4_file)
+    rows = s.tensor_rows()
+    assert [(x["tensor"], x["type"], x["bytes"]) for x in rows] == [
+        (t.name, t.tensor_type.name, int(t.n_bytes)) for t in r.tensors
+    ]
+    q = next(x for x in rows if x["tensor"] == "blk.0.attn_q.weight")
+    assert (q["shape"], q["bits per weight"]) == ("128 × 128", 4.5)
+    facts = s.facts()
+    assert facts["layers (n_layer)"] == "4" and facts["head size (K / V)"] == "32 / 32"
+    assert facts["file bytes"] == f"{os.path.getsize(q4_file):,}"

@@ -378,3 +378,11 @@ def test_gpt2_in_its_original_layout_loads_the_same(checkpoints, tmp_path):
     converted, _, _ = load(checkpoints["gpt2"])
     for (n, a), (_, b) in zip(original.state_dict().items(), converted.state_dict().items(), strict=True):
         assert torch.equal(a, b), n
+
+
+def test_script_args_are_what_follows_app_py():
+    """`streamlit run app.py -- --models-dir D` leaves ["app.py", "--models-dir", "D"]; pytest's argv is not ours."""
+    from core.checkpoints import script_args
+
+    assert script_args(["/srv/app.py", "--models-dir", "D"]) == ["--models-dir", "D"]
+    assert script_args(["/usr/bin/pytest", "-q", "tests"]) == [] and script_args([]) == []

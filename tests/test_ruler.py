@@ -102,3 +102,22 @@ def test_bits_per_weight_formula_and_count_agree():
     assert effective_bits_per_weight(4, 32, 16) == storage_bytes(4096, 4, 32, 2)["bits_per_weight"] == 4.5
     curves = bits_per_weight_curves([1, 32])
     assert curves["4-bit + 16-bit scale"] == [20.0, 4.5] and curves["8-bit + 16-bit scale"] == [24.0, 8.5]
+
+
+def test_ruler_block_pads_to_32_and_matches_gguf():
+    """Four values become one Q4_0 block with 28 zeros (gguf's bytes for the padded block); 40 values make two
+    blocks; a K-quant or an index past the blocks is refused."""
+    import gguf
+
+    from core.ruler import block_count, ruler_block
+
+    padded = np.zeros((1, 32), dtype=np.float32)
+    padded[0, :4] = [0.34, -0.12, 0.7, 0.23]
+    blk = ruler_block([0.34, -0.12, 0.7, 0.23], "Q4_0")
+    assert blk.view.raw == gguf.quants.quantize(padded, gguf.GGMLQuantizationType.Q4_0).tobytes()
+    assert (blk.n_blocks, blk.padded, blk.bits_per_weight) == (1, 28, 4.5) and "28 zeros" in blk.sentence
+    assert block_count(np.ones(40)) == 2 and ruler_block(np.ones(40), "Q8_0", 1).padded == 24
+    with pytest.raises(ValueError, match="block view shows"):
+        ruler_block([1.0], "Q4_K")
+    with pytest.raises(ValueError, match="block index"):
+        ruler_block([1.0], "Q4_0", 1)
