@@ -100,6 +100,8 @@ def test_config_paste_hostile_values():
         ("lessons/quantize.py", "quant.scale", [0.0, -1.0, 1e-300, 1e300, 0.1]),
         ("lessons/quantize.py", "quant.tie_scale", [0.0, 1e300]),
         ("lessons/weights.py", 0, [0.001, 10_000.0]),
+        ("lessons/memory.py", "memory.gguf_n_ctx", [1, 10**7]),
+        ("lessons/memory.py", "memory.gguf_budget_gb", [0.001, 100_000.0]),
     ],
 )
 def test_number_extremes(page, key, values):
@@ -127,3 +129,33 @@ def test_slider_extremes(page, key, values):
         widget = at.select_slider(key=key) if key in ("quant.bits", "qm.diverge_bits") else at.slider(key=key)
         widget.set_value(v).run()
         assert not at.exception, (page, key, v)
+
+
+def _truncated_export() -> bytes:
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.gguf_export import export_gguf_bytes
+
+    return export_gguf_bytes(load_model(), load_shipped_tokenizer(), "Q4_0")[:40_000]  # header whole, tensors cut
+
+
+BAD_GGUF = {
+    **{name: text.encode("utf-8", "surrogatepass") for name, text in NASTY.items() if name != "very long"},
+    "garbage": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4,
+    "magic only": b"GGUF",
+    "version 99": b"GGUF" + (99).to_bytes(4, "little") + bytes(16),
+    "crafted counts": b"GGUF" + (3).to_bytes(4, "little") + (2**63).to_bytes(8, "little") * 2,
+    "truncated export": None,  # made on demand: the first 40,000 bytes of the Q4_0 export
+    "over the 1 MB limit": b"GGUF" + bytes(2**20),
+}
+
+
+def test_hostile_gguf_uploads():
+    """The memory page's .gguf upload: empty, text, garbage, magic-only, unknown version, crafted counts, a truncated
+    export and an oversized file each get a message; the page never shows a traceback."""
+    at = new_app("lessons/memory.py")
+    at.radio(key="memory.gguf_source").set_value("upload a .gguf").run()
+    for name, data in BAD_GGUF.items():
+        data = _truncated_export() if data is None else data
+        at.file_uploader[0].set_value((f"{name}.gguf", data, "application/octet-stream")).run()
+        assert not at.exception, (name, at.exception)
+        assert at.error, f"no message for {name}"
