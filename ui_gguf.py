@@ -44,7 +44,9 @@ def ruler_block(values) -> None:
     fmt = a.radio("Block format", R.BLOCK_FORMATS, key="quant.block_format", horizontal=True, **kw)
     n_blocks = R.block_count(values)
     st.session_state["quant.block"] = min(int(st.session_state["quant.block"]), n_blocks - 1)
-    index = b.number_input(f"Block (0 … {n_blocks - 1})", 0, n_blocks - 1, key="quant.block", **kw)
+    index = b.number_input(
+        f"Block (0 … {n_blocks - 1})", 0, n_blocks - 1, key="quant.block", disabled=n_blocks == 1, **kw
+    )
     try:
         blk = R.ruler_block(values, fmt, int(index))
     except ValueError as err:
@@ -57,12 +59,12 @@ def ruler_block(values) -> None:
     m[1].metric("min m (fp16)", "—" if v.m is None else f"{v.m:.8g}", help="Q4_1 and Q5_1 store a min too.")
     m[2].metric("bytes per block", len(v.raw))
     m[3].metric("bits per weight", f"{float(blk.bits_per_weight):g}", help="8 · bytes per block / 32 values.")
-    ui.chart(viz.fig_block(v), key="ruler_block")
+    ui.chart(viz.fig_block(v, blk.n_appended), key="ruler_block")
     st.markdown(f"The block's {len(v.raw)} bytes in file order (hex): `{v.hex}`")
     left, right = st.columns([2, 3])
-    left.dataframe(v.byte_parts(), hide_index=True)
+    left.table(v.byte_parts(), hide_index=True)
     if v.packing():
-        right.dataframe(v.packing(), hide_index=True)
+        right.table(v.packing(), hide_index=True)
         right.caption("Low nibble first: byte j of qs holds value j in its low 4 bits, value j + 16 in its high 4.")
     with st.expander("Every value: stored code, q, x̂ = d·q (+ m), error, where its bits are"):
         st.dataframe(v.rows(), hide_index=True)
@@ -180,7 +182,8 @@ def gguf_plan_section() -> None:
     facts = s.facts()
     left.table({"": list(facts), "from the header": list(facts.values())}, hide_index=True)
     with right:
-        st.dataframe(s.tensor_rows(), hide_index=True, height=300)
+        count = st.column_config.NumberColumn(format="localized")
+        st.dataframe(s.tensor_rows(), hide_index=True, height=300, column_config={"values": count, "bytes": count})
         st.caption(
             "Every tensor: its ggml type and bytes. By type: "
             + "; ".join(f"{t} {r['tensors']} tensors, {r['bytes']:,} B" for t, r in s.by_type().items())
@@ -208,6 +211,8 @@ def gguf_plan_section() -> None:
         f"K + V = **{mib(kv)}** ({kv:,} bytes); weights {mib(plan['memory/weights'])} "
         f"({plan['memory/weights']:,} bytes)."
     )
-    ui.chart(viz.fig_memory_budget(parts_gb(plan), budget), key="gguf_budget")
-    fits, text = verdict(total, round(budget * 10**9), lambda n: cost.format_bytes(n, binary=False))
+    dec = lambda n: cost.format_bytes(n, binary=False)  # noqa: E731
+    labels = {"weights": dec(plan["memory/weights"]), "KV cache": dec(kv)}
+    ui.chart(viz.fig_memory_budget(parts_gb(plan), budget, labels), key="gguf_budget")
+    fits, text = verdict(total, round(budget * 10**9), dec)
     (st.success if fits else st.error)(text + " Compute buffers and the runtime are not counted.")

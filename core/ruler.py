@@ -291,6 +291,11 @@ class RulerBlock:
     bits_per_weight: Fraction
     sentence: str
 
+    @property
+    def n_appended(self) -> int:
+        """Appended zeros inside the block shown (only the last block has any)."""
+        return self.padded if self.view.index == self.n_blocks - 1 else 0
+
 
 def block_count(x) -> int:
     """Blocks of 32 that ``x`` fills (the last one topped up with zeros); at least 1."""

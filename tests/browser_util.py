@@ -32,14 +32,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(timeout_s: float = 60):
-    """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards."""
-    with running_server(timeout_s) as (url, _):
+def running_app(timeout_s: float = 60, app_args: tuple[str, ...] = ()):
+    """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards.
+    ``app_args``: the app's own options (after ``--``), e.g. ``("--models-dir", DIR)``."""
+    with running_server(timeout_s, app_args=app_args) as (url, _):
         yield url
 
 
 @contextlib.contextmanager
-def running_server(timeout_s: float = 60, root: Path = ROOT):
+def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str, ...] = ()):
     """Like ``running_app`` but yields (url, process) so callers can read the server's memory.
     ``root``: the checkout whose app.py to run (a bench may compare another version)."""
     port = free_port()
@@ -57,7 +58,7 @@ def running_server(timeout_s: float = 60, root: Path = ROOT):
         "127.0.0.1",
         "--browser.gatherUsageStats",
         "false",
-    ]
+    ] + (["--", *app_args] if app_args else [])
     proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

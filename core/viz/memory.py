@@ -33,8 +33,9 @@ def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str]
     return fig
 
 
-def fig_memory_budget(parts: dict[str, float], budget_gb: float) -> go.Figure:
-    """One stacked bar of memory parts (GB = 10⁹ bytes) against a budget line."""
+def fig_memory_budget(parts: dict[str, float], budget_gb: float, labels: dict[str, str] | None = None) -> go.Figure:
+    """One stacked bar of memory parts (GB = 10⁹ bytes) against a budget line. ``labels``: each
+    part's size as text for the legend (default: two decimals of GB; a 2 MB part would read 0.00)."""
     colors = [CACHED, NEW_WORK, MUTED, "#009e73"]
     fig = go.Figure()
     for (name, gb), color in zip(parts.items(), colors, strict=False):
@@ -42,7 +43,7 @@ def fig_memory_budget(parts: dict[str, float], budget_gb: float) -> go.Figure:
             x=[gb],
             y=["needed"],
             orientation="h",
-            name=f"{name}: {gb:,.2f} GB",
+            name=f"{name}: {labels[name] if labels else f'{gb:,.2f} GB'}",
             marker_color=color,
             hovertemplate=f"{name}: %{{x:,.3f}} GB<extra></extra>",
         )

@@ -104,11 +104,13 @@ def fig_ruler(r: Ruler) -> go.Figure:
     return fig
 
 
-def fig_block(v: BlockView) -> go.Figure:
+def fig_block(v: BlockView, n_appended: int = 0) -> go.Figure:
     """One 32-value block of a llama.cpp format (``core.ggml_blocks.BlockView``): each position's
     value (dot) and what the block stores for it (square, d · q (+ m) with the fp16 d and m), a
-    line between them; the block's levels as faint lines when there are at most 32 of them."""
+    line between them; the block's levels as faint lines when there are at most 32 of them. The
+    last ``n_appended`` positions are zeros appended to fill the block, drawn grey."""
     pos = np.arange(len(v.x))
+    real = pos < len(pos) - n_appended
     fig = go.Figure()
     n_levels = int(v.q.max() - v.q.min()) + 1 if v.fmt == "Q8_0" else 2 ** (5 if v.fmt.startswith("Q5") else 4)
     if n_levels <= 32:
@@ -123,15 +125,26 @@ def fig_block(v: BlockView) -> go.Figure:
         f"value {j}<br>x = {a:.6g}<br>stored code {c} (q = {k})<br>x̂ = {b:.6g}<br>error {b - a:+.3g}<br>{where}"
         for j, (a, c, k, b, where) in enumerate(zip(v.x, v.codes, v.q, v.x_hat, v.stored_at, strict=True))
     ]
-    common = dict(customdata=np.array(hover, dtype=object), hovertemplate="%{customdata}<extra></extra>")
-    fig.add_scatter(x=pos, y=v.x, mode="markers", name="your value x", marker=dict(size=9, color=CACHED), **common)
+    hover = np.array(hover, dtype=object)
+    for mask, name, color in ((real, "your value x", CACHED), (~real, "zero appended to fill the block", MUTED)):
+        if mask.any():
+            fig.add_scatter(
+                x=pos[mask],
+                y=v.x[mask],
+                mode="markers",
+                name=name,
+                marker=dict(size=9, color=color),
+                customdata=hover[mask],
+                hovertemplate="%{customdata}<extra></extra>",
+            )
     fig.add_scatter(
         x=pos,
         y=v.x_hat,
         mode="markers",
         name="stored: x̂ = d·q" + (" + m" if v.m is not None else ""),
         marker=dict(size=9, color=NEW_WORK, symbol="square-open", line=dict(width=2)),
-        **common,
+        customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>",
     )
     minimum = "" if v.m is None else f", min m = {v.m:.6g}"
     fig.update_layout(
