@@ -183,7 +183,7 @@ def gguf_plan_section() -> None:
     left.table({"": list(facts), "from the header": list(facts.values())}, hide_index=True)
     with right:
         count = st.column_config.NumberColumn(format="localized")
-        st.dataframe(s.tensor_rows(), hide_index=True, height=300, column_config={"values": count, "bytes": count})
+        st.dataframe(s.tensor_rows(), hide_index=True, column_config={"values": count, "bytes": count})
         st.caption(
             "Every tensor: its ggml type and bytes. By type: "
             + "; ".join(f"{t} {r['tensors']} tensors, {r['bytes']:,} B" for t, r in s.by_type().items())

@@ -111,16 +111,15 @@ def card_budget(
 # ---- llama.cpp's block formats: where the bits go -------------------------------------------------
 
 
-def where_the_bits_go(layout_name: str) -> str:
+def where_the_bits_go(layout_name: str, with_block: bool = True) -> str:
     """One sentence: a ggml block format's bits per weight as codes + sub-block scales/mins + fp16
     block scales (``ggml_layout.LAYOUTS[fmt].breakdown()``): "Q4_K: 144 bytes per 256 values =
-    4 for codes + 0.375 for sub-block scales/mins + 0.125 for block scales (fp16) = 4.5 bits per weight"."""
+    4 for codes + 0.375 for sub-block scales/mins + 0.125 for block scales (fp16) = 4.5 bits per
+    weight" (``with_block=False``: from "4 for codes" on)."""
     lay = LAYOUTS[layout_name]
     parts = " + ".join(f"{float(r['bits_per_weight']):g} for {r['kind']}" for r in lay.breakdown())
-    return (
-        f"{lay.name}: {lay.type_size} bytes per {lay.block_size} values = {parts} "
-        f"= {float(lay.bits_per_weight):g} bits per weight"
-    )
+    block = f"{lay.name}: {lay.type_size} bytes per {lay.block_size} values = " if with_block else ""
+    return f"{block}{parts} = {float(lay.bits_per_weight):g} bits per weight"
 
 
 def bits_sentence(weight_format) -> str | None:
@@ -129,8 +128,9 @@ def bits_sentence(weight_format) -> str | None:
     name = weight_format.layout
     if name is None or LAYOUTS[name].block_size == 1:
         return None
-    mostly = f"{weight_format.name} is mostly {name} blocks. " if weight_format.kind == "mix" else ""
-    return f"Where the bits go: {mostly}{where_the_bits_go(name)}."
+    if weight_format.kind == "mix":
+        return f"Where the bits go: {weight_format.name} is mostly {name} blocks. {where_the_bits_go(name)}."
+    return f"Where the bits go: {where_the_bits_go(name, with_block=False)}."
 
 
 def format_table(names=K_QUANTS) -> list[dict]:

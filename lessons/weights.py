@@ -50,10 +50,11 @@ st.caption(
 )
 
 st.subheader("llama.cpp's K-quants: where the extra bits go")
-st.dataframe(weights.format_table(), hide_index=True)
+st.table(weights.format_table(), hide_index=True)
 st.caption(
-    "Bits per weight from each block's bytes (8 · bytes / values, exact). A K-quant block holds 256 values in "
-    "sub-blocks of 16 or 32, each with a small integer scale (and min), all scaled by one or two fp16 numbers."
+    "Bits per weight from each block's bytes (8 · bytes / values, exact); codes + sub-block scales/mins + fp16 "
+    "block scales add up to it. A K-quant block holds 256 values in sub-blocks of 16 or 32, each with a small "
+    "integer scale (and min), all scaled by one or two fp16 numbers."
 )
 ui_gguf.export_section()
 
@@ -79,7 +80,7 @@ arch = b.selectbox(
 )
 shape = card.kv_shape if arch == CARD_ARCH_AUTO else PRESETS[arch]
 fmt = card.weight_format
-st.markdown(f"**{fmt.name}** — {fmt.note}.")
+st.markdown(f"Weight format: {fmt.note}.")
 if where := weights.bits_sentence(fmt):
     st.caption(where)
 st.caption(card.kv_note if arch == CARD_ARCH_AUTO else f"KV cache from {arch}, your choice. ({card.kv_note})")

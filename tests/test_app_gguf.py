@@ -81,7 +81,7 @@ def test_ruler_block_refuses_a_scale_past_fp16():
 def test_weights_page_k_quant_table_from_the_layouts():
     """Q2_K … Q6_K at 2.625, 3.4375, 4.5, 5.5, 6.5625 bits per weight = 8 · gguf's type size / 256."""
     at = new_app("lessons/weights.py")
-    [table] = [d.value for d in at.dataframe if "sub-block scales/mins" in d.value.columns]
+    [table] = [d.value for d in at.table if "sub-block scales/mins" in d.value.columns]
     got = dict(zip(table["format"], table["bits per weight"], strict=True))
     for fmt in ("Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"):
         block, type_size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[fmt]]

@@ -149,9 +149,9 @@ def fig_block(v: BlockView, n_appended: int = 0) -> go.Figure:
     minimum = "" if v.m is None else f", min m = {v.m:.6g}"
     fig.update_layout(
         template=TEMPLATE,
-        height=300,
+        height=340,
         title=dict(text=f"{v.fmt}, block {v.index}: scale d = {v.d:.6g} (fp16){minimum}"),
-        legend=dict(orientation="h", y=-0.25),
+        legend=dict(orientation="h", y=-0.38, yanchor="top"),
         xaxis=dict(title="position in the block", range=[-0.7, len(pos) - 0.3], dtick=4),
         yaxis=dict(title="value", zeroline=True, zerolinecolor="#aaaaaa"),
     )
