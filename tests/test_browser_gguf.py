@@ -1,0 +1,98 @@
+"""Real browser: GGUF on the pages — one block under the ruler, real formats and the GGUF download on the weights
+page, llama.cpp's cache types and a memory plan from a .gguf (the operator's folder, an upload) on the memory page,
+at 1280×800 and at 1920×1080 in presenter mode. Screenshots in test-artifacts/."""
+
+import numpy as np
+import pytest
+
+from tests.browser_util import browser_page, running_app, screenshot
+
+gguf = pytest.importorskip("gguf")
+pytestmark = pytest.mark.browser
+
+SIZES = [((1280, 800), "", "laptop"), ((1920, 1080), "?present=1", "projector")]
+IDLE_JS = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """A models folder with a one-layer F32 export (also uploaded below: 0.3 MB, under the 1 MB limit)."""
+    from core.assets import load_shipped_tokenizer
+    from core.config import GPTConfig
+    from core.gguf_export import write_gguf
+    from tests.conftest import make_model
+
+    folder = tmp_path_factory.mktemp("models")
+    cfg = GPTConfig(vocab_size=1024, block_size=64, n_layer=1, n_head=2, n_kv_head=1, n_embd=32, ffn_hidden=64)
+    write_gguf(make_model(cfg), load_shipped_tokenizer(), "F32", folder / "tiny-F32.gguf", name="tiny")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def url(models):
+    with running_app(app_args=("--models-dir", str(models))) as u:
+        yield u
+
+
+def _open(page, url, path):
+    page.goto(url + path)
+    page.locator("h1").first.wait_for(timeout=60000)
+    page.wait_for_timeout(800)
+    page.wait_for_function(IDLE_JS, timeout=60000)
+
+
+def _to_top(page, heading):
+    page.get_by_text(heading, exact=True).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(1000)
+
+
+@pytest.mark.parametrize("size,query,tag", SIZES, ids=[s[2] for s in SIZES])
+def test_gguf_views(url, size, query, tag):
+    """The ruler's Q4_0 block shows gguf's bytes for the padded default values; “7B, Q2_K, 8K” reads 2.625 bits per
+    weight; the models folder's file is listed and read (1 layer); each view screenshotted."""
+    padded = np.zeros((1, 32), dtype=np.float32)
+    padded[0, :4] = [0.34, -0.12, 0.7, 0.23]
+    hex_ = gguf.quants.quantize(padded, gguf.GGMLQuantizationType.Q4_0).tobytes().hex(" ")
+    with browser_page(*size) as page:
+        _open(page, url, "/quantize" + query)
+        page.get_by_text(hex_, exact=True).wait_for(timeout=30000)
+        _to_top(page, "One block of a real format (llama.cpp)")
+        screenshot(page, f"gguf-block-{tag}")
+        _open(page, url, "/weights" + query)
+        box = page.get_by_role("textbox", name="Model card")
+        box.fill("7B, Q2_K, 8K")
+        box.press("Enter")
+        page.get_by_text("2.625 bits per weight ·").first.wait_for(timeout=30000)
+        _to_top(page, "Reading a model card")
+        screenshot(page, f"gguf-card-{tag}")
+        _open(page, url, "/memory" + query)
+        page.get_by_text("the models folder (--models-dir)").click()
+        page.get_by_role("cell", name="tiny", exact=True).wait_for(timeout=30000)
+        assert page.get_by_role("combobox", name="File in the models folder").input_value().startswith("tiny-F32.gguf")
+        _to_top(page, "A memory plan from a real .gguf file")
+        screenshot(page, f"gguf-plan-{tag}")
+
+
+def test_download_and_upload(url, models, tmp_path):
+    """The Q8_0 download is the size its label names = gguf's data offset + the tensors' bytes; the tiny file
+    uploaded on the memory page is read back (1 layer, 1 KV head of 16)."""
+    with browser_page(1280, 800) as page:
+        _open(page, url, "/weights")
+        page.get_by_text("Q8_0", exact=True).click()
+        button = page.get_by_role("button", name="Download tiny-travel-gpt-Q8_0.gguf")
+        button.wait_for(timeout=30000)
+        with page.expect_download(timeout=60000) as dl:
+            button.click()
+        path = tmp_path / "got.gguf"
+        dl.value.save_as(path)
+        size = path.stat().st_size
+        r = gguf.GGUFReader(path)
+        assert size == r.data_offset + sum(int(t.n_bytes) for t in r.tensors)
+        assert f"({size:,} bytes)" in button.inner_text()
+        del r
+        _open(page, url, "/memory")
+        page.get_by_text("upload a .gguf").click()
+        page.locator("input[type=file]").set_input_files(str(models / "tiny-F32.gguf"))
+        page.get_by_role("cell", name="16 / 16", exact=True).wait_for(timeout=30000)
+        _to_top(page, "A memory plan from a real .gguf file")
+        screenshot(page, "gguf-upload-laptop")
