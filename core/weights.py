@@ -135,21 +135,22 @@ def bits_sentence(weight_format) -> str | None:
 
 def format_table(names=K_QUANTS) -> list[dict]:
     """One row per ggml format: bytes per block, values per block, bits per weight, and the bits per
-    weight of its codes, sub-block scales/mins and fp16 block scales (exact from the layout; the
-    K-quants: Q2_K 2.625, Q3_K 3.4375, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625)."""
+    weight of its codes, sub-block scales/mins and fp16 block scales (exact from the layout, written
+    as the shortest decimal: the K-quants are Q2_K 2.625, Q3_K 3.4375, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625)."""
     rows = []
     for name in names:
         lay = LAYOUTS[name]
-        by_kind = {r["kind"]: float(r["bits_per_weight"]) for r in lay.breakdown()}
+        by_kind = {r["kind"]: r["bits_per_weight"] for r in lay.breakdown()}
+        text = lambda bits: f"{float(bits):g}"  # noqa: E731 — multiples of 1/256: exact in a float
         rows.append(
             {
                 "format": name,
                 "bytes per block": lay.type_size,
                 "values per block": lay.block_size,
-                "bits per weight": float(lay.bits_per_weight),
-                "codes": by_kind.get(CODES, 0.0),
-                "sub-block scales/mins": by_kind.get(SUB_SCALES, 0.0),
-                "fp16 block scales": by_kind.get(BLOCK_SCALES, 0.0),
+                "bits per weight": text(lay.bits_per_weight),
+                "codes": text(by_kind.get(CODES, 0)),
+                "sub-block scales/mins": text(by_kind.get(SUB_SCALES, 0)),
+                "fp16 block scales": text(by_kind.get(BLOCK_SCALES, 0)),
                 "how a value is stored": lay.note,
             }
         )

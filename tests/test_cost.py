@@ -246,6 +246,8 @@ def test_card_bits_never_count_scales_twice():
 def test_where_the_bits_go_from_the_layouts():
     """K-quant rows: bytes / 256 values from gguf's type sizes, and codes + sub-block scales + fp16 scales add up
     to the bits per weight (Q3_K 3 + 0.375 + 0.0625 = 3.4375)."""
+    from fractions import Fraction
+
     import gguf
 
     from core.weight_formats import read_weight_format
@@ -254,7 +256,8 @@ def test_where_the_bits_go_from_the_layouts():
     for row in format_table():
         block, size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType[row["format"]]]
         assert (row["values per block"], row["bytes per block"]) == (block, size)
-        assert row["codes"] + row["sub-block scales/mins"] + row["fp16 block scales"] == row["bits per weight"]
+        parts = (row["codes"], row["sub-block scales/mins"], row["fp16 block scales"])
+        assert sum(Fraction(p) for p in parts) == Fraction(row["bits per weight"]) == Fraction(8 * size, block)
     assert "3 for codes + 0.375 for sub-block scales/mins + 0.0625 for block scales (fp16) = 3.4375" in (
         where_the_bits_go("Q3_K")
     )
