@@ -22,6 +22,7 @@ from core.checkpoints import parse_app_args, script_args
 from core.gguf_export import EXPORT_FORMATS, export_file
 from core.gguf_file import gguf_memory_plan
 from core.model_files import list_gguf_files, read_from_models_dir, read_upload
+from core.text import markdown_literal
 from core.weights import parts_gb, verdict
 
 kw = {"persist_state": "session"}
@@ -162,8 +163,8 @@ def _summary():
             st.info("A real model is larger than the upload limit: a teacher can put it in the models folder.")
             return None
         return read_upload(up.getvalue(), up.name, max_bytes=UPLOAD_MB * 2**20)
-    except ValueError as err:
-        ui.refuse(err)
+    except ValueError as err:  # may quote the file (a tensor name): literally
+        ui.refuse(markdown_literal(err))
         return None
 
 
@@ -179,8 +180,8 @@ def gguf_plan_section() -> None:
     if s is None:
         return
     left, right = st.columns([2, 3])
-    facts = s.facts()
-    left.table({"": list(facts), "from the header": list(facts.values())}, hide_index=True)
+    facts = s.facts()  # the header's strings are the file's: shown literally, never as markdown
+    left.table({"": list(facts), "from the header": [markdown_literal(v) for v in facts.values()]}, hide_index=True)
     with right:
         count = st.column_config.NumberColumn(format="localized")
         st.dataframe(s.tensor_rows(), hide_index=True, column_config={"values": count, "bytes": count})
@@ -199,8 +200,8 @@ def gguf_plan_section() -> None:
     budget = c[2].number_input("Memory budget (GB)", 0.001, 100_000.0, step=1.0, key="memory.gguf_budget_gb", **kw)
     try:
         plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=round(budget * 10**9))
-    except ValueError as err:
-        ui.refuse(err, "No plan: ")
+    except ValueError as err:  # may quote the header's architecture: literally
+        ui.refuse(markdown_literal(err), "No plan: ")
         return
     for note in plan["notes"]:
         st.warning(note)

@@ -23,6 +23,14 @@ def sentence(text) -> str:
     return s if s.endswith((".", "!", "?", "…")) else s + "."
 
 
+def markdown_literal(text) -> str:
+    """``text`` for a markdown context (``st.markdown``, ``st.error``, ``st.table`` cells), shown
+    literally: every ASCII punctuation character backslash-escaped (CommonMark's escapes), so
+    ``**md**``, ``[l](x)``, ``<b>``, ``$x$`` and streamlit's ``:red[…]`` read as typed. For text
+    that came from a user or a file (a GGUF header's strings)."""
+    return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(text))
+
+
 def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     """``"1 value"``, ``"2 values"``, ``"1,024 bytes"``: the count with thousands separators and
     the right form of the noun (``plural_form`` defaults to ``singular + "s"``)."""

@@ -2,6 +2,7 @@
 cache types and a memory plan from a .gguf on the memory page, the GGUF download. Expected values come from the
 `gguf` package (its quantizer, its block sizes, its reader) or from the model's own tensors."""
 
+import re
 import sys
 
 import numpy as np
@@ -24,6 +25,12 @@ def _texts(at) -> str:
     return "\n".join(
         e.value for kind in ("markdown", "caption", "error", "warning", "info", "success") for e in at.get(kind)
     )
+
+
+def _facts(at) -> dict[str, str]:
+    """The plan's header table as {what: value}, CommonMark escapes removed (the page escapes the file's text)."""
+    [table] = [t.value for t in at.table if "from the header" in t.value.columns]
+    return {k: re.sub(r"\\(.)", r"\1", v) for k, v in zip(table.iloc[:, 0], table["from the header"], strict=True)}
 
 
 def _reference_block(values, fmt: str) -> bytes:
@@ -177,8 +184,7 @@ def test_memory_plan_from_the_apps_own_export():
     tensor; n_ctx starts at the file's 256 and f16 K = 4 · 256 · 2 · 32 · 2 B = 131,072 B."""
     model = load_model()
     at = new_app("lessons/memory.py")
-    [facts] = [t.value for t in at.table if "from the header" in t.value.columns]
-    got = dict(zip(facts.iloc[:, 0], facts["from the header"], strict=True))
+    got = _facts(at)
     assert (got["layers (n_layer)"], got["KV heads (n_kv_head)"], got["head size (K / V)"]) == ("4", "2", "32 / 32")
     assert got["context length"] == "256" and got["file type (general.file_type)"] == "Q4_0"
     [tensors] = [d.value for d in at.dataframe if "tensor" in d.value.columns]
@@ -198,8 +204,7 @@ def test_memory_plan_from_an_uploaded_tiny_gguf(tiny_gguf):
     at.radio(key="memory.gguf_source").set_value("upload a .gguf").run()
     at.file_uploader[0].set_value(("tiny-F32.gguf", data, "application/octet-stream")).run()
     assert not at.exception
-    [facts] = [t.value for t in at.table if "from the header" in t.value.columns]
-    got = dict(zip(facts.iloc[:, 0], facts["from the header"], strict=True))
+    got = _facts(at)
     assert (got["layers (n_layer)"], got["KV heads (n_kv_head)"], got["head size (K / V)"]) == ("1", "1", "16 / 16")
     assert got["tensor bytes"] == f"{4 * sum(p.numel() for p in model.parameters()):,}" and got["name"] == "tiny"
     assert at.number_input(key="memory.gguf_n_ctx").value == 64
@@ -218,8 +223,7 @@ def test_memory_plan_reads_the_operators_models_folder(tiny_gguf, tmp_path, monk
     monkeypatch.setattr(sys, "argv", ["app.py", "--models-dir", str(tmp_path)])
     at.run()
     assert [o.split(" (")[0] for o in at.selectbox(key="memory.gguf_file").options] == ["tiny.gguf"]
-    [facts] = [t.value for t in at.table if "from the header" in t.value.columns]
-    assert dict(zip(facts.iloc[:, 0], facts["from the header"], strict=True))["name"] == "tiny"
+    assert _facts(at)["name"] == "tiny"
     monkeypatch.setattr(sys, "argv", ["app.py", "--models-dri", str(tmp_path)])
     at.run()
     assert any("command line" in w.value for w in at.warning) and not at.exception

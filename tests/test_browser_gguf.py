@@ -96,3 +96,34 @@ def test_download_and_upload(url, models, tmp_path):
         page.get_by_role("cell", name="16 / 16", exact=True).wait_for(timeout=30000)
         _to_top(page, "A memory plan from a real .gguf file")
         screenshot(page, "gguf-upload-laptop")
+
+
+EVIL = "<b>bold</b> <img src=x onerror=alert(2)> **md** [l](javascript:alert(1)) :red[x]"
+
+
+def test_header_text_stays_literal(url, tmp_path):
+    """A .gguf whose architecture and name are markup: the header table and the “no plan” message show the
+    characters as written; no element is made from them, no dialog opens."""
+    path = tmp_path / "evil.gguf"
+    w = gguf.GGUFWriter(str(path), EVIL)
+    w.add_name(EVIL)
+    w.add_tensor("token_embd.weight", np.zeros((2, 32), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    with browser_page(1280, 800) as page:
+        dialogs = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        _open(page, url, "/memory")
+        page.get_by_text("upload a .gguf").click()
+        page.locator("input[type=file]").set_input_files(str(path))
+        page.get_by_text("No plan:").first.wait_for(timeout=30000)
+        page.wait_for_timeout(1000)
+        assert page.get_by_role("cell", name=EVIL, exact=True).count() == 2  # architecture and name
+        assert EVIL in page.get_by_test_id("stAlert").filter(has_text="No plan:").inner_text()
+        main = page.get_by_test_id("stMain")
+        assert main.locator("img[src='x']").count() == 0 and main.locator("a[href^='javascript']").count() == 0
+        assert main.locator("b:text('bold'), strong:text('md')").count() == 0 and dialogs == []
+        _to_top(page, "A memory plan from a real .gguf file")
+        screenshot(page, "gguf-header-literal-laptop")

@@ -31,3 +31,14 @@ def test_exact_decimal_rounds_half_away_and_keeps_every_digit():
 def test_visible_line_breaks():
     """A newline shows as ⏎, a tab as ⇥; other text unchanged."""
     assert visible("\n") == "⏎" and visible("a\tb\nc") == "a⇥b⏎c"
+
+
+def test_markdown_literal_escapes_every_ascii_punctuation_mark():
+    """Each ASCII punctuation mark gets one backslash (CommonMark shows it literally); letters, digits, spaces and
+    non-ASCII text are untouched."""
+    import string
+
+    from core.text import markdown_literal
+
+    assert markdown_literal(string.punctuation) == "".join("\\" + c for c in string.punctuation)
+    assert markdown_literal("Qwen2 7B Привет 😀") == "Qwen2 7B Привет 😀"
