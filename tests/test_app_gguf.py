@@ -227,3 +227,11 @@ def test_memory_plan_reads_the_operators_models_folder(tiny_gguf, tmp_path, monk
     monkeypatch.setattr(sys, "argv", ["app.py", "--models-dri", str(tmp_path)])
     at.run()
     assert any("command line" in w.value for w in at.warning) and not at.exception
+
+
+def test_weights_card_refusal_quotes_the_card_literally():
+    """An unreadable card is quoted in its message with its markdown escaped (shown as typed, not bold)."""
+    at = new_app("lessons/weights.py")
+    at.text_input(key="weights.card").set_value("**7B**, Q9, 8K").run()
+    [err] = at.error
+    assert r"\*\*7B\*\*" in err.value and not at.exception
