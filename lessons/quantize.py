@@ -134,5 +134,5 @@ g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed 
 st.markdown(store.sentence)
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 ui.chart(viz.fig_bits_per_weight(sizes, R.bits_per_weight_curves(sizes)), key="bpw")
-st.dataframe(R.formats_table(), hide_index=True)
+st.table(R.formats_table(), hide_index=True)
 ui_gguf.ruler_block(values)

@@ -42,8 +42,11 @@ def _open(page, url, path):
 
 
 def _to_top(page, heading):
-    page.get_by_text(heading, exact=True).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(1000)
+    """Scroll the main area so ``heading`` is at the top (twice: figures still drawing can move it)."""
+    for _ in range(2):
+        page.wait_for_function(IDLE_JS, timeout=60000)
+        page.get_by_text(heading, exact=True).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(1000)
 
 
 @pytest.mark.parametrize("size,query,tag", SIZES, ids=[s[2] for s in SIZES])
