@@ -49,7 +49,7 @@ def test_config_upload_bad_files(name, payload, expect):
         page.goto(url + "/memory")
         page.get_by_role("combobox", name="Model shape").click()
         page.get_by_role("option", name="From a config.json (paste or upload)").click()
-        page.locator("input[type=file]").set_input_files(
+        page.get_by_test_id("stMain").locator("input[type=file]").set_input_files(
             files=[{"name": name, "mimeType": "application/json", "buffer": payload}]
         )
         page.get_by_text(expect).first.wait_for(timeout=30000)

@@ -95,7 +95,7 @@ def test_download_and_upload(url, models, tmp_path):
         del r
         _open(page, url, "/memory")
         page.get_by_text("upload a .gguf").click()
-        page.locator("input[type=file]").set_input_files(str(models / "tiny-F32.gguf"))
+        page.get_by_test_id("stMain").locator("input[type=file]").set_input_files(str(models / "tiny-F32.gguf"))
         page.get_by_role("cell", name="16 / 16", exact=True).wait_for(timeout=30000)
         _to_top(page, "A memory plan from a real .gguf file")
         screenshot(page, "gguf-upload-laptop")
@@ -120,7 +120,7 @@ def test_header_text_stays_literal(url, tmp_path):
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         _open(page, url, "/memory")
         page.get_by_text("upload a .gguf").click()
-        page.locator("input[type=file]").set_input_files(str(path))
+        page.get_by_test_id("stMain").locator("input[type=file]").set_input_files(str(path))
         page.get_by_text("No plan:").first.wait_for(timeout=30000)
         page.wait_for_timeout(1000)
         assert page.get_by_role("cell", name=EVIL, exact=True).count() == 2  # architecture and name
