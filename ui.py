@@ -11,6 +11,7 @@ from collections.abc import Callable
 import streamlit as st
 import torch
 
+import ui_models
 from core import assets, share, state
 from core.context import run_policy
 from core.cost import kv_cache_bytes_for
@@ -65,11 +66,49 @@ def quantized_model(dtype: str, n_bit: int, group_size: int = 32):
 
 
 def model_for(key):
-    """The shared model for a ``core.session.ModelKey`` (precision, weight bits or None)."""
+    """The shared model for a ``core.session.ModelKey`` (source, precision, weight bits or None)."""
     from core.session import ModelKey
 
     key = ModelKey.of(key)
+    if key.source is not None:
+        if key.weight_bits is None:
+            return ui_models.checkpoint_model(key.source, key.dtype)
+        return quantized_checkpoint(key.source, key.dtype, key.weight_bits)
     return model(key.dtype) if key.weight_bits is None else quantized_model(key.dtype, key.weight_bits)
+
+
+@st.cache_resource(show_spinner="Quantizing the checkpoint's weights…", max_entries=1)
+def quantized_checkpoint(source: str, dtype: str, n_bit: int, group_size: int = 32):
+    """A loaded checkpoint with weight-only ``n_bit`` quantization, shared read-only (one kept: each
+    is a full copy of the model)."""
+    from core.quant_model import quantize_weights
+
+    return quantize_weights(ui_models.checkpoint_model(source, dtype), n_bit, group_size)
+
+
+def chosen_source() -> str | None:
+    """This session's model: None for the shipped model, else its checkpoint folder."""
+    return ui_models.active().path
+
+
+def chosen_model(dtype: str = "float32"):
+    """The model this session chose in the sidebar (shared, read-only)."""
+    return model_for((dtype, None, chosen_source()))
+
+
+def tokenizer_for(source: str | None):
+    """The tokenizer of the shipped model (None) or of a loaded checkpoint folder."""
+    return tokenizer() if source is None else ui_models.checkpoint(source)[1]
+
+
+def chosen_tokenizer():
+    return tokenizer_for(chosen_source())
+
+
+def chosen_card():
+    """The loaded checkpoint's ``core.pretrained.CheckpointCard``; None for the shipped model."""
+    source = chosen_source()
+    return None if source is None else ui_models.checkpoint(source)[2]
 
 
 @st.cache_resource(show_spinner="Loading the draft model…")
@@ -89,18 +128,25 @@ def model_card() -> dict:
 
 
 def init_state() -> None:
-    """Give this session its own copy of every default (never shared between sessions), then,
-    once per session, apply lesson state carried in the URL (``?seed=3&step=5&present=1``).
+    """Give this session its own copy of every default (never shared between sessions), make its
+    chosen model the one the pages use (``ui_models.resolve``), then, once per session, apply
+    lesson state carried in the URL (``?model=…&seed=3&step=5&present=1``; limits from that model).
 
     Widgets keep their values across pages themselves (``persist_state="session"``, keys from
     ``core.state``); this only seeds what a session starts with."""
     for key, value in state.DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = copy.deepcopy(value)
-    if "url.applied" not in st.session_state:
+    first = "url.applied" not in st.session_state
+    params = st.query_params.to_dict() if first else {}
+    if first and "model" in params:  # a share link names its model: choose it before limits apply
+        ui_models.choose_from_link(params.pop("model"))
+    ui_models.resolve()  # the session's model, loaded before any page runs
+    if first:
         st.session_state["url.applied"] = True
-        values, ignored = share.parse_url_state(st.query_params.to_dict(), model().cfg)
+        values, ignored = share.parse_url_state(params, chosen_model().cfg)
         st.session_state.update(values)
+        ignored = st.session_state.pop("url.model_ignored", []) + ignored
         if ignored:
             st.session_state["url.ignored"] = ignored
 
@@ -216,12 +262,14 @@ def sidebar_controls() -> None:
             persist_state="session",
             help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
         )
+    ui_models.picker()
 
 
 def url_notes() -> None:
     """Link parameters that could not be used, said once in the main area where the class looks."""
     for note in st.session_state.pop("url.ignored", []):
         st.warning(f"Link parameter ignored: {note}.")
+    ui_models.refusal_note()
 
 
 def track_page(page) -> None:
@@ -239,6 +287,8 @@ def came_from_another_page() -> bool:
 def sidebar_model_card() -> None:
     if presenter_mode():
         return  # fewer things on screen while presenting
+    if chosen_source() is not None:
+        return ui_models.sidebar_card(chosen_source())
     m, card = model(), model_card()
     cfg = m.cfg
     weight_bytes = weight_storage_bytes(m, None)

@@ -5,7 +5,11 @@ import streamlit as st
 import ui
 from core import cost, viz
 from core.measure import measured_kv_bytes
+from core import state as K
+from core.model_choice import prefill_positions_cap
 from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
+
+CHECK_FLOPS = 4e10  # one check's prefill: well under a second on a laptop core (≈ 2 · parameters per position)
 
 ui.title("memory")
 st.caption(
@@ -26,7 +30,14 @@ shipped = KVShape(
     cfg.block_size,
     "checked against the real KVCache",
 )
-choices = {**PRESETS, "The shipped model": shipped, "From a config.json (paste or upload)": None}
+choices = {**PRESETS, "The shipped model": shipped}
+card = ui.chosen_card()
+if card is not None:  # a checkpoint chosen in the sidebar: its config.json as loaded
+    choices[K.CHOSEN_PRESET] = KVShape(
+        f"{card.name} ({card.architecture}, float32)", card.n_layer, card.n_head, card.n_kv_head, card.head_dim,
+        card.d_model, 4, card.context_window, "its config.json as loaded; checked against its real KVCache",
+    )  # fmt: skip
+choices["From a config.json (paste or upload)"] = None
 name = st.selectbox("Model shape", list(choices), key="memory.preset", persist_state="session")
 shape = choices[name]
 if shape is None:
@@ -85,12 +96,22 @@ u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))
 u3.metric("Per position", cost.byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
-if name == "The shipped model" and B <= 8 and max(lengths) <= cfg.block_size and b == 4:
-    real = sum(measured_kv_bytes(ui.model(), t) for t in lengths)
-    st.success(
-        f"Real KVCache tensors of the shipped model at these lengths: {real:,} bytes — "
-        f"{'equal to' if real == kv['total'] else 'DIFFERENT from'} the formula."
-    )
+real_model = {"The shipped model": ui.model, K.CHOSEN_PRESET: ui.chosen_model}.get(name)
+if real_model and B <= 8 and b == 4:
+    real_model = real_model()
+    cap = prefill_positions_cap(real_model.n_params(), CHECK_FLOPS)
+    if max(lengths) > real_model.cfg.block_size or sum(lengths) > cap:
+        st.info(
+            f"Not checked against a real cache at these lengths: the check prefills the model, and here it runs "
+            f"at most {min(cap, real_model.cfg.block_size):,} positions in all (its cache is allocated for "
+            f"{real_model.cfg.block_size:,}). Give shorter lengths to check."
+        )
+    else:
+        real = sum(measured_kv_bytes(real_model, t) for t in lengths)
+        st.success(
+            f"Real KVCache tensors of {shape.name} at these lengths: {real:,} bytes — "
+            f"{'equal to' if real == kv['total'] else 'DIFFERENT from'} the formula."
+        )
 
 left, right = st.columns(2)
 with left:

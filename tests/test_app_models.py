@@ -1,0 +1,160 @@
+"""The sidebar's model picker and the pages on a chosen checkpoint (AppTest, no network).
+
+Checkpoints are tiny random models written here with ``transformers``; the app finds them through
+its own command line (``--models-dir``), given by setting ``sys.argv`` as ``streamlit run app.py
+-- …`` does and clearing the per-process caches that read it.
+"""
+
+import shutil
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import ui_models
+from core import session as S
+from core import state as K
+from core.cost import kv_cache_bytes_for
+from core.decode import full_forward
+from core.pretrained import load
+from core.tokenizer import encode
+from tests.app_util import attention_rows, click, new_app, stage, stage_matrix
+from tests.test_pretrained import write_checkpoint
+
+NAME = "tiny-llama"
+
+
+def _clear_caches() -> None:
+    for cached in (ui_models.app_args, ui_models._found, ui_models.store):
+        cached.clear()
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """A models dir with a loadable tiny Llama and a truncated copy (listed, refused on load), and
+    a pickle-only folder outside it (for --model)."""
+    root = tmp_path_factory.mktemp("models")
+    models = root / "models"
+    write_checkpoint(models / NAME, "llama")
+    config = models / NAME / "config.json"  # RoPE has no position table: a longer window is only a number
+    config.write_text(config.read_text().replace('"max_position_embeddings": 64', '"max_position_embeddings": 512'))
+    bad = models / "truncated-llama"
+    shutil.copytree(models / NAME, bad)
+    data = (bad / "model.safetensors").read_bytes()
+    (bad / "model.safetensors").write_bytes(data[: len(data) - 1000])
+    pickle = root / "pickle-only"
+    pickle.mkdir()
+    shutil.copy(models / NAME / "config.json", pickle)
+    shutil.copy(models / NAME / "tokenizer.json", pickle)
+    (pickle / "pytorch_model.bin").write_bytes(b"not really a pickle")
+    (root / "hub").mkdir()
+    return {"models": models, "pickle": pickle, "hub": root / "hub"}
+
+
+@pytest.fixture
+def app_args(folders, monkeypatch):
+    """Run the app as ``streamlit run app.py -- --models-dir DIR [more]`` with an empty HF cache."""
+
+    def with_args(*more):
+        monkeypatch.setattr(sys, "argv", [ui_models.APP.as_posix(), "--models-dir", str(folders["models"]), *more])
+        monkeypatch.setenv("HF_HUB_CACHE", str(folders["hub"]))
+        _clear_caches()
+        return folders
+
+    yield with_args
+    _clear_caches()
+
+
+def choose(at, name: str):
+    at.selectbox(key=K.MODEL_CHOICE).set_value(name).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_picking_a_checkpoint_steps_it_on_the_decode_page(app_args):
+    """The picker lists the shipped model and the folder's checkpoints; after choosing one, Prefill
+    and Step run it: one row per prompt position, then one more per Step, the rows are that
+    model's attention, and the last logits equal a full forward pass of the same folder."""
+    folders = app_args()
+    at = new_app()
+    options = at.selectbox(key=K.MODEL_CHOICE).options
+    assert options[0].startswith("The shipped model") and any(NAME in o for o in options)
+    choose(at, NAME)
+    model, tok, card = load(folders["models"] / NAME)
+    n = len(encode(tok, K.DEFAULT_PROMPT))
+    click(at, "Prefill")
+    assert attention_rows(at) == n
+    for k in range(1, 4):
+        click(at, "Step ▸")
+        assert stage(at)["explainer_attention"]["kind"] == "row" and attention_rows(at) == n + k
+    sess = at.session_state[K.DECODE_SESSION]
+    assert sess.model_key.source == str(folders["models"] / NAME)
+    layer, head = at.session_state[K.DECODE_LAYER], at.session_state[K.DECODE_HEAD]
+    assert layer == model.cfg.n_layer - 1  # the default layer 3 clamped to the 2-layer model
+    click(at, "Prefill")  # the same prompt again: one full drawing to compare
+    got = np.array([[np.nan if x is None else x for x in r] for r in stage_matrix(stage(at)["explainer_attention"])])
+    want = S.attention_matrix(at.session_state[K.DECODE_SESSION], layer, head)
+    assert np.allclose(got, want, atol=1e-4, equal_nan=True)
+    ref = full_forward(model, sess.consumed).logits
+    assert torch.allclose(sess.logits, ref, atol=1e-4)
+    card_text = " ".join(str(t.value) for t in at.sidebar.table)
+    assert card.architecture in card_text and f"{card.n_params:,}" in card_text
+
+
+def test_memory_page_bytes_equal_the_checkpoints_real_cache(app_args):
+    """On the memory page the chosen checkpoint is the preset, and the formula's bytes at T
+    positions equal a real KVCache of that model filled by a prefill (2·L·T·H_kv·d·4)."""
+    folders = app_args()
+    at = new_app()
+    choose(at, NAME)
+    at.switch_page("lessons/memory.py").run()
+    assert at.selectbox(key="memory.preset").value == K.CHOSEN_PRESET
+    cfg = load(folders["models"] / NAME)[0].cfg
+    want = kv_cache_bytes_for(cfg, 10, 4)
+    assert want == 2 * cfg.n_layer * 10 * cfg.n_kv_head * cfg.head_dim * 4
+    [t_input] = [t for t in at.text_input if t.label.startswith("T:")]
+    t_input.set_value("10").run()
+    assert not at.exception
+    assert any(f"{want:,} bytes — equal to the formula" in s.value for s in at.success)
+
+
+def test_a_refused_folder_says_why_and_the_pages_keep_their_model(app_args):
+    """A listed folder whose safetensors file is truncated is refused on screen with its reason;
+    the picker goes back to the model in use and the decode page still runs it."""
+    app_args()
+    at = new_app()
+    choose(at, "truncated-llama")
+    errors = " ".join(e.value for e in at.error)
+    assert "Cannot use truncated-llama: model.safetensors is not a readable safetensors file" in errors
+    assert at.selectbox(key=K.MODEL_CHOICE).value == "The shipped model"
+    click(at, "Prefill")
+    assert at.session_state[K.DECODE_SESSION].model_key.source is None
+
+
+def test_a_pickle_only_model_on_the_command_line_is_refused(app_args, folders):
+    """``--model`` naming a pickle-only folder: the first page says it is refused (never
+    unpickled) and the session runs the shipped model."""
+    app_args("--model", str(folders["pickle"]))
+    at = new_app()
+    errors = " ".join(e.value for e in at.error)
+    assert "Cannot use pickle-only: pickle-only has only pickle weights (pytorch_model.bin)" in errors
+    assert at.session_state[K.MODEL_ACTIVE] is None
+
+
+def test_two_sessions_with_different_models_stay_independent(app_args):
+    """One session on the checkpoint, one on the shipped model: each prefills and steps its own
+    model (its own tokens and cache shape), and switching one does not change the other."""
+    app_args()
+    a, b = new_app(), new_app()
+    choose(a, NAME)
+    click(a, "Prefill")
+    click(b, "Prefill")
+    click(a, "Step ▸")
+    click(b, "Step ▸")
+    sa, sb = a.session_state[K.DECODE_SESSION], b.session_state[K.DECODE_SESSION]
+    assert sa.model_key.source is not None and sb.model_key.source is None
+    assert sa.cache.cfg.n_layer == 2 and sb.cache.cfg.n_layer == 4
+    b.run()
+    assert b.selectbox(key=K.MODEL_CHOICE).value == "The shipped model"
+    assert b.session_state[K.DECODE_SESSION] is sb and sb.n_steps == 1

@@ -1,0 +1,225 @@
+"""Streamlit glue for the model a session runs: the app's command line, the sidebar picker, loading
+a checkpoint with a progress bar, refusals on screen. Numbers and rules live in
+``core.model_choice``; this module only keeps them per session and per process.
+
+The choice is per session (``state.MODEL_CHOICE``); the loaded models are per process and only
+read (``core.model_choice.ModelStore`` in ``st.cache_resource``). A student picks a name from
+the list; no path typed in a browser is ever read.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+from core import state
+from core.checkpoints import AppArgs, find_checkpoints, hub_dir, parse_app_args
+from core.model_choice import SHIPPED, ModelOption, ModelStore, default_choice, model_options
+from core.text import sentence
+
+APP = Path(__file__).resolve().parent / "app.py"
+REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
+
+
+@st.cache_resource(show_spinner=False)
+def app_args() -> tuple[AppArgs, str | None]:
+    """The options after ``--`` of ``streamlit run app.py -- --model PATH …``, parsed once per
+    process, and the message if they were malformed (then the defaults apply). Only when this
+    process runs app.py as its main script: under a test runner ``sys.argv`` is the runner's
+    (tests give options by setting ``sys.argv`` and clearing this cache)."""
+    if not sys.argv or Path(sys.argv[0]).resolve() != APP:
+        return AppArgs(), None
+    try:
+        return parse_app_args(sys.argv[1:]), None
+    except ValueError as err:
+        return AppArgs(), str(err)
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _found(models_dir: str | None, hub: str):
+    """Checkpoints on disk, listed again at most once a minute (a model a teacher adds shows up)."""
+    return find_checkpoints(models_dir, Path(hub))
+
+
+def options() -> dict[str, ModelOption]:
+    args, _ = app_args()
+    return model_options(args.model, _found(str(args.models_dir) if args.models_dir else None, str(hub_dir())))
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> ModelStore:
+    """The loaded checkpoints of this process, shared read-only by every session."""
+    return ModelStore(app_args()[0].max_model_gib)
+
+
+def checkpoint(path: str, dtype: str = "float32", progress=None):
+    """``(model, tokenizer, card)`` of a listed checkpoint folder, loaded once per process."""
+    return store().get(path, dtype, progress)
+
+
+def checkpoint_model(path: str, dtype: str = "float32"):
+    """The model of a listed checkpoint folder as ``dtype``, loaded once per process (with a
+    progress bar the first time)."""
+    if store().loaded(path, dtype):
+        return checkpoint(path, dtype)[0]
+    opts = {o.path: o for o in options().values()}
+    return load_with_progress(opts.get(path) or ModelOption(Path(path).name, path), dtype)[0]
+
+
+def choose_from_link(name: str) -> None:
+    """A share link's ``model=NAME``: choose it if this server lists that name (a name, never a
+    path), else keep the session's model and say why."""
+    if name in options():
+        st.session_state[state.MODEL_CHOICE] = name
+    else:
+        st.session_state["url.model_ignored"] = [f"model={name[:60]!r} is not a model this server has"]
+
+
+def load_with_progress(opt: ModelOption, dtype: str = "float32"):
+    """Load ``opt`` as ``dtype`` with a progress bar in the main area (a checkpoint already loaded
+    by any session returns at once). Raises ``ValueError`` with the refusal."""
+    if store().loaded(opt.path, dtype):
+        return checkpoint(opt.path, dtype)
+    bar = st.progress(0.0, text=f"Loading {opt.name} ({dtype})…")
+    try:
+        return checkpoint(opt.path, dtype, lambda f: bar.progress(f, text=f"Loading {opt.name} ({dtype})… {f:.0%}"))
+    finally:
+        bar.empty()
+
+
+def active() -> ModelOption:
+    """The model this session's pages use (the shipped model until a checkpoint has loaded)."""
+    return st.session_state.get(state.MODEL_ACTIVE) or ModelOption(SHIPPED)
+
+
+def resolve() -> None:
+    """Make the session's choice the model its pages use, before any page runs: a new session
+    starts on the ``--model`` folder (else the shipped model); a changed choice is loaded (with a
+    progress bar); a refused one is said on screen and the picker goes back to the model in use.
+    Switching drops what this session computed with the previous model."""
+    ss, opts = st.session_state, options()
+    args, _ = app_args()
+    if ss.get(state.MODEL_CHOICE) is None:
+        ss[state.MODEL_CHOICE] = default_choice(args.model, opts)
+    want = ss[state.MODEL_CHOICE]
+    now = active()
+    if want not in opts:  # gone from disk since it was listed
+        ss[REFUSAL] = (want, "it is no longer on this machine")
+        ss[state.MODEL_CHOICE] = want = now.name if now.name in opts else SHIPPED
+    if want == now.name:
+        return
+    opt = opts[want]
+    if opt.path is None:
+        cfg = shipped_cfg()
+    else:
+        try:
+            cfg = load_with_progress(opt)[0].cfg
+        except ValueError as err:
+            ss[REFUSAL] = (want, str(err))
+            ss[state.MODEL_CHOICE] = now.name if now.name in opts else SHIPPED
+            return
+    ss[REFUSAL] = None
+    ss[state.MODEL_ACTIVE] = None if opt.path is None else opt
+    forget_model_state(cfg, opt.path is not None)
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_cfg():
+    from core.config import GPTConfig
+
+    return GPTConfig.load(Path(__file__).resolve().parent / "assets" / "config.json")
+
+
+def forget_model_state(cfg, checkpoint: bool) -> None:
+    """Drop every object computed with the previous model (a request, a batch, measurements) and
+    put the per-page choices that depend on its shape (layer, head, window) back to their defaults,
+    within the new model's ``cfg``: no page mixes two models' tokens or reads a layer the new model
+    does not have. The memory page's preset becomes the model in use."""
+    ss = st.session_state
+    ss.update({k: copy.deepcopy(state.DEFAULTS[k]) for k in (*state.MODEL_BOUND, *state.MODEL_SHAPED)})
+    ss.pop("decode.view", None)  # the heatmap element must be drawn whole again
+    for layer, head in ((state.DECODE_LAYER, state.DECODE_HEAD), ("ctx.layer", "ctx.head")):
+        ss[layer] = min(ss[layer], cfg.n_layer - 1)
+        ss[head] = ss[head] if ss[head] == state.MEAN_HEADS else min(ss[head], cfg.n_head - 1)
+    ss["ctx.window"] = min(ss["ctx.window"], context_window_cap(cfg))
+    preset = ss.get("memory.preset")
+    if checkpoint or preset == state.CHOSEN_PRESET:
+        ss["memory.preset"] = state.CHOSEN_PRESET if checkpoint else "The shipped model"
+
+
+CONTEXT_BUDGET = 64 * 2**20  # bytes one session's context-page run may hold (KV cache + attention kept)
+CONTEXT_MAX_NEW = 200  # the page's largest "tokens to generate"
+
+
+def context_window_cap(cfg) -> int:
+    """The context page's largest window for ``cfg`` (``core.model_choice.window_cap``)."""
+    from core.model_choice import window_cap
+
+    return window_cap(cfg, CONTEXT_BUDGET, CONTEXT_MAX_NEW)
+
+
+def refusal_note() -> None:
+    """A refused choice, said where the class looks (the main area), once."""
+    kept = st.session_state.get(REFUSAL)
+    if kept and not st.session_state.get("model.refusal_shown") == kept:
+        st.session_state["model.refusal_shown"] = kept
+        name, message = kept
+        now = "the shipped model" if active().path is None else active().name
+        st.error(sentence(f"Cannot use {name}: {message}. The pages use {now}"))
+    _, bad_args = app_args()
+    if bad_args:
+        st.error(sentence(f"{bad_args}; the app runs with its defaults"))
+
+
+def picker() -> None:
+    """The sidebar's model picker: the shipped model and every checkpoint found offline."""
+    opts = options()
+    with st.sidebar:
+        st.selectbox(
+            "Model",
+            list(opts),
+            key=state.MODEL_CHOICE,
+            persist_state="session",
+            format_func=lambda n: opts[n].label if n in opts else n,
+            help="The shipped model, the folder given with --model, and checkpoints found on this machine (the "
+            "Hugging Face cache and --models-dir). Your choice is yours alone; other sessions keep theirs.",
+        )
+        kept = st.session_state.get(REFUSAL)
+        if kept:
+            st.error(sentence(f"Cannot use {kept[0]}: {kept[1]}"))
+
+
+def sidebar_card(path: str) -> None:
+    """The sidebar's card for a loaded checkpoint: what ``core.pretrained.load`` read."""
+    from core.cost import kv_cache_bytes_for
+
+    model, _, card = checkpoint(path)
+    cfg, mib = model.cfg, 2**20
+    kind = "MHA" if cfg.n_kv_head == cfg.n_head else "MQA" if cfg.n_kv_head == 1 else "GQA"
+    window = f"{card.context_window:,} positions" + (
+        f" (cache allocated for {card.block_size:,})" if card.block_size < card.context_window else ""
+    )
+    rows = {
+        "architecture": card.architecture,
+        "parameters": f"{card.n_params:,}",
+        "n_layer": card.n_layer,
+        "n_head (query heads)": card.n_head,
+        "n_kv_head (KV heads)": f"{card.n_kv_head} ({kind})",
+        "head_dim": card.head_dim,
+        "d_model": card.d_model,
+        "MLP width": f"{card.ffn_hidden:,}",
+        "context window": window,
+        "vocabulary": f"{card.vocab_size:,} tokens",
+        f"weight bytes ({card.dtype})": f"{card.weight_bytes:,} B ({card.weight_bytes / mib:,.1f} MiB)",
+        "on disk": f"{card.file_bytes:,} B ({card.stored_dtype})",
+        "KV bytes per token (float32)": f"{kv_cache_bytes_for(cfg, 1, 4):,} B",
+        "load time": f"{card.load_ms / 1000:,.1f} s",
+        "server memory after loading (RSS)": f"{card.rss_bytes / mib:,.0f} MiB",
+    }
+    with st.sidebar:
+        st.subheader("The model in use")
+        st.caption(f"{card.name} — a checkpoint read from this machine (safetensors), shared by every session.")
+        st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
