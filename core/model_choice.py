@@ -52,7 +52,9 @@ def model_options(command_line_model: Path | None, found: list[FoundCheckpoint])
     paths = {str(Path(c.path).resolve()) for c in found}
     if command_line_model is not None and str(command_line_model.resolve()) not in paths:
         name = checkpoint_name(command_line_model)
-        options[name] = ModelOption(name, str(command_line_model), _architecture(command_line_model), _bytes(command_line_model))
+        options[name] = ModelOption(
+            name, str(command_line_model), _architecture(command_line_model), _bytes(command_line_model)
+        )
     for c in found:
         name = c.name if c.name not in options else f"{c.name} ({c.path})"
         options[name] = ModelOption(name, str(c.path), c.architecture, c.file_bytes)
@@ -114,7 +116,11 @@ def find_draft(target: ModelOption, options: dict[str, ModelOption]) -> ModelOpt
     if want_vocab is None or want_size is None:
         return None
     smaller = sorted(
-        (o for o in options.values() if o.path is not None and o.name != target.name and o.file_bytes < target.file_bytes),
+        (
+            o
+            for o in options.values()
+            if o.path is not None and o.name != target.name and o.file_bytes < target.file_bytes
+        ),
         key=lambda o: o.file_bytes,
     )
     for o in smaller:

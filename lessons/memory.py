@@ -4,8 +4,8 @@ import streamlit as st
 
 import ui
 from core import cost, viz
-from core.measure import measured_kv_bytes
 from core import state as K
+from core.measure import measured_kv_bytes
 from core.model_choice import prefill_positions_cap
 from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
 
