@@ -73,42 +73,8 @@ def model_for(key):
     if key.source is not None:
         if key.weight_bits is None:
             return ui_models.checkpoint_model(key.source, key.dtype)
-        return quantized_checkpoint(key.source, key.dtype, key.weight_bits)
+        return ui_models.quantized_checkpoint(key.source, key.dtype, key.weight_bits)
     return model(key.dtype) if key.weight_bits is None else quantized_model(key.dtype, key.weight_bits)
-
-
-@st.cache_resource(show_spinner="Quantizing the checkpoint's weights…", max_entries=1)
-def quantized_checkpoint(source: str, dtype: str, n_bit: int, group_size: int = 32):
-    """A loaded checkpoint with weight-only ``n_bit`` quantization, shared read-only (one kept: each
-    is a full copy of the model)."""
-    from core.quant_model import quantize_weights
-
-    return quantize_weights(ui_models.checkpoint_model(source, dtype), n_bit, group_size)
-
-
-def chosen_source() -> str | None:
-    """This session's model: None for the shipped model, else its checkpoint folder."""
-    return ui_models.active().path
-
-
-def chosen_model(dtype: str = "float32"):
-    """The model this session chose in the sidebar (shared, read-only)."""
-    return model_for((dtype, None, chosen_source()))
-
-
-def tokenizer_for(source: str | None):
-    """The tokenizer of the shipped model (None) or of a loaded checkpoint folder."""
-    return tokenizer() if source is None else ui_models.checkpoint(source)[1]
-
-
-def chosen_tokenizer():
-    return tokenizer_for(chosen_source())
-
-
-def chosen_card():
-    """The loaded checkpoint's ``core.pretrained.CheckpointCard``; None for the shipped model."""
-    source = chosen_source()
-    return None if source is None else ui_models.checkpoint(source)[2]
 
 
 @st.cache_resource(show_spinner="Loading the draft model…")
@@ -144,7 +110,7 @@ def init_state() -> None:
     ui_models.resolve()  # the session's model, loaded before any page runs
     if first:
         st.session_state["url.applied"] = True
-        values, ignored = share.parse_url_state(params, chosen_model().cfg)
+        values, ignored = share.parse_url_state(params, ui_models.chosen_model().cfg)
         st.session_state.update(values)
         ignored = st.session_state.pop("url.model_ignored", []) + ignored
         if ignored:
@@ -287,8 +253,8 @@ def came_from_another_page() -> bool:
 def sidebar_model_card() -> None:
     if presenter_mode():
         return  # fewer things on screen while presenting
-    if chosen_source() is not None:
-        return ui_models.sidebar_card(chosen_source())
+    if ui_models.active().path is not None:
+        return ui_models.sidebar_card(ui_models.active().path)
     m, card = model(), model_card()
     cfg = m.cfg
     weight_bytes = weight_storage_bytes(m, None)
@@ -319,19 +285,28 @@ def chart_in(container, fig, key: str) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def greedy_tokens(prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | None = None, group: int = 32):
-    """Greedy continuation of the shipped model (float32, or with quantized weights). Deterministic,
-    so it is computed once and shared; every caller gets its own copy."""
-    m = model() if weight_bits is None else quantized_model("float32", weight_bits, group)
+def greedy_tokens(
+    prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | None = None, group: int = 32, source=None
+):
+    """Greedy continuation of the shipped model (``source`` None) or a loaded checkpoint (float32,
+    or with quantized weights). Deterministic, so it is computed once and shared; every caller
+    gets its own copy."""
+    if source is not None:
+        m = model_for(("float32", None, source))
+        m = m if weight_bits is None else ui_models.quantized_checkpoint(source, "float32", weight_bits, group)
+    else:
+        m = model() if weight_bits is None else quantized_model("float32", weight_bits, group)
     return generate_cached(m, list(prompt_ids), n_new, SamplingConfig()).tokens
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str, stop_at_end: bool = False):
-    """``core.context.run_policy`` on the shipped model (optionally up to its end token), cached
-    (deterministic, greedy)."""
-    end = end_token_id(tokenizer()) if stop_at_end else None
-    return run_policy(model(), list(prompt_ids), n_new, window, policy, end)
+@st.cache_data(show_spinner="Generating…", max_entries=64)
+def window_run(
+    prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str, stop_at_end: bool = False, source=None
+):
+    """``core.context.run_policy`` on the shipped model (``source`` None) or a loaded checkpoint
+    (optionally up to its end token), cached (deterministic, greedy)."""
+    end = end_token_id(ui_models.tokenizer_for(source)) if stop_at_end else None
+    return run_policy(model_for(("float32", None, source)), list(prompt_ids), n_new, window, policy, end)
 
 
 @st.cache_data(show_spinner="Serving the requests both ways…", max_entries=64)

@@ -60,13 +60,13 @@ def prefill(rerun_page: bool = True) -> None:
         return say("warning", "The prompt is empty: type a few words first.")
     ss = st.session_state
     sampling = SamplingConfig(ss[K.DECODE_STRATEGY], ss[K.DECODE_TEMPERATURE], ss[K.DECODE_TOP_K], ss[K.DECODE_SEED])
-    key = S.ModelKey(ss[K.DECODE_DTYPE], ss[K.DECODE_WEIGHT_BITS], ui.chosen_source())
+    key = S.ModelKey(ss[K.DECODE_DTYPE], ss[K.DECODE_WEIGHT_BITS], ui_models.chosen_source())
     old = session()
     try:
         too_slow = quantize_refusal(key)
         if too_slow:
             raise ValueError(too_slow)
-        sess, reuse = S.restart(ui.model_for(key), old, encode(ui.chosen_tokenizer(), text), sampling, key, text)
+        sess, reuse = S.restart(ui.model_for(key), old, encode(ui_models.chosen_tokenizer(), text), sampling, key, text)
     except ValueError as err:
         return say("error", f"Prefill refused: {err}.")
     ss[K.DECODE_SESSION], ss[K.DECODE_MESSAGE] = sess, None
@@ -92,7 +92,7 @@ def quantize_refusal(key: S.ModelKey) -> str | None:
     copy of the model in memory), so past ``QUANTIZE_MAX_PARAMS`` it would stall the page."""
     if key.source is None or key.weight_bits is None:
         return None
-    n = ui.chosen_model().n_params()
+    n = ui_models.chosen_model().n_params()
     if n <= QUANTIZE_MAX_PARAMS:
         return None
     return (
@@ -106,7 +106,7 @@ QUANTIZE_MAX_PARAMS = 400_000_000
 
 def _blocked() -> bool:
     sess = session()
-    reason = S.step_block_reason(sess, end_token_id(ui.chosen_tokenizer())) if sess else "Run prefill first."
+    reason = S.step_block_reason(sess, end_token_id(ui_models.chosen_tokenizer())) if sess else "Run prefill first."
     if reason:
         st.session_state[K.DECODE_PLAYING] = False
         say("info", reason)
@@ -119,7 +119,7 @@ def ask() -> None:
         return
     sess, layer, head = session(), st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
     pending = S.preview_step(model_of(sess), sess)
-    tok = ui.chosen_tokenizer()
+    tok = ui_models.chosen_tokenizer()
     labels = token_labels(tok, [*sess.consumed, sess.pending])
     q = P.ask(
         P.kind_for(sess.n_steps + 1),

@@ -69,6 +69,103 @@ def checkpoint_model(path: str, dtype: str = "float32"):
     return load_with_progress(opts.get(path) or ModelOption(Path(path).name, path), dtype)[0]
 
 
+@st.cache_resource(show_spinner="Quantizing the checkpoint's weights…", max_entries=1)
+def quantized_checkpoint(source: str, dtype: str, n_bit: int, group_size: int = 32):
+    """A loaded checkpoint with weight-only ``n_bit`` quantization, shared read-only (one kept: each
+    is a full copy of the model)."""
+    from core.quant_model import quantize_weights
+
+    return quantize_weights(checkpoint_model(source, dtype), n_bit, group_size)
+
+
+def chosen_source() -> str | None:
+    """This session's model: None for the shipped model, else its checkpoint folder."""
+    return active().path
+
+
+def chosen_model(dtype: str = "float32"):
+    """The model this session chose in the sidebar (shared, read-only)."""
+    import ui
+
+    return ui.model_for((dtype, None, chosen_source()))
+
+
+def tokenizer_for(source: str | None):
+    """The tokenizer of the shipped model (None) or of a loaded checkpoint folder."""
+    import ui
+
+    return ui.tokenizer() if source is None else checkpoint(source)[1]
+
+
+def chosen_tokenizer():
+    return tokenizer_for(chosen_source())
+
+
+def chosen_card():
+    """The loaded checkpoint's ``core.pretrained.CheckpointCard``; None for the shipped model."""
+    source = chosen_source()
+    return None if source is None else checkpoint(source)[2]
+
+
+def chosen_draft():
+    """The speculative-decoding pair for this session: ``(target, draft, draft_name)``. The shipped
+    model drafts with ``assets/draft``; a checkpoint with the smallest found checkpoint that has
+    its vocabulary (``core.model_choice.find_draft``), or ``draft`` None if there is none."""
+    if chosen_source() is None:
+        import ui
+
+        return ui.model(), ui.draft_model(), "the shipped draft (assets/draft)"
+    from core.model_choice import find_draft
+
+    opts = options()
+    found = find_draft(active(), opts)
+    if found is None:
+        return chosen_model(), None, None
+    return chosen_model(), checkpoint_model(found.path), found.name
+
+
+@st.cache_resource(show_spinner="Running the default prompt…", max_entries=4)
+def default_request(source: str | None):
+    """The default prompt prefilled on a model (greedy), shared read-only: what the quantization
+    page reads when this session has no request of its own."""
+    from core import session as S
+    from core.decode import SamplingConfig
+    from core.tokenizer import encode
+
+    return S.start(model_for_source(source), encode(tokenizer_for(source), state.DEFAULT_PROMPT), SamplingConfig())
+
+
+def model_for_source(source: str | None, dtype: str = "float32"):
+    import ui
+
+    return ui.model_for((dtype, None, source))
+
+
+class QuantPlan:
+    """The quantization page's evaluation for this session's model (``core.quant_model`` plans),
+    with the words the page shows."""
+
+    def __init__(self, source: str | None):
+        from core.quant_model import CHECKPOINT_PLAN, SHIPPED_PLAN
+
+        self.plan = SHIPPED_PLAN if source is None else CHECKPOINT_PLAN
+        name = "the shipped model" if source is None else chosen_card().name
+        self.bits, self.windows = self.plan.bits, self.plan.windows
+        self.caption = self.plan.describe(name)
+        if source is not None:
+            p, n = self.plan, chosen_model().n_params()
+            self.caption += (
+                f" Kept short for a model of {n:,} parameters, at {', '.join(map(str, p.bits))} bits: "
+                f"{1 + 2 * len(p.bits)} forward passes and {len(p.bits)} rounded copies of its weights, "
+                "computed once for the whole class when someone asks."
+            )
+        self.button = f"{len(self.plan.bits)} widths on {name}"
+
+
+def quant_plan(source: str | None) -> QuantPlan:
+    return QuantPlan(source)
+
+
 def choose_from_link(name: str) -> None:
     """A share link's ``model=NAME``: choose it if this server lists that name (a name, never a
     path), else keep the session's model and say why."""

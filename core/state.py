@@ -165,7 +165,13 @@ QUANTIZE = {
     "quant.group": 4,
     "quant.scale_bytes": 4,
 }
-QUANT_MODEL = {"qm.group": 32, "qm.rounding": "half_even", "qm.diverge_bits": 2, "qm.n_new": 40}
+QUANT_MODEL = {
+    "qm.group": 32,
+    "qm.rounding": "half_even",
+    "qm.diverge_bits": 2,
+    "qm.n_new": 40,
+    "qm.evaluated": None,  # the checkpoint folder whose (slow) evaluation this session asked for
+}
 
 # ---- the model a session runs (ui_models.py) -------------------------------------------------------
 MODEL_CHOICE = "model.choice"  # the picker's name (core.model_choice.ModelOption.name); None: not chosen yet

@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+import ui_models
 from core import cost, viz
 from core import state as K
 from core.measure import measured_kv_bytes
@@ -31,7 +32,7 @@ shipped = KVShape(
     "checked against the real KVCache",
 )
 choices = {**PRESETS, "The shipped model": shipped}
-card = ui.chosen_card()
+card = ui_models.chosen_card()
 if card is not None:  # a checkpoint chosen in the sidebar: its config.json as loaded
     choices[K.CHOSEN_PRESET] = KVShape(
         f"{card.name} ({card.architecture}, float32)", card.n_layer, card.n_head, card.n_kv_head, card.head_dim,
@@ -96,7 +97,7 @@ u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))
 u3.metric("Per position", cost.byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
-real_model = {"The shipped model": ui.model, K.CHOSEN_PRESET: ui.chosen_model}.get(name)
+real_model = {"The shipped model": ui.model, K.CHOSEN_PRESET: ui_models.chosen_model}.get(name)
 if real_model and B <= 8 and b == 4:
     real_model = real_model()
     cap = prefill_positions_cap(real_model.n_params(), CHECK_FLOPS)
