@@ -45,6 +45,8 @@ SECTIONS = {
 PAGES = tuple(page for pages in SECTIONS.values() for page in pages)
 TITLES = {path.removeprefix("lessons/").removesuffix(".py"): name for path, name, _ in PAGES}
 
+shipped_only_note = ui_models.shipped_only_note  # pages that keep the shipped model say so
+
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
 torch.set_num_threads(1)

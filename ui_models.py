@@ -166,6 +166,32 @@ def quant_plan(source: str | None) -> QuantPlan:
     return QuantPlan(source)
 
 
+@st.cache_data(show_spinner="Evaluating the quantized models…")
+def quant_sweep(source: str | None, group_size: int, rounding: str) -> dict:
+    """``core.quant_model.sweep`` of a model under its plan: deterministic, so computed once for
+    the whole class (every caller gets its own copy)."""
+    from core.quant_model import sweep
+
+    plan = QuantPlan(source).plan
+    return sweep(model_for_source(source), plan.windows(tokenizer_for(source)), plan.bits, group_size, rounding)
+
+
+SHIPPED_ONLY = {
+    "batching": "it decodes up to 16 requests together and times batch sizes up to 16 on the spot",
+    "paged": "each session holds its own block pool (8 MiB here: 256 shipped-model positions, a handful of a "
+    "real model's) and the page compares two schedulers by serving every request",
+    "cost": "the measurement times a full recompute at nine lengths, 11 times each",
+    "latency": "the measurement serves four requests with and without the KV cache",
+}
+
+
+def shipped_only_note(page: str) -> None:
+    """On a page that keeps the shipped model: say so when this session chose a checkpoint."""
+    if active().path is not None:
+        st.info(f"This part runs the shipped model, not {active().name}: {SHIPPED_ONLY[page]}, which on a model "
+                "this size would keep the page busy for a long time.", icon=":material/info:")  # fmt: skip
+
+
 def choose_from_link(name: str) -> None:
     """A share link's ``model=NAME``: choose it if this server lists that name (a name, never a
     path), else keep the session's model and say why."""

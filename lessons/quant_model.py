@@ -7,7 +7,7 @@ import ui_models as M
 from core import quant, viz
 from core import state as K
 from core.flip import find_flip, greedy_by_bits, top_two
-from core.quant_model import divergence, row_lengths, sweep, valid_group_sizes
+from core.quant_model import divergence, row_lengths, valid_group_sizes
 from core.text import ordinal
 from core.tokenizer import decode, end_token_id, token_text
 
@@ -88,15 +88,7 @@ if card is not None and st.session_state.get("qm.evaluated") != source:
         "Evaluate " + plan.button, type="primary", on_click=lambda: st.session_state.update({"qm.evaluated": source})
     )
     st.stop()
-
-
-@st.cache_data(show_spinner="Evaluating the quantized models…")
-def run_sweep(group_size: int, rounding: str, source: str | None) -> dict:
-    """Deterministic results, shared read-only between sessions (no per-user state)."""
-    return sweep(model, plan.windows(tok), plan.bits, group_size=group_size, rounding=rounding)
-
-
-results = run_sweep(group, rounding, source)
+results = M.quant_sweep(source, group, rounding)
 figures = []
 for kind, label in (
     ("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
