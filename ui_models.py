@@ -115,13 +115,14 @@ def chosen_draft():
         import ui
 
         return ui.model(), ui.draft_model(), "the shipped draft (assets/draft)"
-    from core.model_choice import find_draft
+    from core.model_choice import draft_candidates
 
-    opts = options()
-    found = find_draft(active(), opts)
-    if found is None:
-        return chosen_model(), None, None
-    return chosen_model(), checkpoint_model(found.path), found.name
+    for found in draft_candidates(active(), options()):
+        try:
+            return chosen_model(), checkpoint_model(found.path), found.name
+        except ValueError:
+            continue  # a refused folder (truncated, over the budget…) drafts nothing: try the next
+    return chosen_model(), None, None
 
 
 @st.cache_resource(show_spinner="Running the default prompt…", max_entries=4)

@@ -104,17 +104,17 @@ def _vocab_size(folder: str | Path) -> int | None:
         return None
 
 
-def find_draft(target: ModelOption, options: dict[str, ModelOption]) -> ModelOption | None:
-    """A draft for speculative decoding with ``target``: the smallest other checkpoint (fewer
-    bytes on disk) whose tokenizer maps every token to the same id and whose output layer has
-    the same ``vocab_size`` (the acceptance rule compares p and q over one vocabulary), e.g.
-    SmolLM2-135M for SmolLM2-360M. None if no such checkpoint was found (or ``target`` is the
-    shipped model, whose draft ships beside it)."""
+def draft_candidates(target: ModelOption, options: dict[str, ModelOption]) -> list[ModelOption]:
+    """Drafts for speculative decoding with ``target``, best first: the other checkpoints with fewer
+    bytes on disk (smallest first) whose tokenizer maps every token to the same id and whose
+    output layer has the same ``vocab_size`` (the acceptance rule compares p and q over one
+    vocabulary), e.g. SmolLM2-135M for SmolLM2-360M. Empty if there is none, or for the shipped
+    model (its draft ships beside it)."""
     if target.path is None:
-        return None
+        return []
     want_vocab, want_size = vocabulary(target.path), _vocab_size(target.path)
     if want_vocab is None or want_size is None:
-        return None
+        return []
     smaller = sorted(
         (
             o
@@ -123,10 +123,12 @@ def find_draft(target: ModelOption, options: dict[str, ModelOption]) -> ModelOpt
         ),
         key=lambda o: o.file_bytes,
     )
-    for o in smaller:
-        if _vocab_size(o.path) == want_size and vocabulary(o.path) == want_vocab:
-            return o
-    return None
+    return [o for o in smaller if _vocab_size(o.path) == want_size and vocabulary(o.path) == want_vocab]
+
+
+def find_draft(target: ModelOption, options: dict[str, ModelOption]) -> ModelOption | None:
+    """The first of ``draft_candidates`` (None if there is none)."""
+    return next(iter(draft_candidates(target, options)), None)
 
 
 class ModelStore:

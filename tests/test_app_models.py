@@ -158,3 +158,66 @@ def test_two_sessions_with_different_models_stay_independent(app_args):
     b.run()
     assert b.selectbox(key=K.MODEL_CHOICE).value == "The shipped model"
     assert b.session_state[K.DECODE_SESSION] is sb and sb.n_steps == 1
+
+
+def test_context_weights_and_quantization_pages_use_the_checkpoint(app_args):
+    """On the chosen checkpoint: the context window slider stops at its (budget-capped) window and
+    the run's cache bytes are that model's; the weights page gives its exact parameter count and
+    float32 bytes; the quantization page evaluates only on request, then shows a float32 row with
+    the model's own weight bytes."""
+    folders = app_args()
+    model, _, card = load(folders["models"] / NAME)
+    at = new_app()
+    choose(at, NAME)
+    at.switch_page("lessons/context.py").run()
+    assert not at.exception and at.slider(key="ctx.window").max == card.context_window == 512  # within 64 MiB
+    at.switch_page("lessons/weights.py").run()
+    n = sum(p.numel() for p in model.parameters())
+    assert any(f"{n:,} parameters" in m.value and f"{4 * n:,} bytes" in m.value for m in at.markdown)
+    at.switch_page("lessons/quant_model.py").run()
+    assert not at.exception and not at.dataframe[1:]  # the flip table only, until asked
+    [go] = [b for b in at.button if b.label.startswith("Evaluate")]
+    go.click().run()
+    assert not at.exception
+    first = at.dataframe[1].value.iloc[0]
+    assert first["model"] == "float32" and first["weight bytes"] == f"{4 * n:,}"
+
+
+def test_speculative_page_says_when_no_draft_was_found(app_args):
+    """A checkpoint with no smaller one of the same vocabulary on the machine: the page says none
+    was found instead of drafting with a model of another tokenizer."""
+    app_args()
+    at = new_app()
+    choose(at, NAME)
+    at.switch_page("lessons/speculative.py").run()
+    assert not at.exception
+    assert any("No draft for tiny-llama" in i.value for i in at.info)
+
+
+def test_speculative_page_drafts_with_a_smaller_checkpoint_of_the_same_vocabulary(folders, tmp_path, monkeypatch):
+    """With a 1-layer checkpoint of the same tokenizer beside the 2-layer one, the page names it as
+    the draft; Start and one greedy round produce the target's own greedy tokens."""
+    from core.decode import SamplingConfig, generate_cached
+    from tests.test_model_choice import _llama
+    from tests.test_pretrained import byte_level_tokenizer
+
+    models = tmp_path / "models"
+    shutil.copytree(folders["models"] / NAME, models / NAME)
+    _llama(models / "one-layer", 1, byte_level_tokenizer())
+    monkeypatch.setattr(sys, "argv", [ui_models.APP.as_posix(), "--models-dir", str(models)])
+    monkeypatch.setenv("HF_HUB_CACHE", str(folders["hub"]))
+    _clear_caches()
+    try:
+        at = new_app()
+        choose(at, NAME)
+        at.switch_page("lessons/speculative.py").run()
+        assert "Draft: one-layer" in at.caption[0].value
+        click(at, "Start (prefill the target)")
+        click(at, "Round ▸")
+        spec = at.session_state["spec.obj"]
+        target, tok, _ = load(models / NAME)
+        ids = encode(tok, K.DEFAULT_PROMPT)
+        want = generate_cached(target, ids, spec.produced, SamplingConfig()).tokens
+        assert spec.ids[spec.n_prompt :] == want
+    finally:
+        _clear_caches()
