@@ -13,12 +13,14 @@ thread as the server uses). ``--app-dir`` runs another checkout's app (e.g. the 
 through the same measurement. ``--checkpoint DIR`` runs the server as ``streamlit run app.py --
 --model DIR`` (every session starts on that checkpoint) and times its step; ``--smollm`` writes a
 random checkpoint in SmolLM2-135M's shape (``bench.pretrained_speed``) to a temporary folder and
-uses that. Prints a table; not a test.
+uses that, with the shipped tokenizer (so the prompts have the shipped model's cache lengths).
+Prints a table; not a test.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import tempfile
 import time
@@ -105,6 +107,9 @@ def main() -> None:
 
             args.checkpoint = Path(tmp) / "SmolLM2-135M-random"
             write_checkpoint(args.checkpoint)
+            # The shipped tokenizer (1,024 of the 49,152 ids): both prompts then hold as many
+            # positions as in the shipped model's rows, so the two tables compare Step for Step.
+            shutil.copy(ROOT / "assets" / "tokenizer.json", args.checkpoint / "tokenizer.json")
         run(args)
 
 
