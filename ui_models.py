@@ -61,12 +61,10 @@ def checkpoint(path: str, dtype: str = "float32", progress=None):
 
 
 def checkpoint_model(path: str, dtype: str = "float32"):
-    """The model of a listed checkpoint folder as ``dtype``, loaded once per process (with a
-    progress bar the first time)."""
-    if store().loaded(path, dtype):
-        return checkpoint(path, dtype)[0]
-    opts = {o.path: o for o in options().values()}
-    return load_with_progress(opts.get(path) or ModelOption(Path(path).name, path), dtype)[0]
+    """The model of a listed checkpoint folder as ``dtype``, loaded once per process. No progress
+    bar here: this runs inside button callbacks (Prefill in float64), where streamlit cannot draw
+    one; the picker's load (``resolve``) shows it."""
+    return checkpoint(path, dtype)[0]
 
 
 @st.cache_resource(show_spinner="Quantizing the checkpoint's weights…", max_entries=1)

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 import torch
+from streamlit.testing.v1 import AppTest
 
 import ui_models
 from core import session as S
@@ -19,7 +20,7 @@ from core.cost import kv_cache_bytes_for
 from core.decode import full_forward
 from core.pretrained import load
 from core.tokenizer import encode
-from tests.app_util import attention_rows, click, new_app, stage, stage_matrix
+from tests.app_util import APP, attention_rows, click, new_app, stage, stage_matrix
 from tests.test_pretrained import write_checkpoint
 
 NAME = "tiny-llama"
@@ -221,3 +222,34 @@ def test_speculative_page_drafts_with_a_smaller_checkpoint_of_the_same_vocabular
         assert spec.ids[spec.n_prompt :] == want
     finally:
         _clear_caches()
+
+
+def test_float64_quantized_weights_and_a_share_link_on_the_checkpoint(app_args, monkeypatch):
+    """float64 loads the checkpoint again in float64 (cached and recomputed logits within 1e-9);
+    4-bit weights past the page's size limit are refused with the reason; the share link names the
+    model, and opening it replays the steps on that model."""
+    import ui_decode
+
+    app_args()
+    at = new_app()
+    choose(at, NAME)
+    at.radio(key=K.DECODE_DTYPE).set_value("float64").run()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    sess = at.session_state[K.DECODE_SESSION]
+    assert sess.cache.dtype == torch.float64 and sess.max_diff[-1] < 1e-9
+    click(at, "Put a link to this request in the address bar")
+    link = dict(at.query_params)
+    assert link["model"] == NAME and link["dtype"] == "float64" and link["step"] == "1"
+    monkeypatch.setattr(ui_decode, "QUANTIZE_MAX_PARAMS", 1000)
+    at.radio(key=K.DECODE_WEIGHT_BITS).set_value(4).run()
+    click(at, "Prefill")
+    assert any("quantizing this checkpoint's weights is refused" in e.value for e in at.error)
+    opened = AppTest.from_file(APP, default_timeout=60)
+    for k, v in link.items():
+        opened.query_params[k] = v
+    opened.run()
+    assert not opened.exception
+    replay = opened.session_state[K.DECODE_SESSION]
+    assert replay.model_key.source == sess.model_key.source and replay.n_steps == 1
+    assert replay.outputs == sess.outputs
