@@ -232,6 +232,12 @@ def resolve() -> None:
         ss[REFUSAL] = (want, "it is no longer on this machine")
         ss[state.MODEL_CHOICE] = want = now.name if now.name in opts else SHIPPED
     if want == now.name:
+        if now.path is not None and not store().loaded(now.path, "float32"):
+            try:  # let go by this process since (others were loaded): read again, with the bar
+                load_with_progress(now)
+            except ValueError as err:  # changed on disk since: back to the shipped model
+                ss[REFUSAL], ss[state.MODEL_CHOICE], ss[state.MODEL_ACTIVE] = (want, str(err)), SHIPPED, None
+                forget_model_state(shipped_cfg(), False)
         return
     opt = opts[want]
     if opt.path is None:
@@ -292,7 +298,8 @@ def refusal_note() -> None:
         now = "the shipped model" if active().path is None else active().name
         st.error(sentence(f"Cannot use {name}: {message}. The pages use {now}"))
     _, bad_args = app_args()
-    if bad_args:
+    if bad_args and not st.session_state.get("model.args_shown"):  # the operator's slip: once per session
+        st.session_state["model.args_shown"] = True
         st.error(sentence(f"{bad_args}; the app runs with its defaults"))
 
 

@@ -253,3 +253,13 @@ def test_float64_quantized_weights_and_a_share_link_on_the_checkpoint(app_args, 
     replay = opened.session_state[K.DECODE_SESSION]
     assert replay.model_key.source == sess.model_key.source and replay.n_steps == 1
     assert replay.outputs == sess.outputs
+
+
+def test_a_malformed_command_line_is_said_once_and_the_defaults_apply(app_args):
+    """``-- --max-model-gib -1``: the first page names the option, the app runs on the shipped model."""
+    app_args("--max-model-gib", "-1")
+    at = new_app()
+    assert any("--max-model-gib must be a positive number of GiB" in e.value for e in at.error)
+    assert at.selectbox(key=K.MODEL_CHOICE).value == "The shipped model"
+    at.run()
+    assert not [e for e in at.error if "max-model-gib" in e.value]
