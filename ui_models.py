@@ -345,7 +345,7 @@ def sidebar_card(path: str) -> None:
         f"weight bytes ({card.dtype})": f"{card.weight_bytes:,} B ({card.weight_bytes / mib:,.1f} MiB)",
         "on disk": f"{card.file_bytes:,} B ({card.stored_dtype})",
         "KV bytes per token (float32)": f"{kv_cache_bytes_for(cfg, 1, 4):,} B",
-        "load time": f"{card.load_ms / 1000:,.1f} s",
+        "load time": f"{card.load_ms:,.0f} ms" if card.load_ms < 1000 else f"{card.load_ms / 1000:,.1f} s",
         "server memory after loading (RSS)": f"{card.rss_bytes / mib:,.0f} MiB",
     }
     with st.sidebar:

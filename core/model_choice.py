@@ -39,9 +39,13 @@ class ModelOption:
 
     @property
     def label(self) -> str:
+        """What the picker shows: name · family · bytes on disk ("SmolLM2-135M · Llama · 269.06 MB")."""
+        from core.cost import format_bytes
+
         if self.path is None:
             return f"{SHIPPED} (1 M parameters, trained here)"
-        return f"{self.name} · {self.architecture} · {self.file_bytes / 1e6:,.0f} MB on disk"
+        family = self.architecture.removesuffix("ForCausalLM").removesuffix("LMHeadModel")
+        return f"{self.name} · {family} · {format_bytes(self.file_bytes, binary=False)}"
 
 
 def model_options(command_line_model: Path | None, found: list[FoundCheckpoint]) -> dict[str, ModelOption]:

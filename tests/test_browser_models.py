@@ -32,8 +32,11 @@ def pick_and_step(page, url: str, query: str, steps: int) -> int:
     page.goto(f"{url}/{query}")
     page.get_by_role("button", name="Prefill").wait_for(timeout=60000)
     page.get_by_test_id("stExpandSidebarButton").click()
-    page.get_by_role("combobox", name="Model").click()
-    page.get_by_role("option", name=f"{NAME} · LlamaForCausalLM", exact=False).click()
+    picker = page.get_by_role("combobox", name="Model")
+    picker.wait_for(timeout=30000)
+    picker.click()
+    picker.press_sequentially(NAME)  # filters the list to the checkpoint
+    page.get_by_role("option", name=f"{NAME} · Llama · ", exact=False).click(timeout=60000)
     if "present=1" not in query:  # presenter mode hides the card
         page.get_by_text("The model in use").wait_for(timeout=60000)
         screenshot(page, "checkpoint-sidebar-card")
