@@ -126,12 +126,15 @@ def chosen_draft():
 @st.cache_resource(show_spinner="Running the default prompt…", max_entries=4)
 def default_request(source: str | None):
     """The default prompt prefilled on a model (greedy), shared read-only: what the quantization
-    page reads when this session has no request of its own."""
+    page reads when this session has no request of its own. A model whose window is shorter than
+    twice the prompt gets its last half-window of tokens (the end, where the reply starts)."""
     from core import session as S
     from core.decode import SamplingConfig
     from core.tokenizer import encode
 
-    return S.start(model_for_source(source), encode(tokenizer_for(source), state.DEFAULT_PROMPT), SamplingConfig())
+    model = model_for_source(source)
+    ids = encode(tokenizer_for(source), state.DEFAULT_PROMPT)
+    return S.start(model, ids[-(model.cfg.block_size // 2) :], SamplingConfig())
 
 
 def model_for_source(source: str | None, dtype: str = "float32"):
@@ -187,8 +190,8 @@ SHIPPED_ONLY = {
 def shipped_only_note(page: str) -> None:
     """On a page that keeps the shipped model: say so when this session chose a checkpoint."""
     if active().path is not None:
-        st.info(f"This part runs the shipped model, not {active().name}: {SHIPPED_ONLY[page]}, which on a model "
-                "this size would keep the page busy for a long time.", icon=":material/info:")  # fmt: skip
+        st.info(f"This part runs the shipped model, not {active().name}: {SHIPPED_ONLY[page]}; with a model of "
+                "real size that would keep the page busy for a long time.", icon=":material/info:")  # fmt: skip
 
 
 def choose_from_link(name: str) -> None:

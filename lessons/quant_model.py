@@ -9,7 +9,7 @@ from core import state as K
 from core.flip import find_flip, greedy_by_bits, top_two
 from core.quant_model import divergence, row_lengths, valid_group_sizes
 from core.text import ordinal
-from core.tokenizer import decode, end_token_id, token_text
+from core.tokenizer import decode, encode, end_token_id, token_text
 
 tok, model, card, source = M.chosen_tokenizer(), M.chosen_model(), M.chosen_card(), M.chosen_source()
 ui.title("quant_model")
@@ -25,7 +25,8 @@ st.subheader("The flip finder: how close is the next token to changing?")
 sess = st.session_state.get(K.DECODE_SESSION)
 if sess is None:
     sess = M.default_request(source)
-    st.caption("Using the default prompt (run Prefill on the decode page to use yours).")
+    cut = "" if sess.prompt_text or len(sess.prompt_ids) >= len(encode(tok, K.DEFAULT_PROMPT)) else " (its end)"
+    st.caption(f"Using the default prompt{cut} (run Prefill on the decode page to use yours).")
 else:
     st.caption("Using the current request on the decode page.")
 logits = sess.logits.double().numpy()

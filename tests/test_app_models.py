@@ -263,3 +263,26 @@ def test_a_malformed_command_line_is_said_once_and_the_defaults_apply(app_args):
     assert at.selectbox(key=K.MODEL_CHOICE).value == "The shipped model"
     at.run()
     assert not [e for e in at.error if "max-model-gib" in e.value]
+
+
+def test_quantization_page_on_a_short_window_uses_the_end_of_the_default_prompt(folders, tmp_path, monkeypatch):
+    """A checkpoint whose 64-position window cannot hold the default prompt: the flip finder reads
+    the prompt's last 32 tokens and says so, instead of failing."""
+    models = tmp_path / "models"
+    from tests.test_pretrained import write_checkpoint as write
+
+    write(models / "short-window", "llama")  # max_position_embeddings 64
+    monkeypatch.setattr(sys, "argv", [ui_models.APP.as_posix(), "--models-dir", str(models)])
+    monkeypatch.setenv("HF_HUB_CACHE", str(folders["hub"]))
+    _clear_caches()
+    try:
+        at = new_app()
+        choose(at, "short-window")
+        at.switch_page("lessons/quant_model.py").run()
+        assert not at.exception
+        assert any("Using the default prompt (its end)" in c.value for c in at.caption)
+        _, tok, _ = load(models / "short-window")
+        want = encode(tok, K.DEFAULT_PROMPT)[-32:]
+        assert ui_models.default_request(str(models / "short-window")).prompt_ids == want
+    finally:
+        _clear_caches()
