@@ -238,6 +238,8 @@ def test_float64_quantized_weights_and_a_share_link_on_the_checkpoint(app_args, 
     click(at, "Step ▸")
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.cache.dtype == torch.float64 and sess.max_diff[-1] < 1e-9
+    at.session_state["decode.more"] = True  # open "Share this request"
+    at.run()
     click(at, "Put a link to this request in the address bar")
     link = dict(at.query_params)
     assert link["model"] == NAME and link["dtype"] == "float64" and link["step"] == "1"
