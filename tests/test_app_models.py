@@ -86,6 +86,7 @@ def test_picking_a_checkpoint_steps_it_on_the_decode_page(app_args):
     n = len(encode(tok, K.DEFAULT_PROMPT))
     click(at, "Prefill")
     assert attention_rows(at) == n
+    assert stage(at)["explainer_attention"]["title"].startswith(f"{NAME} · Layer 1, head 0, prefill")
     for k in range(1, 4):
         click(at, "Step ▸")
         assert stage(at)["explainer_attention"]["kind"] == "row" and attention_rows(at) == n + k
