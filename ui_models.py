@@ -113,9 +113,7 @@ def chosen_draft():
         import ui
 
         return ui.model(), ui.draft_model(), "the shipped draft (assets/draft)"
-    from core.model_choice import draft_candidates
-
-    for found in draft_candidates(active(), options()):
+    for found in _draft_candidates(active()):
         try:
             return chosen_model(), checkpoint_model(found.path), found.name
         except ValueError:
@@ -143,29 +141,11 @@ def model_for_source(source: str | None, dtype: str = "float32"):
     return ui.model_for((dtype, None, source))
 
 
-class QuantPlan:
-    """The quantization page's evaluation for this session's model (``core.quant_model`` plans),
-    with the words the page shows."""
+def quant_plan(source: str | None):
+    """The quantization page's evaluation for a model (``core.quant_model.EvalPlan``)."""
+    from core.quant_model import CHECKPOINT_PLAN, SHIPPED_PLAN
 
-    def __init__(self, source: str | None):
-        from core.quant_model import CHECKPOINT_PLAN, SHIPPED_PLAN
-
-        self.plan = SHIPPED_PLAN if source is None else CHECKPOINT_PLAN
-        name = "the shipped model" if source is None else chosen_card().name
-        self.bits, self.windows = self.plan.bits, self.plan.windows
-        self.caption = self.plan.describe(name)
-        if source is not None:
-            p, n = self.plan, chosen_model().n_params()
-            self.caption += (
-                f" Kept short for a model of {n:,} parameters, at {', '.join(map(str, p.bits))} bits: "
-                f"{1 + 2 * len(p.bits)} forward passes and {len(p.bits)} rounded copies of its weights, "
-                "computed once for the whole class when someone asks."
-            )
-        self.button = f"{len(self.plan.bits)} widths on {name}"
-
-
-def quant_plan(source: str | None) -> QuantPlan:
-    return QuantPlan(source)
+    return SHIPPED_PLAN if source is None else CHECKPOINT_PLAN
 
 
 @st.cache_data(show_spinner="Evaluating the quantized models…")
@@ -174,7 +154,7 @@ def quant_sweep(source: str | None, group_size: int, rounding: str) -> dict:
     the whole class (every caller gets its own copy)."""
     from core.quant_model import sweep
 
-    plan = QuantPlan(source).plan
+    plan = quant_plan(source)
     return sweep(model_for_source(source), plan.windows(tokenizer_for(source)), plan.bits, group_size, rounding)
 
 
@@ -192,6 +172,15 @@ def shipped_only_note(page: str) -> None:
     if active().path is not None:
         st.info(f"This part runs the shipped model, not {active().name}: {SHIPPED_ONLY[page]}; with a model of "
                 "real size that would keep the page busy for a long time.", icon=":material/info:")  # fmt: skip
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _draft_candidates(target: ModelOption):
+    """``core.model_choice.draft_candidates`` among the listed checkpoints, kept a minute (it reads
+    every candidate's tokenizer.json)."""
+    from core.model_choice import draft_candidates
+
+    return draft_candidates(target, options())
 
 
 def choose_from_link(name: str) -> None:

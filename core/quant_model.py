@@ -103,12 +103,20 @@ class EvalPlan:
         make = eval_windows if self.held_out else text_windows
         return make(tok, self.n_windows, self.block)
 
-    def describe(self, name: str) -> str:
+    def describe(self, name: str, n_params: int | None = None) -> str:
+        """The page's caption; with ``n_params`` (a loaded checkpoint) also why the set is short."""
         n = self.n_windows * self.block
         what = (
             "held-out windows that the model never trained on" if self.held_out else "windows of a short built-in text"
         )
-        return f"Evaluation set for {name}: {self.n_windows} {what}, {self.block} tokens each ({n:,} predictions)."
+        text = f"Evaluation set for {name}: {self.n_windows} {what}, {self.block} tokens each ({n:,} predictions)."
+        if n_params is not None:
+            text += (
+                f" Kept short for a model of {n_params:,} parameters, at {', '.join(map(str, self.bits))} bits: "
+                f"{1 + 2 * len(self.bits)} forward passes and {len(self.bits)} rounded copies of its weights, "
+                "computed once for the whole class when someone asks."
+            )
+        return text
 
 
 # The shipped model: the whole held-out set at every width. A loaded checkpoint is 100-1,000× larger,

@@ -82,11 +82,15 @@ group = g1.select_slider(
 rounding = g2.selectbox(
     "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding", persist_state="session"
 )
-plan = M.quant_plan(source)
-st.caption(plan.caption + " Greedy changes and max logit error are against the float32 model on the same positions.")
+name, plan = "the shipped model" if card is None else card.name, M.quant_plan(source)
+st.caption(
+    plan.describe(name, None if card is None else model.n_params())
+    + " Greedy changes and max logit error are against the float32 model on the same positions."
+)
 if card is not None and st.session_state.get("qm.evaluated") != source:
+    go = {"qm.evaluated": source}
     st.button(
-        "Evaluate " + plan.button, type="primary", on_click=lambda: st.session_state.update({"qm.evaluated": source})
+        f"Evaluate {len(plan.bits)} widths on {name}", type="primary", on_click=st.session_state.update, args=(go,)
     )
     st.stop()
 results = M.quant_sweep(source, group, rounding)
