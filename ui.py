@@ -11,6 +11,7 @@ from collections.abc import Callable
 import streamlit as st
 import torch
 
+import ui_models
 from core import assets, share, state
 from core.context import run_policy
 from core.cost import kv_cache_bytes_for
@@ -44,6 +45,8 @@ SECTIONS = {
 PAGES = tuple(page for pages in SECTIONS.values() for page in pages)
 TITLES = {path.removeprefix("lessons/").removesuffix(".py"): name for path, name, _ in PAGES}
 
+shipped_only_note = ui_models.shipped_only_note  # pages that keep the shipped model say so
+
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
 torch.set_num_threads(1)
@@ -65,10 +68,14 @@ def quantized_model(dtype: str, n_bit: int, group_size: int = 32):
 
 
 def model_for(key):
-    """The shared model for a ``core.session.ModelKey`` (precision, weight bits or None)."""
+    """The shared model for a ``core.session.ModelKey`` (source, precision, weight bits or None)."""
     from core.session import ModelKey
 
     key = ModelKey.of(key)
+    if key.source is not None:
+        if key.weight_bits is None:
+            return ui_models.checkpoint_model(key.source, key.dtype)
+        return ui_models.quantized_checkpoint(key.source, key.dtype, key.weight_bits)
     return model(key.dtype) if key.weight_bits is None else quantized_model(key.dtype, key.weight_bits)
 
 
@@ -89,18 +96,25 @@ def model_card() -> dict:
 
 
 def init_state() -> None:
-    """Give this session its own copy of every default (never shared between sessions), then,
-    once per session, apply lesson state carried in the URL (``?seed=3&step=5&present=1``).
+    """Give this session its own copy of every default (never shared between sessions), make its
+    chosen model the one the pages use (``ui_models.resolve``), then, once per session, apply
+    lesson state carried in the URL (``?model=…&seed=3&step=5&present=1``; limits from that model).
 
     Widgets keep their values across pages themselves (``persist_state="session"``, keys from
     ``core.state``); this only seeds what a session starts with."""
     for key, value in state.DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = copy.deepcopy(value)
-    if "url.applied" not in st.session_state:
+    first = "url.applied" not in st.session_state
+    params = st.query_params.to_dict() if first else {}
+    if first and "model" in params:  # a share link names its model: choose it before limits apply
+        ui_models.choose_from_link(params.pop("model"))
+    ui_models.resolve()  # the session's model, loaded before any page runs
+    if first:
         st.session_state["url.applied"] = True
-        values, ignored = share.parse_url_state(st.query_params.to_dict(), model().cfg)
+        values, ignored = share.parse_url_state(params, ui_models.chosen_model().cfg)
         st.session_state.update(values)
+        ignored = st.session_state.pop("url.model_ignored", []) + ignored
         if ignored:
             st.session_state["url.ignored"] = ignored
 
@@ -216,12 +230,14 @@ def sidebar_controls() -> None:
             persist_state="session",
             help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
         )
+    ui_models.picker()
 
 
 def url_notes() -> None:
     """Link parameters that could not be used, said once in the main area where the class looks."""
     for note in st.session_state.pop("url.ignored", []):
         st.warning(f"Link parameter ignored: {note}.")
+    ui_models.refusal_note()
 
 
 def track_page(page) -> None:
@@ -239,6 +255,8 @@ def came_from_another_page() -> bool:
 def sidebar_model_card() -> None:
     if presenter_mode():
         return  # fewer things on screen while presenting
+    if ui_models.active().path is not None:
+        return ui_models.sidebar_card(ui_models.active().path)
     m, card = model(), model_card()
     cfg = m.cfg
     weight_bytes = weight_storage_bytes(m, None)
@@ -269,19 +287,28 @@ def chart_in(container, fig, key: str) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def greedy_tokens(prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | None = None, group: int = 32):
-    """Greedy continuation of the shipped model (float32, or with quantized weights). Deterministic,
-    so it is computed once and shared; every caller gets its own copy."""
-    m = model() if weight_bits is None else quantized_model("float32", weight_bits, group)
+def greedy_tokens(
+    prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | None = None, group: int = 32, source=None
+):
+    """Greedy continuation of the shipped model (``source`` None) or a loaded checkpoint (float32,
+    or with quantized weights). Deterministic, so it is computed once and shared; every caller
+    gets its own copy."""
+    if source is not None:
+        m = model_for(("float32", None, source))
+        m = m if weight_bits is None else ui_models.quantized_checkpoint(source, "float32", weight_bits, group)
+    else:
+        m = model() if weight_bits is None else quantized_model("float32", weight_bits, group)
     return generate_cached(m, list(prompt_ids), n_new, SamplingConfig()).tokens
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def window_run(prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str, stop_at_end: bool = False):
-    """``core.context.run_policy`` on the shipped model (optionally up to its end token), cached
-    (deterministic, greedy)."""
-    end = end_token_id(tokenizer()) if stop_at_end else None
-    return run_policy(model(), list(prompt_ids), n_new, window, policy, end)
+@st.cache_data(show_spinner="Generating…", max_entries=64)
+def window_run(
+    prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str, stop_at_end: bool = False, source=None
+):
+    """``core.context.run_policy`` on the shipped model (``source`` None) or a loaded checkpoint
+    (optionally up to its end token), cached (deterministic, greedy)."""
+    end = end_token_id(ui_models.tokenizer_for(source)) if stop_at_end else None
+    return run_policy(model_for(("float32", None, source)), list(prompt_ids), n_new, window, policy, end)
 
 
 @st.cache_data(show_spinner="Serving the requests both ways…", max_entries=64)

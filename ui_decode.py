@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+import ui_models
 from core import predict as P
 from core import session as S
 from core import share
@@ -59,10 +60,13 @@ def prefill(rerun_page: bool = True) -> None:
         return say("warning", "The prompt is empty: type a few words first.")
     ss = st.session_state
     sampling = SamplingConfig(ss[K.DECODE_STRATEGY], ss[K.DECODE_TEMPERATURE], ss[K.DECODE_TOP_K], ss[K.DECODE_SEED])
-    key = S.ModelKey(ss[K.DECODE_DTYPE], ss[K.DECODE_WEIGHT_BITS])
+    key = S.ModelKey(ss[K.DECODE_DTYPE], ss[K.DECODE_WEIGHT_BITS], ui_models.chosen_source())
     old = session()
     try:
-        sess, reuse = S.restart(ui.model_for(key), old, encode(ui.tokenizer(), text), sampling, key, text)
+        too_slow = quantize_refusal(key)
+        if too_slow:
+            raise ValueError(too_slow)
+        sess, reuse = S.restart(ui.model_for(key), old, encode(ui_models.chosen_tokenizer(), text), sampling, key, text)
     except ValueError as err:
         return say("error", f"Prefill refused: {err}.")
     ss[K.DECODE_SESSION], ss[K.DECODE_MESSAGE] = sess, None
@@ -82,9 +86,27 @@ def prefill(rerun_page: bool = True) -> None:
         ask()
 
 
+def quantize_refusal(key: S.ModelKey) -> str | None:
+    """Why weight-only quantization of a loaded checkpoint is not offered here, or None: it copies
+    and rounds every block weight (about 2 s for 135 M parameters on this machine, and a second
+    copy of the model in memory), so past ``QUANTIZE_MAX_PARAMS`` it would stall the page."""
+    if key.source is None or key.weight_bits is None:
+        return None
+    n = ui_models.chosen_model().n_params()
+    if n <= QUANTIZE_MAX_PARAMS:
+        return None
+    return (
+        f"quantizing this checkpoint's weights is refused on this page: it has {n:,} parameters, over the "
+        f"{QUANTIZE_MAX_PARAMS:,} that round in a few seconds here; choose float weights in Settings"
+    )
+
+
+QUANTIZE_MAX_PARAMS = 400_000_000
+
+
 def _blocked() -> bool:
     sess = session()
-    reason = S.step_block_reason(sess, end_token_id(ui.tokenizer())) if sess else "Run prefill first."
+    reason = S.step_block_reason(sess, end_token_id(ui_models.chosen_tokenizer())) if sess else "Run prefill first."
     if reason:
         st.session_state[K.DECODE_PLAYING] = False
         say("info", reason)
@@ -97,7 +119,7 @@ def ask() -> None:
         return
     sess, layer, head = session(), st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
     pending = S.preview_step(model_of(sess), sess)
-    tok = ui.tokenizer()
+    tok = ui_models.chosen_tokenizer()
     labels = token_labels(tok, [*sess.consumed, sess.pending])
     q = P.ask(
         P.kind_for(sess.n_steps + 1),
@@ -196,6 +218,7 @@ def write_link() -> None:
     if sess is None:
         return
     ss = st.session_state
+    name = None if sess.model_key.source is None else ui_models.active().name
     st.query_params.from_dict(
-        share.link_for(sess, ss[K.DECODE_LAYER], ss[K.DECODE_HEAD], ss[K.DECODE_PREDICT], ss[K.LINK_PRESENT])
+        share.link_for(sess, ss[K.DECODE_LAYER], ss[K.DECODE_HEAD], ss[K.DECODE_PREDICT], ss[K.LINK_PRESENT], name)
     )

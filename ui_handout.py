@@ -71,7 +71,7 @@ def decode_figure(ss, tok):
 
 def keep_decode_stop(k: int) -> None:
     """Leaving decode stop ``k``: keep its heatmap as it is now (the next stop may prefill anew)."""
-    fig = decode_figure(st.session_state, ui.tokenizer())
+    fig = decode_figure(st.session_state, _decode_tokenizer(st.session_state))
     if fig is not None:
         st.session_state[K.HANDOUT_FIGURES][("stop", k)] = fig
 
@@ -81,8 +81,16 @@ def snapshot() -> dict:
     ss = st.session_state
     snap = {k: ss.get(k) for k in NEEDED}
     snap[K.HANDOUT_FIGURES] = dict(snap[K.HANDOUT_FIGURES] or {})
-    snap["tokenizer"] = ui.tokenizer()
+    snap["tokenizer"] = _decode_tokenizer(ss)
     return snap
+
+
+def _decode_tokenizer(ss):
+    """The tokenizer of the decode request's model (a checkpoint chosen in the sidebar has its own)."""
+    import ui_models
+
+    sess = ss.get(K.DECODE_SESSION)
+    return ui_models.tokenizer_for(sess.model_key.source if sess is not None else None)
 
 
 def build(snap) -> str:

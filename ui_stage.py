@@ -150,8 +150,12 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -
     title = f"{where}: " + (
         "every row in one parallel pass" if sess.n_steps == 0 else "one new row, the rest from the cache"
     )
-    if sess.model_key != S.ModelKey():  # say when the class is not looking at the float32 model
+    if not sess.model_key.plain:  # say when the class is not looking at the float32 model
         title += f" ({sess.model_key.label})"
+    if sess.model_key.source is not None:  # a checkpoint from the sidebar: name it (presenting hides the card)
+        import ui_models
+
+        title = f"{ui_models.active().name} · {title}"
     fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}"
 
     def full():

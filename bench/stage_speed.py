@@ -1,7 +1,7 @@
 """The decode stage's cost per Step: bytes the browser receives, server CPU, and their ratio to
 the model's own compute.
 
-    python -m bench.stage_speed [--steps 12] [--app-dir PATH]
+    python -m bench.stage_speed [--steps 12] [--app-dir PATH] [--smollm | --checkpoint DIR]
 
 For two cache lengths (the default prompt, ~56 positions, and a 208-token prompt, ~213), a real
 `streamlit run` and headless Chromium: open the decode page through a link that prefills and
@@ -10,13 +10,20 @@ record every websocket frame the page receives and the server process's CPU time
 run, in this process: the model compute of one Step at the same lengths (the cached step and the
 full-prefix recompute the equivalence badge checks against, ``core.session.step``, one torch
 thread as the server uses). ``--app-dir`` runs another checkout's app (e.g. the previous version)
-through the same measurement. Prints a table; not a test.
+through the same measurement. ``--checkpoint DIR`` runs the server as ``streamlit run app.py --
+--model DIR`` (every session starts on that checkpoint) and times its step; ``--smollm`` writes a
+random checkpoint in SmolLM2-135M's shape (``bench.pretrained_speed``) to a temporary folder and
+uses that, with the shipped tokenizer (so the prompts have the shipped model's cache lengths).
+Prints a table; not a test.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
+import tempfile
 import time
 import urllib.parse
 from pathlib import Path
@@ -66,37 +73,74 @@ def _rows_js() -> str:
 
 
 @torch.no_grad()
-def model_step_ms(prompt: str, steps: int) -> float:
-    """Median ms of ``core.session.step`` (cached step + recompute check) after 4 replayed steps."""
+def model_step_ms(prompt: str, steps: int, checkpoint: Path | None = None) -> tuple[float, float]:
+    """Median CPU ms of this process (the clock the server's cost is read with) for one
+    ``core.session.step`` (cached step + recompute check) after 4 replayed steps, and for the
+    cached step alone (``core.decode.extend`` of one token, the cache cut back after each), on the
+    shipped model or a checkpoint folder."""
+    from core.decode import extend
+
     torch.set_num_threads(1)
-    model, tok = load_model(), load_shipped_tokenizer()
+    if checkpoint is None:
+        model, tok = load_model(), load_shipped_tokenizer()
+    else:
+        from core.pretrained import load
+
+        model, tok, _ = load(checkpoint)
     sess = S.start(model, encode(tok, prompt), SamplingConfig())
     for _ in range(4):
         S.step(model, sess)
-    times = []
+    whole, cached = [], []
     for _ in range(steps):
-        t0 = time.perf_counter()
+        n = sess.cache.pos
+        c0 = time.process_time()
+        extend(model, [sess.pending], sess.cache)
+        cached.append((time.process_time() - c0) * 1000)
+        sess.cache.truncate(n)
+        c0 = time.process_time()
         S.step(model, sess)
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+        whole.append((time.process_time() - c0) * 1000)
+    return statistics.median(whole), statistics.median(cached)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--app-dir", type=Path, default=ROOT)
+    ap.add_argument("--checkpoint", type=Path, help="run the app on this checkpoint folder (--model)")
+    ap.add_argument("--smollm", action="store_true", help="a random checkpoint in SmolLM2-135M's shape")
     args = ap.parse_args()
-    print(f"app: {args.app_dir}; {args.steps} Steps per length; one session; server 1 torch thread per request")
-    print("| cache length | bytes received per Step | server CPU per Step | model compute per Step | ratio |")
-    print("|---:|---:|---:|---:|---:|")
-    with running_server(120, root=args.app_dir) as (url, proc):
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.smollm:
+            from bench.pretrained_speed import write_checkpoint
+
+            args.checkpoint = Path(tmp) / "SmolLM2-135M-random"
+            write_checkpoint(args.checkpoint)
+            # The shipped tokenizer (1,024 of the 49,152 ids): both prompts then hold as many
+            # positions as in the shipped model's rows, so the two tables compare Step for Step.
+            shutil.copy(ROOT / "assets" / "tokenizer.json", args.checkpoint / "tokenizer.json")
+        run(args)
+
+
+def run(args) -> None:
+    model = "the shipped model" if args.checkpoint is None else args.checkpoint.name
+    print(f"app: {args.app_dir}; model: {model}; {args.steps} Steps per length; one session; 1 torch thread")
+    print(f"load average before: {os.getloadavg()[0]:.1f}")
+    print(
+        "| cache length | bytes received per Step | server CPU per Step | model compute per Step (cached step "
+        "+ recompute check; CPU) | of which the cached step | server ÷ model |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    app_args = () if args.checkpoint is None else ("--model", str(args.checkpoint))
+    with running_server(300, root=args.app_dir, app_args=app_args) as (url, proc):
         for name, prompt in prompts().items():
             b = browser_steps(url, proc, prompt, args.steps)
-            m = model_step_ms(prompt, args.steps)
+            m, cached = model_step_ms(prompt, args.steps, args.checkpoint)
             print(
                 f"| {b['positions']} ({name}) | {b['bytes'] / 1000:,.1f} kB | {b['cpu_ms']:.1f} ms | {m:.1f} ms | "
-                f"{b['cpu_ms'] / m:.1f}× |"
+                f"{cached:.1f} ms | {b['cpu_ms'] / m:.2f}× |"
             )
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

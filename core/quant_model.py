@@ -76,6 +76,55 @@ def eval_windows(tok, n_windows: int = 8, block: int = 128, seed: int = 0) -> to
     return stream[:need].view(n_windows, block + 1)
 
 
+def text_windows(tok, n_windows: int = 2, block: int = 64, seed: int = 0) -> torch.Tensor:
+    """A short built-in evaluation text for any tokenizer (a loaded checkpoint's): the shipped
+    corpus's held-out documents (the travel assistant, the cat on the mat) joined by blank lines,
+    encoded as one text, cut into ``n_windows`` consecutive windows of ``block`` + 1 tokens.
+    Returns ``(n_windows, block + 1)`` int64. Raises ``ValueError`` if the text is too short."""
+    ids = tok.encode("\n\n".join(generate_corpus(200, seed=seed))).ids  # the first 200 are held out
+    need = n_windows * (block + 1)
+    if len(ids) < need:
+        raise ValueError(f"the evaluation text has {len(ids)} tokens, fewer than {need}")
+    return torch.tensor(ids[:need], dtype=torch.long).view(n_windows, block + 1)
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """How much evaluation a page runs: ``n_windows`` windows of ``block`` tokens at each of
+    ``bits``; ``held_out`` the shipped model's held-out training windows (``eval_windows``), else
+    the short built-in text any tokenizer can read (``text_windows``)."""
+
+    n_windows: int
+    block: int
+    bits: tuple[int, ...]
+    held_out: bool
+
+    def windows(self, tok) -> torch.Tensor:
+        make = eval_windows if self.held_out else text_windows
+        return make(tok, self.n_windows, self.block)
+
+    def describe(self, name: str, n_params: int | None = None) -> str:
+        """The page's caption; with ``n_params`` (a loaded checkpoint) also why the set is short."""
+        n = self.n_windows * self.block
+        what = (
+            "held-out windows that the model never trained on" if self.held_out else "windows of a short built-in text"
+        )
+        text = f"Evaluation set for {name}: {self.n_windows} {what}, {self.block} tokens each ({n:,} predictions)."
+        if n_params is not None:
+            text += (
+                f" Kept short for a model of {n_params:,} parameters, at {', '.join(map(str, self.bits))} bits: "
+                f"{1 + 2 * len(self.bits)} forward passes and {len(self.bits)} rounded copies of its weights, "
+                "computed once for the whole class when someone asks."
+            )
+        return text
+
+
+# The shipped model: the whole held-out set at every width. A loaded checkpoint is 100-1,000× larger,
+# so it gets 128 predictions at three widths (1 + 2 · 3 passes, 3 rounded copies of its weights).
+SHIPPED_PLAN = EvalPlan(8, 128, (8, 6, 5, 4, 3, 2), True)
+CHECKPOINT_PLAN = EvalPlan(2, 64, (8, 4, 2), False)
+
+
 @dataclass(frozen=True)
 class EvalResult:
     """Mean next-token loss (nats/token), perplexity, logits ``(N, T, vocab)`` and greedy picks ``(N, T)``."""

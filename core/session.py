@@ -23,11 +23,13 @@ from core.model import GPT
 
 @dataclass(frozen=True)
 class ModelKey:
-    """Which shared model a request runs on: its precision and its weight-only quantization
-    (``weight_bits`` None = float weights). A request keeps its key from Prefill on."""
+    """Which shared model a request runs on: its precision, its weight-only quantization
+    (``weight_bits`` None = float weights) and its ``source`` (None: the shipped model, else the
+    checkpoint folder it was loaded from). A request keeps its key from Prefill on."""
 
     dtype: str = "float32"
     weight_bits: int | None = None
+    source: str | None = None
 
     @classmethod
     def of(cls, key) -> ModelKey:
@@ -35,7 +37,13 @@ class ModelKey:
         return key if isinstance(key, ModelKey) else cls(*key)
 
     @property
+    def plain(self) -> bool:
+        """float32 with float weights: the precision every model is shown in by default."""
+        return self.dtype == "float32" and self.weight_bits is None
+
+    @property
     def label(self) -> str:
+        """Precision and weights ("float64, 4-bit weights"); the model is named elsewhere."""
         return self.dtype + ("" if self.weight_bits is None else f", {self.weight_bits}-bit weights")
 
 
@@ -267,7 +275,7 @@ def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling, model_k
         why = (
             "no earlier request"
             if old is None
-            else "the model's precision or weights changed: every cached key and value came from other weights"
+            else "the model, its precision or its weights changed: every cached key and value came from other weights"
         )
         sess = start(model, prompt_ids, sampling, key, prompt_text)
         return sess, Reuse(0, len(sess.prompt_ids), 0.0, why)

@@ -106,11 +106,12 @@ def parse_url_state(params: dict, cfg: GPTConfig) -> tuple[dict, list[str]]:
     return out, ignored
 
 
-def link_for(sess, layer: int, head, predict: bool = False, present: bool = False) -> dict:
+def link_for(sess, layer: int, head, predict: bool = False, present: bool = False, model: str | None = None) -> dict:
     """Query parameters that reopen the request ``sess`` (a ``core.session.DecodeSession``) as shown:
-    its prompt text, sampling, precision and weights from its Prefill, the steps taken, the layer
-    and head on screen (``MEAN_HEADS`` → ``head=mean``). Presenter mode and predict mode only when
-    asked for (students get the laptop view by default). Values equal to the defaults are left out."""
+    its model (``model``: the picker's name of a checkpoint; None for the shipped model), prompt
+    text, sampling, precision and weights from its Prefill, the steps taken, the layer and head on
+    screen (``MEAN_HEADS`` → ``head=mean``). Presenter mode and predict mode only when asked for
+    (students get the laptop view by default). Values equal to the defaults are left out."""
     s = sess.sampling
     values = {
         "prompt": sess.prompt_text,
@@ -130,6 +131,8 @@ def link_for(sess, layer: int, head, predict: bool = False, present: bool = Fals
         for name, value in values.items()
         if value is not None and value != DEFAULTS.get(URL_PARAMS[name][0])
     }
+    if model is not None:  # a name the server lists, never a path (ui_models.choose_from_link)
+        out = {"model": model, **out}
     out["step"] = str(sess.n_steps)
     if predict:
         out["predict"] = "1"

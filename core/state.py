@@ -135,6 +135,7 @@ MEMORY = {
     "memory.gguf_budget_gb": 8.0,
 }
 CARD_ARCH_AUTO = "assumed from the parameter count"  # the weights page uses the card's kv_shape
+CHOSEN_PRESET = "The model in use (sidebar)"  # the memory page's preset for a loaded checkpoint
 WEIGHTS = {
     "weights.billions": 7.0,
     "weights.group": 32,
@@ -180,7 +181,44 @@ QUANTIZE = {
     "quant.block_format": "Q4_0",  # the real-format block under the ruler (core.ruler.BLOCK_FORMATS)
     "quant.block": 0,  # which block of 32 values
 }
-QUANT_MODEL = {"qm.group": 32, "qm.rounding": "half_even", "qm.diverge_bits": 2, "qm.n_new": 40}
+QUANT_MODEL = {
+    "qm.group": 32,
+    "qm.rounding": "half_even",
+    "qm.diverge_bits": 2,
+    "qm.n_new": 40,
+    "qm.evaluated": None,  # the checkpoint folder whose (slow) evaluation this session asked for
+}
+
+# ---- the model a session runs (ui_models.py) -------------------------------------------------------
+MODEL_CHOICE = "model.choice"  # the picker's name (core.model_choice.ModelOption.name); None: not chosen yet
+MODEL_ACTIVE = "model.active"  # the ModelOption the pages use (loaded); None: the shipped model
+MODEL = {MODEL_CHOICE: None, MODEL_ACTIVE: None}
+# Objects computed with one model, and choices that depend on its shape: put back to their
+# defaults when a session switches models (a request's tokens mean nothing to another tokenizer;
+# layer 3 does not exist in a 2-layer model).
+MODEL_BOUND = (
+    DECODE_SESSION,
+    DECODE_PLAYING,
+    DECODE_MESSAGE,
+    "decode.pending_step",
+    "decode.question",
+    "decode.pick",
+    "decode.revealed",
+    "spec.obj",
+    "spec.msg",
+    "spec.dist",
+    "spec.speed",
+    "batch.obj",
+    "batch.error",
+    "batch.speed",
+    "paged.engine",
+    "paged.built",
+    "paged.settings",
+    "paged.message",
+    "cost.measured",
+    "lat.measured",
+)
+MODEL_SHAPED = (DECODE_LAYER, DECODE_HEAD, "ctx.layer", "ctx.head", "ctx.window")
 
 # ---- Practice page (lessons/practice.py) ---------------------------------------------------------
 # The page reads ?ex=<id>&numbers=<seed> itself ("numbers", not "seed": ?seed= already sets the
@@ -233,4 +271,5 @@ DEFAULTS = {
     **QUANT_MODEL,
     **PRACTICE,
     **LESSON_STATE,
+    **MODEL,
 }

@@ -16,6 +16,7 @@ from core.tokenizer import decode, encode, end_token_id, token_labels
 tok = ui.tokenizer()
 model = ui.model()
 ui.title("batching")
+ui.shipped_only_note("batching")
 st.caption(
     "Many requests, fewer passes. Ch. 19: batching improves hardware use, but every request needs its own "
     "context state. Ch. 30 §30.4: for unequal lengths the sum of processed lengths replaces B·T. Greedy "

@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+import ui_models
 from core import state as K
 from core import viz
 from core.context import POLICIES, band_matrix
@@ -10,18 +11,31 @@ from core.cost import kv_cache_bytes_for
 from core.text import sentence
 from core.tokenizer import decode, encode, end_token_id, token_labels
 
-tok = ui.tokenizer()
-model = ui.model()
+tok, model, card = ui_models.chosen_tokenizer(), ui_models.chosen_model(), ui_models.chosen_card()
+cap = ui_models.context_window_cap(model.cfg)
 ui.title("context")
 st.caption(
     "The shelf meets the wall. Ch. 19 “The context window”: the window limits prompt plus continuation. At "
-    "the limit an application must stop, discard older material, or summarize it. Here the shipped model "
-    "meets a small window so the wall comes quickly."
+    "the limit an application must stop, discard older material, or summarize it. Here "
+    + ("the shipped model" if card is None else card.name)
+    + " meets a small window so the wall comes quickly."
 )
+if card is not None and cap < card.context_window:
+    st.caption(
+        f"{card.name}'s own context window is {card.context_window:,} positions; this page offers up to {cap:,}: "
+        f"a run keeps its KV cache and every layer's attention for the figure, and one session may hold "
+        f"{ui_models.CONTEXT_BUDGET // 2**20} MiB of them."
+    )
+
+if model.cfg.positions == "learned":
+    st.caption(
+        f"{card.name} learns one position vector per absolute position, {model.cfg.block_size:,} of them: a sliding "
+        "window keeps counting positions (nothing is re-rotated or renumbered), so it slides only up to there."
+    )
 
 a, b, c = st.columns(3)
 policy = a.radio("At the wall", POLICIES, key="ctx.policy", persist_state="session")
-window = b.slider("Window (positions)", 16, model.cfg.block_size, step=8, key="ctx.window", persist_state="session")
+window = b.slider("Window (positions)", 16, cap, step=8, key="ctx.window", persist_state="session")
 n_new = c.slider("Tokens to generate", 10, 200, key="ctx.n_new", persist_state="session")
 prompt = st.session_state.get(K.DECODE_PROMPT, K.DEFAULT_PROMPT)
 stop_at_end = a.toggle(
@@ -35,7 +49,7 @@ if not prompt.strip():
     st.info("The prompt on the decode page is empty (or only spaces): type one under **Prefill & decode** first.")
     st.stop()
 try:
-    run = ui.window_run(tuple(encode(tok, prompt)), n_new, window, policy, stop_at_end)
+    run = ui.window_run(tuple(encode(tok, prompt)), n_new, window, policy, stop_at_end, ui_models.chosen_source())
 except ValueError as err:
     ui.refuse(err)
     st.caption("Lengthen the window, or pick “truncate the prompt” to drop its oldest tokens.")
@@ -66,7 +80,7 @@ ui.chart(
     ),
     key="ctx.heat",
 )
-per_pos = kv_cache_bytes_for(model.cfg, 1, 4)
+per_pos = kv_cache_bytes_for(model.cfg, 1, 4)  # the page runs float32
 ui.chart(
     viz.fig_cache_over_time(
         run.cache_bytes,

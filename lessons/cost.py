@@ -54,6 +54,7 @@ with right:
     )
 
 st.subheader("Measured on this machine: the shipped model")
+ui.shipped_only_note("cost")
 st.caption(
     "Median time of one decode step at each context length, with the KV cache and by recomputing the "
     "whole prefix. Measured when you press the button; kept for your session only."

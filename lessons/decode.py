@@ -4,11 +4,12 @@ import streamlit as st
 
 import ui
 import ui_decode as D
+import ui_models
 import ui_stage as V
 from core import state as K
 from core.tokenizer import end_token_id
 
-tok, present = ui.tokenizer(), ui.presenter_mode()
+tok, present = ui_models.chosen_tokenizer(), ui.presenter_mode()
 if ui.came_from_another_page():
     V.forget_view()  # the heatmap element was unmounted: draw it whole again
 V.stage_style()
@@ -133,7 +134,7 @@ with title:
 with prompt:
     prompt_box()
 with view:
-    view_picker((D.model_of(D.session()) if D.session() else ui.model()).cfg)
+    view_picker((D.model_of(D.session()) if D.session() else ui_models.chosen_model()).cfg)
 with more:
     settings()
 stage()

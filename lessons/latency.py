@@ -39,6 +39,7 @@ elif source == SOURCES[3]:
     traces = [LAT.RequestTrace("decode page request", 0.0, 0.0, tuple(sess.emission_times_ms()), len(sess.prompt_ids))]
 else:
     n_new = st.slider("Tokens per request", 2, 40, key="lat.n_new", persist_state="session")
+    ui.shipped_only_note("latency")
     if st.button("Run 4 requests, each way", type="primary"):
         prompts = [
             encode(tok, p)

@@ -4,8 +4,9 @@ import streamlit as st
 
 import ui
 import ui_gguf
+import ui_models
 from core import cost, viz
-from core.measure import measured_kv_bytes
+from core import state as K
 from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
 
 ui.title("memory")
@@ -27,7 +28,14 @@ shipped = KVShape(
     cfg.block_size,
     "checked against the real KVCache",
 )
-choices = {**PRESETS, "The shipped model": shipped, "From a config.json (paste or upload)": None}
+choices = {**PRESETS, "The shipped model": shipped}
+card = ui_models.chosen_card()
+if card is not None:  # a checkpoint chosen in the sidebar: its config.json as loaded
+    choices[K.CHOSEN_PRESET] = KVShape(
+        f"{card.name} ({card.architecture}, float32)", card.n_layer, card.n_head, card.n_kv_head, card.head_dim,
+        card.d_model, 4, card.context_window, "its config.json as loaded; checked against its real KVCache",
+    )  # fmt: skip
+choices["From a config.json (paste or upload)"] = None
 name = st.selectbox("Model shape", list(choices), key="memory.preset", persist_state="session")
 shape = choices[name]
 if shape is None:
@@ -99,12 +107,9 @@ if cache_type is not None:
         f"V = **{cost.format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
         f"K + V = **{cost.format_bytes(kv['total'], unit='MiB')}**."
     )
-if name == "The shipped model" and B <= 8 and max(lengths) <= cfg.block_size and b == 4:
-    real = sum(measured_kv_bytes(ui.model(), t) for t in lengths)
-    st.success(
-        f"Real KVCache tensors of the shipped model at these lengths: {real:,} bytes — "
-        f"{'equal to' if real == kv['total'] else 'DIFFERENT from'} the formula."
-    )
+real_model = {"The shipped model": ui.model, K.CHOSEN_PRESET: ui_models.chosen_model}.get(name)
+if real_model and B <= 8 and b == 4:
+    ui_models.check_real_cache(real_model(), shape.name, lengths, kv["total"])
 
 left, right = st.columns(2)
 with left:

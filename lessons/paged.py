@@ -12,6 +12,7 @@ MAX_POOL_BYTES = 8 * 2**20  # per session: a classroom server holds one pool per
 SETTINGS = ("paged.preset", "paged.policy", "paged.block_size", "paged.n_blocks")
 tok, model = ui.tokenizer(), ui.model()
 st.title("Paged KV cache")
+ui.shipped_only_note("paged")
 if not ui.presenter_mode():
     st.caption(
         "Ch. 30 §30.4: allocated blocks and reserved capacity make real allocation larger than the payload. "

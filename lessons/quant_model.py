@@ -3,29 +3,30 @@
 import streamlit as st
 
 import ui
+import ui_models as M
 from core import quant, viz
-from core import session as S
 from core import state as K
-from core.decode import SamplingConfig
 from core.flip import find_flip, greedy_by_bits, top_two
-from core.quant_model import divergence, eval_windows, row_lengths, sweep, valid_group_sizes
+from core.quant_model import divergence, row_lengths, valid_group_sizes
 from core.text import ordinal
 from core.tokenizer import decode, encode, end_token_id, token_text
 
-tok = ui.tokenizer()
+tok, model, card, source = M.chosen_tokenizer(), M.chosen_model(), M.chosen_card(), M.chosen_source()
 ui.title("quant_model")
 st.caption(
     "Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
-    "Weight-only and KV-cache quantization affect different arrays; here both are measured on the shipped "
-    "model. Weights and cache values are rounded and kept as floats (a round trip), so the numbers show "
+    "Weight-only and KV-cache quantization affect different arrays; here both are measured on "
+    + ("the shipped model" if card is None else card.name)
+    + ". Weights and cache values are rounded and kept as floats (a round trip), so the numbers show "
     "the rounding's effect, not a faster integer kernel."
 )
 
 st.subheader("The flip finder: how close is the next token to changing?")
 sess = st.session_state.get(K.DECODE_SESSION)
 if sess is None:
-    sess = S.start(ui.model(), encode(tok, K.DEFAULT_PROMPT), SamplingConfig())
-    st.caption("Using the default prompt (run Prefill on the decode page to use yours).")
+    sess = M.default_request(source)
+    cut = "" if sess.prompt_text or len(sess.prompt_ids) >= len(encode(tok, K.DEFAULT_PROMPT)) else " (its end)"
+    st.caption(f"Using the default prompt{cut} (run Prefill on the decode page to use yours).")
 else:
     st.caption("Using the current request on the decode page.")
 logits = sess.logits.double().numpy()
@@ -67,33 +68,32 @@ if flip and flip.not_monotone:
         "Whether rounding changes a choice depends on where the shelves fall, not only on how far apart they are."
     )
 
-st.subheader("Quantize the shipped model, measure what changes")
+st.subheader("Quantize " + ("the shipped model" if card is None else card.name) + ", measure what changes")
 g1, g2 = st.columns(2)
-groups = valid_group_sizes(ui.model())
+groups = valid_group_sizes(model)
 group = g1.select_slider(
     "Weight group size (inputs per scale)",
     groups,
     key="qm.group",
     persist_state="session",
-    help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(ui.model())))} inputs "
-    f"long (the MLP's down projection reads the SwiGLU width), so {', '.join(map(str, groups))} are offered.",
+    help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(model)))} inputs "
+    f"long (the MLP's down projection reads its width), so {', '.join(map(str, groups))} are offered.",
 )
 rounding = g2.selectbox(
     "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding", persist_state="session"
 )
-
-
-@st.cache_data(show_spinner="Evaluating the quantized models…")
-def run_sweep(group_size: int, rounding: str) -> dict:
-    """Deterministic results, shared read-only between sessions (no per-user state)."""
-    return sweep(ui.model(), eval_windows(tok), group_size=group_size, rounding=rounding)
-
-
-results = run_sweep(group, rounding)
+name, plan = "the shipped model" if card is None else card.name, M.quant_plan(source)
 st.caption(
-    "Evaluation set: 8 held-out windows of 128 tokens (1,024 predictions) that the model never trained on. "
-    "Greedy changes and max logit error are against the float32 model on the same positions."
+    plan.describe(name, None if card is None else model.n_params())
+    + " Greedy changes and max logit error are against the float32 model on the same positions."
 )
+if card is not None and st.session_state.get("qm.evaluated") != source:
+    go = {"qm.evaluated": source}
+    st.button(
+        f"Evaluate {len(plan.bits)} widths on {name}", type="primary", on_click=st.session_state.update, args=(go,)
+    )
+    st.stop()
+results = M.quant_sweep(source, group, rounding)
 figures = []
 for kind, label in (
     ("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
@@ -125,7 +125,8 @@ d1, d2 = st.columns(2)
 n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key="qm.diverge_bits", persist_state="session")
 n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key="qm.n_new", persist_state="session")
 ids = tuple(sess.prompt_ids)
-div = divergence(ui.greedy_tokens(ids, n_new), ui.greedy_tokens(ids, n_new, n_bit, group), end_token_id(tok))
+runs = (ids, n_new, None, group, source), (ids, n_new, n_bit, group, source)
+div = divergence(ui.greedy_tokens(*runs[0]), ui.greedy_tokens(*runs[1]), end_token_id(tok))
 st.markdown("Float32 weights:")
 st.code(decode(tok, div.reference), language=None, wrap_lines=True)
 st.markdown(f"{n_bit}-bit weights (groups of {group}):")

@@ -3,20 +3,30 @@
 import streamlit as st
 
 import ui
+import ui_models
 from core import state as K
 from core import viz
 from core.measure import measure_speculative
 from core.speculative import Speculative, acceptance_check, check_prompt
 from core.tokenizer import decode, encode, token_text
 
-tok = ui.tokenizer()
-target, draft = ui.model(), ui.draft_model()
+tok, card = ui_models.chosen_tokenizer(), ui_models.chosen_card()
+target, draft, draft_name = ui_models.chosen_draft()
 ui.title("speculative")
 st.caption(
-    f"Ch. 19: a cheaper model proposes several tokens; the target checks them; with the proper acceptance "
-    f"rule the target's sampling distribution is preserved. Target: the shipped model "
-    f"({target.n_params():,} parameters). Draft: {draft.n_params():,} parameters, same tokenizer."
+    "Ch. 19: a cheaper model proposes several tokens; the target checks them; with the proper acceptance "
+    "rule the target's sampling distribution is preserved. Target: "
+    + ("the shipped model" if card is None else card.name)
+    + f" ({target.n_params():,} parameters)."
+    + ("" if draft is None else f" Draft: {draft_name} ({draft.n_params():,} parameters), same vocabulary.")
 )
+if draft is None:
+    st.info(
+        f"No draft for {card.name}: speculative decoding needs a smaller model with the same tokenizer (every token "
+        "the same id) and output size, e.g. SmolLM2-135M drafting SmolLM2-360M, and none was found on this machine "
+        "(the Hugging Face cache and --models-dir). Put one there, or pick the shipped model in the sidebar."
+    )
+    st.stop()
 
 a, b, c = st.columns(3)
 k = a.slider("k: tokens the draft proposes per round", 1, 8, key="spec.k", persist_state="session")

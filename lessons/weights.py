@@ -1,9 +1,12 @@
 """Weights by bits per weight, and reading a model card such as "7B, Q4, 8K"."""
 
+import math
+
 import streamlit as st
 
 import ui
 import ui_gguf
+import ui_models
 from core import cost, viz, weights
 from core.shapes import PRESETS, parse_model_card
 from core.state import CARD_ARCH_AUTO
@@ -44,6 +47,19 @@ rows = [
     for r in weights.weight_rows(round(billions * 10**9), None if group == "none" else group, scale_bits)
 ]
 st.dataframe(rows, hide_index=True)
+model, card = ui_models.chosen_model(), ui_models.chosen_card()
+n_params = model.n_params()  # a tied output head is the embedding: counted once
+real = sum(p.numel() * p.element_size() for p in model.parameters())
+st.markdown(
+    f"**{'The shipped model' if card is None else card.name}** (the model in use): {n_params:,} parameters; its "
+    f"weight tensors in memory hold **{real:,} bytes** ({model.dtype})"
+    + ("." if card is None else f"; on disk {card.file_bytes:,} bytes ({card.stored_dtype}).")
+)
+mine = weights.weight_rows(n_params, None if group == "none" else group, scale_bits)
+st.dataframe(
+    [{"bits per weight": r.bits, "weight bytes (with scales)": f"{math.ceil(r.bytes_with_scales):,} B"} for r in mine],
+    hide_index=True,
+)
 st.caption(
     "GB = 10⁹ bytes. 16- and 32-bit floats need no scales. Group-wise integer formats store one scale per "
     "group: 4 bits + 16/32 = 4.5 bits per weight. Ch. 30's tiny block (four 4-bit values + one FP32 scale) "

@@ -32,17 +32,18 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(timeout_s: float = 60, app_args: tuple[str, ...] = ()):
-    """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards.
-    ``app_args``: the app's own options (after ``--``), e.g. ``("--models-dir", DIR)``."""
-    with running_server(timeout_s, app_args=app_args) as (url, _):
+def running_app(timeout_s: float = 60, app_args: tuple[str, ...] = (), env: dict | None = None):
+    """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards."""
+    with running_server(timeout_s, app_args=app_args, env=env) as (url, _):
         yield url
 
 
 @contextlib.contextmanager
-def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str, ...] = ()):
+def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str, ...] = (), env: dict | None = None):
     """Like ``running_app`` but yields (url, process) so callers can read the server's memory.
-    ``root``: the checkout whose app.py to run (a bench may compare another version)."""
+    ``root``: the checkout whose app.py to run (a bench may compare another version);
+    ``app_args``: the app's own options (``streamlit run app.py -- --model PATH``); ``env``:
+    variables to set for the server (e.g. ``HF_HUB_CACHE``)."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -58,8 +59,11 @@ def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str
         "127.0.0.1",
         "--browser.gatherUsageStats",
         "false",
-    ] + (["--", *app_args] if app_args else [])
-    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    ]
+    cmd += ["--", *app_args] if app_args else []
+    proc = subprocess.Popen(
+        cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout_s

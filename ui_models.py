@@ -1,0 +1,368 @@
+"""Streamlit glue for the model a session runs: the app's command line, the sidebar picker, loading
+a checkpoint with a progress bar, refusals on screen. Numbers and rules live in
+``core.model_choice``; this module only keeps them per session and per process.
+
+The choice is per session (``state.MODEL_CHOICE``); the loaded models are per process and only
+read (``core.model_choice.ModelStore`` in ``st.cache_resource``). A student picks a name from
+the list; no path typed in a browser is ever read.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+from core import state
+from core.checkpoints import AppArgs, find_checkpoints, hub_dir, parse_app_args
+from core.model_choice import SHIPPED, ModelOption, ModelStore, default_choice, model_options
+from core.text import sentence
+
+APP = Path(__file__).resolve().parent / "app.py"
+REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
+
+
+@st.cache_resource(show_spinner=False)
+def app_args() -> tuple[AppArgs, str | None]:
+    """The options after ``--`` of ``streamlit run app.py -- --model PATH …``, parsed once per
+    process, and the message if they were malformed (then the defaults apply). Only when this
+    process runs app.py as its main script: under a test runner ``sys.argv`` is the runner's
+    (tests give options by setting ``sys.argv`` and clearing this cache)."""
+    if not sys.argv or Path(sys.argv[0]).resolve() != APP:
+        return AppArgs(), None
+    try:
+        return parse_app_args(sys.argv[1:]), None
+    except ValueError as err:
+        return AppArgs(), str(err)
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _found(models_dir: str | None, hub: str):
+    """Checkpoints on disk, listed again at most once a minute (a model a teacher adds shows up)."""
+    return find_checkpoints(models_dir, Path(hub))
+
+
+def options() -> dict[str, ModelOption]:
+    args, _ = app_args()
+    return model_options(args.model, _found(str(args.models_dir) if args.models_dir else None, str(hub_dir())))
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> ModelStore:
+    """The loaded checkpoints of this process, shared read-only by every session."""
+    return ModelStore(app_args()[0].max_model_gib)
+
+
+def checkpoint(path: str, dtype: str = "float32", progress=None):
+    """``(model, tokenizer, card)`` of a listed checkpoint folder, loaded once per process."""
+    return store().get(path, dtype, progress)
+
+
+def checkpoint_model(path: str, dtype: str = "float32"):
+    """The model of a listed checkpoint folder as ``dtype``, loaded once per process. No progress
+    bar here: this runs inside button callbacks (Prefill in float64), where streamlit cannot draw
+    one; the picker's load (``resolve``) shows it."""
+    return checkpoint(path, dtype)[0]
+
+
+@st.cache_resource(show_spinner="Quantizing the checkpoint's weights…", max_entries=1)
+def quantized_checkpoint(source: str, dtype: str, n_bit: int, group_size: int = 32):
+    """A loaded checkpoint with weight-only ``n_bit`` quantization, shared read-only (one kept: each
+    is a full copy of the model)."""
+    from core.quant_model import quantize_weights
+
+    return quantize_weights(checkpoint_model(source, dtype), n_bit, group_size)
+
+
+def chosen_source() -> str | None:
+    """This session's model: None for the shipped model, else its checkpoint folder."""
+    return active().path
+
+
+def chosen_model(dtype: str = "float32"):
+    """The model this session chose in the sidebar (shared, read-only)."""
+    import ui
+
+    return ui.model_for((dtype, None, chosen_source()))
+
+
+def tokenizer_for(source: str | None):
+    """The tokenizer of the shipped model (None) or of a loaded checkpoint folder."""
+    import ui
+
+    return ui.tokenizer() if source is None else checkpoint(source)[1]
+
+
+def chosen_tokenizer():
+    return tokenizer_for(chosen_source())
+
+
+def chosen_card():
+    """The loaded checkpoint's ``core.pretrained.CheckpointCard``; None for the shipped model."""
+    source = chosen_source()
+    return None if source is None else checkpoint(source)[2]
+
+
+def chosen_draft():
+    """The speculative-decoding pair for this session: ``(target, draft, draft_name)``. The shipped
+    model drafts with ``assets/draft``; a checkpoint with the smallest found checkpoint that has
+    its vocabulary (``core.model_choice.find_draft``), or ``draft`` None if there is none."""
+    if chosen_source() is None:
+        import ui
+
+        return ui.model(), ui.draft_model(), "the shipped draft (assets/draft)"
+    for found in _draft_candidates(active()):
+        try:
+            return chosen_model(), checkpoint_model(found.path), found.name
+        except ValueError:
+            continue  # a refused folder (truncated, over the budget…) drafts nothing: try the next
+    return chosen_model(), None, None
+
+
+@st.cache_resource(show_spinner="Running the default prompt…", max_entries=4)
+def default_request(source: str | None):
+    """The default prompt prefilled on a model (greedy), shared read-only: what the quantization
+    page reads when this session has no request of its own. A model whose window is shorter than
+    twice the prompt gets its last half-window of tokens (the end, where the reply starts)."""
+    from core import session as S
+    from core.decode import SamplingConfig
+    from core.tokenizer import encode
+
+    model = model_for_source(source)
+    ids = encode(tokenizer_for(source), state.DEFAULT_PROMPT)
+    return S.start(model, ids[-(model.cfg.block_size // 2) :], SamplingConfig())
+
+
+def model_for_source(source: str | None, dtype: str = "float32"):
+    import ui
+
+    return ui.model_for((dtype, None, source))
+
+
+def quant_plan(source: str | None):
+    """The quantization page's evaluation for a model (``core.quant_model.EvalPlan``)."""
+    from core.quant_model import CHECKPOINT_PLAN, SHIPPED_PLAN
+
+    return SHIPPED_PLAN if source is None else CHECKPOINT_PLAN
+
+
+@st.cache_data(show_spinner="Evaluating the quantized models…")
+def quant_sweep(source: str | None, group_size: int, rounding: str) -> dict:
+    """``core.quant_model.sweep`` of a model under its plan: deterministic, so computed once for
+    the whole class (every caller gets its own copy)."""
+    from core.quant_model import sweep
+
+    plan = quant_plan(source)
+    return sweep(model_for_source(source), plan.windows(tokenizer_for(source)), plan.bits, group_size, rounding)
+
+
+SHIPPED_ONLY = {
+    "batching": "it decodes up to 16 requests together and times batch sizes up to 16 on the spot",
+    "paged": "each session holds its own block pool (8 MiB here: 256 shipped-model positions, a handful of a "
+    "real model's) and the page compares two schedulers by serving every request",
+    "cost": "the measurement times a full recompute at nine lengths, 11 times each",
+    "latency": "the measurement serves four requests with and without the KV cache",
+}
+
+
+def shipped_only_note(page: str) -> None:
+    """On a page that keeps the shipped model: say so when this session chose a checkpoint."""
+    if active().path is not None:
+        st.info(f"This part runs the shipped model, not {active().name}: {SHIPPED_ONLY[page]}; with a model of "
+                "real size that would keep the page busy for a long time.", icon=":material/info:")  # fmt: skip
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _draft_candidates(target: ModelOption):
+    """``core.model_choice.draft_candidates`` among the listed checkpoints, kept a minute (it reads
+    every candidate's tokenizer.json)."""
+    from core.model_choice import draft_candidates
+
+    return draft_candidates(target, options())
+
+
+def choose_from_link(name: str) -> None:
+    """A share link's ``model=NAME``: choose it if this server lists that name (a name, never a
+    path), else keep the session's model and say why."""
+    if name in options():
+        st.session_state[state.MODEL_CHOICE] = name
+    else:
+        st.session_state["url.model_ignored"] = [f"model={name[:60]!r} is not a model this server has"]
+
+
+def load_with_progress(opt: ModelOption, dtype: str = "float32"):
+    """Load ``opt`` as ``dtype`` with a progress bar in the main area (a checkpoint already loaded
+    by any session returns at once). Raises ``ValueError`` with the refusal."""
+    if store().loaded(opt.path, dtype):
+        return checkpoint(opt.path, dtype)
+    bar = st.progress(0.0, text=f"Loading {opt.name} ({dtype})…")
+    try:
+        return checkpoint(opt.path, dtype, lambda f: bar.progress(f, text=f"Loading {opt.name} ({dtype})… {f:.0%}"))
+    finally:
+        bar.empty()
+
+
+def active() -> ModelOption:
+    """The model this session's pages use (the shipped model until a checkpoint has loaded)."""
+    return st.session_state.get(state.MODEL_ACTIVE) or ModelOption(SHIPPED)
+
+
+def resolve() -> None:
+    """Make the session's choice the model its pages use, before any page runs: a new session
+    starts on the ``--model`` folder (else the shipped model); a changed choice is loaded (with a
+    progress bar); a refused one is said on screen and the picker goes back to the model in use.
+    Switching drops what this session computed with the previous model."""
+    ss, opts = st.session_state, options()
+    args, _ = app_args()
+    if ss.get(state.MODEL_CHOICE) is None:
+        ss[state.MODEL_CHOICE] = default_choice(args.model, opts)
+    want = ss[state.MODEL_CHOICE]
+    now = active()
+    if want not in opts:  # gone from disk since it was listed
+        ss[REFUSAL] = (want, "it is no longer on this machine")
+        ss[state.MODEL_CHOICE] = want = now.name if now.name in opts else SHIPPED
+    if want == now.name:
+        if now.path is not None and not store().loaded(now.path, "float32"):
+            try:  # let go by this process since (others were loaded): read again, with the bar
+                load_with_progress(now)
+            except ValueError as err:  # changed on disk since: back to the shipped model
+                ss[REFUSAL], ss[state.MODEL_CHOICE], ss[state.MODEL_ACTIVE] = (want, str(err)), SHIPPED, None
+                forget_model_state(shipped_cfg(), False)
+        return
+    opt = opts[want]
+    if opt.path is None:
+        cfg = shipped_cfg()
+    else:
+        try:
+            cfg = load_with_progress(opt)[0].cfg
+        except ValueError as err:
+            ss[REFUSAL] = (want, str(err))
+            ss[state.MODEL_CHOICE] = now.name if now.name in opts else SHIPPED
+            return
+    ss[REFUSAL] = None
+    ss[state.MODEL_ACTIVE] = None if opt.path is None else opt
+    forget_model_state(cfg, opt.path is not None)
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_cfg():
+    from core.config import GPTConfig
+
+    return GPTConfig.load(Path(__file__).resolve().parent / "assets" / "config.json")
+
+
+def forget_model_state(cfg, checkpoint: bool) -> None:
+    """Drop every object computed with the previous model (a request, a batch, measurements) and
+    put the per-page choices that depend on its shape (layer, head, window) back to their defaults,
+    within the new model's ``cfg``: no page mixes two models' tokens or reads a layer the new model
+    does not have. The memory page's preset becomes the model in use."""
+    ss = st.session_state
+    ss.update({k: copy.deepcopy(state.DEFAULTS[k]) for k in (*state.MODEL_BOUND, *state.MODEL_SHAPED)})
+    ss.pop("decode.view", None)  # the heatmap element must be drawn whole again
+    for layer, head in ((state.DECODE_LAYER, state.DECODE_HEAD), ("ctx.layer", "ctx.head")):
+        ss[layer] = min(ss[layer], cfg.n_layer - 1)
+        ss[head] = ss[head] if ss[head] == state.MEAN_HEADS else min(ss[head], cfg.n_head - 1)
+    ss["ctx.window"] = min(ss["ctx.window"], context_window_cap(cfg))
+    preset = ss.get("memory.preset")
+    if checkpoint or preset == state.CHOSEN_PRESET:
+        ss["memory.preset"] = state.CHOSEN_PRESET if checkpoint else "The shipped model"
+
+
+CONTEXT_BUDGET = 64 * 2**20  # bytes one session's context-page run may hold (KV cache + attention kept)
+CONTEXT_MAX_NEW = 200  # the page's largest "tokens to generate"
+
+
+def context_window_cap(cfg) -> int:
+    """The context page's largest window for ``cfg`` (``core.model_choice.window_cap``)."""
+    from core.model_choice import window_cap
+
+    return window_cap(cfg, CONTEXT_BUDGET, CONTEXT_MAX_NEW)
+
+
+def refusal_note() -> None:
+    """A refused choice, said where the class looks (the main area), once."""
+    kept = st.session_state.get(REFUSAL)
+    if kept and not st.session_state.get("model.refusal_shown") == kept:
+        st.session_state["model.refusal_shown"] = kept
+        name, message = kept
+        now = "the shipped model" if active().path is None else active().name
+        st.error(sentence(f"Cannot use {name}: {message}. The pages use {now}"))
+    _, bad_args = app_args()
+    if bad_args and not st.session_state.get("model.args_shown"):  # the operator's slip: once per session
+        st.session_state["model.args_shown"] = True
+        st.error(sentence(f"{bad_args}; the app runs with its defaults"))
+
+
+def picker() -> None:
+    """The sidebar's model picker: the shipped model and every checkpoint found offline."""
+    opts = options()
+    with st.sidebar:
+        st.selectbox(
+            "Model",
+            list(opts),
+            key=state.MODEL_CHOICE,
+            persist_state="session",
+            format_func=lambda n: opts[n].label if n in opts else n,
+            help="The shipped model, the folder given with --model, and checkpoints found on this machine (the "
+            "Hugging Face cache and --models-dir). Your choice is yours alone; other sessions keep theirs.",
+        )
+        kept = st.session_state.get(REFUSAL)
+        if kept:
+            st.error(sentence(f"Cannot use {kept[0]}: {kept[1]}"))
+
+
+def sidebar_card(path: str) -> None:
+    """The sidebar's card for a loaded checkpoint: what ``core.pretrained.load`` read."""
+    from core.cost import kv_cache_bytes_for
+
+    model, _, card = checkpoint(path)
+    cfg, mib = model.cfg, 2**20
+    kind = "MHA" if cfg.n_kv_head == cfg.n_head else "MQA" if cfg.n_kv_head == 1 else "GQA"
+    window = f"{card.context_window:,} positions" + (
+        f" (cache allocated for {card.block_size:,})" if card.block_size < card.context_window else ""
+    )
+    rows = {
+        "architecture": card.architecture,
+        "parameters": f"{card.n_params:,}",
+        "n_layer": card.n_layer,
+        "n_head (query heads)": card.n_head,
+        "n_kv_head (KV heads)": f"{card.n_kv_head} ({kind})",
+        "head_dim": card.head_dim,
+        "d_model": card.d_model,
+        "MLP width": f"{card.ffn_hidden:,}",
+        "context window": window,
+        "vocabulary": f"{card.vocab_size:,} tokens",
+        f"weight bytes ({card.dtype})": f"{card.weight_bytes:,} B ({card.weight_bytes / mib:,.1f} MiB)",
+        "on disk": f"{card.file_bytes:,} B ({card.stored_dtype})",
+        "KV bytes per token (float32)": f"{kv_cache_bytes_for(cfg, 1, 4):,} B",
+        "load time": f"{card.load_ms:,.0f} ms" if card.load_ms < 1000 else f"{card.load_ms / 1000:,.1f} s",
+        "server memory after loading (RSS)": f"{card.rss_bytes / mib:,.0f} MiB",
+    }
+    with st.sidebar:
+        st.subheader("The model in use")
+        st.caption(f"{card.name} — a checkpoint read from this machine (safetensors), shared by every session.")
+        st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
+
+
+CHECK_FLOPS = 4e10  # one check's prefill: well under a second on a laptop core (≈ 2 · parameters per position)
+
+
+def check_real_cache(model, name: str, lengths: list[int], formula_bytes: int) -> None:
+    """The memory page's check: fill real KVCache tensors of ``model`` at ``lengths`` positions and
+    compare their bytes with the formula's, when one prefill of that size stays cheap."""
+    from core.measure import measured_kv_bytes
+    from core.model_choice import prefill_positions_cap
+
+    cap = prefill_positions_cap(model.n_params(), CHECK_FLOPS)
+    if max(lengths) > model.cfg.block_size or sum(lengths) > cap:
+        st.info(
+            f"Not checked against a real cache at these lengths: the check prefills the model, and here it runs "
+            f"at most {min(cap, model.cfg.block_size):,} positions in all (its cache is allocated for "
+            f"{model.cfg.block_size:,}). Give shorter lengths to check."
+        )
+        return
+    real = sum(measured_kv_bytes(model, t) for t in lengths)
+    verdict = "equal to" if real == formula_bytes else "DIFFERENT from"
+    st.success(f"Real KVCache tensors of {name} at these lengths: {real:,} bytes — {verdict} the formula.")
