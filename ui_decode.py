@@ -118,7 +118,7 @@ def ask() -> None:
     if _blocked():
         return
     sess, layer, head = session(), st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
-    pending = S.preview_step(model_of(sess), sess)
+    pending = S.preview_step(model_of(sess), sess, check=S.check_due(sess))
     tok = ui_models.chosen_tokenizer()
     labels = token_labels(tok, [*sess.consumed, sess.pending])
     q = P.ask(
@@ -154,7 +154,7 @@ def advance() -> None:
     if ss[K.DECODE_PREDICT]:
         return ask()
     if not _blocked():
-        S.step(model_of(session()), session())
+        S.step(model_of(session()), session(), check=S.check_due(session()))
 
 
 def pick(i: int) -> None:
@@ -205,7 +205,7 @@ def replay_link() -> None:
     for _ in range(steps):
         if session() is None or st.session_state[K.DECODE_MESSAGE] or _blocked():
             break
-        S.step(model_of(session()), session())
+        S.step(model_of(session()), session(), check=S.check_due(session()))
     st.session_state[K.DECODE_PREDICT] = predict
     if predict and session() is not None:
         ask()

@@ -184,13 +184,15 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     how = "greedy: the most likely" if sess.sampling.strategy == "greedy" else "sampled"
     bars = SV.next_token_bars(rows, sess.pending, f"Next token ({how})", style)
     cfg = model.cfg
-    eq = None if sess.n_steps == 0 else equivalence(sess.max_diff[-1], sess.max_logit[-1], model.dtype, cfg.n_layer)
+    last = S.last_check(sess)
+    eq = None if last is None else equivalence(last[1], last[2], model.dtype, cfg.n_layer)
+    badge = SV.badge_text(eq, None if last is None else last[0], sess.n_steps, S.CHECK_EVERY)
     b = model.dtype.itemsize
     kv = SV.kv_line(
         cfg.n_layer, cfg.n_kv_head, cfg.head_dim, sess.n_positions, b, sess.cache.nbytes, sess.cache.capacity
     )
     scores = (sess.scores_cached, sess.scores_naive)
-    panel(SV.panel(bars, scores, cfg.n_layer * cfg.n_head, eq, kv, style))
+    panel(SV.panel(bars, scores, cfg.n_layer * cfg.n_head, badge, kv, style))
 
 
 def message(sess) -> None:

@@ -20,6 +20,9 @@ from core.decode import SamplingConfig, StepResult, extend, full_forward, make_g
 from core.kv_cache import KVCache
 from core.model import GPT
 
+CHECK_BUDGET_MS = 100.0  # a recompute check that costs more is not run at every step
+CHECK_EVERY = 10  # … but every this many steps
+
 
 @dataclass(frozen=True)
 class ModelKey:
@@ -74,6 +77,7 @@ class DecodeSession:
     scores_cached: int = 0
     scores_naive: int = 0
     past_end: bool = False  # the learner chose to keep stepping after the end token
+    check_ms: float = 0.0  # how long the latest full-prefix recompute took (ms)
     uid: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # tells figures of two requests apart
 
     @property
@@ -105,7 +109,7 @@ class PendingStep:
     result: StepResult
     chosen: int
     ms: float
-    naive_logits: torch.Tensor
+    naive_logits: torch.Tensor | None
     cache: KVCache
     generator: torch.Generator
 
@@ -126,7 +130,8 @@ def _record(sess: DecodeSession, step: StepResult, chosen: int, ms: float, naive
     sess.passes.append(step.att)
     sess.scores_cached += step.scores
     sess.scores_naive += causal_pairs(sess.cache.pos)
-    sess.max_diff.append(float((step.logits - naive_logits).abs().max()))
+    # NaN: this step was not recomputed (``check_due``).
+    sess.max_diff.append(float("nan") if naive_logits is None else float((step.logits - naive_logits).abs().max()))
     sess.max_logit.append(float(step.logits.abs().max()))
     sess.cache_bytes.append(sess.cache.nbytes)
 
@@ -173,17 +178,41 @@ def step_block_reason(sess: DecodeSession, end_id: int | None) -> str | None:
     return None
 
 
-def preview_step(model: GPT, sess: DecodeSession) -> PendingStep:
+def preview_step(model: GPT, sess: DecodeSession, check: bool = True) -> PendingStep:
     """Compute the next decode step on a copy of the cache and generator, leaving ``sess`` as it
-    is (for predict-then-reveal). Also recomputes the whole prefix without the cache, outside the
-    timed part. Raises ``ValueError`` before prefill or when the context window is full."""
+    is (for predict-then-reveal). With ``check``, also recompute the whole prefix without the
+    cache, outside the timed part (``check_due`` says when that is affordable). Raises
+    ``ValueError`` before prefill or when the context window is full."""
     if sess.pending is None:
         raise ValueError("run prefill before stepping")
     cache, gen = sess.cache.clone(), torch.Generator().set_state(sess.generator.get_state())
     token = sess.pending
     result, chosen, ms = _run_pass(sess, lambda: extend(model, [token], cache), gen)
-    naive = full_forward(model, sess.consumed + [token])
-    return PendingStep(result, chosen, ms, naive.logits, cache, gen)
+    naive = None
+    if check:
+        t0 = time.perf_counter()
+        naive = full_forward(model, sess.consumed + [token]).logits
+        sess.check_ms = (time.perf_counter() - t0) * 1000.0
+    return PendingStep(result, chosen, ms, naive, cache, gen)
+
+
+def check_due(sess: DecodeSession, budget_ms: float = CHECK_BUDGET_MS, every: int = CHECK_EVERY) -> bool:
+    """Whether the next step should also be recomputed without the cache: always while the last
+    recompute took at most ``budget_ms``; for a model where it takes longer (a real checkpoint's
+    recompute grows with the prefix and costs many cached steps), every ``every`` steps."""
+    if sess.check_ms <= budget_ms:
+        return True
+    last = max((i for i, d in enumerate(sess.max_diff) if d == d), default=0)  # NaN: not checked
+    return len(sess.max_diff) - last >= every
+
+
+def last_check(sess: DecodeSession) -> tuple[int, float, float] | None:
+    """(step, max |cached − recomputed| logit, max |logit|) of the latest checked decode step, or
+    None when no step has been checked yet (prefill is itself the full pass)."""
+    for i in range(len(sess.max_diff) - 1, 0, -1):
+        if sess.max_diff[i] == sess.max_diff[i]:  # not NaN
+            return i, sess.max_diff[i], sess.max_logit[i]
+    return None
 
 
 def commit(sess: DecodeSession, pending: PendingStep) -> DecodeSession:
@@ -195,11 +224,11 @@ def commit(sess: DecodeSession, pending: PendingStep) -> DecodeSession:
     return sess
 
 
-def step(model: GPT, sess: DecodeSession) -> DecodeSession:
-    """Consume the pending token (its K/V enter the cache) and choose the next one; also measure
-    max |cached − recomputed| logit against a full-prefix recompute. Raises ``ValueError`` when
-    the context window is full or before prefill."""
-    return commit(sess, preview_step(model, sess))
+def step(model: GPT, sess: DecodeSession, check: bool = True) -> DecodeSession:
+    """Consume the pending token (its K/V enter the cache) and choose the next one; with ``check``
+    also measure max |cached − recomputed| logit against a full-prefix recompute. Raises
+    ``ValueError`` when the context window is full or before prefill."""
+    return commit(sess, preview_step(model, sess, check))
 
 
 # ---- re-prefill after an edit (Ch. 30 §30.4: cache validity) ---------------------------------------

@@ -127,3 +127,21 @@ def test_reprefill_of_the_same_prompt_says_unchanged(tiny_model64):
     again, reuse = S.restart(tiny_model64, sess, [1, 2, 3, 4], SamplingConfig(), sess.model_key)
     assert (reuse.reused, reuse.recomputed) == (3, 1) and "dropped" in reuse.reason
     assert again.n_positions == 4 and again.n_steps == 0
+
+
+def test_a_costly_recompute_is_checked_every_ten_steps(tiny_model):
+    """While the recompute is cheap every step is checked; once it costs more than the budget, every
+    10th step is, and the badge reports the latest checked step (others are NaN, never a made-up 0)."""
+    sess = S.start(tiny_model, [1, 2, 3], SamplingConfig())
+    S.step(tiny_model, sess, check=S.check_due(sess))
+    assert S.last_check(sess)[0] == 1 and sess.check_ms > 0
+    sess.check_ms = 10 * S.CHECK_BUDGET_MS  # as on a real-sized checkpoint
+    checked = []
+    for _ in range(20):
+        due = S.check_due(sess)
+        S.step(tiny_model, sess, check=due)
+        if due:
+            sess.check_ms = 10 * S.CHECK_BUDGET_MS
+        checked.append(due)
+    assert [i + 2 for i, c in enumerate(checked) if c] == [11, 21]  # steps 11 and 21
+    assert np.isnan(sess.max_diff[5]) and S.last_check(sess)[0] == 21 and S.last_check(sess)[1] < 1e-5

@@ -67,3 +67,17 @@ def test_next_token_bars_mark_the_chosen_one():
     p = SV.next_token_bars(rows, 7, "Next token", SV.StageStyle())
     assert p["tokens"] == ["␣yuan", "yuan", "."] and p["chosen"] == [False, True, False]
     assert p["probs"] == [0.6, 0.3, 0.1] and "␣yuan 60.0%" in p["desc"]
+
+
+def test_the_badge_says_when_the_check_last_ran():
+    """Right after Prefill: nothing to compare; a checked step: its verdict; a later unchecked step:
+    the verdict of the step it was checked at, and how often checks run."""
+    import torch
+
+    from core.equivalence import equivalence
+
+    eq = equivalence(1e-6, 10.0, torch.float32, 4)
+    assert SV.badge_text(None, None, 0, 10)[0] == "info"
+    assert SV.badge_text(eq, 3, 3, 10) == ("ok", f"✓ Cached vs recomputed logits: {eq.text}")
+    state, text = SV.badge_text(eq, 3, 7, 10)
+    assert state == "ok" and text.endswith("(checked at step 3; every 10 steps on this model)")

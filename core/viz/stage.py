@@ -147,21 +147,28 @@ def _counters(cached: int, naive: int, layers_x_heads: int) -> list[dict]:
     ]
 
 
-def panel(bars: dict, scores: tuple[int, int], layers_x_heads: int, badge, kv: dict, style: StageStyle) -> dict:
-    """The stage's right-hand panel as one payload: the next-token ``bars`` (``next_token_bars``),
-    the work counter (query-key scores with the cache and by recompute, per layer and head), the
-    equivalence ``badge`` (a ``core.equivalence.Equivalence``, or None right after Prefill) and the
-    KV line ``kv`` (``kv_line``)."""
-    if badge is None:
-        state, text = (
+def badge_text(badge, checked_step: int | None, step: int, every: int) -> tuple[str, str]:
+    """(state, text) of the equivalence badge: ``badge`` (a ``core.equivalence.Equivalence`` for
+    the latest checked step ``checked_step``, or None when no step is checked yet) at ``step``; a
+    model whose recompute is costly is checked every ``every`` steps, and the badge says when."""
+    if step == 0:
+        return (
             "info",
             "Prefill is itself the full pass: cached and recomputed logits are compared from the first Step on",
         )
-    else:
-        state, text = (
-            ("ok" if badge.equal else "bad"),
-            f"{'✓' if badge.equal else '✗'} Cached vs recomputed logits: {badge.text}",
-        )
+    if badge is None:
+        return "info", f"Not recomputed yet: on this model the check runs every {every} steps (it is slow)"
+    when = "" if checked_step == step else f" (checked at step {checked_step}; every {every} steps on this model)"
+    return (
+        "ok" if badge.equal else "bad"
+    ), f"{'✓' if badge.equal else '✗'} Cached vs recomputed logits: {badge.text}{when}"
+
+
+def panel(bars: dict, scores: tuple[int, int], layers_x_heads: int, badge: tuple[str, str], kv: dict, style) -> dict:
+    """The stage's right-hand panel as one payload: the next-token ``bars`` (``next_token_bars``),
+    the work counter (query-key scores with the cache and by recompute, per layer and head), the
+    equivalence ``badge`` (``badge_text``'s state and text) and the KV line ``kv`` (``kv_line``)."""
+    state, text = badge
     return {
         "bars": bars,
         "counters": _counters(*scores, layers_x_heads),
