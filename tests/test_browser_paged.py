@@ -23,7 +23,7 @@ def test_paged_page_steps_and_a_request_leaves():
         page.get_by_text("R2 joins the batch: prefill of 28 tokens, 32 read from shared blocks").wait_for(timeout=30000)
         assert page.evaluate(POOL_TITLE) == "Physical pool: 6 of 48 blocks in use"
         screenshot(page, "paged-two-students")
-        page.get_by_test_id("stSelectbox").first.click()
+        page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
         page.get_by_role("option", name="one long and many short").click()
         page.get_by_text("Step 0 ·").first.wait_for(timeout=30000)
         for _ in range(8):

@@ -167,7 +167,7 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
             victim.goto(class2.url + "/memory")
             victim.get_by_role("combobox", name="Model shape").click(timeout=60_000)
             victim.get_by_role("option", name="From a config.json (paste or upload)").click()
-            victim.locator("input[type=file]").set_input_files(
+            victim.get_by_test_id("stMain").locator("input[type=file]").set_input_files(
                 files=[{"name": "class.json", "mimeType": "application/json", "buffer": CONFIG}]
             )
             victim.get_by_text("32 query heads, 8 KV heads").first.wait_for(timeout=60_000)
