@@ -41,7 +41,7 @@ def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
     for ys, scale, name, line, what in (
         (g.grid, 1e6, "prefill scores, full n² grid (before masking)", dict(width=3), "grid"),
         (g.causal, 1e6, "prefill scores the causal mask keeps, n(n+1)/2 (≈ half)", dict(width=2, dash="dot"), "grid"),
-        (g.cache_entries, 1e3, "KV-cache memory, grows as n", dict(width=3, color=CACHED), "cache"),
+        (g.cache_entries, 1e3, "KV-cache memory, grows as n", dict(width=3, color=CACHED, dash="dash"), "cache"),
     ):
         fig.add_scatter(
             x=g.n,
@@ -67,15 +67,15 @@ def fig_step_work(w: StepWork) -> go.Figure:
     """Scores for one decode step at context n (``core.bill.StepWork``): cached (n) vs full-prefix
     recompute (n(n+1)/2), log scale."""
     fig = go.Figure()
-    for ys, name, color in (
-        (w.cached, "with the KV cache: n scores", CACHED),
-        (w.recompute, "full-prefix recompute: n(n+1)/2", NEW_WORK),
+    for ys, name, color, dash in (
+        (w.cached, "with the KV cache: n scores", CACHED, "solid"),
+        (w.recompute, "full-prefix recompute: n(n+1)/2", NEW_WORK, "dash"),
     ):
         fig.add_scatter(
             x=w.n,
             y=ys,
             name=name,
-            line=dict(color=color, width=3),
+            line=dict(color=color, width=3, dash=dash),
             hovertemplate="n = %{x:,}: %{y:,} scores<extra></extra>",
         )
     fig.update_layout(
@@ -106,7 +106,8 @@ def fig_measured(lengths, cached_ms, naive_ms, title: str) -> go.Figure:
         y=list(naive_ms),
         mode="lines+markers",
         name="full-prefix recompute",
-        line=dict(color=NEW_WORK, width=3),
+        line=dict(color=NEW_WORK, width=3, dash="dash"),
+        marker=dict(symbol="square", size=8),
         hovertemplate="n = %{x}: %{y:.2f} ms<extra></extra>",
     )
     fig.update_layout(

@@ -26,7 +26,7 @@ def fig_kv_shelf(cached: int, capacity: int, pending_label: str | None, bytes_pe
             base=[cached],
             orientation="h",
             name="chosen, not yet consumed",
-            marker=dict(color="white", line=dict(color=NEW_WORK, width=2)),
+            marker=dict(color="white", line=dict(color=NEW_WORK, width=2), pattern=dict(shape=".", fgcolor=NEW_WORK)),
             hovertemplate=f"next input: {safe(pending_label)}<br>enters the cache at the next step<extra></extra>",
         )
     fig.add_vline(x=capacity, line=dict(color="black", width=4))

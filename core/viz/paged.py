@@ -14,12 +14,17 @@ from plotly.subplots import make_subplots
 from core.paged import PagedKVCache
 from core.paged_presets import PolicyRun
 from core.scheduler import Request
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, TEXT, safe
 
-# Okabe-Ito (colour-blind safe), one per request in order, with a mid grey in place of its black (the
-# labels are dark with a white glow, to read on every fill and on a partly filled block's blank tail).
-REQUEST_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#AAAAAA"]
+# Okabe-Ito (colour-blind safe), one per request in order, with a light green in place of its black: the
+# grey used before came within CIEDE2000 8 of the pink under simulated deuteranopia; now every pair,
+# the shared blocks' grey included, stays ≥ 10 apart under deuteranopia, protanopia and tritanopia
+# (tests/test_viz_a11y.py). Each block also carries its request's name (not colour alone).
+REQUEST_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#A2D18B"]
 SHARED_FILL = "#dddddd"
+# The labels sit on fills and on blank tails alike: dark text in a solid white halo (offset outlines
+# plus a glow). WCAG's Understanding 1.4.3 measures a halo as the text's background: 16:1.
+HALO = "1px 1px 0 #fff, -1px -1px 0 #fff, 1px -1px 0 #fff, -1px 1px 0 #fff, 0 0 3px #fff"
 
 
 def colour_of(i: int) -> str:
@@ -65,7 +70,7 @@ def _draw(fig: go.Figure, cells: list[dict], names: list[str]) -> None:
     fig.add_scatter(
         x=[c["x"] + 0.5 for c in cells], y=[c["y"] for c in cells], mode="text",
         text=[c["text"] for c in cells], hovertext=[c["hover"] for c in cells], hoverinfo="text",
-        textfont=dict(size=14, color="#111111", shadow="0px 0px 3px white"), showlegend=False,
+        textfont=dict(size=14, color=TEXT, shadow=HALO), showlegend=False,
     )  # fmt: skip
 
 

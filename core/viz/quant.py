@@ -7,11 +7,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE
+from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE
 
 if TYPE_CHECKING:  # types only: figures take plain data and never run the model
     from core.quant_model import QuantReport
     from core.ruler import Ruler
+
+# Bits-per-weight lines: colour, marker and dash differ, so no line is told apart by colour alone.
+BPW_STYLES = [(CACHED, "circle", "solid"), (NEW_WORK, "square", "dash"), ("#009e73", "diamond", "dot"),
+              ("#cc79a7", "triangle-up", "dashdot")]  # fmt: skip
 
 
 def _shelves(fig: go.Figure, levels: np.ndarray) -> None:
@@ -32,7 +36,7 @@ def _drops(fig: go.Figure, x: np.ndarray, x_hat: np.ndarray) -> None:
     fig.add_scatter(x=seg_x, y=seg_y, mode="lines", line=dict(color=MUTED, width=1), showlegend=False, hoverinfo="skip")
 
 
-def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str) -> None:
+def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str, text: str) -> None:
     """The values in ``mask``: dots at y = 1, squares on their shelves with ±s/2 whiskers, and
     "q=…" labels set below the shelf ticks (a label on the line was crossed by a tick: "q±2")."""
     hover = np.array(
@@ -66,7 +70,7 @@ def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, s
             y=np.full(mask.sum(), -0.32),
             mode="text",
             text=[f"q={k}" for k in r.q[mask]],
-            textfont=dict(color=color),
+            textfont=dict(color=text),  # the value's hue, dark enough for text (4.5:1)
             showlegend=False,
             hoverinfo="skip",
         )
@@ -81,12 +85,12 @@ def fig_ruler(r: Ruler) -> go.Figure:
     if r.levels is not None:
         _shelves(fig, r.levels)
     _drops(fig, r.x, r.x_hat)
-    for mask, name, color, symbol in (
-        (~r.clipped, "your values", CACHED, "circle"),
-        (r.clipped, r.outside_label, NEW_WORK, "x"),
+    for mask, name, color, symbol, text in (
+        (~r.clipped, "your values", CACHED, "circle", CACHED),
+        (r.clipped, r.outside_label, NEW_WORK, "x", NEW_WORK_TEXT),
     ):
         if mask.any():
-            _values(fig, r, mask, name, color, symbol)
+            _values(fig, r, mask, name, color, symbol, text)
     # Zero, marked from just above the "q=…" labels up: an axis zero line ran through a label at 0.
     fig.add_shape(type="line", x0=0, x1=0, y0=-0.16, y1=1.4, line=dict(color="#444444", width=1), layer="below")
     ends = [r.x, r.x_hat] + ([] if r.levels is None else [r.levels])
@@ -106,14 +110,14 @@ def fig_ruler(r: Ruler) -> go.Figure:
 def fig_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) -> go.Figure:
     """Effective bits per weight against group size, one line per format."""
     fig = go.Figure()
-    palette = [CACHED, NEW_WORK, "#009e73", "#cc79a7"]
-    for (name, ys), color in zip(curves.items(), palette, strict=False):
+    for (name, ys), (color, symbol, dash) in zip(curves.items(), BPW_STYLES, strict=False):
         fig.add_scatter(
             x=group_sizes,
             y=ys,
             mode="lines+markers",
             name=name,
-            line=dict(color=color, width=2),
+            line=dict(color=color, width=2, dash=dash),
+            marker=dict(symbol=symbol, size=8),
             hovertemplate="group of %{x}: %{y:.3f} bits per weight<extra></extra>",
         )
     fig.update_layout(

@@ -17,16 +17,16 @@ def fig_three_distributions(texts: list[str], shares: list[TokenShare]) -> go.Fi
     ``core.speculative.TokenShare`` per token; ``texts``: each token's raw text, escaped here)."""
     labels = [f"{i + 1}. {safe(t)}" for i, t in enumerate(texts)]
     fig = go.Figure()
-    for attr, name, color in (
-        ("p", "target p", CACHED),
-        ("q", "draft q", MUTED),
-        ("sampled", "speculative samples", NEW_WORK),
+    for attr, name, color, pattern in (  # colour and pattern: not colour alone
+        ("p", "target p", CACHED, ""),
+        ("q", "draft q", MUTED, "."),
+        ("sampled", "speculative samples", NEW_WORK, "/"),
     ):
         fig.add_bar(
             x=labels,
             y=[getattr(s, attr) for s in shares],
             name=name,
-            marker_color=color,
+            marker=dict(color=color, pattern=dict(shape=pattern)),
             hovertemplate="%{x}: %{y:.4f}<extra>" + name + "</extra>",
         )
     fig.update_layout(
