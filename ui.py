@@ -6,6 +6,7 @@ Not in core/ because it imports streamlit.
 from __future__ import annotations
 
 import copy
+import html
 from collections.abc import Callable
 
 import streamlit as st
@@ -130,6 +131,7 @@ PRESENTER_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stCaptionContainer"], label p { font-size: 1.15rem !important; }
+.chart-desc { font-size: 1.05rem !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] p { font-size: 2.6rem !important; }
 button p { font-size: 1.25rem !important; }
 textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
@@ -156,6 +158,7 @@ A11Y_CSS = """
 [data-testid="stSidebar"][data-collapsed="true"] { visibility: hidden; }
 button:disabled, button:disabled p, button:disabled span { color: #5e5d5b !important; }
 :focus-visible { outline: 3px solid #1c62b9 !important; outline-offset: 2px; }
+.chart-desc { margin: 0; font-size: 0.92em; }
 </style>
 """
 
@@ -166,13 +169,27 @@ def apply_presenter_style() -> None:
     st.html(A11Y_CSS + (PRESENTER_CSS if presenter_mode() else ""))
 
 
-def chart(fig, key: str) -> None:
-    """Draw a figure with the app's own template; in presenter mode with larger fonts."""
+def chart(fig, key: str, table: bool = True) -> None:
+    """Draw a figure with the app's own template; in presenter mode with larger fonts.
+
+    Under it, its text alternative: the sentence with the figure's real numbers that its ``core.viz``
+    ``fig_*`` function gave it (``describe_*``), shown as text (literally: it may quote typed tokens),
+    and, with ``table``, a "Show as table" toggle listing the numbers the figure draws."""
+    from core.viz.table import figure_table
+    from core.viz.theme import description_of
+
     if presenter_mode():
         fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
         fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
     st.plotly_chart(fig, theme=None, key=key)
     keep_figure(fig)
+    description = description_of(fig)
+    if description is None:
+        return
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.html(f'<p class="chart-desc">{html.escape(description)}</p>')
+    if table and row.toggle("Show as table", key=f"{key}.table"):
+        st.dataframe(figure_table(fig), hide_index=True)
 
 
 def keep_figure(fig) -> None:
@@ -275,10 +292,10 @@ def sidebar_model_card() -> None:
         st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
 
 
-def chart_in(container, fig, key: str) -> None:
+def chart_in(container, fig, key: str, table: bool = True) -> None:
     """``chart`` inside a column or other container."""
     with container:
-        chart(fig, key)
+        chart(fig, key, table)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

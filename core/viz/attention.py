@@ -6,7 +6,9 @@ import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, COLORSCALE, NEW_WORK, TEMPLATE, blend, safe, text_on
+from core.text import plural
+from core.viz.stage import spoken
+from core.viz.theme import CACHED, COLORSCALE, NEW_WORK, TEMPLATE, blend, described, safe, text_on
 
 PLOT_BG = "#f4f4f4"  # masked (blank) cells
 DIMMED = 0.4  # opacity of the rows read from the cache
@@ -127,4 +129,21 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
         yaxis=dict(title="position asking (query)", autorange="reversed", **axis),
         plot_bgcolor=PLOT_BG,
     )
-    return fig
+    return described(fig, describe_attention(att, labels, title.split(":")[0], new_rows))
+
+
+def describe_attention(att: np.ndarray, labels: list[str], where: str, new_rows: int) -> str:
+    """The figure's text alternative: how many positions, where the newest row puts most of its
+    attention and with what share, and which rows are new. ``att`` ``(T, T)`` (NaN where masked or
+    evicted), ``labels`` one raw "position: token" per row, ``where`` e.g. "Layer 3, head 0"."""
+    T = att.shape[0]
+    focus = int(np.nanargmax(att[-1]))
+    rows = (
+        "every row computed in this pass"
+        if new_rows >= T
+        else f"{plural(new_rows, 'new row')}, {plural(T - new_rows, 'earlier row')} read from the KV cache"
+    )
+    return (
+        f"{where}: {plural(T, 'position')}; the newest row ({spoken(labels[-1])}) puts {att[-1, focus]:.2f} of its "
+        f"attention on position {spoken(labels[focus])}; {rows}."
+    )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.latency import RequestTrace, cache_lengths
-from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, safe
+from core.latency import RequestTrace, cache_lengths, summarize_request
+from core.text import plural
+from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, described, safe
 
 QUEUE = "#dddddd"  # light grey, outlined (the fill alone is 1.4:1 on white) and dotted
 LABEL_WIDTH = 0.035  # a label of up to 3 digits takes about 3.5% of the plot's width (at 1280 px; less at 1920)
@@ -98,4 +99,27 @@ def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
         xaxis=dict(title="time (ms)", rangemode="tozero"),
         yaxis=dict(autorange="reversed", type="category"),
     )
-    return fig
+    return described(fig, describe_timeline(traces))
+
+
+def _ms(v: float) -> str:
+    return f"{v:,.2f}".rstrip("0").rstrip(".") + " ms"
+
+
+def describe_timeline(traces: list[RequestTrace], limit: int = 6) -> str:
+    """Text alternative of ``fig_timeline``: per request (the first ``limit``) its arrival, start of
+    prefill, first and last token with TTFT and TPOT (Ch. 30 §30.3), or that it emitted nothing."""
+    parts = []
+    for i, t in enumerate(traces[:limit]):
+        head = f"{i + 1}. {t.name}: arrives at {_ms(t.arrival_ms)}, prefill from {_ms(t.prefill_start_ms)}"
+        if not t.emissions_ms:
+            parts.append(f"{head}, no tokens (an error)")
+            continue
+        lat = summarize_request(t.arrival_ms, t.emissions_ms)
+        tpot = "no TPOT (one token)" if lat.tpot_ms is None else f"TPOT {_ms(lat.tpot_ms)}"
+        parts.append(
+            f"{head}, first token at {_ms(t.emissions_ms[0])} (TTFT {_ms(lat.ttft_ms)}), "
+            f"{plural(lat.n_tokens, 'token')}, the last at {_ms(t.emissions_ms[-1])} ({tpot})"
+        )
+    more = f"; {len(traces) - limit} more requests in the table" if len(traces) > limit else ""
+    return "; ".join(parts) + more + "."

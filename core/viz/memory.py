@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, NEW_WORK, TEMPLATE
+from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, described
 
 # The budget's parts: a colour and a pattern each (the legend names them with their GB). The grey is
 # light: MUTED came within CIEDE2000 9.9 of the green under simulated deuteranopia.
@@ -13,7 +13,7 @@ PART_STYLES = [
     (NEW_WORK, "/"),
     ("#bbbbbb", "."),
     ("#009e73", "x"),
-]  # grey light: MUTED came within ΔE00 9.9 of the green (deuteranopia)
+]
 
 
 def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str], chosen: str | None) -> go.Figure:
@@ -42,7 +42,7 @@ def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str]
         xaxis=dict(automargin=True),
         margin=dict(t=60),
     )
-    return fig
+    return described(fig, describe_kv_variants(names, labels, chosen))
 
 
 def fig_memory_budget(parts: dict[str, float], budget_gb: float) -> go.Figure:
@@ -77,4 +77,22 @@ def fig_memory_budget(parts: dict[str, float], budget_gb: float) -> go.Figure:
         yaxis=dict(showticklabels=False),
         margin=dict(t=70),
     )
-    return fig
+    return described(fig, describe_memory_budget(parts, budget_gb))
+
+
+def describe_kv_variants(names: list[str], labels: list[str], chosen: str | None) -> str:
+    """Text alternative of ``fig_kv_variants``: each sharing's KV bytes, the current one named."""
+    items = [
+        f"{n}: {lab}" + (" (the current setting)" if n == chosen else "") for n, lab in zip(names, labels, strict=True)
+    ]
+    return "KV cache of the same model by KV-head sharing: " + "; ".join(items) + "."
+
+
+def describe_memory_budget(parts: dict[str, float], budget_gb: float) -> str:
+    """Text alternative of ``fig_memory_budget``: the parts, their sum, the budget, spare or over."""
+    total = sum(parts.values())
+    verdict = (
+        f"{budget_gb - total:,.2f} GB spare" if total <= budget_gb else f"{total - budget_gb:,.2f} GB over the budget"
+    )
+    items = " + ".join(f"{name} {gb:,.2f} GB" for name, gb in parts.items())
+    return f"Needed: {items} = {total:,.2f} GB, against a budget of {budget_gb:,.2f} GB: {verdict}."

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE
+from core.text import plural
+from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, described
 
 if TYPE_CHECKING:  # types only: figures take plain data and never run the model
     from core.quant_model import QuantReport
@@ -104,7 +105,7 @@ def fig_ruler(r: Ruler) -> go.Figure:
         xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=False),
         yaxis=dict(range=[-0.6, 1.4], tickvals=[0, 1], ticktext=["stored (shelf)", "original"], showgrid=False),
     )
-    return fig
+    return described(fig, describe_ruler(r))
 
 
 def fig_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) -> go.Figure:
@@ -128,7 +129,7 @@ def fig_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) 
         xaxis=dict(title="group size (weights per scale, log scale)", type="log", tickvals=group_sizes),
         yaxis=dict(title="bits per weight"),
     )
-    return fig
+    return described(fig, describe_bits_per_weight(group_sizes, curves))
 
 
 def fig_quant_sweep(rows: list[QuantReport], reference: QuantReport, title: str) -> go.Figure:
@@ -182,4 +183,40 @@ def fig_quant_sweep(rows: list[QuantReport], reference: QuantReport, title: str)
             nticks=6,
         ),
     )
-    return fig
+    return described(fig, describe_quant_sweep(rows, reference, title))
+
+
+def describe_ruler(r: Ruler, limit: int = 8) -> str:
+    """Text alternative of ``fig_ruler``: the mapping, each value (the first ``limit``) → its stored
+    integer → its reconstruction, the largest error against s/2, how many are flagged."""
+    pairs = ", ".join(f"{x:.6g} → q = {q} → {xh:.6g}" for x, q, xh in list(zip(r.x, r.q, r.x_hat, strict=True))[:limit])
+    more = f" and {len(r.x) - limit} more (the table lists all)" if len(r.x) > limit else ""
+    err = np.abs(r.x_hat - r.x)
+    inside = err[~r.clipped]
+    bound = (
+        f"inside the range the largest error is {inside.max():.4g}, within s/2 = {r.scale / 2:.4g}"
+        if inside.size
+        else "no value is inside the range"
+    )
+    flagged = f"; {plural(int(r.clipped.sum()), 'value')} {r.outside_label}" if r.clipped.any() else ""
+    return f"{r.title}. {plural(len(r.x), 'value')}: {pairs}{more}. {bound[0].upper()}{bound[1:]}{flagged}."
+
+
+def describe_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) -> str:
+    """Text alternative of ``fig_bits_per_weight``: each format at the smallest and largest group."""
+    a, b = group_sizes[0], group_sizes[-1]
+    items = [
+        f"{name}: {ys[0]:.4g} bits per weight in groups of {a}, {ys[-1]:.4g} in groups of {b}"
+        for name, ys in curves.items()
+    ]
+    return "Effective bits per weight: " + "; ".join(items) + "."
+
+
+def describe_quant_sweep(rows: list[QuantReport], reference: QuantReport, title: str) -> str:
+    """Text alternative of ``fig_quant_sweep``: the float perplexity, then per bit width its perplexity
+    and how often the greedy token changed."""
+    items = [
+        f"{r.label}: perplexity {r.perplexity:.3f}, greedy token changed at {r.greedy_changed:.1%} of positions"
+        for r in rows
+    ]
+    return f"{title}: {reference.label} perplexity {reference.perplexity:.3f}; " + "; ".join(items) + "."

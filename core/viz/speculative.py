@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described, safe
 
 if TYPE_CHECKING:  # types only
     from core.speculative import TokenShare
@@ -38,4 +38,13 @@ def fig_three_distributions(texts: list[str], shares: list[TokenShare]) -> go.Fi
         yaxis=dict(title="probability"),
         margin=dict(t=60),
     )
-    return fig
+    return described(fig, describe_three_distributions(texts, shares))
+
+
+def describe_three_distributions(texts: list[str], shares: list[TokenShare]) -> str:
+    """Text alternative of ``fig_three_distributions``: per token the target, draft and sampled shares."""
+    items = [
+        f"{i + 1}. ‘{t}’ {s.p:.3f} / {s.q:.3f} / {s.sampled:.3f}"
+        for i, (t, s) in enumerate(zip(texts, shares, strict=True))
+    ]
+    return "Target p / draft q / speculative samples: " + "; ".join(items) + "."

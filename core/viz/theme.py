@@ -72,3 +72,16 @@ def blend(colour: str, background: str, opacity: float) -> str:
 def text_on(background: str) -> str:
     """Black or white, whichever contrasts more with ``background`` (at least 4.58:1 for any colour)."""
     return "#000000" if contrast_ratio("#000000", background) >= contrast_ratio("#ffffff", background) else "#ffffff"
+
+
+def described(fig: go.Figure, text: str) -> go.Figure:
+    """``fig`` carrying its text alternative (a ``describe_*`` sentence with its real numbers) in
+    ``layout.meta``: ``ui.chart`` shows it under every figure, so no figure goes without one."""
+    fig.update_layout(meta=dict(description=text))
+    return fig
+
+
+def description_of(fig: go.Figure) -> str | None:
+    """The text alternative ``described`` gave ``fig`` (None if it has none)."""
+    meta = fig.layout.meta
+    return meta.get("description") if isinstance(meta, dict) else None
