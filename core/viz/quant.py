@@ -198,7 +198,7 @@ def describe_ruler(r: Ruler, limit: int = 8) -> str:
         if inside.size
         else "no value is inside the range"
     )
-    flagged = f"; {plural(int(r.clipped.sum()), 'value')} {r.outside_label}" if r.clipped.any() else ""
+    flagged = f"; {r.outside_label}: {', '.join(f'{x:.6g}' for x in r.x[r.clipped])}" if r.clipped.any() else ""
     return f"{r.title}. {plural(len(r.x), 'value')}: {pairs}{more}. {bound[0].upper()}{bound[1:]}{flagged}."
 
 
