@@ -32,8 +32,8 @@ RUN_JS = """async (tags) => {
   const r = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
   return { version: axe.version, violations: r.violations.map((v) => ({
     id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: (n.failureSummary || '').split('\\n').slice(1).join(' ').trim(),
-                                  html: n.html.slice(0, 160) })) })) };
+    nodes: v.nodes.map((n) => ({ target: n.target.join(' '), html: n.html.slice(0, 160),
+      summary: (n.failureSummary || '').split('\\n').slice(1).join(' ').trim() })) })) };
 }"""
 
 
