@@ -153,7 +153,8 @@ def presenter_mode() -> bool:
 # in the Tab order (focus vanished into it) and screen readers read its model card. A disabled button
 # that still says something (a revealed answer's tick, "Chapter's numbers") kept a 2.7:1 label: 6.6:1
 # here (#5e5d5b on white). Keyboard focus: one visible ring (6:1 on white) on every control, outside its
-# border; a select box's ring goes round the whole box, not round the narrow text input inside it.
+# border; a select box's ring goes round the whole box and a slider's round its thumb, not round the
+# (narrow, or visually hidden) input inside them.
 A11Y_CSS = """
 <style>
 [data-testid="stSidebar"][data-collapsed="true"], [data-testid="stSidebar"][data-collapsed="true"] * {
@@ -163,6 +164,7 @@ button:disabled, button:disabled p, button:disabled span { color: #5e5d5b !impor
 [data-baseweb="select"]:has(input:focus-visible) {
   outline: 3px solid #1c62b9; outline-offset: 2px; border-radius: 0.5rem; }
 [data-baseweb="select"] input:focus-visible { outline: none !important; }
+[data-testid="stSlider"] [data-rac]:has(input:focus-visible) { outline: 3px solid #1c62b9; outline-offset: 3px; }
 .chart-desc { margin: 0; font-size: 0.92em; }
 </style>
 """

@@ -16,11 +16,12 @@ N_PROMPT = len(encode(load_shipped_tokenizer(), K.DEFAULT_PROMPT))
 # The focused element: what it is, where it is, and whether a focus indicator is drawn on it.
 FOCUSED_JS = """() => {
   const e = document.activeElement; if (!e || e === document.body) return null;
-  const box = e.closest('[data-baseweb="select"]') || e;  // a select box draws its ring round the whole box
-  const r = e.getBoundingClientRect(), cs = getComputedStyle(box);
+  // A select box draws its ring round the whole box, a slider round its thumb (its input is visually hidden).
+  const box = e.closest('[data-baseweb="select"]') || (e.type === 'range' ? e.parentElement.parentElement : e);
+  const r = e.getBoundingClientRect(), cs = getComputedStyle(box), seen = box.getBoundingClientRect();
   return { tag: e.tagName, role: e.getAttribute('role') || (e.type === 'range' ? 'slider' : ''),
            text: (e.getAttribute('aria-label') || e.innerText || '').trim(), x: r.x, y: r.y, w: r.width, h: r.height,
-           ring: (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2) || cs.boxShadow !== 'none' };
+           ring: seen.width >= 8 && cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2 };
 }"""
 
 
