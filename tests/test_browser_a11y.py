@@ -40,6 +40,12 @@ def _predict_revealed(page) -> None:
     page.get_by_text("→ asks the next question").wait_for(timeout=30000)
 
 
+def _lesson_stop(page) -> None:
+    """Lesson mode, teacher view, on the stop that prefills and decodes to step 11: the bar over the stage."""
+    page.locator(".st-key-lesson-bar").wait_for(timeout=60000)
+    wait_rows(page, N_PROMPT + 11, timeout_ms=60000)
+
+
 def _click_then_charts(*buttons: str, charts: int = 1):
     def act(page) -> None:
         for name in buttons:
@@ -82,6 +88,7 @@ PAGES = {
     "quantize": _charts(2),
     "quant_model": _charts(2),
     "practice": _practice,
+    "?lesson=fifteen-minutes&stop=2&teacher=1": _lesson_stop,
 }
 
 
