@@ -152,16 +152,16 @@ def presenter_mode() -> bool:
 # On every page (WCAG 2.1 AA). Streamlit's collapsed sidebar is only moved off screen: its controls stayed
 # in the Tab order (focus vanished into it) and screen readers read its model card. A disabled button
 # that still says something (a revealed answer's tick, "Chapter's numbers") kept a 2.7:1 label: 6.6:1
-# here (#5e5d5b on white). A primary button's shortcut hint (the lesson bar's "PageDown") was pink on
-# red, 2.8:1: white, 5.2:1. Keyboard focus: one visible ring (6:1 on white) on every control, outside its
-# border; a select box's ring goes round the whole box and a slider's round its thumb, not round the
-# (narrow, or visually hidden) input inside them.
+# here (#5e5d5b on white). A primary button's shortcut hint (the lesson bar's "PageDown") was white at
+# 60 % opacity on red, 2.8:1: opaque, 5.2:1. Keyboard focus: one visible ring (6:1 on white) on every
+# control, outside its border; a select box's ring goes round the whole box and a slider's round its
+# thumb, not round the (narrow, or visually hidden) input inside them.
 A11Y_CSS = """
 <style>
 [data-testid="stSidebar"][data-collapsed="true"], [data-testid="stSidebar"][data-collapsed="true"] * {
   visibility: hidden !important; }
 button:disabled, button:disabled p, button:disabled span { color: #5e5d5b !important; }
-button[kind="primary"]:enabled kbd { color: #ffffff !important; }
+button[kind="primary"]:enabled kbd { color: #ffffff !important; opacity: 1 !important; }
 :focus-visible { outline: 3px solid #1c62b9 !important; outline-offset: 2px; }
 [data-baseweb="select"]:has(input:focus-visible) {
   outline: 3px solid #1c62b9; outline-offset: 2px; border-radius: 0.5rem; }
