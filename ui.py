@@ -6,6 +6,7 @@ Not in core/ because it imports streamlit.
 from __future__ import annotations
 
 import copy
+import html
 from collections.abc import Callable
 
 import streamlit as st
@@ -144,6 +145,7 @@ PRESENTER_CSS = """
 <style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stCaptionContainer"], label p { font-size: 1.15rem !important; }
+.chart-desc { font-size: 1.05rem !important; }
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] p { font-size: 2.6rem !important; }
 button p { font-size: 1.25rem !important; }
 textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
@@ -161,19 +163,56 @@ def presenter_mode() -> bool:
     return bool(st.session_state.get(state.PRESENT))
 
 
+# On every page (WCAG 2.1 AA). Streamlit's collapsed sidebar is only moved off screen: its controls stayed
+# in the Tab order (focus vanished into it) and screen readers read its model card. A disabled button
+# that still says something (a revealed answer's tick, "Chapter's numbers") kept a 2.7:1 label: 6.6:1
+# here (#5e5d5b on white). A primary button's shortcut hint (the lesson bar's "PageDown") was white at
+# 60 % opacity on red, 2.8:1: opaque, 5.2:1. Keyboard focus: one visible ring (6:1 on white) on every
+# control, outside its border; a select box's ring goes round the whole box and a slider's round its
+# thumb, not round the (narrow, or visually hidden) input inside them.
+A11Y_CSS = """
+<style>
+[data-testid="stSidebar"][data-collapsed="true"], [data-testid="stSidebar"][data-collapsed="true"] * {
+  visibility: hidden !important; }
+button:disabled, button:disabled p, button:disabled span { color: #5e5d5b !important; }
+button[kind="primary"]:enabled kbd { color: #ffffff !important; opacity: 1 !important; }
+:focus-visible { outline: 3px solid #1c62b9 !important; outline-offset: 2px; }
+[data-baseweb="select"]:has(input:focus-visible) {
+  outline: 3px solid #1c62b9; outline-offset: 2px; border-radius: 0.5rem; }
+[data-baseweb="select"] input:focus-visible { outline: none !important; }
+[data-testid="stSlider"] [data-rac]:has(input:focus-visible) { outline: 3px solid #1c62b9; outline-offset: 3px; }
+.chart-desc { margin: 0; font-size: 0.92em; }
+</style>
+"""
+
+
 def apply_presenter_style() -> None:
-    """Larger text for a projector. The CSS is this app's own constant, never user text."""
-    if presenter_mode():
-        st.html(PRESENTER_CSS)
+    """The app's accessibility style on every page and, in presenter mode, larger text for a
+    projector. The CSS is this app's own constant, never user text."""
+    st.html(A11Y_CSS + (PRESENTER_CSS if presenter_mode() else ""))
 
 
-def chart(fig, key: str) -> None:
-    """Draw a figure with the app's own template; in presenter mode with larger fonts."""
+def chart(fig, key: str, table: bool = True) -> None:
+    """Draw a figure with the app's own template; in presenter mode with larger fonts.
+
+    Under it, its text alternative: the sentence with the figure's real numbers that its ``core.viz``
+    ``fig_*`` function gave it (``describe_*``), shown as text (literally: it may quote typed tokens),
+    and, with ``table``, a "Show as table" toggle listing the numbers the figure draws."""
+    from core.viz.table import figure_table
+    from core.viz.theme import description_of
+
     if presenter_mode():
         fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
         fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
     st.plotly_chart(fig, theme=None, key=key)
     keep_figure(fig)
+    description = description_of(fig)
+    if description is None:
+        return
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.html(f'<p class="chart-desc">{html.escape(description)}</p>')
+    if table and row.toggle("Show as table", key=f"{key}.table"):
+        st.dataframe(figure_table(fig), hide_index=True)
 
 
 def keep_figure(fig) -> None:
@@ -280,10 +319,10 @@ def sidebar_model_card() -> None:
         st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
 
 
-def chart_in(container, fig, key: str) -> None:
+def chart_in(container, fig, key: str, table: bool = True) -> None:
     """``chart`` inside a column or other container."""
     with container:
-        chart(fig, key)
+        chart(fig, key, table)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

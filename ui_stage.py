@@ -280,6 +280,23 @@ def question_panel(present: bool) -> None:
     box.caption("→ asks the next question." + score)
 
 
+def stage_tables(sess, tok) -> None:
+    """The stage's two figures as tables, the same numbers they draw (their text alternative's long form)."""
+    import ui_decode as D
+    from core import session as S
+    from core import state as K
+    from core.tokenizer import token_labels, token_text
+
+    layer, head = st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
+    row = S.pass_rows(sess.passes[-1], layer, D.head_of(head))[-1][: sess.n_positions]
+    rows = [(i, token_text(tok, i), p) for i, p in S.next_token_table(sess, 10)]
+    a, b = st.columns([3, 2])
+    a.caption(f"Layer {layer}, {D.head_label(head)}: the newest row's attention")
+    a.dataframe(SV.row_table(row, token_labels(tok, sess.consumed)), hide_index=True, height=300)
+    b.caption("Next token")
+    b.dataframe(SV.bars_table(rows, sess.pending), hide_index=True)
+
+
 def below_stage(sess, tok) -> None:
     """Below the first screen: the whole text and the request's status; the share link and this
     request's clock inside an expander that runs only when open (a Step sends less)."""
@@ -292,6 +309,8 @@ def below_stage(sess, tok) -> None:
         f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "
         f"whole window: {sess.cache.allocated_bytes:,} B."
     )
+    if st.toggle("Show the heatmap's newest row and the next-token bars as tables", key="decode.show_tables"):
+        stage_tables(sess, tok)
     more = st.expander("Share this request · its clock (TTFT, TPOT)", key="decode.more", on_change="rerun")
     if more.open:
         with more:

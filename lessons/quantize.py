@@ -84,7 +84,7 @@ except ValueError as err:
     st.stop()
 for note in r.notes:
     st.warning(note)
-ui.chart(viz.fig_ruler(r), key="ruler")
+ui.chart(viz.fig_ruler(r), key="ruler", table=False)  # its table is below
 if r.levels is None:
     st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
 st.caption(

@@ -30,7 +30,7 @@ def test_attention_user_text_is_escaped():
 def test_attention_dims_cached_rows_and_outlines_new():
     """After a decode step the old rows are a dimmed trace, the new row full strength and outlined."""
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
-    old, new = fig.data
+    old, new, numbers = fig.data
     assert old.opacity < 1 and new.opacity == 1
     assert old.z.shape == new.z.shape == (3, 3)  # each spans every row: one-row traces draw as a band
     assert np.isnan(old.z[2][0]) and old.z[1][0] == 0.25 and abs(new.z[2][0] - 0.2) < 1e-7 and np.isnan(new.z[1][0])
@@ -38,7 +38,7 @@ def test_attention_dims_cached_rows_and_outlines_new():
     assert outline.y0 == 1.5 and outline.y1 == 2.5
     # After prefill every row is new: one full-strength trace.
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=3, title="t")
-    assert len(fig.data) == 1 and fig.data[0].opacity == 1
+    assert [t.type for t in fig.data] == ["heatmap", "scatter"] and fig.data[0].opacity == 1
 
 
 def test_attention_always_labels_the_newest_row():

@@ -4,20 +4,63 @@ The only plotly importer (with ``theme``). No streamlit. Text that came from a u
 prompt) is escaped before it reaches plotly, whose labels otherwise interpret a subset of HTML.
 """
 
-from core.viz.attention import fig_attention
-from core.viz.batching import fig_batch_cache, fig_batch_speed
-from core.viz.context import fig_cache_over_time
-from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
+from core.viz.attention import describe_attention, fig_attention
+from core.viz.batching import describe_batch_cache, describe_batch_speed, fig_batch_cache, fig_batch_speed
+from core.viz.context import describe_cache_over_time, fig_cache_over_time
+from core.viz.cost import (
+    describe_growth,
+    describe_measured,
+    describe_step_work,
+    fig_growth_shapes,
+    fig_measured,
+    fig_step_work,
+)
 from core.viz.decode import fig_kv_shelf, fig_next_token
 from core.viz.handout import figure_html
-from core.viz.latency import fig_timeline
-from core.viz.memory import fig_kv_variants, fig_memory_budget
-from core.viz.paged import fig_block_pool, fig_block_tables, fig_policy_comparison
-from core.viz.quant import fig_bits_per_weight, fig_block, fig_quant_sweep, fig_ruler
-from core.viz.speculative import fig_three_distributions
+from core.viz.latency import describe_timeline, fig_timeline
+from core.viz.memory import describe_kv_variants, describe_memory_budget, fig_kv_variants, fig_memory_budget
+from core.viz.paged import (
+    describe_block_pool,
+    describe_block_tables,
+    describe_policy_comparison,
+    fig_block_pool,
+    fig_block_tables,
+    fig_policy_comparison,
+)
+from core.viz.quant import (
+    describe_bits_per_weight,
+    describe_block,
+    describe_quant_sweep,
+    describe_ruler,
+    fig_bits_per_weight,
+    fig_block,
+    fig_quant_sweep,
+    fig_ruler,
+)
+from core.viz.speculative import describe_three_distributions, fig_three_distributions
+from core.viz.table import figure_table
 from core.viz.theme import CACHED, COLORSCALE, MUTED, NEW_WORK, TEMPLATE, safe
 
 __all__ = [
+    "describe_attention",
+    "describe_batch_cache",
+    "describe_batch_speed",
+    "describe_cache_over_time",
+    "describe_growth",
+    "describe_measured",
+    "describe_step_work",
+    "describe_timeline",
+    "describe_kv_variants",
+    "describe_memory_budget",
+    "describe_block_pool",
+    "describe_block_tables",
+    "describe_policy_comparison",
+    "describe_bits_per_weight",
+    "describe_block",
+    "describe_quant_sweep",
+    "describe_ruler",
+    "describe_three_distributions",
+    "figure_table",
     "figure_html",
     "fig_attention",
     "fig_kv_shelf",

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.colors as pc
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, COLORSCALE, NEW_WORK, TEMPLATE, safe
+from core.text import plural
+from core.viz.stage import spoken
+from core.viz.theme import CACHED, COLORSCALE, NEW_WORK, TEMPLATE, blend, described, safe, text_on
+
+PLOT_BG = "#f4f4f4"  # masked (blank) cells
+DIMMED = 0.4  # opacity of the rows read from the cache
 
 
 def tick_positions(T: int, keep=(), max_labels: int = 40) -> list[int]:
@@ -39,8 +45,39 @@ def _heat(fig: go.Figure, att: np.ndarray, rows: slice, ticks: list[str], name: 
         showscale=opacity == 1.0,
         xgap=gap,
         ygap=gap,
-        texttemplate="%{z:.2f}" if T <= 12 else None,
         colorbar=dict(title=dict(text="attention<br>share (0–1)"), thickness=14),
+    )
+
+
+def cell_colours(att: np.ndarray, old: int) -> list[list[str | None]]:
+    """The colour each cell shows (``#rrggbb``; None where masked): Cividis at its share, the first
+    ``old`` rows drawn at ``DIMMED`` opacity over the plot's background."""
+    out = []
+    for i, row in enumerate(att):
+        shown = []
+        for v in row:
+            if np.isnan(v):
+                shown.append(None)
+                continue
+            c = pc.sample_colorscale(COLORSCALE, [float(np.clip(v, 0, 1))])[0]
+            shown.append(blend(c, PLOT_BG, DIMMED) if i < old else blend(c, PLOT_BG, 1.0))
+        out.append(shown)
+    return out
+
+
+def _cell_text(fig: go.Figure, att: np.ndarray, ticks: list[str], old: int) -> None:
+    """Each share written in its cell (small grids), black or white against the colour the cell shows,
+    dimmed or not: a text trace on top, so the dimming never fades the numbers."""
+    colours = cell_colours(att, old)
+    cells = [(i, j) for i in range(len(att)) for j in range(len(att)) if colours[i][j] is not None]
+    fig.add_scatter(
+        x=[ticks[j] for _, j in cells],
+        y=[ticks[i] for i, _ in cells],
+        mode="text",
+        text=[f"{att[i, j]:.2f}" for i, j in cells],
+        textfont=dict(color=[text_on(colours[i][j]) for i, j in cells]),
+        hoverinfo="skip",
+        showlegend=False,
     )
 
 
@@ -58,7 +95,7 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
     old = T - new_rows
     fig = go.Figure()
     if old > 0:
-        _heat(fig, att, slice(0, old), ticks, "read from the KV cache", 0.4)
+        _heat(fig, att, slice(0, old), ticks, "read from the KV cache", DIMMED)
         fig.add_annotation(
             x=1.0,
             xref="paper",
@@ -70,6 +107,8 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
             bgcolor="rgba(255,255,255,0.85)",
         )
     _heat(fig, att, slice(old, T), ticks, "new this step", 1.0)
+    if T <= 12:
+        _cell_text(fig, att, ticks, old)
     fig.add_shape(
         type="rect", x0=-0.5, x1=T - 0.5, y0=old - 0.5, y1=T - 0.5, line=dict(color=NEW_WORK, width=3), layer="above"
     )
@@ -88,6 +127,23 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
         height=max(420, min(900, 20 * T + 200)),
         xaxis=dict(title="position being scored (key)", side="bottom", tickangle=-60, **axis),
         yaxis=dict(title="position asking (query)", autorange="reversed", **axis),
-        plot_bgcolor="#f4f4f4",
+        plot_bgcolor=PLOT_BG,
     )
-    return fig
+    return described(fig, describe_attention(att, labels, title.split(":")[0], new_rows))
+
+
+def describe_attention(att: np.ndarray, labels: list[str], where: str, new_rows: int) -> str:
+    """The figure's text alternative: how many positions, where the newest row puts most of its
+    attention and with what share, and which rows are new. ``att`` ``(T, T)`` (NaN where masked or
+    evicted), ``labels`` one raw "position: token" per row, ``where`` e.g. "Layer 3, head 0"."""
+    T = att.shape[0]
+    focus = int(np.nanargmax(att[-1]))
+    rows = (
+        "every row computed in this pass"
+        if new_rows >= T
+        else f"{plural(new_rows, 'new row')}, {plural(T - new_rows, 'earlier row')} read from the KV cache"
+    )
+    return (
+        f"{where}: {plural(T, 'position')}; the newest row ({spoken(labels[-1])}) puts {att[-1, focus]:.2f} of its "
+        f"attention on position {spoken(labels[focus])}; {rows}."
+    )

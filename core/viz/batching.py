@@ -5,7 +5,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from core.measure import BatchSpeed
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
+from core.text import plural
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described, safe
 
 
 def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: str) -> go.Figure:
@@ -50,7 +51,7 @@ def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: st
         xaxis=dict(title="positions (slots)", range=[0, s_max]),
         yaxis=dict(autorange="reversed", type="category"),
     )
-    return fig
+    return described(fig, describe_batch_cache(names, lengths, s_max, layout))
 
 
 def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
@@ -87,4 +88,28 @@ def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
         # Headroom above the highest point: its "6.1×" label sits above it and was cut off.
         yaxis=dict(title="output tokens / s", range=[0, 1.18 * top]),
     )
-    return fig
+    return described(fig, describe_batch_speed(rows))
+
+
+def describe_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: str) -> str:
+    """Text alternative of ``fig_batch_cache``: each request's positions and, padded, its padding and the
+    slots reserved past the longest row."""
+    if layout != "padded":
+        items = [f"{n} {plural(k, 'position')}" for n, k in zip(names, lengths, strict=True)]
+        return "Per-request caches, each as long as its request: " + "; ".join(items) + "."
+    longest = max(lengths)
+    items = [f"{n} {k:,} used + {longest - k:,} padding" for n, k in zip(names, lengths, strict=True)]
+    return (
+        f"Padded layout, {s_max:,} slots per row: " + "; ".join(items) + f"; each row reserves {s_max - longest:,} "
+        "more slots for tokens still to come."
+    )
+
+
+def describe_batch_speed(rows: list[BatchSpeed]) -> str:
+    """Text alternative of ``fig_batch_speed``: per batch size, tokens/s both ways and the speed-up."""
+    items = [
+        f"B = {r.batch_size}: {r.batched_tokens_per_s:,.0f} tokens/s batched, {r.solo_tokens_per_s:,.0f} one by one "
+        f"({r.speedup:.1f}×)"
+        for r in rows
+    ]
+    return "Output tokens per second (medians): " + "; ".join(items) + "."

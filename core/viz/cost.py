@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described
 
 if TYPE_CHECKING:  # types only
     from core.bill import Growth, StepWork
@@ -41,7 +41,7 @@ def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
     for ys, scale, name, line, what in (
         (g.grid, 1e6, "prefill scores, full n² grid (before masking)", dict(width=3), "grid"),
         (g.causal, 1e6, "prefill scores the causal mask keeps, n(n+1)/2 (≈ half)", dict(width=2, dash="dot"), "grid"),
-        (g.cache_entries, 1e3, "KV-cache memory, grows as n", dict(width=3, color=CACHED), "cache"),
+        (g.cache_entries, 1e3, "KV-cache memory, grows as n", dict(width=3, color=CACHED, dash="dash"), "cache"),
     ):
         fig.add_scatter(
             x=g.n,
@@ -60,22 +60,22 @@ def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
         xaxis=dict(title="context length n (tokens)", tickformat=","),
         yaxis=dict(title="relative cost (n = 1,000 → 1)"),
     )
-    return fig
+    return described(fig, describe_growth(g, per))
 
 
 def fig_step_work(w: StepWork) -> go.Figure:
     """Scores for one decode step at context n (``core.bill.StepWork``): cached (n) vs full-prefix
     recompute (n(n+1)/2), log scale."""
     fig = go.Figure()
-    for ys, name, color in (
-        (w.cached, "with the KV cache: n scores", CACHED),
-        (w.recompute, "full-prefix recompute: n(n+1)/2", NEW_WORK),
+    for ys, name, color, dash in (
+        (w.cached, "with the KV cache: n scores", CACHED, "solid"),
+        (w.recompute, "full-prefix recompute: n(n+1)/2", NEW_WORK, "dash"),
     ):
         fig.add_scatter(
             x=w.n,
             y=ys,
             name=name,
-            line=dict(color=color, width=3),
+            line=dict(color=color, width=3, dash=dash),
             hovertemplate="n = %{x:,}: %{y:,} scores<extra></extra>",
         )
     fig.update_layout(
@@ -86,7 +86,7 @@ def fig_step_work(w: StepWork) -> go.Figure:
         xaxis=dict(title="context length n (tokens)", tickformat=","),
         yaxis=dict(title="scores (log scale)", type="log"),
     )
-    return fig
+    return described(fig, describe_step_work(w))
 
 
 def fig_measured(lengths, cached_ms, naive_ms, title: str) -> go.Figure:
@@ -106,7 +106,8 @@ def fig_measured(lengths, cached_ms, naive_ms, title: str) -> go.Figure:
         y=list(naive_ms),
         mode="lines+markers",
         name="full-prefix recompute",
-        line=dict(color=NEW_WORK, width=3),
+        line=dict(color=NEW_WORK, width=3, dash="dash"),
+        marker=dict(symbol="square", size=8),
         hovertemplate="n = %{x}: %{y:.2f} ms<extra></extra>",
     )
     fig.update_layout(
@@ -119,4 +120,35 @@ def fig_measured(lengths, cached_ms, naive_ms, title: str) -> go.Figure:
         # Short: a rotated title longer than the plot ran up into the chart's title in presenter mode.
         yaxis=dict(title="ms per step", rangemode="tozero"),
     )
-    return fig
+    return described(fig, describe_measured(lengths, cached_ms, naive_ms))
+
+
+def describe_growth(g: Growth, per: str) -> str:
+    """Text alternative of ``fig_growth_shapes``: at the largest n, the grid, the causal pairs and the
+    cache (per layer and head) and their multiples of the n = 1,000 values; the chapter's points."""
+    n = g.n[-1]
+    marks = "; ".join(f"{x:,} tokens → {s:,} scores ({per})" for x, s in g.marks)
+    return (
+        f"At n = {n:,} tokens a prefill has {g.grid[-1]:,} query-key pairs before masking and "
+        f"{g.causal[-1]:,} after it, per layer and head: {g.grid[-1] / 1e6:,.0f}× and {g.causal[-1] / 1e6:,.0f}× "
+        f"the n = 1,000 grid; the KV cache holds {g.cache_entries[-1]:,} entries, {g.cache_entries[-1] / 1e3:,.0f}× "
+        f"its size at n = 1,000." + (f" Marked: {marks}." if marks else "")
+    )
+
+
+def describe_step_work(w: StepWork) -> str:
+    """Text alternative of ``fig_step_work``: scores of one decode step at the largest n, both ways."""
+    n, c, r = w.n[-1], w.cached[-1], w.recompute[-1]
+    return (
+        f"One decode step at n = {n:,}: {c:,} scores with the KV cache, {r:,} by full-prefix recompute "
+        f"({r / c:,.0f}×), per layer and head; at n = {w.n[0]:,}: {w.cached[0]:,} and {w.recompute[0]:,}."
+    )
+
+
+def describe_measured(lengths, cached_ms, naive_ms) -> str:
+    """Text alternative of ``fig_measured``: the medians at the shortest and the longest context."""
+    a, b = 0, len(lengths) - 1
+    return (
+        f"At {lengths[b]} positions a cached step took {cached_ms[b]:.2f} ms, a full recompute {naive_ms[b]:.2f} ms "
+        f"({naive_ms[b] / cached_ms[b]:.1f}×); at {lengths[a]} positions {cached_ms[a]:.2f} and {naive_ms[a]:.2f} ms."
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, safe
+from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, described, safe
 
 
 def fig_kv_shelf(cached: int, capacity: int, pending_label: str | None, bytes_per_position: int) -> go.Figure:
@@ -26,7 +26,7 @@ def fig_kv_shelf(cached: int, capacity: int, pending_label: str | None, bytes_pe
             base=[cached],
             orientation="h",
             name="chosen, not yet consumed",
-            marker=dict(color="white", line=dict(color=NEW_WORK, width=2)),
+            marker=dict(color="white", line=dict(color=NEW_WORK, width=2), pattern=dict(shape=".", fgcolor=NEW_WORK)),
             hovertemplate=f"next input: {safe(pending_label)}<br>enters the cache at the next step<extra></extra>",
         )
     fig.add_vline(x=capacity, line=dict(color="black", width=4))
@@ -50,7 +50,7 @@ def fig_kv_shelf(cached: int, capacity: int, pending_label: str | None, bytes_pe
         xaxis=dict(title="cached positions", range=[0, capacity * 1.02]),
         yaxis=dict(showticklabels=False),
     )
-    return fig
+    return described(fig, describe_kv_shelf(cached, capacity, bytes_per_position))
 
 
 def fig_next_token(rows: list[tuple[int, str, float]], chosen: int | None, title: str) -> go.Figure:
@@ -82,4 +82,18 @@ def fig_next_token(rows: list[tuple[int, str, float]], chosen: int | None, title
         yaxis=dict(autorange="reversed", automargin=True, type="category"),
         title_x=0,
     )
-    return fig
+    return described(fig, describe_next_token(rows, chosen))
+
+
+def describe_kv_shelf(cached: int, capacity: int, bytes_per_position: int) -> str:
+    """Text alternative of ``fig_kv_shelf``: positions cached of the window, and their bytes."""
+    return (
+        f"KV cache: {cached:,} of {capacity:,} positions ({cached * bytes_per_position:,} bytes); the chosen token "
+        "waits outside until the next pass consumes it."
+    )
+
+
+def describe_next_token(rows: list[tuple[int, str, float]], chosen: int | None) -> str:
+    """Text alternative of ``fig_next_token``: each token's probability, the chosen one named."""
+    items = [f"{i + 1}. ‘{t}’ {p:.1%}" + (" (chosen)" if tid == chosen else "") for i, (tid, t, p) in enumerate(rows)]
+    return "Next token: " + "; ".join(items) + "."

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.latency import RequestTrace, cache_lengths
-from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, safe
+from core.latency import RequestTrace, cache_lengths, summarize_request
+from core.text import plural
+from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, described, safe
 
+QUEUE = "#dddddd"  # light grey, outlined (the fill alone is 1.4:1 on white) and dotted
 LABEL_WIDTH = 0.035  # a label of up to 3 digits takes about 3.5% of the plot's width (at 1280 px; less at 1920)
 
 
@@ -15,7 +17,7 @@ def _row_name(i: int, name: str) -> str:
     return safe(f"{i + 1}. " + (name if len(name) <= 30 else name[:29] + "…"))
 
 
-def _bar(fig: go.Figure, y: str, start: float, end: float, name: str, color: str, first: bool) -> None:
+def _bar(fig: go.Figure, y: str, start: float, end: float, name: str, marker: dict, first: bool) -> None:
     # Bars hang below the row's centre line (the y axis is reversed), so the token labels above
     # the markers on that line never sit on top of a bar.
     fig.add_bar(
@@ -23,7 +25,7 @@ def _bar(fig: go.Figure, y: str, start: float, end: float, name: str, color: str
         x=[end - start],
         base=[start],
         orientation="h",
-        marker_color=color,
+        marker=marker,
         width=0.4,
         offset=0,
         name=name,
@@ -73,13 +75,19 @@ def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
     for i, t in enumerate(traces):
         y, first = _row_name(i, t.name), i == 0
         t1 = t.emissions_ms[0] if t.emissions_ms else t.prefill_start_ms
-        _bar(fig, y, t.arrival_ms, t.prefill_start_ms, "queue", "#dddddd", first)
-        _bar(fig, y, t.prefill_start_ms, t1, "prefill → first token", CACHED, first)
+        queue = dict(color=QUEUE, line=dict(color=MUTED, width=1), pattern=dict(shape=".", fgcolor=MUTED))
+        _bar(fig, y, t.arrival_ms, t.prefill_start_ms, "queue", queue, first)
+        _bar(fig, y, t.prefill_start_ms, t1, "prefill → first token", dict(color=CACHED), first)
         if t.emissions_ms:
             _tokens(fig, y, t, first, min_gap)
         else:
             fig.add_annotation(
-                y=y, x=t.prefill_start_ms, text="error: no tokens", showarrow=False, xanchor="left", font_color=NEW_WORK
+                y=y,
+                x=t.prefill_start_ms,
+                text="error: no tokens",
+                showarrow=False,
+                xanchor="left",
+                font_color=NEW_WORK_TEXT,
             )
     fig.update_layout(
         template=TEMPLATE,
@@ -91,4 +99,27 @@ def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
         xaxis=dict(title="time (ms)", rangemode="tozero"),
         yaxis=dict(autorange="reversed", type="category"),
     )
-    return fig
+    return described(fig, describe_timeline(traces))
+
+
+def _ms(v: float) -> str:
+    return f"{v:,.2f}".rstrip("0").rstrip(".") + " ms"
+
+
+def describe_timeline(traces: list[RequestTrace], limit: int = 6) -> str:
+    """Text alternative of ``fig_timeline``: per request (the first ``limit``) its arrival, start of
+    prefill, first and last token with TTFT and TPOT (Ch. 30 §30.3), or that it emitted nothing."""
+    parts = []
+    for i, t in enumerate(traces[:limit]):
+        head = f"{i + 1}. {t.name}: arrives at {_ms(t.arrival_ms)}, prefill from {_ms(t.prefill_start_ms)}"
+        if not t.emissions_ms:
+            parts.append(f"{head}, no tokens (an error)")
+            continue
+        lat = summarize_request(t.arrival_ms, t.emissions_ms)
+        tpot = "no TPOT (one token)" if lat.tpot_ms is None else f"TPOT {_ms(lat.tpot_ms)}"
+        parts.append(
+            f"{head}, first token at {_ms(t.emissions_ms[0])} (TTFT {_ms(lat.ttft_ms)}), "
+            f"{plural(lat.n_tokens, 'token')}, the last at {_ms(t.emissions_ms[-1])} ({tpot})"
+        )
+    more = f"; {len(traces) - limit} more requests in the table" if len(traces) > limit else ""
+    return "; ".join(parts) + more + "."

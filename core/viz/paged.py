@@ -14,12 +14,18 @@ from plotly.subplots import make_subplots
 from core.paged import PagedKVCache
 from core.paged_presets import PolicyRun
 from core.scheduler import Request
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, safe
+from core.text import plural
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, TEXT, described, safe
 
-# Okabe-Ito (colour-blind safe), one per request in order, with a mid grey in place of its black (the
-# labels are dark with a white glow, to read on every fill and on a partly filled block's blank tail).
-REQUEST_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#AAAAAA"]
+# Okabe-Ito (colour-blind safe), one per request in order, with a light green in place of its black: the
+# grey used before came within CIEDE2000 8 of the pink under simulated deuteranopia; now every pair,
+# the shared blocks' grey included, stays ≥ 10 apart under deuteranopia, protanopia and tritanopia
+# (tests/test_viz_a11y.py). Each block also carries its request's name (not colour alone).
+REQUEST_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#A2D18B"]
 SHARED_FILL = "#dddddd"
+# The labels sit on fills and on blank tails alike: dark text in a solid white halo (offset outlines
+# plus a glow). WCAG's Understanding 1.4.3 measures a halo as the text's background: 16:1.
+HALO = "1px 1px 0 #fff, -1px -1px 0 #fff, 1px -1px 0 #fff, -1px 1px 0 #fff, 0 0 3px #fff"
 
 
 def colour_of(i: int) -> str:
@@ -65,7 +71,7 @@ def _draw(fig: go.Figure, cells: list[dict], names: list[str]) -> None:
     fig.add_scatter(
         x=[c["x"] + 0.5 for c in cells], y=[c["y"] for c in cells], mode="text",
         text=[c["text"] for c in cells], hovertext=[c["hover"] for c in cells], hoverinfo="text",
-        textfont=dict(size=14, color="#111111", shadow="0px 0px 3px white"), showlegend=False,
+        textfont=dict(size=14, color=TEXT, shadow=HALO), showlegend=False,
     )  # fmt: skip
 
 
@@ -113,7 +119,7 @@ def fig_block_pool(cache: PagedKVCache, requests: list[Request], columns: int = 
         xaxis=dict(visible=False, range=[0, columns]),
         yaxis=dict(visible=False, range=[rows - 0.5, -0.5]),
     )
-    return fig
+    return described(fig, describe_block_pool(cache, requests))
 
 
 def fig_block_tables(cache: PagedKVCache, requests: list[Request]) -> go.Figure:
@@ -149,7 +155,7 @@ def fig_block_tables(cache: PagedKVCache, requests: list[Request]) -> go.Figure:
             range=[len(requests) - 0.5, -0.5], tickvals=list(range(len(requests))), ticktext=labels, zeroline=False
         ),
     )
-    return fig
+    return described(fig, describe_block_tables(cache, requests))
 
 
 def fig_policy_comparison(runs: dict[str, PolicyRun]) -> go.Figure:
@@ -184,4 +190,47 @@ def fig_policy_comparison(runs: dict[str, PolicyRun]) -> go.Figure:
     fig.update_yaxes(title_text="output tokens", rangemode="tozero", row=1, col=1)
     fig.update_xaxes(title_text="steps waited", rangemode="tozero", row=1, col=2)
     fig.update_yaxes(autorange="reversed", type="category", row=1, col=2)
-    return fig
+    return described(fig, describe_policy_comparison(runs))
+
+
+def describe_block_pool(cache: PagedKVCache, requests: list[Request], limit: int = 16) -> str:
+    """Text alternative of ``fig_block_pool``: blocks in use, each (the first ``limit``) with its holders
+    and filled positions, the number free."""
+    index = {r.name: i for i, r in enumerate(requests)}
+    names = [r.name for r in requests]
+    owners, fill = _owners(cache, index), cache.block_fill()
+    used = [b for b in range(cache.n_blocks) if owners[b]]
+    items = []
+    for b in used[:limit]:
+        who = (
+            names[owners[b][0]]
+            if len(owners[b]) == 1
+            else f"shared by {len(owners[b])} ({', '.join(names[i] for i in owners[b])})"
+        )
+        items.append(f"#{b} {who}, {fill.get(b, 0)} of {cache.block_size} positions")
+    more = f"; {len(used) - limit} more in the table" if len(used) > limit else ""
+    listed = (": " + "; ".join(items) + more) if items else ""
+    return f"Physical pool: {len(used)} of {cache.n_blocks} blocks in use{listed}; {cache.n_blocks - len(used)} free."
+
+
+def describe_block_tables(cache: PagedKVCache, requests: list[Request]) -> str:
+    """Text alternative of ``fig_block_tables``: each request's physical blocks in logical order."""
+    items = []
+    for r in requests:
+        table = cache.tables.get(r.name, [])
+        blocks = ", ".join(f"#{b}" for b in table) if table else "no blocks"
+        items.append(f"{r.name} ({r.state}): {blocks}")
+    return "Block tables, logical block 0 first: " + "; ".join(items) + "."
+
+
+def describe_policy_comparison(runs: dict[str, PolicyRun]) -> str:
+    """Text alternative of ``fig_policy_comparison``: per policy the steps, tokens and waits."""
+    items = []
+    for policy, run in runs.items():
+        waits = [r.wait for r in run.requests]
+        tokens = sum(h.tokens for h in run.history)
+        items.append(
+            f"{policy}: {plural(tokens, 'output token')} in {plural(run.steps, 'step')}, each request waited "
+            f"{min(waits):.0f}–{max(waits):.0f} steps before its prefill"
+        )
+    return "; ".join(items) + "."

@@ -7,12 +7,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE
+from core.text import plural
+from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, described
 
 if TYPE_CHECKING:  # types only: figures take plain data and never run the model
     from core.ggml_blocks import BlockView
     from core.quant_model import QuantReport
     from core.ruler import Ruler
+
+# Bits-per-weight lines: colour, marker and dash differ, so no line is told apart by colour alone.
+BPW_STYLES = [(CACHED, "circle", "solid"), (NEW_WORK, "square", "dash"), ("#009e73", "diamond", "dot"),
+              ("#cc79a7", "triangle-up", "dashdot")]  # fmt: skip
 
 
 def _shelves(fig: go.Figure, levels: np.ndarray) -> None:
@@ -33,7 +38,7 @@ def _drops(fig: go.Figure, x: np.ndarray, x_hat: np.ndarray) -> None:
     fig.add_scatter(x=seg_x, y=seg_y, mode="lines", line=dict(color=MUTED, width=1), showlegend=False, hoverinfo="skip")
 
 
-def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str) -> None:
+def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str, text: str) -> None:
     """The values in ``mask``: dots at y = 1, squares on their shelves with ±s/2 whiskers, and
     "q=…" labels set below the shelf ticks (a label on the line was crossed by a tick: "q±2")."""
     hover = np.array(
@@ -67,7 +72,7 @@ def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, s
             y=np.full(mask.sum(), -0.32),
             mode="text",
             text=[f"q={k}" for k in r.q[mask]],
-            textfont=dict(color=color),
+            textfont=dict(color=text),  # the value's hue, dark enough for text (4.5:1)
             showlegend=False,
             hoverinfo="skip",
         )
@@ -82,12 +87,12 @@ def fig_ruler(r: Ruler) -> go.Figure:
     if r.levels is not None:
         _shelves(fig, r.levels)
     _drops(fig, r.x, r.x_hat)
-    for mask, name, color, symbol in (
-        (~r.clipped, "your values", CACHED, "circle"),
-        (r.clipped, r.outside_label, NEW_WORK, "x"),
+    for mask, name, color, symbol, text in (
+        (~r.clipped, "your values", CACHED, "circle", CACHED),
+        (r.clipped, r.outside_label, NEW_WORK, "x", NEW_WORK_TEXT),
     ):
         if mask.any():
-            _values(fig, r, mask, name, color, symbol)
+            _values(fig, r, mask, name, color, symbol, text)
     # Zero, marked from just above the "q=…" labels up: an axis zero line ran through a label at 0.
     fig.add_shape(type="line", x0=0, x1=0, y0=-0.16, y1=1.4, line=dict(color="#444444", width=1), layer="below")
     ends = [r.x, r.x_hat] + ([] if r.levels is None else [r.levels])
@@ -101,7 +106,7 @@ def fig_ruler(r: Ruler) -> go.Figure:
         xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=False),
         yaxis=dict(range=[-0.6, 1.4], tickvals=[0, 1], ticktext=["stored (shelf)", "original"], showgrid=False),
     )
-    return fig
+    return described(fig, describe_ruler(r))
 
 
 def fig_block(v: BlockView, n_appended: int = 0) -> go.Figure:
@@ -155,20 +160,20 @@ def fig_block(v: BlockView, n_appended: int = 0) -> go.Figure:
         xaxis=dict(title="position in the block", range=[-0.7, len(pos) - 0.3], dtick=4),
         yaxis=dict(title="value", zeroline=True, zerolinecolor="#aaaaaa"),
     )
-    return fig
+    return described(fig, describe_block(v, n_appended))
 
 
 def fig_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) -> go.Figure:
     """Effective bits per weight against group size, one line per format."""
     fig = go.Figure()
-    palette = [CACHED, NEW_WORK, "#009e73", "#cc79a7"]
-    for (name, ys), color in zip(curves.items(), palette, strict=False):
+    for (name, ys), (color, symbol, dash) in zip(curves.items(), BPW_STYLES, strict=False):
         fig.add_scatter(
             x=group_sizes,
             y=ys,
             mode="lines+markers",
             name=name,
-            line=dict(color=color, width=2),
+            line=dict(color=color, width=2, dash=dash),
+            marker=dict(symbol=symbol, size=8),
             hovertemplate="group of %{x}: %{y:.3f} bits per weight<extra></extra>",
         )
     fig.update_layout(
@@ -179,7 +184,7 @@ def fig_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) 
         xaxis=dict(title="group size (weights per scale, log scale)", type="log", tickvals=group_sizes),
         yaxis=dict(title="bits per weight"),
     )
-    return fig
+    return described(fig, describe_bits_per_weight(group_sizes, curves))
 
 
 def fig_quant_sweep(rows: list[QuantReport], reference: QuantReport, title: str) -> go.Figure:
@@ -233,4 +238,54 @@ def fig_quant_sweep(rows: list[QuantReport], reference: QuantReport, title: str)
             nticks=6,
         ),
     )
-    return fig
+    return described(fig, describe_quant_sweep(rows, reference, title))
+
+
+def describe_ruler(r: Ruler, limit: int = 8) -> str:
+    """Text alternative of ``fig_ruler``: the mapping, each value (the first ``limit``) → its stored
+    integer → its reconstruction, the largest error against s/2, how many are flagged."""
+    pairs = ", ".join(f"{x:.6g} → q = {q} → {xh:.6g}" for x, q, xh in list(zip(r.x, r.q, r.x_hat, strict=True))[:limit])
+    more = f" and {len(r.x) - limit} more (the table lists all)" if len(r.x) > limit else ""
+    err = np.abs(r.x_hat - r.x)
+    inside = err[~r.clipped]
+    bound = (
+        f"inside the range the largest error is {inside.max():.4g}, within s/2 = {r.scale / 2:.4g}"
+        if inside.size
+        else "no value is inside the range"
+    )
+    flagged = f"; {r.outside_label}: {', '.join(f'{x:.6g}' for x in r.x[r.clipped])}" if r.clipped.any() else ""
+    return f"{r.title}. {plural(len(r.x), 'value')}: {pairs}{more}. {bound[0].upper()}{bound[1:]}{flagged}."
+
+
+def describe_bits_per_weight(group_sizes: list[int], curves: dict[str, list[float]]) -> str:
+    """Text alternative of ``fig_bits_per_weight``: each format at the smallest and largest group."""
+    a, b = group_sizes[0], group_sizes[-1]
+    items = [
+        f"{name}: {ys[0]:.4g} bits per weight in groups of {a}, {ys[-1]:.4g} in groups of {b}"
+        for name, ys in curves.items()
+    ]
+    return "Effective bits per weight: " + "; ".join(items) + "."
+
+
+def describe_quant_sweep(rows: list[QuantReport], reference: QuantReport, title: str) -> str:
+    """Text alternative of ``fig_quant_sweep``: the float perplexity, then per bit width its perplexity
+    and how often the greedy token changed."""
+    items = [
+        f"{r.label}: perplexity {r.perplexity:.3f}, greedy token changed at {r.greedy_changed:.1%} of positions"
+        for r in rows
+    ]
+    return f"{title}: {reference.label} perplexity {reference.perplexity:.3f}; " + "; ".join(items) + "."
+
+
+def describe_block(v: BlockView, n_appended: int = 0) -> str:
+    """Text alternative of ``fig_block``: the block's scale (and min), the largest rounding error and
+    where it is, and how many positions are zeros appended to fill the block."""
+    err = np.abs(v.x_hat - v.x)
+    j = int(err.argmax())
+    minimum = "" if v.m is None else f" and min m = {v.m:.6g}"
+    filled = f" The last {n_appended} positions are zeros appended to fill the block." if n_appended else ""
+    return (
+        f"{v.fmt} block {v.index}: {len(v.x)} values stored with scale d = {v.d:.6g}{minimum}. "
+        f"Largest error at position {j}: x = {v.x[j]:.6g} stored as {v.x_hat[j]:.6g} "
+        f"({v.x_hat[j] - v.x[j]:+.3g}).{filled}"
+    )

@@ -196,3 +196,24 @@ def kv_line(
         "shelf": f"{positions} of {capacity} positions (the context window); the chosen token waits outside "
         "until the next pass consumes it",
     }
+
+
+def row_table(row: np.ndarray, labels: list[str]) -> dict[str, list]:
+    """The heatmap's newest row as a table (the numbers of its text alternative, ``describe``): each
+    key position, its token and the share of the newest row's attention it gets (4 decimals)."""
+    positions = [label.partition(": ") for label in labels[: len(row)]]
+    return {
+        "key position": [int(p) for p, _, _ in positions],
+        "token": [show_spaces(t) for _, _, t in positions],
+        "share of the newest row's attention": [round(float(v), 4) for v in row],
+    }
+
+
+def bars_table(rows: list[tuple[int, str, float]], chosen: int | None) -> dict[str, list]:
+    """The next-token bars as a table: rank, token (spaces visible), probability, whether chosen."""
+    return {
+        "rank": list(range(1, len(rows) + 1)),
+        "token": [show_spaces(t) for _, t, _ in rows],
+        "probability": [round(float(p), 4) for _, _, p in rows],
+        "chosen": ["yes" if tid == chosen else "" for tid, _, _ in rows],
+    }
