@@ -13,6 +13,7 @@ import streamlit as st
 import torch
 
 import ui_models
+import ui_picker
 from core import assets, share, state
 from core.context import run_policy
 from core.cost import kv_cache_bytes_for
@@ -141,55 +142,20 @@ def note_lost_session() -> None:
         )
 
 
-PRESENTER_CSS = """
-<style>
-html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
-[data-testid="stMarkdownContainer"] p, [data-testid="stCaptionContainer"], label p { font-size: 1.15rem !important; }
-.chart-desc { font-size: 1.05rem !important; }
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] p { font-size: 2.6rem !important; }
-button p { font-size: 1.25rem !important; }
-textarea, input, [data-baseweb="select"] div, [data-testid="stCode"] code { font-size: 1.1rem !important; }
-[data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.05rem !important; }
-/* st.dataframe draws its cells on a canvas, which ignores font sizes: zoom the whole grid. Its
-   width stays its column's: streamlit sets it in px (zoomed, 1.35× too wide); a percentage is not zoomed. */
-[data-testid="stDataFrame"] { zoom: 1.35; max-width: 100%; }
-[data-testid="stDataFrameResizable"] { width: 100% !important; max-width: 100% !important; }
-[data-testid="stTextArea"] textarea { min-height: 7.5em !important; }
-</style>
-"""
+# The app's own style sheets, read once at start-up (never a path from a user).
+A11Y_CSS = (assets.ASSETS / "style" / "a11y.css").read_text(encoding="utf-8")
+PRESENTER_CSS = (assets.ASSETS / "style" / "presenter.css").read_text(encoding="utf-8")
 
 
 def presenter_mode() -> bool:
     return bool(st.session_state.get(state.PRESENT))
 
 
-# On every page (WCAG 2.1 AA). Streamlit's collapsed sidebar is only moved off screen: its controls stayed
-# in the Tab order (focus vanished into it) and screen readers read its model card. A disabled button
-# that still says something (a revealed answer's tick, "Chapter's numbers") kept a 2.7:1 label: 6.6:1
-# here (#5e5d5b on white). A primary button's shortcut hint (the lesson bar's "PageDown") was white at
-# 60 % opacity on red, 2.8:1: opaque, 5.2:1. Keyboard focus: one visible ring (6:1 on white) on every
-# control, outside its border; a select box's ring goes round the whole box and a slider's round its
-# thumb, not round the (narrow, or visually hidden) input inside them.
-A11Y_CSS = """
-<style>
-[data-testid="stSidebar"][data-collapsed="true"], [data-testid="stSidebar"][data-collapsed="true"] * {
-  visibility: hidden !important; }
-button:disabled, button:disabled p, button:disabled span { color: #5e5d5b !important; }
-button[kind="primary"]:enabled kbd { color: #ffffff !important; opacity: 1 !important; }
-:focus-visible { outline: 3px solid #1c62b9 !important; outline-offset: 2px; }
-[data-baseweb="select"]:has(input:focus-visible) {
-  outline: 3px solid #1c62b9; outline-offset: 2px; border-radius: 0.5rem; }
-[data-baseweb="select"] input:focus-visible { outline: none !important; }
-[data-testid="stSlider"] [data-rac]:has(input:focus-visible) { outline: 3px solid #1c62b9; outline-offset: 3px; }
-.chart-desc { margin: 0; font-size: 0.92em; }
-</style>
-"""
-
-
 def apply_presenter_style() -> None:
-    """The app's accessibility style on every page and, in presenter mode, larger text for a
-    projector. The CSS is this app's own constant, never user text."""
-    st.html(A11Y_CSS + (PRESENTER_CSS if presenter_mode() else ""))
+    """The app's accessibility style on every page (``assets/style/a11y.css``) and, in presenter mode,
+    larger text for a projector (``presenter.css``). The CSS is the app's own file, never user text."""
+    css = A11Y_CSS + (PRESENTER_CSS if presenter_mode() else "")
+    st.html(f"<style>\n{css}</style>")
 
 
 def chart(fig, key: str, table: bool = True) -> None:
@@ -269,14 +235,14 @@ def sidebar_controls() -> None:
             persist_state="session",
             help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
         )
-    ui_models.picker()
+    ui_picker.picker()
 
 
 def url_notes() -> None:
     """Link parameters that could not be used, said once in the main area where the class looks."""
     for note in st.session_state.pop("url.ignored", []):
         st.warning(f"Link parameter ignored: {note}.")
-    ui_models.refusal_note()
+    ui_picker.refusal_note()
 
 
 def track_page(page) -> None:
@@ -295,7 +261,7 @@ def sidebar_model_card() -> None:
     if presenter_mode():
         return  # fewer things on screen while presenting
     if ui_models.active().path is not None:
-        return ui_models.sidebar_card(ui_models.active().path)
+        return ui_picker.sidebar_card(ui_models.active().path)
     m, card = model(), model_card()
     cfg = m.cfg
     weight_bytes = weight_storage_bytes(m, None)

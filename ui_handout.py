@@ -55,14 +55,14 @@ def decode_figure(ss, tok):
     sess = ss.get(K.DECODE_SESSION)
     if sess is None:
         return None
-    from core import session as S
+    from core import session_view as V
     from core import viz
     from core.tokenizer import token_labels
 
     head = ss.get(K.DECODE_HEAD)
     index = None if head == K.MEAN_HEADS else int(head)
     layer = int(ss.get(K.DECODE_LAYER))
-    att = S.attention_matrix(sess, layer, index)
+    att = V.attention_matrix(sess, layer, index)
     where = "prefill" if sess.n_steps == 0 else f"decode step {sess.n_steps}"
     who = "mean over heads" if index is None else f"head {index}"
     title = f"Layer {layer}, {who}, {where}: the attention as you left it"

@@ -1,5 +1,5 @@
-"""Streamlit glue for the model a session runs: the app's command line, the sidebar picker, loading
-a checkpoint with a progress bar, refusals on screen. Numbers and rules live in
+"""Streamlit glue for the model a session runs: the app's command line, loading a checkpoint with a
+progress bar, keeping the choice per session (the sidebar's picker and card: ``ui_picker``). Numbers and rules live in
 ``core.model_choice``; this module only keeps them per session and per process.
 
 The choice is per session (``state.MODEL_CHOICE``); the loaded models are per process and only
@@ -18,7 +18,6 @@ import streamlit as st
 from core import state
 from core.checkpoints import AppArgs, find_checkpoints, hub_dir, parse_app_args
 from core.model_choice import SHIPPED, ModelOption, ModelStore, default_choice, model_options
-from core.text import sentence
 
 APP = Path(__file__).resolve().parent / "app.py"
 REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
@@ -279,71 +278,6 @@ def context_window_cap(cfg) -> int:
     from core.model_choice import window_cap
 
     return window_cap(cfg, CONTEXT_BUDGET, CONTEXT_MAX_NEW)
-
-
-def refusal_note() -> None:
-    """A refused choice, said where the class looks (the main area), once."""
-    kept = st.session_state.get(REFUSAL)
-    if kept and not st.session_state.get("model.refusal_shown") == kept:
-        st.session_state["model.refusal_shown"] = kept
-        name, message = kept
-        now = "the shipped model" if active().path is None else active().name
-        st.error(sentence(f"Cannot use {name}: {message}. The pages use {now}"))
-    _, bad_args = app_args()
-    if bad_args and not st.session_state.get("model.args_shown"):  # the operator's slip: once per session
-        st.session_state["model.args_shown"] = True
-        st.error(sentence(f"{bad_args}; the app runs with its defaults"))
-
-
-def picker() -> None:
-    """The sidebar's model picker: the shipped model and every checkpoint found offline."""
-    opts = options()
-    with st.sidebar:
-        st.selectbox(
-            "Model",
-            list(opts),
-            key=state.MODEL_CHOICE,
-            persist_state="session",
-            format_func=lambda n: opts[n].label if n in opts else n,
-            help="The shipped model, the folder given with --model, and checkpoints found on this machine (the "
-            "Hugging Face cache and --models-dir). Your choice is yours alone; other sessions keep theirs.",
-        )
-        kept = st.session_state.get(REFUSAL)
-        if kept:
-            st.error(sentence(f"Cannot use {kept[0]}: {kept[1]}"))
-
-
-def sidebar_card(path: str) -> None:
-    """The sidebar's card for a loaded checkpoint: what ``core.pretrained.load`` read."""
-    from core.cost import kv_cache_bytes_for
-
-    model, _, card = checkpoint(path)
-    cfg, mib = model.cfg, 2**20
-    kind = "MHA" if cfg.n_kv_head == cfg.n_head else "MQA" if cfg.n_kv_head == 1 else "GQA"
-    window = f"{card.context_window:,} positions" + (
-        f" (cache allocated for {card.block_size:,})" if card.block_size < card.context_window else ""
-    )
-    rows = {
-        "architecture": card.architecture,
-        "parameters": f"{card.n_params:,}",
-        "n_layer": card.n_layer,
-        "n_head (query heads)": card.n_head,
-        "n_kv_head (KV heads)": f"{card.n_kv_head} ({kind})",
-        "head_dim": card.head_dim,
-        "d_model": card.d_model,
-        "MLP width": f"{card.ffn_hidden:,}",
-        "context window": window,
-        "vocabulary": f"{card.vocab_size:,} tokens",
-        f"weight bytes ({card.dtype})": f"{card.weight_bytes:,} B ({card.weight_bytes / mib:,.1f} MiB)",
-        "on disk": f"{card.file_bytes:,} B ({card.stored_dtype})",
-        "KV bytes per token (float32)": f"{kv_cache_bytes_for(cfg, 1, 4):,} B",
-        "load time": f"{card.load_ms:,.0f} ms" if card.load_ms < 1000 else f"{card.load_ms / 1000:,.1f} s",
-        "server memory after loading (RSS)": f"{card.rss_bytes / mib:,.0f} MiB",
-    }
-    with st.sidebar:
-        st.subheader("The model in use")
-        st.caption(f"{card.name} — a checkpoint read from this machine (safetensors), shared by every session.")
-        st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
 
 
 CHECK_FLOPS = 4e10  # one check's prefill: well under a second on a laptop core (≈ 2 · parameters per position)

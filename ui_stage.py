@@ -140,7 +140,7 @@ STAGE_STYLE = SV.StageStyle()
 
 def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -> None:
     """The attention heatmap of ``layer``/``head`` (None: mean over heads) for request ``sess``."""
-    from core import session as S
+    from core import session_view as V
     from core.tokenizer import token_labels
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
@@ -159,11 +159,11 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -
     fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}"
 
     def full():
-        att = S.attention_matrix(sess, layer, head)
+        att = V.attention_matrix(sess, layer, head)
         return SV.heatmap_full(att, labels, new, title, fig_id, style, SV.describe(where, att[-1], labels))
 
     def row():
-        r = S.pass_rows(sess.passes[-1], layer, head)[-1][:T]
+        r = V.pass_rows(sess.passes[-1], layer, head)[-1][:T]
         return SV.heatmap_row(r, labels, title, fig_id, style, SV.describe(where, r, labels))
 
     attention(attention_payload(fig_id, T, full, row))
@@ -172,13 +172,14 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -
 def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     """Next-token bars, work counter, equivalence badge and KV line: one browser-drawn element."""
     from core import session as S
+    from core import session_view as V
     from core.equivalence import equivalence
     from core.tokenizer import token_text
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
     if compact:  # a question is on screen too: the bars give up some height
         style = SV.StageStyle(style.height, style.row_px, style.font, style.bars_height - 70)
-    rows = [(i, token_text(tok, i), p) for i, p in S.next_token_table(sess, 10)]
+    rows = [(i, token_text(tok, i), p) for i, p in V.next_token_table(sess, 10)]
     if sess.pending not in [r[0] for r in rows]:
         rows.append((sess.pending, token_text(tok, sess.pending), 0.0))
     how = "greedy: the most likely" if sess.sampling.strategy == "greedy" else "sampled"
@@ -283,13 +284,13 @@ def question_panel(present: bool) -> None:
 def stage_tables(sess, tok) -> None:
     """The stage's two figures as tables, the same numbers they draw (their text alternative's long form)."""
     import ui_decode as D
-    from core import session as S
+    from core import session_view as V
     from core import state as K
     from core.tokenizer import token_labels, token_text
 
     layer, head = st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
-    row = S.pass_rows(sess.passes[-1], layer, D.head_of(head))[-1][: sess.n_positions]
-    rows = [(i, token_text(tok, i), p) for i, p in S.next_token_table(sess, 10)]
+    row = V.pass_rows(sess.passes[-1], layer, D.head_of(head))[-1][: sess.n_positions]
+    rows = [(i, token_text(tok, i), p) for i, p in V.next_token_table(sess, 10)]
     a, b = st.columns([3, 2])
     a.caption(f"Layer {layer}, {D.head_label(head)}: the newest row's attention")
     a.dataframe(SV.row_table(row, token_labels(tok, sess.consumed)), hide_index=True, height=300)

@@ -16,7 +16,8 @@ import numpy as np
 
 from core.config import GPTConfig
 from core.cost import causal_pairs, kv_cache_bytes_for
-from core.session import DecodeSession, PendingStep, pass_rows, top_tokens
+from core.session import DecodeSession, PendingStep
+from core.session_view import pass_rows, top_tokens
 
 KINDS = ("token", "positions", "bytes", "scores", "attends")
 

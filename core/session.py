@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from core.cost import causal_pairs
-from core.decode import SamplingConfig, StepResult, extend, full_forward, make_generator, select_token, token_probs
+from core.decode import SamplingConfig, StepResult, extend, full_forward, make_generator, select_token
 from core.kv_cache import KVCache
 from core.model import GPT
 
@@ -318,56 +318,3 @@ def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling, model_k
     _record(sess, result, chosen, ms, full_forward(model, ids).logits)
     sess.scores_cached, sess.scores_naive = result.scores, causal_pairs(len(ids))
     return sess, Reuse(keep, len(ids) - keep, sess.max_diff[-1], _reuse_reason(old, ids, shared))
-
-
-# ---- what the page shows ----------------------------------------------------------------------------
-
-
-def dtype_name(sess: DecodeSession) -> str:
-    """'float32' or 'float64': the precision this request was prefilled in."""
-    return str(sess.cache.dtype).removeprefix("torch.")
-
-
-def stack_rows(passes, layer: int, head: int | None) -> np.ndarray:
-    """Square ``(T, T)`` attention from forward passes, each indexable by layer to give
-    ``(n_head, T_new, S)``; ``head=None`` averages the heads. Masked (future) cells are NaN."""
-    T = sum(p[layer].shape[1] for p in passes)
-    out = np.full((T, T), np.nan)
-    row = 0
-    for p in passes:
-        att = p[layer]  # (n_head, T_new, S)
-        a = att.mean(axis=0) if head is None else att[head]  # (T_new, S)
-        for i in range(a.shape[0]):
-            out[row + i, : row + i + 1] = a[i, : row + i + 1]
-        row += a.shape[0]
-    return out
-
-
-def attention_matrix(sess: DecodeSession, layer: int, head: int | None) -> np.ndarray:
-    """Square ``(T, T)`` attention for ``layer`` and ``head`` (``None``: mean over heads),
-    T = cached positions. Masked (future) cells are NaN so a figure leaves them blank."""
-    return stack_rows(sess.passes, layer, head)
-
-
-def pass_rows(att: list[np.ndarray], layer: int, head: int | None) -> np.ndarray:
-    """One pass's new rows ``(T_new, S)`` for ``layer`` and ``head`` (``None``: mean over heads)."""
-    a = att[layer]  # (n_head, T_new, S)
-    return a.mean(axis=0) if head is None else a[head]
-
-
-def next_token_table(sess: DecodeSession, k: int = 10) -> list[tuple[int, float]]:
-    """Top-``k`` (token id, probability) under the session's sampling rule, largest first.
-
-    For greedy decoding the probabilities shown are the plain softmax of the logits."""
-    if sess.logits is None:
-        return []
-    return top_tokens(sess.logits, sess.sampling, k)
-
-
-def top_tokens(logits: torch.Tensor, sampling: SamplingConfig, k: int) -> list[tuple[int, float]]:
-    """Top-``k`` (token id, probability) of ``logits`` as drawn under ``sampling`` (greedy: the
-    plain softmax, so the runner-ups show)."""
-    shown = sampling if sampling.strategy == "sample" else SamplingConfig("sample")
-    probs = token_probs(logits, shown)
-    top = torch.topk(probs, min(k, probs.numel()))
-    return [(int(i), float(p)) for p, i in zip(top.values, top.indices, strict=True)]

@@ -3,9 +3,8 @@
 import streamlit as st
 
 import ui
-from core import session as S
+from core import session_view, viz
 from core import state as K
-from core import viz
 from core.batch import LAYOUTS, Batch
 from core.cost import batch_kv_bytes, kv_cache_bytes_for
 from core.measure import measure_batching
@@ -112,7 +111,7 @@ else:
     layer, head = K.DEFAULTS[K.DECODE_LAYER], K.DEFAULTS[K.DECODE_HEAD]  # the decode page's name look-back head
     req = batch.requests[names.index(pick)]
     seq = req.prompt + req.tokens[:-1]
-    att = S.stack_rows(req.att, layer, head)
+    att = session_view.stack_rows(req.att, layer, head)
     title = f"{pick}: layer {layer} · head {head} (its own cache only)"
     new_rows = 1 if len(req.att) > 1 else len(req.prompt)
     ui.chart(viz.fig_attention(att, token_labels(tok, seq), new_rows, title), key="batch.heat")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from core import session as S
+from core import session_view as V
 from core import state as K
 from core.assets import load_shipped_tokenizer
 from core.tokenizer import encode
@@ -34,14 +34,14 @@ def test_the_rows_sent_are_the_models_attention():
     at = new_app()
     click(at, "Prefill")
     sess = at.session_state[K.DECODE_SESSION]
-    want = S.attention_matrix(sess, layer, head)
+    want = V.attention_matrix(sess, layer, head)
     got = np.array(
         [[np.nan if x is None else x for x in row] for row in stage_matrix(stage(at)["explainer_attention"])]
     )
     assert np.allclose(got, want, atol=0.5e-4, equal_nan=True)
     click(at, "Step ▸")
     row = np.array(stage(at)["explainer_attention"]["row"]) / 10_000
-    assert np.allclose(row, S.attention_matrix(sess, layer, head)[-1], atol=0.5e-4)
+    assert np.allclose(row, V.attention_matrix(sess, layer, head)[-1], atol=0.5e-4)
 
 
 def test_two_sessions_step_independently():

@@ -14,7 +14,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 import ui_models
-from core import session as S
+from core import session_view as V
 from core import state as K
 from core.cost import kv_cache_bytes_for
 from core.decode import full_forward
@@ -96,7 +96,7 @@ def test_picking_a_checkpoint_steps_it_on_the_decode_page(app_args):
     assert layer == model.cfg.n_layer - 1  # the default layer 3 clamped to the 2-layer model
     click(at, "Prefill")  # the same prompt again: one full drawing to compare
     got = np.array([[np.nan if x is None else x for x in r] for r in stage_matrix(stage(at)["explainer_attention"])])
-    want = S.attention_matrix(at.session_state[K.DECODE_SESSION], layer, head)
+    want = V.attention_matrix(at.session_state[K.DECODE_SESSION], layer, head)
     assert np.allclose(got, want, atol=1e-4, equal_nan=True)
     ref = full_forward(model, sess.consumed).logits
     assert torch.allclose(sess.logits, ref, atol=1e-4)

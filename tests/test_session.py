@@ -2,16 +2,17 @@ import numpy as np
 import pytest
 
 from core import session as S
+from core import session_view as V
 from core.decode import SamplingConfig, generate_cached
 
 
 def test_prefill_then_steps_grow_the_matrix(tiny_model):
     """Prefill of n gives an n×n triangle; each step adds one row; future cells are NaN."""
     sess = S.start(tiny_model, [1, 2, 3, 4, 5], SamplingConfig())
-    assert S.attention_matrix(sess, 0, None).shape == (5, 5)
+    assert V.attention_matrix(sess, 0, None).shape == (5, 5)
     for _ in range(3):
         S.step(tiny_model, sess)
-    att = S.attention_matrix(sess, 1, 2)
+    att = V.attention_matrix(sess, 1, 2)
     assert att.shape == (8, 8) and sess.n_steps == 3
     upper = np.triu_indices(8, 1)
     assert np.all(np.isnan(att[upper]))
@@ -67,11 +68,11 @@ def test_two_sessions_are_independent(tiny_model):
     """Stepping one session leaves another's cache, tokens and matrix untouched."""
     a = S.start(tiny_model, [1, 2, 3], SamplingConfig("sample", seed=1))
     b = S.start(tiny_model, [4, 5], SamplingConfig("sample", seed=1))
-    before = (b.n_positions, list(b.outputs), S.attention_matrix(b, 0, None).copy())
+    before = (b.n_positions, list(b.outputs), V.attention_matrix(b, 0, None).copy())
     for _ in range(4):
         S.step(tiny_model, a)
     assert (b.n_positions, b.outputs) == before[:2]
-    assert np.array_equal(S.attention_matrix(b, 0, None), before[2], equal_nan=True)
+    assert np.array_equal(V.attention_matrix(b, 0, None), before[2], equal_nan=True)
 
 
 def test_reuse_after_edit_equals_fresh_prefill(tiny_model64):
@@ -83,7 +84,7 @@ def test_reuse_after_edit_equals_fresh_prefill(tiny_model64):
     assert (reuse.reused, reuse.recomputed) == (3, 4) and "position 3" in reuse.reason
     fresh = S.start(tiny_model64, new_prompt, SamplingConfig())
     assert float((sess.logits - fresh.logits).abs().max()) < 1e-12 and reuse.max_diff_vs_fresh < 1e-12
-    assert np.allclose(S.attention_matrix(sess, 1, 0), S.attention_matrix(fresh, 1, 0), equal_nan=True, atol=1e-12)
+    assert np.allclose(V.attention_matrix(sess, 1, 0), V.attention_matrix(fresh, 1, 0), equal_nan=True, atol=1e-12)
     assert sess.n_positions == 7 and sess.passes[-1][0].shape[1] == 4
 
 

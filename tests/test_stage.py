@@ -5,6 +5,7 @@ import json
 import numpy as np
 
 from core import session as S
+from core import session_view as V
 from core.decode import SamplingConfig
 from core.viz import stage as SV
 
@@ -19,7 +20,7 @@ def _sess(model, n=6, steps=3):
 def test_full_payload_is_the_lower_triangle_of_the_session(tiny_model):
     """Row i of a full drawing holds the i+1 shares query i gave keys 0..i, × 10,000 and rounded."""
     sess = _sess(tiny_model)
-    att = S.attention_matrix(sess, 1, 2)
+    att = V.attention_matrix(sess, 1, 2)
     labels = [f"{i}: t{i}" for i in range(att.shape[0])]
     p = SV.heatmap_full(att, labels, 1, "t", "f", SV.StageStyle(), "d")
     assert [len(r) for r in p["rows"]] == list(range(1, att.shape[0] + 1))
@@ -34,7 +35,7 @@ def test_a_step_sends_one_row_and_its_size_grows_linearly(tiny_model):
     sizes_row, sizes_full = [], []
     for n in (4, 8, 16):
         sess = _sess(tiny_model, n=n, steps=1)
-        att = S.attention_matrix(sess, 0, None)
+        att = V.attention_matrix(sess, 0, None)
         labels = [f"{i}: t" for i in range(att.shape[0])]
         row = SV.heatmap_row(att[-1], labels, "t", "f", SV.StageStyle(), "d")
         assert row["kind"] == "row" and len(row["row"]) == att.shape[0] and row["base"] == att.shape[0] - 1

@@ -50,19 +50,6 @@ def test_attention_always_labels_the_newest_row():
     assert fig.layout.yaxis.tickvals[-1] == "99: t" and len(fig.layout.yaxis.tickvals) <= 41
 
 
-def test_next_token_marks_chosen_by_id():
-    """The chosen token's bar has the highlight colour and the ◀ chosen label."""
-    fig = viz.fig_next_token([(5, "Paris", 0.6), (9, "Lyon", 0.4)], 9, "t")
-    assert fig.data[0].marker.color == (viz.CACHED, viz.NEW_WORK)
-    assert "chosen" in fig.data[0].text[1] and "chosen" not in fig.data[0].text[0]
-
-
-def test_kv_shelf_wall_at_capacity():
-    """The shelf's filled bar is the cached count; the wall sits at the context window."""
-    fig = viz.fig_kv_shelf(12, 256, "x", 4096)
-    assert fig.data[0].x == (12,) and fig.layout.shapes[0].x0 == 256
-
-
 def test_timeline_labels_never_crowd():
     """Ch. 30's four tokens (40 ms apart on a 270 ms axis) are all labelled; measured tokens 1 ms apart on a
     400 ms axis are labelled only where the previous label is at least 3.5% of the axis away."""

@@ -103,8 +103,6 @@ def _figures():
     return {
         "attention (prefill)": viz.fig_attention(att, labels, 5, "t"),
         "attention (a step)": viz.fig_attention(att, labels, 1, "t"),
-        "next token": viz.fig_next_token([(5, "Paris", 0.6), (9, "Lyon", 0.4)], 9, "t"),
-        "kv shelf": viz.fig_kv_shelf(12, 256, "x", 4096),
         "growth": viz.fig_growth_shapes(bill.growth(20_000), "per layer, per head"),
         "step work": viz.fig_step_work(bill.step_work(20_000)),
         "measured": viz.fig_measured([16, 32], [1.0, 1.1], [2.0, 4.0], "t"),

@@ -15,7 +15,6 @@ from core.viz.cost import (
     fig_measured,
     fig_step_work,
 )
-from core.viz.decode import fig_kv_shelf, fig_next_token
 from core.viz.handout import figure_html
 from core.viz.latency import describe_timeline, fig_timeline
 from core.viz.memory import describe_kv_variants, describe_memory_budget, fig_kv_variants, fig_memory_budget
@@ -63,8 +62,6 @@ __all__ = [
     "figure_table",
     "figure_html",
     "fig_attention",
-    "fig_kv_shelf",
-    "fig_next_token",
     "fig_growth_shapes",
     "fig_step_work",
     "fig_measured",
