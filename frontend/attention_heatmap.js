@@ -86,13 +86,13 @@ function drawAll(Plotly, plot, st, d) {
 }
 
 function appendRow(Plotly, plot, st, d) {
-  // The previous newest row joins the dimmed, cached rows; the new row becomes trace 1.
+  // The previous newest row joins the dimmed, cached rows; the new row becomes trace 1. One
+  // Plotly.update redraws once (extendTraces + restyle + relayout redrew the whole plot three times).
   const T = st.rows.length;
   const previous = st.rows.slice(T - 1 - st.newCount, T - 1);
   st.newCount = 1;
-  if (previous.length) Plotly.extendTraces(plot, { z: [previous.map((r) => padded(r, T - 1))] }, [0]);
-  Plotly.restyle(plot, { z: [[padded(st.rows[T - 1], T)]], y0: [T - 1] }, [1]);
-  return Plotly.relayout(plot, layoutFor(st, d));
+  const cached = plot.data[0].z.concat(previous.map((r) => padded(r, T - 1)));
+  return Plotly.update(plot, { z: [cached, [padded(st.rows[T - 1], T)]], y0: [0, T - 1] }, layoutFor(st, d), [0, 1]);
 }
 
 export default function (component) {
