@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import socket
@@ -31,11 +32,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+_SHARED: dict = {}  # the one default server of this test run: url, proc, and its context manager
+
+
 @contextlib.contextmanager
-def running_app(timeout_s: float = 60, app_args: tuple[str, ...] = (), env: dict | None = None):
-    """Yield the base URL of a fresh `streamlit run app.py` on localhost; stop it afterwards."""
-    with running_server(timeout_s, app_args=app_args, env=env) as (url, _):
-        yield url
+def running_app(timeout_s: float = 60, app_args: tuple[str, ...] = (), env: dict | None = None, fresh: bool = False):
+    """Yield the base URL of `streamlit run app.py` on localhost.
+
+    With the default options every caller shares one server, started on first use and stopped when
+    the test process exits: each browser page is its own session, as students' are, and a server's
+    start-up (~3 s, and a slower first page while it imports torch) is paid once, not per test.
+    ``fresh`` (a test of a new server's first visit, a start-up timing), ``app_args`` or ``env``
+    start a server of its own, stopped afterwards."""
+    if fresh or app_args or env:
+        with running_server(timeout_s, app_args=app_args, env=env) as (url, _):
+            yield url
+        return
+    if "proc" not in _SHARED or _SHARED["proc"].poll() is not None:
+        server = running_server(timeout_s)
+        _SHARED["url"], _SHARED["proc"] = server.__enter__()
+        atexit.register(server.__exit__, None, None, None)
+    yield _SHARED["url"]
 
 
 @contextlib.contextmanager

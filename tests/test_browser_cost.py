@@ -9,7 +9,7 @@ pytestmark = pytest.mark.browser
 
 def test_deep_link_to_memory_page_and_change_preset():
     """A first visit straight to /memory gets the app frame; changing the preset changes the formula."""
-    with running_app() as url, browser_page() as page:
+    with running_app(fresh=True) as url, browser_page() as page:
         page.goto(url + "/memory")
         formula = page.get_by_text("M = 2 · B · L · T").first
         formula.wait_for(timeout=60000)
