@@ -3,6 +3,7 @@
     python -m serve [--replicas N] [--port 8501] [--host 0.0.0.0]
     python -m serve --backend 10.0.0.11:8501 --backend 10.0.0.12:8501 --port 80   # replicas elsewhere
     python -m serve --print-config [...]                                           # the nginx config only
+    python -m serve --replicas 2 -- --models-dir /srv/models     # the app's own options after --
 
 One Streamlit process runs one script rerun at a time (Python's global interpreter lock), so a class
 on one process uses one core and students' clicks queue behind each other. This starts N replicas
@@ -51,6 +52,7 @@ class Replica:
     address: str  # host:port
     proc: subprocess.Popen | None = None  # None for a replica on another host (--backend)
     restarts: int = 0
+    app_args: tuple[str, ...] = ()  # the operator's options for app.py (after ``--``), e.g. --models-dir
 
 
 @dataclass
@@ -147,11 +149,17 @@ def start_child(cmd: list[str], log: Path) -> subprocess.Popen:
         )
 
 
-def start_replica(replica: Replica, prefix: Path) -> None:
+def replica_command(replica: Replica) -> list[str]:
+    """``streamlit run app.py`` on the replica's loopback port, with the app's own options (``--model``,
+    ``--models-dir``, ``--max-model-gib``) after ``--`` as ``streamlit run`` expects them."""
     port = replica.address.rsplit(":", 1)[1]
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
     cmd += ["--server.port", port, "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
-    replica.proc = start_child(cmd, prefix / f"replica-{replica.name}.log")
+    return cmd + (["--", *replica.app_args] if replica.app_args else [])
+
+
+def start_replica(replica: Replica, prefix: Path) -> None:
+    replica.proc = start_child(replica_command(replica), prefix / f"replica-{replica.name}.log")
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path) -> None:
@@ -205,17 +213,19 @@ def class_server(
     backends: tuple[str, ...] = (),
     nginx: str | None = None,
     timeout_s: float = 120,
+    app_args: tuple[str, ...] = (),
 ):
     """Yield a running ``ClassServer``: ``replicas`` local streamlit processes (default: one per
     core) or the given remote ``backends`` ("host:port"), behind nginx on ``host:port``; stop
     everything afterwards. Raises ServeError when nginx is missing, the port is taken, the
-    config fails ``nginx -t`` or a process does not start."""
+    config fails ``nginx -t`` or a process does not start. ``app_args`` go to every local replica's
+    app.py (e.g. ``("--models-dir", "/srv/models")``)."""
     binary = find_nginx(nginx)
     if port_taken(host, port):
         raise ServeError(f"port {port} on {host} is taken by another program: choose another with --port")
     n = replicas or os.cpu_count() or 1
     reps = [Replica(f"r{i}", a) for i, a in enumerate(backends)] or [
-        Replica(f"r{i}", f"127.0.0.1:{free_port()}") for i in range(n)
+        Replica(f"r{i}", f"127.0.0.1:{free_port()}", app_args=tuple(app_args)) for i in range(n)
     ]
     prefix = Path(tempfile.mkdtemp(prefix="class-server-"))
     stopping, server, watcher = threading.Event(), None, None
@@ -242,8 +252,20 @@ def class_server(
             shutil.rmtree(prefix, ignore_errors=True)
 
 
+def split_app_args(argv: list[str]) -> tuple[list[str], list[str]]:
+    """serve's own options, and what follows ``--`` (the app's options, passed to every replica)."""
+    if "--" not in argv:
+        return argv, []
+    i = argv.index("--")
+    return argv[:i], argv[i + 1 :]
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    argv, app_args = split_app_args(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Options after -- go to every replica's app.py, e.g. -- --models-dir /srv/models",
+    )
     ap.add_argument("--replicas", type=int, default=os.cpu_count(), help="streamlit processes (default: one per core)")
     ap.add_argument("--port", type=int, default=8501, help="the public port students open")
     ap.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
@@ -264,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.default_int_handler)
     try:
-        with class_server(args.replicas, args.port, args.host, tuple(args.backend), args.nginx) as server:
+        with class_server(
+            args.replicas, args.port, args.host, tuple(args.backend), args.nginx, app_args=tuple(app_args)
+        ) as server:
             n = len(server.replicas)
             where = server.url
             if args.host == "0.0.0.0":

@@ -94,15 +94,20 @@ def test_refuses_clearly_without_nginx_or_on_a_taken_port():
 
 
 def test_ctrl_c_stops_every_child():
-    """`python -m serve` prints the address; Ctrl-C (SIGINT) stops nginx and every replica, exit 0."""
+    """`python -m serve` prints the address and hands what follows `--` to its replica's app.py;
+    Ctrl-C (SIGINT) stops nginx and every replica, exit 0."""
     port = serve.free_port()
     cmd = [sys.executable, "-m", "serve", "--host", "127.0.0.1", "--replicas", "1", "--port", str(port)]
+    cmd += ["--", "--max-model-gib", "3"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         line = proc.stdout.readline()
         assert f"http://127.0.0.1:{port}" in line, line
         kids = children(proc.pid)
         assert len(kids) == 2  # one replica and nginx's master
+        argvs = [Path(f"/proc/{k}/cmdline").read_bytes().split(b"\0")[:-1] for k in kids]
+        replica = next(a for a in argvs if b"streamlit" in a)
+        assert replica[replica.index(b"app.py") :][-3:] == [b"--", b"--max-model-gib", b"3"]
         kids += [k for pid in kids for k in children(pid)]  # nginx's worker
         urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10)
         proc.send_signal(signal.SIGINT)
