@@ -1,6 +1,6 @@
 """llama.cpp itself runs our GGUF exports: logits and greedy text against ``core/``.
 
-    python -m bench.llama_cpp_parity [--threads N] [--new-tokens M]
+    python -m bench.llama_cpp_parity [--threads N] [--new-tokens M] [--kv-type f32|f16]
 
 Needs ``llama-cpp-python`` (``pip install llama-cpp-python``: a source build of llama.cpp, about
 25 minutes on 2 cores), which is not in requirements-test.txt and not run in CI. Exports the
@@ -90,6 +90,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--new-tokens", type=int, default=30)
+    # llama.cpp keeps its KV cache in f16 by default: K and V rounded to fp16 move the logits by ~1e-3,
+    # which would hide whether the model itself agrees. f32 compares the model; f16 shows that rounding.
+    ap.add_argument("--kv-type", choices=("f32", "f16"), default="f32", help="llama.cpp's KV cache type")
     args = ap.parse_args()
     llama_cpp = _import_llama_cpp()
     torch.set_num_threads(args.threads)
@@ -97,7 +100,11 @@ def main() -> None:
     model, tok = load_model(), load_shipped_tokenizer()
     ours = {"F32": model, "Q4_0": block_quantized_model(model, "Q4_0")}
     greedy = SamplingConfig()
-    print(f"llama-cpp-python {llama_cpp.__version__}; shipped model {model.n_params():,} parameters\n")
+    kv_type = {"f32": llama_cpp.GGML_TYPE_F32, "f16": llama_cpp.GGML_TYPE_F16}[args.kv_type]
+    print(
+        f"llama-cpp-python {llama_cpp.__version__}; shipped model {model.n_params():,} parameters; "
+        f"llama.cpp KV cache {args.kv_type}\n"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in ("F32", "Q4_0"):
             path = Path(tmp) / f"tiny-travel-gpt-{fmt}.gguf"
@@ -108,6 +115,8 @@ def main() -> None:
                 n_batch=model.cfg.block_size,
                 logits_all=True,
                 n_threads=args.threads,
+                type_k=kv_type,
+                type_v=kv_type,
                 verbose=False,
             )
             refs = [("our " + fmt, ours[fmt])] + ([("our float32", model)] if fmt != "F32" else [])
