@@ -12,6 +12,7 @@ two-line loader, so a rerun does not resend the code. ``static/`` is generated, 
 from __future__ import annotations
 
 import hashlib
+import html
 import os
 import re
 import shutil
@@ -133,17 +134,22 @@ def forget_view() -> None:
 
 
 STAGE_STYLE = SV.StageStyle()
+COMPACT_BARS_PX = 180  # the next-token bars beside a question: 5 bars, readable at presenter size
+QUESTION_ROW_PX = 220  # presenter mode: the question row across the stage takes this from the heatmap
 
 
 # ---- the stage's panels --------------------------------------------------------------------------
 
 
-def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -> None:
-    """The attention heatmap of ``layer``/``head`` (None: mean over heads) for request ``sess``."""
+def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, compact: bool = False) -> None:
+    """The attention heatmap of ``layer``/``head`` (None: mean over heads) for request ``sess``;
+    ``compact``: shorter, under a question row across the stage (presenter mode, predict first)."""
     from core import session_view as V
     from core.tokenizer import token_labels
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
+    if compact:
+        style = SV.StageStyle(style.height - QUESTION_ROW_PX, style.row_px, style.font, style.bars_height)
     T, new = sess.n_positions, sess.passes[-1][0].shape[1]
     labels = token_labels(tok, sess.consumed)
     where = f"Layer {layer}, {head_label}, " + ("prefill" if sess.n_steps == 0 else f"step {sess.n_steps}")
@@ -156,7 +162,7 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool) -
         import ui_models
 
         title = f"{ui_models.active().name} · {title}"
-    fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}"
+    fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}:{int(compact)}"  # another size: drawn anew
 
     def full():
         att = V.attention_matrix(sess, layer, head)
@@ -177,9 +183,9 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     from core.tokenizer import token_text
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
-    if compact:  # a question is on screen too: the bars give up some height
-        style = SV.StageStyle(style.height, style.row_px, style.font, style.bars_height - 70)
-    rows = [(i, token_text(tok, i), p) for i, p in V.next_token_table(sess, 10)]
+    if compact:  # a question is on screen too: five bars (as many as the question offers) in less height
+        style = SV.StageStyle(style.height, style.row_px, style.font, COMPACT_BARS_PX)
+    rows = [(i, token_text(tok, i), p) for i, p in V.next_token_table(sess, 5 if compact else 10)]
     if sess.pending not in [r[0] for r in rows]:
         rows.append((sess.pending, token_text(tok, sess.pending), 0.0))
     how = "greedy: the most likely" if sess.sampling.strategy == "greedy" else "sampled"
@@ -255,30 +261,34 @@ def _options(box, q, picked, revealed: bool) -> None:
         )
 
 
-def question_panel(present: bool) -> None:
+def question_panel(present: bool, across: bool = False) -> None:
     """Predict, then reveal: the open question with its options (keys 1–5), or the last revealed
-    answer with the right one and the learner's pick marked."""
+    answer with the right one and the learner's pick marked. ``across``: one row across the stage,
+    the question beside its options (presenter mode: beside the panel it would push off the screen)."""
     import ui_decode as D
 
     q, revealed, tally = st.session_state[D.QUESTION], st.session_state[D.REVEALED], st.session_state[D.TALLY]
     if q is None and revealed is None:
         return
     box = st.container(border=True, key="stage-question")
+    ask, pick = box.columns([2, 3], vertical_alignment="center") if across else (box, box)
     score = "" if tally is None else f" Predictions so far: {tally.right} right of {tally.asked}."
     if q is not None:
         picked = st.session_state[D.PICK]
-        box.markdown(f"**{q.text}**")
-        _options(box, q, picked, revealed=False)
+        ask.markdown(f"**{q.text}**")
+        _options(pick, q, picked, revealed=False)
         box.caption(
             "Pick 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}.") + score
         )
         return
     q, picked = revealed
-    verdict = "no answer given" if picked is None else ("right!" if picked == q.answer else "not this time")
-    box.markdown(f"**{q.text}** — {verdict}")
-    _options(box, q, picked, revealed=True)
-    box.text(q.explain)
-    box.caption("→ asks the next question." + score)
+    verdict = "No answer given." if picked is None else ("Right!" if picked == q.answer else "Not this time.")
+    ask.markdown(f"**{q.text}**")
+    _options(pick, q, picked, revealed=True)
+    # The verdict and why in one small paragraph, so the panel fits one screen; escaped, as the
+    # explanation may quote typed tokens.
+    why = f"{verdict} {q.explain} → asks the next question.{score}"
+    box.html(f'<p class="chart-desc"><strong>{html.escape(verdict)}</strong>{html.escape(why[len(verdict) :])}</p>')
 
 
 def stage_tables(sess, tok) -> None:

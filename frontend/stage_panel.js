@@ -65,4 +65,16 @@ export default function (component) {
   loadPlotly().then((Plotly) => drawBars(Plotly, plot, data.bars, data.font)).then(() => {
     bars.dataset.tokens = String(data.bars.tokens.length);
   });
+  handFocusToStep();
+}
+
+// A click on the "Predict first" switch leaves the focus in its checkbox, where streamlit ignores
+// shortcut keys as typing: 1–5 and → (a clicker) did nothing. The switch's change redraws this
+// panel (the bars make room for the question), so hand the focus to Step, the next thing to press.
+function handFocusToStep() {
+  const active = document.activeElement;
+  const toggle = active && active.type === "checkbox" ? active.closest("[data-testid='stCheckbox']") : null;
+  if (!toggle || !toggle.innerText.includes("Predict first")) return;
+  const step = [...document.querySelectorAll("button")].find((b) => b.innerText.trim().startsWith("Step"));
+  if (step) step.focus();
 }

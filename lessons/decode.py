@@ -117,13 +117,17 @@ def stage() -> None:
             on_click=D.continue_past_end,
             help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
         )
-    head = st.session_state[K.DECODE_HEAD]
+    head, predicting = st.session_state[K.DECODE_HEAD], st.session_state[K.DECODE_PREDICT]
+    if across := present and predicting:  # on a projector the question runs across the stage
+        V.question_panel(present, across=True)
     left, right = st.columns([3, 2] if present else [11, 9], gap="medium")
     with left:
-        V.heatmap_panel(sess, tok, st.session_state[K.DECODE_LAYER], D.head_of(head), D.head_label(head), present)
+        layer = st.session_state[K.DECODE_LAYER]
+        V.heatmap_panel(sess, tok, layer, D.head_of(head), D.head_label(head), present, compact=across)
     with right:
-        V.question_panel(present)
-        V.right_panel(sess, tok, D.model_of(sess), present, compact=st.session_state[K.DECODE_PREDICT])
+        if not across:
+            V.question_panel(present)
+        V.right_panel(sess, tok, D.model_of(sess), present, compact=predicting)
     V.below_stage(sess, tok)
 
 

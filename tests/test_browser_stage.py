@@ -87,15 +87,29 @@ def test_predict_with_keys_then_reveal(url):
         rows = heatmap_rows(page)
         page.keyboard.press("3")
         page.wait_for_timeout(800)
+        assert _outside(page, PRESENTER) == []  # the question beside the stage: still one screen
         page.keyboard.press("ArrowRight")
         wait_rows(page, rows + 1)
         panel = page.locator(".st-key-stage-question")
         panel.get_by_text("→ asks the next question").wait_for()
         assert "Predictions so far" in panel.inner_text() and panel.locator("button:disabled").count() == 5
+        page.wait_for_timeout(800)
+        assert _outside(page, PRESENTER) == []  # … and with the revealed answer and its explanation
         screenshot(page, "stage-predict-revealed")
         page.keyboard.press("ArrowRight")
         panel.get_by_text("How many will it hold after this step?", exact=False).wait_for()
         assert heatmap_rows(page) == rows + 1
+        for k in range(4):  # every other kind of question, asked and revealed, also fits the screen
+            page.keyboard.press("2")
+            page.wait_for_timeout(800)
+            assert _outside(page, PRESENTER) == [], (k, panel.inner_text())
+            page.keyboard.press("ArrowRight")
+            wait_rows(page, rows + 2 + k)
+            panel.get_by_text("→ asks the next question").wait_for()
+            page.wait_for_timeout(800)
+            assert _outside(page, PRESENTER) == [], (k, panel.inner_text())
+            page.keyboard.press("ArrowRight")
+            page.wait_for_timeout(800)
 
 
 def _bytes_of_one_step(page) -> int:
@@ -134,3 +148,22 @@ def test_a_step_sends_one_row_bytes_grow_linearly(url):
     per_position = (b2 - b1) / (n2 - n1)
     assert 0 < per_position < 25, sizes  # one more share (≤ 5 characters) and one more label per position
     assert b2 < 709_000 / 10, sizes
+
+
+def test_keys_work_after_clicking_the_predict_switch(url):
+    """A teacher clicks "Predict first" with the mouse, then uses the keys: 1 picks, → reveals (one more
+    row). The click left the focus in the switch's checkbox, where shortcut keys are ignored; the
+    stage hands it to Step."""
+    with browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?present=1")
+        page.get_by_role("button", name="Prefill").first.click()
+        wait_rows(page, 51)
+        page.get_by_text("Predict first").first.click()
+        page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
+        page.wait_for_timeout(800)
+        rows = heatmap_rows(page)
+        page.keyboard.press("1")
+        page.locator(".st-key-stage-question").get_by_text("Your pick: 1.").wait_for(timeout=30000)
+        page.keyboard.press("ArrowRight")
+        wait_rows(page, rows + 1)
+        page.locator(".st-key-stage-question").get_by_text("→ asks the next question").wait_for()
