@@ -178,7 +178,18 @@ def chart(fig, key: str, table: bool = True) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     row.html(f'<p class="chart-desc">{html.escape(description)}</p>')
     if table and row.toggle("Show as table", key=f"{key}.table"):
-        st.dataframe(figure_table(fig), hide_index=True)
+        st.dataframe(readable_table(figure_table(fig)), hide_index=True)
+
+
+def readable_table(rows: list[dict]):
+    """``rows`` as a DataFrame whose empty cells (a heatmap's masked, future positions) read "—", not
+    "None": those columns become text, their numbers written with up to 6 significant digits."""
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    for col in df.columns[df.isna().any()]:
+        df[col] = [("—" if pd.isna(v) else f"{v:.6g}" if isinstance(v, float) else str(v)) for v in df[col]]
+    return df
 
 
 def keep_figure(fig) -> None:

@@ -288,7 +288,9 @@ def question_panel(present: bool, across: bool = False) -> None:
     # The verdict and why in one small paragraph, so the panel fits one screen; escaped, as the
     # explanation may quote typed tokens.
     why = f"{verdict} {q.explain} → asks the next question.{score}"
-    box.html(f'<p class="chart-desc"><strong>{html.escape(verdict)}</strong>{html.escape(why[len(verdict) :])}</p>')
+    box.html(
+        f'<p class="chart-desc stage-why"><strong>{html.escape(verdict)}</strong>{html.escape(why[len(verdict) :])}</p>'
+    )
 
 
 def stage_tables(sess, tok) -> None:

@@ -155,7 +155,11 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
     except ValueError:
         raise ValueError(f"couldn't read {quote(text)} as bytes: {BYTES_EXAMPLES}") from None
     shown = f"{number:g}"
-    hint = f"try {quote(f'{shown} KiB')} or {quote(f'{number * 1024:.0f}')}"
+    hint = (
+        f"try {quote(f'{shown} KiB')} or {quote(f'{number * 1024:.0f}')}"
+        if default_unit == "B"  # a bare number here is bytes
+        else f"try {quote(f'{shown} {default_unit}')} or {quote(shown)} (a bare number is in {default_unit})"
+    )
     if unit.lower() in {"kb", "kbyte", "kbytes"} and unit != "kB":
         raise ValueError(
             f"{quote(unit)} is ambiguous: write {quote(f'{shown} kB')} (1,000 bytes each) "

@@ -272,10 +272,16 @@ def kv_mistake_notes(m: dict) -> dict[str, str]:
     """What each mistake of ``kv_mistakes`` would print beside the right value, exactly."""
     right = format_bytes(m["right"])
     mb = Fraction(m["right"], 10**6)
-    return {
-        "hidden_size_not_kv": f"{format_bytes(m['hidden_size_not_kv'])} instead of {right} "
+    hidden = (
+        f"{right} either way: with as many KV heads as query heads (MHA) the hidden size is H_kv · d, so "
+        "this mistake only shows on a GQA or MQA model."
+        if m["hidden_size_not_kv"] == m["right"]
+        else f"{format_bytes(m['hidden_size_not_kv'])} instead of {right} "
         f"({exact_decimal(Fraction(m['hidden_size_not_kv'], m['right']))}×): it counts every query head, "
-        "ignoring GQA/MQA.",
+        "ignoring GQA/MQA."
+    )
+    return {
+        "hidden_size_not_kv": hidden,
         "no_factor_2": f"{format_bytes(m['no_factor_2'])} instead of {right} (half)",
         "mib_as_mb": f"{exact_decimal(m['mib_as_mb'])} “MB” is really MiB; in MB it is {exact_decimal(mb)} MB "
         f"({exact_decimal(100 * (mb / m['mib_as_mb'] - 1), 1)}% apart)",

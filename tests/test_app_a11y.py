@@ -39,3 +39,28 @@ def test_show_as_table_lists_the_figure_numbers():
     frames = [df.value for df in at.dataframe]
     table = next(f for f in frames if "KV cache (bytes)" in f.columns)
     assert list(table["KV cache (bytes)"]) == list(plotly_array(spec["data"][0]["y"]))
+
+
+def test_a_heatmap_table_marks_masked_cells_and_keeps_its_shares():
+    """The worked example's table: the future (masked) cells read "—", not "None"; the newest row ('on')
+    holds Ch. 19's shares e^s / Σ e^s for scores (1, 3, 1, 2) to 4 decimals."""
+    import math
+
+    at = new_app("lessons/worked.py")
+    next(t for t in at.toggle if t.key == "worked.grid.table").set_value(True).run()
+    table = next(df.value for df in at.dataframe if "position asking (query)" in df.value.columns)
+    first = table[table["position asking (query)"].str.endswith("the")].iloc[0]
+    assert first.iloc[-1] == "—" and "None" not in table.to_string()
+    e = [math.exp(s) for s in (1, 3, 1, 2)]
+    newest = table[table["position asking (query)"].str.endswith("on")].iloc[-1]
+    assert [float(v) for v in newest.iloc[-4:]] == [round(v / sum(e), 4) for v in e]
+
+
+def test_a_table_names_untitled_axes_by_role():
+    """A bar chart whose category axis has no title: its columns are "label" and the value axis's title
+    (the memory budget's bar), never a bare "x" or "y"."""
+    from core import viz
+    from core.viz.table import figure_table
+
+    rows = figure_table(viz.fig_memory_budget({"weights": 3.5, "KV cache": 1.0}, 4.0))
+    assert set(rows[0]) >= {"label", "memory (GB = 10⁹ bytes)"} and not {"x", "y"} & set(rows[0])

@@ -281,3 +281,15 @@ def test_kv_cache_typed_choices_and_mib():
     assert kv_cache_itemized_typed(2, 4, 64, [100, 28], "f16")["total"] == 2 * 2 * 4 * 64 * 128 * 2
     with pytest.raises(ValueError, match="not a multiple"):
         kv_cache_itemized_typed(2, 1, 4, [8], "q8_0")
+
+
+def test_hidden_size_mistake_on_an_mha_model_says_it_changes_nothing():
+    """MHA (n_kv_head = n_head = 4, d = 32, hidden 128): hidden size = H_kv · d, so the "mistake" gives
+    the right bytes, 2 · 2 · 128 · 16 · 4 = 32,768 B; the note says so instead of "32.00 KiB instead of
+    32.00 KiB (1.00×)"."""
+    from core.cost import kv_mistake_notes, kv_mistakes
+
+    m = kv_mistakes(2, 4, 32, 128, 16, 4)
+    assert m["right"] == m["hidden_size_not_kv"] == 2 * 2 * 128 * 16 * 4
+    note = kv_mistake_notes(m)["hidden_size_not_kv"]
+    assert "either way" in note and "instead of" not in note

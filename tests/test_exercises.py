@@ -146,6 +146,9 @@ def test_unreadable_and_empty_answers():
     fb = E.check(p, "12 foo")
     assert fb.status == "unreadable" and fb.message == "Couldn't read `12 foo` as bytes: try `12 KiB` or `12288`."
     assert E.check(p, "").status == "empty" and E.check(p, None).status == "empty"
+    # The MiB box reads a bare number as MiB, so its hint says so (not "12288", which it reads as 12,288 MiB).
+    fb = E.check(_part(E.make("ch30-3", 0), "mib"), "12 foo")
+    assert fb.message == "Couldn't read `12 foo` as bytes: try `12 MiB` or `12` (a bare number is in MiB)."
     assert E.check(_part(E.make("ch30-4", 0), "q"), "2, x").status == "unreadable"
 
 

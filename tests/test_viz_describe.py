@@ -248,3 +248,12 @@ def test_block_description_names_scale_and_worst_error():
     assert "Q4_0 block 0: 32 values stored with scale d = -0.125." in text
     assert "Largest error at position 1: x = 0.3 stored as 0.25 (-0.05)." in text
     assert "The last 30 positions are zeros appended to fill the block." in text
+
+
+def test_memory_budget_description_keeps_small_totals_readable():
+    """The .gguf plan of a tiny model: weights 1,467,904 B + KV cache 262,144 B = 1,730,048 B = 1.73 MB
+    (it read "= 0.00 GB"), against 4 GB: 3,998,269,952 B spare = 4.00 GB."""
+    parts = {"weights": 1_467_904 / 1e9, "KV cache": 262_144 / 1e9}
+    labels = {"weights": "1.47 MB", "KV cache": "262.14 kB"}
+    text = description_of(viz.fig_memory_budget(parts, 4.0, labels))
+    assert text == "Needed: weights 1.47 MB + KV cache 262.14 kB = 1.73 MB, against a budget of 4.00 GB: 4.00 GB spare."

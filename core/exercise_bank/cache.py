@@ -111,11 +111,6 @@ def ex3(seed: int) -> Exercise:
             "KV heads not reduced",
             f"You have {WORDS[B]} requests, but the KV heads were not {cut}: H_kv = {h} now, not {H0}.",
         ),
-        Mistake(
-            kv(H0, B),
-            "hidden size instead of H_kv·d",
-            f"You counted every query head: use H_kv · d = {h * d:,}, not the hidden size {H0 * d:,}.",
-        ),
         Mistake(kv(h, 1), "one request", f"{cut_past} the KV heads, but one request instead of {WORDS[B]}: B = {B}."),
         Mistake(base, "original cache", "That is the original cache: one request with the original KV heads."),
         Mistake(right / 2, "no factor 2", "Keys and values: the factor 2 (K plus V) is missing."),

@@ -93,8 +93,14 @@ def describe_memory_budget(parts: dict[str, float], budget_gb: float, labels: di
     """Text alternative of ``fig_memory_budget``: the parts (as ``labels`` gives them, else GB to two
     decimals), their sum, the budget, spare or over."""
     total = sum(parts.values())
-    verdict = (
-        f"{budget_gb - total:,.2f} GB spare" if total <= budget_gb else f"{total - budget_gb:,.2f} GB over the budget"
-    )
-    items = " + ".join(f"{name} {labels[name] if labels else f'{gb:,.2f} GB'}" for name, gb in parts.items())
-    return f"Needed: {items} = {total:,.2f} GB, against a budget of {budget_gb:,.2f} GB: {verdict}."
+    verdict = f"{_gb(budget_gb - total)} spare" if total <= budget_gb else f"{_gb(total - budget_gb)} over the budget"
+    items = " + ".join(f"{name} {labels[name] if labels else _gb(gb)}" for name, gb in parts.items())
+    return f"Needed: {items} = {_gb(total)}, against a budget of {_gb(budget_gb)}: {verdict}."
+
+
+def _gb(x: float) -> str:
+    """``x`` GB to two decimals, in MB or kB (10⁶, 10³ bytes) below 0.1 GB: a small model's 0.0015 GB
+    would read "0.00 GB"."""
+    if abs(x) >= 0.1:
+        return f"{x:,.2f} GB"
+    return f"{x * 1e3:,.2f} MB" if abs(x) >= 1e-4 else f"{x * 1e6:,.2f} kB"

@@ -21,11 +21,12 @@ def _plain(v):
     return v
 
 
-def _axis_title(fig: go.Figure, ref: str | None, default: str) -> str:
-    """The title of the axis a trace is drawn on (``"x"``, ``"x2"`` …), or ``default``."""
-    name = (ref or default)[0] + "axis" + (ref or default)[1:]
-    axis = fig.layout[name] if name in fig.layout else None
-    text = axis.title.text if axis is not None and axis.title is not None else None
+def _axis_title(fig: go.Figure, ref: str | None, axis: str, default: str) -> str:
+    """The title of the axis a trace is drawn on (``ref``: ``"x"``, ``"x2"`` …; else ``axis``), or
+    ``default``."""
+    name = (ref or axis)[0] + "axis" + (ref or axis)[1:]
+    layout_axis = fig.layout[name] if name in fig.layout else None
+    text = layout_axis.title.text if layout_axis is not None and layout_axis.title is not None else None
     return _plain(text) if text else default
 
 
@@ -49,10 +50,11 @@ def figure_table(fig: go.Figure) -> list[dict]:
     left out; a trace with per-point ``hovertext`` (e.g. the paged pool's blocks) gives that text."""
     rows: list[dict] = []
     for t in fig.data:
-        x_title = _axis_title(fig, getattr(t, "xaxis", None), "x")
-        y_title = _axis_title(fig, getattr(t, "yaxis", None), "y")
+        # An axis without a title names its column by its role (the table showed bare "x" and "y").
+        x_title = _axis_title(fig, getattr(t, "xaxis", None), "x", "")
+        y_title = _axis_title(fig, getattr(t, "yaxis", None), "y", "")
         if t.type == "heatmap":
-            rows += _heatmap_rows(fig, t, y_title)
+            rows += _heatmap_rows(fig, t, y_title or "row")
         elif getattr(t, "hovertext", None) is not None and not isinstance(t.hovertext, str):
             rows += [{"details": _plain(h)} for h in t.hovertext]
         elif t.hoverinfo == "skip" or t.x is None or t.y is None:
@@ -72,6 +74,7 @@ def _per_point(values, n: int) -> list:
 def _point_rows(t, x_title: str, y_title: str) -> list[dict]:
     horizontal = t.type == "bar" and t.orientation == "h"
     value, where = (x_title, y_title) if horizontal else (y_title, x_title)
+    value, where = value or "value", where or "label"
     ws, vs = (list(t.y), list(t.x)) if horizontal else (list(t.x), list(t.y))
     bases = _per_point(getattr(t, "base", None), len(ws))
     texts = _per_point(t.text, len(ws))
