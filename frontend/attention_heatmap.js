@@ -52,7 +52,9 @@ function layoutFor(st, d) {
   if (focus !== null && focus !== undefined) {
     shapes.push({ type: "rect", x0: focus - 0.5, x1: focus + 0.5, y0: T - 1.5, y1: T - 0.5, layer: "above",
                   line: { color: "#000000", width: 3 } });
-    notes.push({ x: focus, y: T - 1, xref: "x", yref: "y", ax: 0, ay: -34, showarrow: true, arrowhead: 2,
+    // Anchored on the side away from the plot's edge, so the label never covers the y tick labels.
+    const side = focus < T / 3 ? "left" : focus > (2 * T) / 3 ? "right" : "center";
+    notes.push({ x: focus, y: T - 1, xref: "x", yref: "y", ax: 0, ay: -34, showarrow: true, arrowhead: 2, xanchor: side,
                  arrowcolor: "#000000", text: esc(d.focus_text), font: { size: st.font, color: "#000000" },
                  bgcolor: "rgba(255,255,255,0.92)", bordercolor: "#000000" });
   }
