@@ -30,7 +30,7 @@ def test_exercise_3_right_wrong_and_unreadable():
     click(at, "Check")
     text = markdown(at)
     assert ":green-badge[:material/check: right]" in text
-    assert "Couldn't read `12 foo` as bytes: try `12 KiB` or `12288`." in text
+    assert "Couldn't read `12 foo` as bytes: try `12 MiB` or `12` (a bare number is in MiB)." in text
     assert "1 checked · 1 right · 1 couldn't be read" in text
     at.text_input(key="practice.in.ch30-3.0.bytes").set_value("1,536 MiB")
     click(at, "Check")
