@@ -64,3 +64,14 @@ def test_a_table_names_untitled_axes_by_role():
 
     rows = figure_table(viz.fig_memory_budget({"weights": 3.5, "KV cache": 1.0}, 4.0))
     assert set(rows[0]) >= {"label", "memory (GB = 10⁹ bytes)"} and not {"x", "y"} & set(rows[0])
+
+
+def test_a_bar_label_never_replaces_its_category():
+    """The KV-variants bars (untitled category axis, each bar's bytes written on it): the table keeps the
+    sharing names MHA/GQA/MQA and their texts 4 B/2 B/1 B in separate columns."""
+    from core import viz
+    from core.viz.table import figure_table
+
+    rows = figure_table(viz.fig_kv_variants(["MHA", "GQA", "MQA"], [4, 2, 1], ["4 B", "2 B", "1 B"], "GQA"))
+    assert [r["label"] for r in rows] == ["MHA", "GQA", "MQA"]
+    assert [r["text shown"] for r in rows] == ["4 B", "2 B", "1 B"]

@@ -83,7 +83,7 @@ def _point_rows(t, x_title: str, y_title: str) -> list[dict]:
         row = {"series": _plain(t.name or ""), where: _plain(w), value: _plain(v)}
         if b is not None:
             row["starts at"] = _plain(b)
-        if label not in (None, ""):
-            row["label"] = _plain(label)
+        if label not in (None, ""):  # the text drawn on the point; "label" may already name the category
+            row["text shown" if "label" in row else "label"] = _plain(label)
         rows.append(row)
     return rows
