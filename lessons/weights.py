@@ -8,6 +8,7 @@ import ui
 import ui_gguf
 import ui_models
 from core import cost, viz, weights
+from core.quant_model import weight_storage_bytes
 from core.shapes import PRESETS, parse_model_card
 from core.state import CARD_ARCH_AUTO
 from core.text import markdown_literal
@@ -49,7 +50,7 @@ rows = [
 st.dataframe(rows, hide_index=True)
 model, card = ui_models.chosen_model(), ui_models.chosen_card()
 n_params = model.n_params()  # a tied output head is the embedding: counted once
-real = sum(p.numel() * p.element_size() for p in model.parameters())
+real = weight_storage_bytes(model, None)  # every weight tensor at its float size
 st.markdown(
     f"**{'The shipped model' if card is None else card.name}** (the model in use): {n_params:,} parameters; its "
     f"weight tensors in memory hold **{real:,} bytes** ({model.dtype})"
