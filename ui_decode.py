@@ -19,7 +19,6 @@ QUESTION = "decode.question"  # core.predict.Question on screen, or None
 PICK = "decode.pick"  # the option the learner chose (index), or None
 REVEALED = "decode.revealed"  # (Question, pick) just revealed, or None
 TALLY = "decode.tally"  # core.predict.Tally
-RERUN_APP = "decode.rerun_app"  # something outside the stage fragment changed: run the whole page
 PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
 
 
@@ -49,9 +48,9 @@ def _clear_question() -> None:
     st.session_state.update({PENDING: None, QUESTION: None, PICK: None})
 
 
-def prefill(rerun_page: bool = True) -> None:
-    """Prefill the prompt box's text as a new request (reusing the cache where still valid).
-    Closes the prompt box (outside the stage fragment: ``rerun_page`` asks for a full run)."""
+def prefill() -> None:
+    """Prefill the prompt box's text as a new request (reusing the cache where still valid), and
+    close the prompt box: the stage needs the room."""
     st.session_state[K.DECODE_PLAYING] = False
     _clear_question()
     st.session_state[REVEALED] = None
@@ -70,8 +69,7 @@ def prefill(rerun_page: bool = True) -> None:
     except ValueError as err:
         return say("error", f"Prefill refused: {err}.")
     ss[K.DECODE_SESSION], ss[K.DECODE_MESSAGE] = sess, None
-    if ss[PROMPT_OPEN]:
-        ss[PROMPT_OPEN], ss[RERUN_APP] = False, rerun_page
+    ss[PROMPT_OPEN] = False
     if old is not None:  # say what the cache kept (Ch. 30 §30.4: cache validity)
         n = reuse.reused
         say(
@@ -201,7 +199,7 @@ def replay_link() -> None:
     if steps is None:
         return
     predict, st.session_state[K.DECODE_PREDICT] = st.session_state[K.DECODE_PREDICT], False
-    prefill(rerun_page=False)
+    prefill()
     for _ in range(steps):
         if session() is None or st.session_state[K.DECODE_MESSAGE] or _blocked():
             break

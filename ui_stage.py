@@ -313,6 +313,7 @@ def stage_tables(sess, tok) -> None:
 def below_stage(sess, tok) -> None:
     """Below the first screen: the whole text and the request's status; the share link and this
     request's clock inside an expander that runs only when open (a Step sends less)."""
+    from core import state as K
     from core.tokenizer import decode
 
     with st.container(key="stage-fulltext"):
@@ -322,7 +323,7 @@ def below_stage(sess, tok) -> None:
         f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "
         f"whole window: {sess.cache.allocated_bytes:,} B."
     )
-    if st.toggle("Show the heatmap's newest row and the next-token bars as tables", key="decode.show_tables"):
+    if st.session_state[K.DECODE_TABLES]:  # its switch is in the controls row, outside the stage
         stage_tables(sess, tok)
     more = st.expander("Share this request · its clock (TTFT, TPOT)", key="decode.more", on_change="rerun")
     if more.open:

@@ -5,12 +5,15 @@ the model's own compute.
 
 For two cache lengths (the default prompt, ~56 positions, and a 208-token prompt, ~213), a real
 `streamlit run` and headless Chromium: open the decode page through a link that prefills and
-replays 4 steps, then press → ``--steps`` times, waiting each time for the heatmap's new row, and
-record every websocket frame the page receives and the server process's CPU time. In the same
-run, in this process: the model compute of one Step at the same lengths (the cached step and the
-full-prefix recompute the equivalence badge checks against, ``core.session.step``, one torch
-thread as the server uses). ``--app-dir`` runs another checkout's app (e.g. the previous version)
-through the same measurement. ``--checkpoint DIR`` runs the server as ``streamlit run app.py --
+replays 4 steps, measure the server's idle CPU for 5 s (page open, nobody stepping), then press →
+``--steps`` times, waiting each time for the heatmap's new row, and record every websocket frame
+the page receives and the server process's CPU time. In the same run, in this process: the model
+compute of one Step at the same lengths (the cached step and the full-prefix recompute the
+equivalence badge checks against, ``core.session.step``, one torch thread as the server uses),
+paced like the browser's Steps (the same pause before each: back to back, on warm caches, the
+same compute takes ~30% less CPU). The ratio is the server's CPU per Step less its idle CPU over
+the same time, divided by that model compute. ``--app-dir`` runs another checkout's app (e.g. the
+previous version) through the same measurement. ``--checkpoint DIR`` runs the server as ``streamlit run app.py --
 --model DIR`` (every session starts on that checkpoint) and times its step; ``--smollm`` writes a
 random checkpoint in SmolLM2-135M's shape (``bench.pretrained_speed``) to a temporary folder and
 uses that, with the shipped tokenizer (so the prompts have the shipped model's cache lengths).
@@ -53,17 +56,32 @@ def browser_steps(url: str, proc, prompt: str, steps: int) -> dict:
         page.goto(f"{url}/?" + urllib.parse.urlencode({"prompt": prompt, "step": "4"}))
         page.wait_for_function("() => (" + _rows_js() + ")() > 0", timeout=60000)
         page.wait_for_timeout(2000)
+        idle = idle_cpu_ms_per_s(proc.pid)
         frames: list[int] = []
         sockets[-1].on("framereceived", lambda f: frames.append(len(f) if f else 0))
-        per_step, rows0, cpu0 = [], heatmap_rows(page), cpu_seconds(proc.pid)
+        per_step, rows0, cpu0, t0 = [], heatmap_rows(page), cpu_seconds(proc.pid), time.perf_counter()
         for k in range(steps):
             frames.clear()
             page.keyboard.press("ArrowRight")
             wait_rows(page, rows0 + k + 1)
             page.wait_for_timeout(600)  # the rest of the rerun's messages
             per_step.append(sum(frames))
-        cpu = (cpu_seconds(proc.pid) - cpu0) / steps
-        return {"positions": rows0 + steps, "bytes": statistics.median(per_step), "cpu_ms": cpu * 1000}
+        cpu, interval = (cpu_seconds(proc.pid) - cpu0) / steps, (time.perf_counter() - t0) / steps
+        return {
+            "positions": rows0 + steps,
+            "bytes": statistics.median(per_step),
+            "cpu_ms": cpu * 1000,
+            "idle_ms": idle * interval,
+            "interval_s": interval,
+        }
+
+
+def idle_cpu_ms_per_s(pid: int, seconds: float = 5.0) -> float:
+    """The server's CPU ms per second of wall time while the page is open and nobody steps
+    (websocket pings, timers): counted in a Step's CPU time, not caused by it."""
+    cpu0, t0 = cpu_seconds(pid), time.perf_counter()
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - cpu0) * 1000 / (time.perf_counter() - t0)
 
 
 def _rows_js() -> str:
@@ -73,11 +91,14 @@ def _rows_js() -> str:
 
 
 @torch.no_grad()
-def model_step_ms(prompt: str, steps: int, checkpoint: Path | None = None) -> tuple[float, float]:
+def model_step_ms(
+    prompt: str, steps: int, checkpoint: Path | None = None, interval_s: float = 0.0
+) -> tuple[float, float]:
     """Median CPU ms of this process (the clock the server's cost is read with) for one
     ``core.session.step`` (cached step + recompute check) after 4 replayed steps, and for the
     cached step alone (``core.decode.extend`` of one token, the cache cut back after each), on the
-    shipped model or a checkpoint folder."""
+    shipped model or a checkpoint folder. ``interval_s``: wait this long before each, as the server
+    meets a Step after the browser's pause (its caches cold: ~30% more CPU than back to back)."""
     from core.decode import extend
 
     torch.set_num_threads(1)
@@ -93,10 +114,12 @@ def model_step_ms(prompt: str, steps: int, checkpoint: Path | None = None) -> tu
     whole, cached = [], []
     for _ in range(steps):
         n = sess.cache.pos
+        time.sleep(interval_s)
         c0 = time.process_time()
         extend(model, [sess.pending], sess.cache)
         cached.append((time.process_time() - c0) * 1000)
         sess.cache.truncate(n)
+        time.sleep(interval_s)
         c0 = time.process_time()
         S.step(model, sess)
         whole.append((time.process_time() - c0) * 1000)
@@ -127,18 +150,18 @@ def run(args) -> None:
     print(f"app: {args.app_dir}; model: {model}; {args.steps} Steps per length; one session; 1 torch thread")
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     print(
-        "| cache length | bytes received per Step | server CPU per Step | model compute per Step (cached step "
-        "+ recompute check; CPU) | of which the cached step | server ÷ model |"
+        "| cache length | bytes received per Step | server CPU per Step | of which idle | model compute per Step "
+        "(cached step + recompute check; CPU) | of which the cached step | server (less idle) ÷ model |"
     )
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     app_args = () if args.checkpoint is None else ("--model", str(args.checkpoint))
     with running_server(300, root=args.app_dir, app_args=app_args) as (url, proc):
         for name, prompt in prompts().items():
             b = browser_steps(url, proc, prompt, args.steps)
-            m, cached = model_step_ms(prompt, args.steps, args.checkpoint)
+            m, cached = model_step_ms(prompt, args.steps, args.checkpoint, b["interval_s"])
             print(
-                f"| {b['positions']} ({name}) | {b['bytes'] / 1000:,.1f} kB | {b['cpu_ms']:.1f} ms | {m:.1f} ms | "
-                f"{cached:.1f} ms | {b['cpu_ms'] / m:.2f}× |"
+                f"| {b['positions']} ({name}) | {b['bytes'] / 1000:,.1f} kB | {b['cpu_ms']:.1f} ms | "
+                f"{b['idle_ms']:.1f} ms | {m:.1f} ms | {cached:.1f} ms | {(b['cpu_ms'] - b['idle_ms']) / m:.2f}× |"
             )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 

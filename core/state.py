@@ -32,6 +32,7 @@ DECODE_LAYER = "decode.layer"
 DECODE_HEAD = "decode.head"  # a query head index, or MEAN_HEADS
 MEAN_HEADS = "mean over heads"
 DECODE_PREDICT = "decode.predict"  # bool: ask a question before each step (predict, then reveal)
+DECODE_TABLES = "decode.show_tables"  # bool: the stage's figures also as tables (their long text alternative)
 LINK_PRESENT = "decode.link_present"  # bool: the share link opens in presenter mode
 PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer controls
 URL_STEP = "url.step"  # decode steps to replay after an automatic prefill (from ?step=N)
@@ -55,6 +56,7 @@ DECODE = {
     DECODE_HEAD: 0,
     PRESENT: False,
     DECODE_PREDICT: False,
+    DECODE_TABLES: False,
     LINK_PRESENT: False,
     "decode.pending_step": None,
     "decode.question": None,

@@ -1,0 +1,91 @@
+"""The decode page's widgets outside the stage: the prompt box, Settings, the layer/head picker and
+the controls row. Each takes its key and default from ``core.state``; changing one runs the page."""
+
+import streamlit as st
+
+import ui_decode as D
+from core import state as K
+
+
+def prompt_box(present: bool) -> None:
+    with st.expander("Prompt", icon=":material/edit:", key=D.PROMPT_OPEN, on_change="rerun"):
+        st.text_area(
+            "Prompt (any text; it is tokenized byte by byte if needed)",
+            key=K.DECODE_PROMPT,
+            persist_state="session",
+            height=110 if present else 96,
+            max_chars=K.MAX_PROMPT_CHARS,
+        )
+
+
+def settings() -> None:
+    with st.popover(
+        "Settings",
+        icon=":material/tune:",
+        help="Sampling, precision, weights and Play pace; they apply at the next Prefill.",
+        width="stretch",
+    ):
+        a, b = st.columns(2)
+        a.radio("Precision", ["float32", "float64"], key=K.DECODE_DTYPE, persist_state="session", horizontal=True)
+        a.radio(
+            "Weights",
+            [None, 8, 4, 3, 2],
+            key=K.DECODE_WEIGHT_BITS,
+            persist_state="session",
+            horizontal=True,
+            format_func=lambda b: "float" if b is None else f"{b}-bit",
+            help="Weight-only quantization, groups of 32.",
+        )
+        a.radio("Choose the next token by", ["greedy", "sample"], key=K.DECODE_STRATEGY, persist_state="session")
+        greedy = st.session_state[K.DECODE_STRATEGY] == "greedy"
+        b.slider("Temperature", 0.1, 2.0, step=0.1, key=K.DECODE_TEMPERATURE, persist_state="session", disabled=greedy)
+        b.slider("Top-k (0 = all tokens)", 0, 100, key=K.DECODE_TOP_K, persist_state="session", disabled=greedy)
+        b.number_input("Seed", 0, 2**31 - 1, step=1, key=K.DECODE_SEED, persist_state="session")
+        st.slider("Play pace (seconds per token)", 0.2, 2.0, step=0.1, key=K.DECODE_PACE, persist_state="session")
+
+
+def view_picker(cfg) -> None:
+    """Layer and head of the heatmap (outside the stage: a change draws the figure whole anyway)."""
+    lc, hc = st.columns([1, 1.5])
+    lc.selectbox(
+        "Layer",
+        range(cfg.n_layer),
+        key=K.DECODE_LAYER,
+        persist_state="session",
+        label_visibility="collapsed",
+        format_func=lambda x: f"Layer {x}",
+    )
+    group = cfg.n_head // cfg.n_kv_head
+    hc.selectbox(
+        "Head",
+        [K.MEAN_HEADS, *range(cfg.n_head)],
+        key=K.DECODE_HEAD,
+        persist_state="session",
+        label_visibility="collapsed",
+        format_func=lambda h: "Mean over heads" if h == K.MEAN_HEADS else f"Head {h} (KV head {h // group})",
+    )
+
+
+def controls() -> None:
+    """Prefill, Play, Reset and Predict first run the whole page (each changes more than the stage).
+    Step is the stage's own button: a Step reruns only the stage, and every element in it is
+    resent per Step (fewer elements, less server time per Step: bench/stage_speed.py)."""
+    playing, none = st.session_state[K.DECODE_PLAYING], D.session() is None
+    c = st.columns([1, 1, 0.9, 1.5, 1.4, 2.2], vertical_alignment="center")
+    c[0].button("Prefill", type="primary", on_click=D.prefill, width="stretch", shortcut="P")
+    play = "Pause ❚❚" if playing else "Play ▶"
+    c[1].button(play, on_click=D.toggle_play, disabled=none, width="stretch", shortcut="K")
+    c[2].button("Reset", on_click=D.reset, width="stretch")
+    c[3].toggle(
+        "Predict first",
+        key=K.DECODE_PREDICT,
+        persist_state="session",
+        on_change=D.predict_toggled,
+        help="Before each step, a question; → reveals the answer, the next → asks again. Answer with 1–5.",
+    )
+    c[4].toggle(
+        "Tables",
+        key=K.DECODE_TABLES,
+        persist_state="session",
+        help="Below the text: the heatmap's newest row and the next-token bars as tables, the numbers they draw.",
+    )
