@@ -79,7 +79,8 @@ STAGE_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 3rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
-.st-key-stage-text [data-testid="stCode"] pre { white-space: pre; overflow: hidden; }
+[data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre {
+  white-space: pre; overflow: hidden; }
 .st-key-stage-question strong { font-size: 1.15em; }
 .attn-desc { margin: 0.2rem 0 0 0; font-size: 0.95em; color: #31333f; }
 .panel-root { font-size: var(--panel-font, 14px); color: #1f1f1f; }
@@ -224,8 +225,8 @@ def text_so_far(sess, tok, width: int) -> None:
 
     text = decode(tok, sess.consumed).replace("\n", "⏎")
     tail = text if len(text) <= width else "…" + text[-(width - 1) :]
-    with st.container(key="stage-text"):
-        st.code(f"{tail}⟨{token_text(tok, sess.pending)}⟩", language=None)
+    # No container of its own (every element is resent per Step): the CSS finds it beside Step.
+    st.code(f"{tail}⟨{token_text(tok, sess.pending)}⟩", language=None)
 
 
 def code_span(text: str) -> str:

@@ -25,8 +25,10 @@ def stage() -> None:
     sess = D.session()
     V.message(sess)
     ended = sess is not None and sess.pending == end_token_id(tok) and not sess.past_end
-    step, text, more = st.columns([1, 5.2, 1.8] if ended else [1, 7, 0.001], vertical_alignment="center")
-    step.button("Step ▸", on_click=D.advance, disabled=sess is None, width="stretch", shortcut="Right")
+    step, text, *more = st.columns([1, 5.2, 1.8] if ended else [1, 7], vertical_alignment="center")
+    step.button(
+        "Step ▸", key="stage-step", on_click=D.advance, disabled=sess is None, width="stretch", shortcut="Right"
+    )
     if sess is None:
         return text.info(
             "Press **Prefill** (or P) to run the prompt through the model: the whole lower triangle of "
@@ -35,7 +37,7 @@ def stage() -> None:
     with text:
         V.text_so_far(sess, tok, (88 if present else 96) - 25 * ended)
     if ended:
-        more.button(
+        more[0].button(
             "Continue past the end token",
             on_click=D.continue_past_end,
             help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
