@@ -1,7 +1,7 @@
 """The decode stage's cost per Step: bytes the browser receives, server CPU, and their ratio to
 the model's own compute.
 
-    python -m bench.stage_speed [--steps 12] [--app-dir PATH] [--smollm | --checkpoint DIR]
+    python -m bench.stage_speed [--steps 12] [--back-to-back 40] [--app-dir PATH] [--smollm | --checkpoint DIR]
 
 For two cache lengths (the default prompt, ~56 positions, and a 208-token prompt, ~213), a real
 `streamlit run` and headless Chromium: open the decode page through a link that prefills and
@@ -12,7 +12,9 @@ compute of one Step at the same lengths (the cached step and the full-prefix rec
 equivalence badge checks against, ``core.session.step``, one torch thread as the server uses),
 paced like the browser's Steps (the same pause before each: back to back, on warm caches, the
 same compute takes ~30% less CPU). The ratio is the server's CPU per Step less its idle CPU over
-the same time, divided by that model compute. ``--app-dir`` runs another checkout's app (e.g. the
+the same time, divided by that model compute. A cross-check that needs neither correction:
+``--back-to-back N`` more Steps sent back to back over streamlit's websocket protocol (no browser),
+against the model compute measured back to back too. ``--app-dir`` runs another checkout's app (e.g. the
 previous version) through the same measurement. ``--checkpoint DIR`` runs the server as ``streamlit run app.py --
 --model DIR`` (every session starts on that checkpoint) and times its step; ``--smollm`` writes a
 random checkpoint in SmolLM2-135M's shape (``bench.pretrained_speed``) to a temporary folder and
@@ -76,6 +78,32 @@ def browser_steps(url: str, proc, prompt: str, steps: int) -> dict:
         }
 
 
+async def _protocol_steps(url: str, pid: int, prompt: str, steps: int) -> float:
+    import websockets
+
+    from bench import server_load as SL
+
+    query = urllib.parse.urlencode({"prompt": prompt, "step": "4"})
+    ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
+    async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, proxy=None) as ws:
+        client = SL.Client(ws, query)
+        reply = await SL.rerun(client, "")
+        reply = await SL.click(client, reply, "Step ▸")  # warm the stage's code paths once
+        cpu0 = cpu_seconds(pid)
+        for _ in range(steps):
+            reply = await SL.click(client, reply, "Step ▸")
+        return (cpu_seconds(pid) - cpu0) * 1000 / steps
+
+
+def protocol_steps(url: str, proc, prompt: str, steps: int) -> float:
+    """Server CPU ms per Step with Steps sent back to back over streamlit's websocket protocol (no
+    browser, no pause: no idle time to subtract, and the server's caches as warm as a back-to-back
+    model measurement's). A cross-check of the paced ratio that needs neither correction."""
+    import asyncio
+
+    return asyncio.run(_protocol_steps(url, proc.pid, prompt, steps))
+
+
 def idle_cpu_ms_per_s(pid: int, seconds: float = 5.0) -> float:
     """The server's CPU ms per second of wall time while the page is open and nobody steps
     (websocket pings, timers): counted in a Step's CPU time, not caused by it."""
@@ -131,6 +159,9 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--app-dir", type=Path, default=ROOT)
     ap.add_argument("--checkpoint", type=Path, help="run the app on this checkpoint folder (--model)")
+    ap.add_argument(
+        "--back-to-back", type=int, default=40, metavar="N", help="then N Steps over the protocol (0: none)"
+    )
     ap.add_argument("--smollm", action="store_true", help="a random checkpoint in SmolLM2-135M's shape")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,7 +185,7 @@ def run(args) -> None:
         "(cached step + recompute check; CPU) | of which the cached step | server (less idle) ÷ model |"
     )
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    app_args = () if args.checkpoint is None else ("--model", str(args.checkpoint))
+    app_args, rows = () if args.checkpoint is None else ("--model", str(args.checkpoint)), []
     with running_server(300, root=args.app_dir, app_args=app_args) as (url, proc):
         for name, prompt in prompts().items():
             b = browser_steps(url, proc, prompt, args.steps)
@@ -163,6 +194,18 @@ def run(args) -> None:
                 f"| {b['positions']} ({name}) | {b['bytes'] / 1000:,.1f} kB | {b['cpu_ms']:.1f} ms | "
                 f"{b['idle_ms']:.1f} ms | {m:.1f} ms | {cached:.1f} ms | {(b['cpu_ms'] - b['idle_ms']) / m:.2f}× |"
             )
+            if args.back_to_back:
+                back = protocol_steps(url, proc, prompt, args.back_to_back)
+                warm, _ = model_step_ms(prompt, args.back_to_back, args.checkpoint)
+                rows.append(
+                    f"| ~{b['positions'] - args.steps + args.back_to_back // 2} ({name}) | {back:.1f} ms | "
+                    f"{warm:.1f} ms | {back / warm:.2f}× |"
+                )
+    if rows:
+        print(f"\n{args.back_to_back} Steps back to back over the websocket protocol (no browser):\n")
+        print("| cache length (middle) | server CPU per Step | model compute per Step, back to back | server ÷ model |")
+        print("|---:|---:|---:|---:|")
+        print("\n".join(rows))
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

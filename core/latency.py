@@ -60,7 +60,8 @@ def summarize_request(arrival_ms: float, emissions_ms) -> RequestLatency:
 @dataclass(frozen=True)
 class RequestTrace:
     """One request on one clock (ms): arrival, start of prefill, emission times, and the prompt
-    length in positions (for the cache length after each forward pass). No emissions = an error."""
+    length in positions (for the cache length after each forward pass; 0 = not given, as in
+    Exercise 1, and then no cache lengths are shown). No emissions = an error."""
 
     name: str
     arrival_ms: float

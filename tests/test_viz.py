@@ -66,6 +66,16 @@ def test_timeline_labels_never_crowd():
     assert shown == [380, 394]  # 0.035 · 399 ms = 13.97 ms: 380, then the first token ≥ 393.97
 
 
+def test_timeline_without_a_prompt_length_labels_no_cache_lengths():
+    """Exercise 1 gives no prompt length (0 positions): its tokens are not labelled 0, 1, 2 as if the
+    cache held that many positions, and the hover says the length is not known."""
+    from core.latency import EXERCISE_1
+
+    [tokens] = [t for t in viz.fig_timeline([EXERCISE_1], "t").data if t.type == "scatter"]
+    assert list(tokens.text) == ["", "", ""] and list(tokens.x) == [110.0, 160.0, 220.0]
+    assert "not known" in tokens.customdata[0] and "positions" not in tokens.hovertemplate
+
+
 def test_heatmap_note_follows_the_figure_font():
     """The "read from the KV cache" note has no fixed size: presenter mode's larger figure font reaches it."""
     fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")

@@ -47,20 +47,24 @@ def labelled(times_ms, min_gap_ms: float) -> list[bool]:
 
 
 def _tokens(fig: go.Figure, y: str, t: RequestTrace, first: bool, min_gap_ms: float) -> None:
-    cache = cache_lengths(t)
+    # A prompt length of 0 means "not given" (Exercise 1): no cache lengths to label, not 0, 1, 2.
+    given = t.prompt_positions > 0
+    cache = cache_lengths(t) if given else ["not known (no prompt length given)"] * len(t.emissions_ms)
     keep = labelled(t.emissions_ms, min_gap_ms)
     fig.add_scatter(
         y=[y] * len(cache),
         x=list(t.emissions_ms),
         mode="markers+text",
-        text=[str(c) if k else "" for c, k in zip(cache, keep, strict=True)],
+        text=[str(c) if k and given else "" for c, k in zip(cache, keep, strict=True)],
         textposition="top center",
         name="token emitted (label: cached positions after the pass)",
         legendgroup="tok",
         showlegend=first,
         marker=dict(color=NEW_WORK, size=11, symbol="diamond"),
         customdata=cache,
-        hovertemplate="emitted at %{x:.2f} ms<br>cache: %{customdata} positions<extra></extra>",
+        hovertemplate="emitted at %{x:.2f} ms<br>cache: %{customdata}"
+        + (" positions" if given else "")
+        + "<extra></extra>",
     )
 
 
