@@ -25,7 +25,17 @@ SOURCES = [
 source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source", persist_state="session")
 if source in LAT.EDITABLE:
     rows = LAT.editor_rows(LAT.EDITABLE[source])
-    edited = st.data_editor(rows, num_rows="dynamic", key=f"lat.editor.{source}", hide_index=True, width="stretch")
+    positions = st.column_config.NumberColumn(
+        help="Positions in the prompt, for the cache length after each pass; 0: not given (no labels)", min_value=0
+    )
+    edited = st.data_editor(
+        rows,
+        num_rows="dynamic",
+        key=f"lat.editor.{source}",
+        hide_index=True,
+        width="stretch",
+        column_config={"prompt positions": positions},
+    )
     try:
         traces = LAT.traces_from_rows(edited)
     except ValueError as err:

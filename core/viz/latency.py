@@ -98,8 +98,10 @@ def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
         barmode="overlay",
         height=230 + 60 * len(traces),
         title=dict(text=title),
-        legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0),
-        margin=dict(t=90),
+        # At the foot of the figure: above the plot, in presenter fonts or a narrow handout, the
+        # legend wrapped to two lines and ran over the title.
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        margin=dict(t=60),
         xaxis=dict(title="time (ms)", rangemode="tozero"),
         yaxis=dict(autorange="reversed", type="category"),
     )
