@@ -125,7 +125,8 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
         template=TEMPLATE,
         title=dict(text=title, x=0, xanchor="left"),
         height=max(420, min(900, 20 * T + 200)),
-        xaxis=dict(title="position being scored (key)", side="bottom", tickangle=-60, **axis),
+        # standoff: the slanted tick labels' lowest letters touched the axis title without it
+        xaxis=dict(title=dict(text="position being scored (key)", standoff=14), side="bottom", tickangle=-60, **axis),
         yaxis=dict(title="position asking (query)", autorange="reversed", **axis),
         plot_bgcolor=PLOT_BG,
     )
