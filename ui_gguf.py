@@ -15,6 +15,7 @@ import sys
 import streamlit as st
 
 import ui
+import ui_figures
 from core import cost, viz
 from core import ruler as R
 from core import state as K
@@ -60,7 +61,7 @@ def ruler_block(values) -> None:
     m[1].metric("min m (fp16)", "—" if v.m is None else f"{v.m:.8g}", help="Q4_1 and Q5_1 store a min too.")
     m[2].metric("bytes per block", len(v.raw))
     m[3].metric("bits per weight", f"{float(blk.bits_per_weight):g}", help="8 · bytes per block / 32 values.")
-    ui.chart(viz.fig_block(v, blk.n_appended), key="ruler_block")
+    ui.chart(ui_figures.figure("fig_block", v, blk.n_appended), key="ruler_block")
     st.markdown(f"The block's {len(v.raw)} bytes in file order (hex): `{v.hex}`")
     left, right = st.columns([2, 3])
     left.table(v.byte_parts(), hide_index=True)

@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+import ui_figures
 from core import bill, viz
 from core.measure import measure_step_times
 from core.text import exact_decimal, plural
@@ -27,7 +28,7 @@ n_max = c.select_slider(
     "Largest context length n (tokens)", [2_000, 5_000, 10_000, 20_000], key="cost.n_max", persist_state="session"
 )
 per = "per layer, per head" if n_layer * n_head == 1 else f"× {n_layer} layers × {n_head} heads"
-ui.chart(viz.fig_growth_shapes(bill.growth(n_max, n_layer, n_head), per), key="shapes")
+ui.chart(ui_figures.figure("fig_growth_shapes", bill.growth(n_max, n_layer, n_head), per), key="shapes")
 st.caption(
     "The dotted curve is the triangle a causal model actually scores: about half the grid, the same "
     "quadratic shape. Ten times the context: a hundred times the scores; ten times the cache."
@@ -35,7 +36,7 @@ st.caption(
 
 st.subheader("One decode step, and a whole generation")
 left, right = st.columns([3, 2])
-ui.chart_in(left, viz.fig_step_work(bill.step_work(n_max)), key="step_work")
+ui.chart_in(left, ui_figures.figure("fig_step_work", bill.step_work(n_max)), key="step_work")
 with right:
     n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key="cost.n_prompt", persist_state="session")
     m_new = st.number_input("Tokens to generate m", 1, 10**9, key="cost.m_new", persist_state="session")

@@ -4,8 +4,9 @@ import numpy as np
 import streamlit as st
 
 import ui
+import ui_figures
 import ui_gguf
-from core import quant, viz
+from core import quant
 from core import ruler as R
 from core import state as K
 from core.text import plural
@@ -84,7 +85,7 @@ except ValueError as err:
     st.stop()
 for note in r.notes:
     st.warning(note)
-ui.chart(viz.fig_ruler(r), key="ruler", table=False)  # its table is below
+ui.chart(ui_figures.figure("fig_ruler", r), key="ruler", table=False)  # its table is below
 if r.levels is None:
     st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
 st.caption(
@@ -133,6 +134,6 @@ store = R.storage(r, None if group == "whole list" else group, scale_bytes)
 g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
 st.markdown(store.sentence)
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
-ui.chart(viz.fig_bits_per_weight(sizes, R.bits_per_weight_curves(sizes)), key="bpw")
+ui.chart(ui_figures.figure("fig_bits_per_weight", sizes, R.bits_per_weight_curves(sizes)), key="bpw")
 st.table(R.formats_table(), hide_index=True)
 ui_gguf.ruler_block(values)

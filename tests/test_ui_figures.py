@@ -1,0 +1,43 @@
+"""Shared figures (ui_figures.figure): the same drawing as building the figure anew, and a copy of
+one's own, so presenter mode's fonts in one session never reach another."""
+
+import json
+
+import plotly.io as pio
+
+from core import bill, quant, viz
+from core import ruler as R
+
+VALUES = quant.parse_values("0.1, -0.5, 1.2, 0.33, -2.1, 0.9, 7")
+
+
+def cases():
+    sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    r = R.ruler(VALUES, 4, None, True, None, list(quant.ROUNDING)[0], True)
+    blk = R.ruler_block(VALUES, R.BLOCK_FORMATS[0], 0)
+    return [
+        ("fig_ruler", (r,)),
+        ("fig_bits_per_weight", (sizes, R.bits_per_weight_curves(sizes))),
+        ("fig_block", (blk.view, blk.n_appended)),
+        ("fig_growth_shapes", (bill.growth(20_000, 2, 3), "× 2 layers × 3 heads")),
+        ("fig_step_work", (bill.step_work(5_000),)),
+    ]
+
+
+def test_shared_figure_draws_what_building_it_draws():
+    import ui_figures
+
+    for name, args in cases():
+        fresh = json.loads(pio.to_json(getattr(viz, name)(*args)))
+        assert json.loads(pio.to_json(ui_figures.figure(name, *args))) == fresh, name
+        assert json.loads(pio.to_json(ui_figures.figure(name, *args))) == fresh, name  # from the cache
+
+
+def test_each_caller_gets_its_own_figure():
+    import ui_figures
+
+    name, args = cases()[1]
+    mine = ui_figures.figure(name, *args)
+    mine.update_layout(font_size=20)  # what ui.chart does in presenter mode
+    theirs = ui_figures.figure(name, *args)
+    assert mine is not theirs and theirs.layout.font.size != 20
