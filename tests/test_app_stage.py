@@ -67,3 +67,31 @@ def test_the_end_token_can_be_stepped_past_when_asked():
     click(at, "Continue past the end token")
     click(at, "Step ▸")
     assert at.session_state[K.DECODE_SESSION].n_steps == 1
+
+
+def test_tables_switch_shows_the_stage_as_tables_with_an_uncached_pass_s_numbers():
+    """The controls row's *Tables* switch: below the stage, the newest attention row and the
+    next-token bars as tables. Checked against a full forward pass without the cache over the same
+    tokens: the newest row's shares (layer 3, head 0) and the softmax of the last logits."""
+    import torch
+
+    from core.assets import load_model
+
+    at = new_app()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    click(at, "Step ▸")
+    assert len(at.dataframe) == 0
+    at.toggle(key=K.DECODE_TABLES).set_value(True).run()
+    assert not at.exception and len(at.dataframe) == 2
+    row, bars = (d.value for d in at.dataframe)
+    sess = at.session_state[K.DECODE_SESSION]
+    with torch.no_grad():
+        logits, att = load_model()(torch.tensor([sess.consumed]))
+    shares = att[3][0, 0, -1]
+    assert list(row["key position"]) == list(range(len(sess.consumed)))
+    assert max(abs(a - float(b)) for a, b in zip(row.iloc[:, 2], shares, strict=True)) < 6e-5
+    probs = torch.softmax(logits[0, -1].double(), -1)
+    top = torch.topk(probs, 10)
+    assert max(abs(float(p) - q) for p, q in zip(top.values, bars["probability"], strict=True)) <= 6e-5
+    assert list(bars["chosen"]).index("yes") == 0 and int(top.indices[0]) == sess.pending
