@@ -38,7 +38,8 @@ def test_typed_markup_stays_literal_and_inert():
         # ... because every label reaches plotly escaped exactly once (the '&' token as '&amp;').
         labels = page.evaluate("() => document.querySelector('.attn-root .js-plotly-plot').layout.yaxis.ticktext")
         assert "0: &lt;" in labels and any(label.endswith(": &amp;") for label in labels)
-        code = page.get_by_test_id("stCode").first.inner_text()
-        assert "<b>bold</b>" in code and "**md**" in code
+        # The whole text below the stage, and the one-line text beside Step (its tail), literal too.
+        code = page.locator(".st-key-stage-fulltext").get_by_test_id("stCode").inner_text()
+        assert code.startswith(EVIL) and "**md** [l](http://x)" in page.get_by_test_id("stCode").first.inner_text()
         assert page.get_by_test_id("stException").count() == 0
         screenshot(page, "injection-literal")
