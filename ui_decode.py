@@ -19,6 +19,7 @@ QUESTION = "decode.question"  # core.predict.Question on screen, or None
 PICK = "decode.pick"  # the option the learner chose (index), or None
 REVEALED = "decode.revealed"  # (Question, pick) just revealed, or None
 TALLY = "decode.tally"  # core.predict.Tally
+STEPPED = "decode.stepped"  # this rerun's Step click has advanced already (Play then does not)
 PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
 
 
@@ -153,6 +154,13 @@ def advance() -> None:
         return ask()
     if not _blocked():
         S.step(model_of(session()), session(), check=S.check_due(session()))
+
+
+def step_clicked() -> None:
+    """Step (→ or the button): advance once, and tell a playing stage that this rerun has stepped
+    already (otherwise Play's own step in the same rerun made one press consume two tokens)."""
+    st.session_state[STEPPED] = True
+    advance()
 
 
 def pick(i: int) -> None:

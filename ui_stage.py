@@ -224,9 +224,11 @@ def text_so_far(sess, tok, width: int) -> None:
     from core.tokenizer import decode, token_text
 
     text = decode(tok, sess.consumed).replace("\n", "⏎")
+    pending = f"⟨{token_text(tok, sess.pending)}⟩"
+    width = max(width - len(pending), 10)  # the chosen token is shown whole (e.g. ⟨<|endoftext|>⟩)
     tail = text if len(text) <= width else "…" + text[-(width - 1) :]
     # No container of its own (every element is resent per Step): the CSS finds it beside Step.
-    st.code(f"{tail}⟨{token_text(tok, sess.pending)}⟩", language=None)
+    st.code(tail + pending, language=None)
 
 
 def code_span(text: str) -> str:
@@ -306,7 +308,8 @@ def stage_tables(sess, tok) -> None:
     rows = [(i, token_text(tok, i), p) for i, p in V.next_token_table(sess, 10)]
     a, b = st.columns([3, 2])
     a.caption(f"Layer {layer}, {D.head_label(head)}: the newest row's attention")
-    a.dataframe(SV.row_table(row, token_labels(tok, sess.consumed)), hide_index=True, height=300)
+    height = 520 if st.session_state[K.PRESENT] else 300  # ~12 rows at either size (presenter fonts are larger)
+    a.dataframe(SV.row_table(row, token_labels(tok, sess.consumed)), hide_index=True, height=height)
     b.caption("Next token")
     b.dataframe(SV.bars_table(rows, sess.pending), hide_index=True)
 

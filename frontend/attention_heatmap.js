@@ -64,7 +64,9 @@ function layoutFor(st, d) {
                  font: { size: st.font - 1, color: st.colors.cached } });
   }
   return {
-    height: st.height, margin: { l: 10, r: 10, t: 34, b: 10 }, paper_bgcolor: "white", plot_bgcolor: "#ececec",
+    // The top margin grows with the font: in presenter fonts the title's descenders touched the
+    // "earlier rows above" note sitting on the plot's top edge.
+    height: st.height, margin: { l: 10, r: 10, t: 2 * st.font + 8, b: 10 }, paper_bgcolor: "white", plot_bgcolor: "#ececec",
     font: { family: "Source Sans Pro, Arial, sans-serif", size: st.font, color: "#1f1f1f" },
     title: { text: esc(d.title), x: 0, xanchor: "left", font: { size: st.font + 2 } },
     dragmode: "pan", showlegend: false, shapes: shapes, annotations: notes,

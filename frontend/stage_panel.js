@@ -68,13 +68,32 @@ export default function (component) {
   handFocusToStep();
 }
 
-// A click on the "Predict first" switch leaves the focus in its checkbox, where streamlit ignores
-// shortcut keys as typing: 1–5 and → (a clicker) did nothing. The switch's change redraws this
-// panel (the bars make room for the question), so hand the focus to Step, the next thing to press.
+// A click on a switch of the controls row ("Predict first", "Tables") leaves the focus in its
+// checkbox, where streamlit ignores shortcut keys as typing: 1–5 and → (a clicker) did nothing.
+// Hand the focus to Step, the next thing to press: when the switch changes, and again when this
+// panel is redrawn (Predict first makes room for the question) or the page's rerun has settled.
+const SWITCHES = /Predict first|Tables/;
+
+function switchOf(el) {
+  const toggle = el && el.closest ? el.closest("[data-testid='stCheckbox']") : null;
+  return toggle && SWITCHES.test(toggle.innerText) ? toggle : null;
+}
+
 function handFocusToStep() {
   const active = document.activeElement;
-  const toggle = active && active.type === "checkbox" ? active.closest("[data-testid='stCheckbox']") : null;
-  if (!toggle || !toggle.innerText.includes("Predict first")) return;
+  if (!(active && active.type === "checkbox" && switchOf(active))) return;
   const step = [...document.querySelectorAll("button")].find((b) => b.innerText.trim().startsWith("Step"));
-  if (step) step.focus();
+  if (step && !step.disabled) step.focus();
 }
+
+// Streamlit's switches fire no change event the page can hear (a click on the label toggles them),
+// so listen for the click itself; the focus reaches the checkbox just after it, and the page's rerun
+// follows: hand the focus over once it has settled, and again after the rerun.
+document.addEventListener(
+  "click",
+  (event) => {
+    if (!switchOf(event.target)) return;
+    for (const ms of [50, 400, 1200]) setTimeout(handFocusToStep, ms);
+  },
+  true,
+);

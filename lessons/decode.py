@@ -18,7 +18,8 @@ V.stage_style()
 
 @st.fragment(run_every=st.session_state[K.DECODE_PACE] if st.session_state[K.DECODE_PLAYING] else None)
 def stage() -> None:
-    if st.session_state[K.DECODE_PLAYING]:
+    stepped = st.session_state.pop(D.STEPPED, False)  # a Step click ran before this rerun
+    if st.session_state[K.DECODE_PLAYING] and not stepped:
         D.advance()
         if not st.session_state[K.DECODE_PLAYING]:
             st.rerun()  # Play stopped itself (end token, full window): the page's button says Play again
@@ -27,7 +28,7 @@ def stage() -> None:
     ended = sess is not None and sess.pending == end_token_id(tok) and not sess.past_end
     step, text, *more = st.columns([1, 5.2, 1.8] if ended else [1, 7], vertical_alignment="center")
     step.button(
-        "Step ▸", key="stage-step", on_click=D.advance, disabled=sess is None, width="stretch", shortcut="Right"
+        "Step ▸", key="stage-step", on_click=D.step_clicked, disabled=sess is None, width="stretch", shortcut="Right"
     )
     if sess is None:
         return text.info(

@@ -62,6 +62,8 @@ def test_the_end_token_can_be_stepped_past_when_asked():
     click(at, "Prefill")
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.pending == end_token_id(tok)
+    line = at.code[0].value  # the text so far, beside Step: the chosen end token shown whole, even
+    assert line.endswith("⟨<|endoftext|>⟩") and "Goodbye." in line  # when the line is squeezed
     click(at, "Step ▸")
     assert any("end token" in i.value for i in [*at.info, *at.toast]) and sess.n_steps == 0
     click(at, "Continue past the end token")
@@ -95,3 +97,15 @@ def test_tables_switch_shows_the_stage_as_tables_with_an_uncached_pass_s_numbers
     top = torch.topk(probs, 10)
     assert max(abs(float(p) - q) for p, q in zip(top.values, bars["probability"], strict=True)) <= 6e-5
     assert list(bars["chosen"]).index("yes") == 0 and int(top.indices[0]) == sess.pending
+
+
+def test_a_step_pressed_while_playing_consumes_one_token():
+    """Step (→ or the button) while Play runs: that rerun steps once. Play's own step in the same
+    rerun made one press consume two tokens (a teacher's rehearsal: 53 → 55 rows)."""
+    at = new_app()
+    click(at, "Prefill")
+    at.session_state[K.DECODE_PLAYING] = True
+    before = at.session_state[K.DECODE_SESSION].n_steps
+    click(at, "Step ▸")
+    assert at.session_state[K.DECODE_SESSION].n_steps == before + 1
+    assert attention_rows(at) == PROMPT_LEN + before + 1

@@ -167,3 +167,17 @@ def test_keys_work_after_clicking_the_predict_switch(url):
         page.keyboard.press("ArrowRight")
         wait_rows(page, rows + 1)
         page.locator(".st-key-stage-question").get_by_text("→ asks the next question").wait_for()
+
+
+def test_keys_work_after_clicking_the_tables_switch(url):
+    """The same for the *Tables* switch, which does not redraw the stage's panel: after a click on it,
+    → still steps (one more row) and the two tables are below the stage."""
+    with browser_page(1280, 800) as page:
+        page.goto(url)
+        page.get_by_role("button", name="Prefill").first.click()
+        wait_rows(page, 51)
+        page.get_by_text("Tables", exact=True).first.click()
+        page.get_by_test_id("stDataFrame").nth(1).wait_for(timeout=30000)
+        page.wait_for_timeout(800)
+        page.keyboard.press("ArrowRight")
+        wait_rows(page, 52)
