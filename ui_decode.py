@@ -3,6 +3,8 @@ state. Streamlit glue: every number comes from ``core.session`` / ``core.predict
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 import ui
@@ -19,6 +21,7 @@ QUESTION = "decode.question"  # core.predict.Question on screen, or None
 PICK = "decode.pick"  # the option the learner chose (index), or None
 REVEALED = "decode.revealed"  # (Question, pick) just revealed, or None
 TALLY = "decode.tally"  # core.predict.Tally
+LAST_PLAY = "decode.last_play"  # time.monotonic() of Play's last step
 STEPPED = "decode.stepped"  # this rerun's Step click has advanced already (Play then does not)
 PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
 
@@ -154,6 +157,17 @@ def advance() -> None:
         return ask()
     if not _blocked():
         S.step(model_of(session()), session(), check=S.check_due(session()))
+
+
+def play_due() -> bool:
+    """Whether Play should step in this rerun: at most once per pace. Any full run of the page (a
+    switch, the layer) also runs the stage; without this, toggling *Tables* four times while
+    playing consumed four tokens."""
+    now, ss = time.monotonic(), st.session_state
+    if now - ss.get(LAST_PLAY, 0.0) < 0.9 * ss[K.DECODE_PACE]:
+        return False
+    ss[LAST_PLAY] = now
+    return True
 
 
 def step_clicked() -> None:

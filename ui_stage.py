@@ -221,9 +221,10 @@ def message(sess) -> None:
 def text_so_far(sess, tok, width: int) -> None:
     """One line: the end of the text so far (new lines as ⏎), the pending token (chosen, not yet
     consumed) in brackets. The whole text is below the stage."""
+    from core.text import bidi_visible
     from core.tokenizer import decode, token_text
 
-    text = decode(tok, sess.consumed).replace("\n", "⏎")
+    text = bidi_visible(decode(tok, sess.consumed).replace("\n", "⏎"))
     pending = f"⟨{token_text(tok, sess.pending)}⟩"
     width = max(width - len(pending), 10)  # the chosen token is shown whole (e.g. ⟨<|endoftext|>⟩)
     tail = text if len(text) <= width else "…" + text[-(width - 1) :]
@@ -318,10 +319,11 @@ def below_stage(sess, tok) -> None:
     """Below the first screen: the whole text and the request's status; the share link and this
     request's clock inside an expander that runs only when open (a Step sends less)."""
     from core import state as K
+    from core.text import bidi_visible
     from core.tokenizer import decode
 
     with st.container(key="stage-fulltext"):
-        st.code(decode(tok, sess.consumed + [sess.pending]), language=None, wrap_lines=True)
+        st.code(bidi_visible(decode(tok, sess.consumed + [sess.pending])), language=None, wrap_lines=True)
     st.caption(
         f"The whole text · prompt {len(sess.prompt_ids)} tokens · decode steps {sess.n_steps} · "
         f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "

@@ -19,7 +19,7 @@ V.stage_style()
 @st.fragment(run_every=st.session_state[K.DECODE_PACE] if st.session_state[K.DECODE_PLAYING] else None)
 def stage() -> None:
     stepped = st.session_state.pop(D.STEPPED, False)  # a Step click ran before this rerun
-    if st.session_state[K.DECODE_PLAYING] and not stepped:
+    if st.session_state[K.DECODE_PLAYING] and not stepped and D.play_due():
         D.advance()
         if not st.session_state[K.DECODE_PLAYING]:
             st.rerun()  # Play stopped itself (end token, full window): the page's button says Play again

@@ -109,3 +109,14 @@ def test_a_step_pressed_while_playing_consumes_one_token():
     click(at, "Step ▸")
     assert at.session_state[K.DECODE_SESSION].n_steps == before + 1
     assert attention_rows(at) == PROMPT_LEN + before + 1
+
+
+def test_play_steps_at_most_once_per_pace_whatever_reruns_the_page():
+    """While playing, a full run of the page (a switch like *Tables*, the layer) also runs the stage:
+    Play steps at most once per pace, so two runs in quick succession step once."""
+    at = new_app()
+    click(at, "Prefill")
+    at.session_state[K.DECODE_PLAYING] = True
+    at.run()
+    at.toggle(key=K.DECODE_TABLES).set_value(True).run()
+    assert not at.exception and at.session_state[K.DECODE_SESSION].n_steps == 1
