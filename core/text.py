@@ -31,17 +31,6 @@ def markdown_literal(text) -> str:
     return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(text))
 
 
-MARKUP = set("\\`*_[]$~<>|")
-
-
-def markdown_inert(text) -> str:
-    """``text`` for a streamlit message (``st.error``, ``st.warning``) with its formatting characters
-    backslash-escaped (CommonMark's escapes): quoted input such as ``'**1**'``, ``[l](x)``, ``$x$``
-    or ``:red[…]`` reads as typed, while ordinary punctuation stays unescaped so that the message
-    text equals the sentence. Source of the escapes: CommonMark 0.31, §2.4 Backslash escapes."""
-    return "".join("\\" + c if c in MARKUP else c for c in str(text))
-
-
 # Unicode's bidirectional controls (UAX #9: embeddings, overrides, isolates, marks): typed into a
 # prompt, one of them reverses or reorders every character drawn after it on the same line.
 BIDI_CONTROLS = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C}

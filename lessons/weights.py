@@ -11,6 +11,7 @@ from core import cost, viz, weights
 from core.quant_model import weight_storage_bytes
 from core.shapes import PRESETS, parse_model_card
 from core.state import CARD_ARCH_AUTO
+from core.text import markdown_literal
 
 ui.title("weights")
 st.caption(
@@ -87,7 +88,7 @@ text = a.text_input(
 try:
     card = parse_model_card(text)
 except ValueError as err:  # quotes the typed card: literally, never as markdown
-    ui.refuse(err)
+    ui.refuse(markdown_literal(err))
     st.stop()
 arch = b.selectbox(
     "Architecture for the KV cache (a card does not say)",

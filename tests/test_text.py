@@ -44,16 +44,6 @@ def test_markdown_literal_escapes_every_ascii_punctuation_mark():
     assert markdown_literal("Qwen2 7B Привет 😀") == "Qwen2 7B Привет 😀"
 
 
-def test_markdown_inert_escapes_formatting_only():
-    """Formatting characters are backslash-escaped (CommonMark §2.4), so a message quoting typed
-    '**1**' or ':red[x]' reads as typed; commas, periods and parentheses stay as they are."""
-    from core.text import markdown_inert
-
-    assert markdown_inert("Entry 1 ('**1**') is not a number.") == "Entry 1 ('\\*\\*1\\*\\*') is not a number."
-    assert markdown_inert(":red[x] $y$ `z` a_b <b>") == ":red\\[x\\] \\$y\\$ \\`z\\` a\\_b \\<b\\>"
-    assert markdown_inert("1,000 positions (ok).") == "1,000 positions (ok)."
-
-
 def test_bidi_controls_are_shown_not_obeyed():
     """A right-to-left override typed into a prompt (U+202E) would draw every later character
     mirrored; the text line shows it as its code point instead, and leaves Arabic text alone."""
