@@ -19,7 +19,7 @@ from core.context import run_policy
 from core.cost import kv_cache_bytes_for
 from core.decode import SamplingConfig, generate_cached
 from core.quant_model import weight_storage_bytes
-from core.text import sentence
+from core.text import markdown_literal, sentence
 from core.tokenizer import end_token_id
 
 # The navigation (sections in the top bar) and each page's heading: one list, so the two never differ.
@@ -206,8 +206,10 @@ def title(page: str) -> None:
 
 def refuse(err, prefix: str = "", level: str = "error") -> None:
     """Show why input was refused, as a sentence: ``refuse(err, "Check the lengths: ")`` shows
-    "Check the lengths: every request needs at least 1 position." (``level``: error, warning, info)."""
-    getattr(st, level)(sentence(f"{prefix}{err}"))
+    "Check the lengths: every request needs at least 1 position." (``level``: error, warning, info).
+    Shown literally (``core.text.markdown_literal``): a message may quote what was typed or what a
+    file holds (``'**1**' is not a number``, a header's ``:red[x]``), which must not act as markdown."""
+    getattr(st, level)(markdown_literal(sentence(f"{prefix}{err}")))
 
 
 def set_message(key: str, text, level: str = "warning") -> None:

@@ -165,7 +165,7 @@ def _summary():
             return None
         return read_upload(up.getvalue(), up.name, max_bytes=UPLOAD_MB * 2**20)
     except ValueError as err:  # may quote the file (a tensor name): literally
-        ui.refuse(markdown_literal(err))
+        ui.refuse(err)
         return None
 
 
@@ -202,7 +202,7 @@ def gguf_plan_section() -> None:
     try:
         plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=round(budget * 10**9))
     except ValueError as err:  # may quote the header's architecture: literally
-        ui.refuse(markdown_literal(err), "No plan: ")
+        ui.refuse(err, "No plan: ")
         return
     for note in plan["notes"]:
         st.warning(note)

@@ -138,12 +138,12 @@ def _field(cfg: dict, name: str, required: bool):
         if alias in cfg:
             value = cfg[alias]
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"`{alias}` must be a whole number ≥ 1, got {_short(value)}")
+                raise ValueError(f'"{alias}" must be a whole number ≥ 1, got {_short(value)}')
             if value > MAX_TERM:
-                raise ValueError(f"`{alias}` = {_short(value)} is more than this calculator takes ({MAX_TERM:,})")
+                raise ValueError(f'"{alias}" = {_short(value)} is more than this calculator takes ({MAX_TERM:,})')
             return value
     if required:
-        raise ValueError(f"missing field `{name}` (also accepted: {', '.join(ALIASES[name][1:])})")
+        raise ValueError(f'missing field "{name}" (also accepted: {", ".join(ALIASES[name][1:])})')
     return None
 
 
@@ -193,7 +193,7 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
             raise ValueError(f"hidden_size {hidden} is not divisible by num_attention_heads {n_head}")
         head_dim = hidden // n_head
     elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or not 1 <= head_dim <= MAX_TERM:
-        raise ValueError(f"`head_dim` must be a whole number from 1 to {MAX_TERM:,}, got {_short(head_dim)}")
+        raise ValueError(f'"head_dim" must be a whole number from 1 to {MAX_TERM:,}, got {_short(head_dim)}')
     if n_head % n_kv:
         raise ValueError(f"num_attention_heads {n_head} is not a multiple of num_key_value_heads {n_kv}")
     dtype = cfg.get("torch_dtype", cfg.get("dtype"))

@@ -11,7 +11,6 @@ from core import cost, viz, weights
 from core.quant_model import weight_storage_bytes
 from core.shapes import PRESETS, parse_model_card
 from core.state import CARD_ARCH_AUTO
-from core.text import markdown_literal
 
 ui.title("weights")
 st.caption(
@@ -88,7 +87,7 @@ text = a.text_input(
 try:
     card = parse_model_card(text)
 except ValueError as err:  # quotes the typed card: literally, never as markdown
-    ui.refuse(markdown_literal(err))
+    ui.refuse(err)
     st.stop()
 arch = b.selectbox(
     "Architecture for the KV cache (a card does not say)",
