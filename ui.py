@@ -214,7 +214,7 @@ def refuse(err, prefix: str = "", level: str = "error") -> None:
 
 def set_message(key: str, text, level: str = "warning") -> None:
     """Keep a message for ``show_message`` (callbacks run before the page draws)."""
-    st.session_state[key] = (level, sentence(text))
+    st.session_state[key] = (level, markdown_literal(sentence(text)))  # may quote typed text
 
 
 def show_message(key: str) -> None:
@@ -254,7 +254,7 @@ def sidebar_controls() -> None:
 def url_notes() -> None:
     """Link parameters that could not be used, said once in the main area where the class looks."""
     for note in st.session_state.pop("url.ignored", []):
-        st.warning(f"Link parameter ignored: {note}.")
+        st.warning(f"Link parameter ignored: {note}.")  # the note quotes the link as a code span
     ui_picker.refusal_note()
 
 

@@ -5,6 +5,7 @@ now. Limits come from the loaded model's config."""
 
 from __future__ import annotations
 
+from core.answers import quote  # a code span: the link's text is shown literally
 from core.config import GPTConfig
 from core.state import (
     DECODE_DTYPE,
@@ -90,14 +91,14 @@ def parse_url_state(params: dict, cfg: GPTConfig) -> tuple[dict, list[str]]:
         try:
             value = parse(raw)
         except (TypeError, ValueError):
-            ignored.append(f"{name}={str(raw)[:30]!r} is not a valid {parse.__name__}")
+            ignored.append(f"{name}={quote(raw, 30)} is not a valid {parse.__name__}")
             continue
         lo_hi = limits.get(key)
         if lo_hi and value != MEAN_HEADS and not lo_hi[0] <= value <= lo_hi[1]:
             ignored.append(f"{name}={value} is outside {lo_hi[0]} … {lo_hi[1]}")
             continue
         if key in URL_CHOICES and value not in URL_CHOICES[key]:
-            ignored.append(f"{name}={value!r} is not one of {URL_CHOICES[key]}")
+            ignored.append(f"{name}={quote(value, 30)} is not one of {URL_CHOICES[key]}")
             continue
         if key == DECODE_PROMPT and len(value) > MAX_PROMPT_CHARS:
             ignored.append("prompt is longer than the prompt box allows")

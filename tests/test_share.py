@@ -52,3 +52,12 @@ def test_malformed_parameters_are_named():
     """A bad head, flag or step is ignored with a reason each."""
     values, ignored = share.parse_url_state({"head": "middle", "present": "yes", "step": "-2"}, CFG)
     assert values == {} and len(ignored) == 3 and "head=" in ignored[0]
+
+
+def test_typed_markdown_in_a_link_is_quoted_as_a_code_span():
+    """?layer=**x** is named in the warning as a code span, so the asterisks show as typed (a
+    markdown warning would otherwise draw x in bold); a backtick in the text cannot end the span."""
+    _, ignored = share.parse_url_state({"layer": "**x**"}, CFG)
+    assert ignored == ["layer=`**x**` is not a valid int"]
+    _, ignored = share.parse_url_state({"layer": "a`b"}, CFG)
+    assert ignored == ["layer=``a`b`` is not a valid int"]
