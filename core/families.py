@@ -159,7 +159,7 @@ class Source:
         if self.rows is not None:
             index[0] = slice(0, self.rows)
         t = sl[tuple(index)]
-        return t.T if self.transpose else t  # a view: core.model.decode_layout lays it out
+        return t.T if self.transpose else t  # a view: core.layout.decode_layout lays it out
 
 
 # Stored tensors that hold no parameter: RoPE frequencies some old Llama checkpoints saved, and

@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from core.config import GPTConfig
+from core.layout import fuse_projections, project
 
 
 class RMSNorm(nn.Module):
@@ -32,7 +33,9 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+        # torch's one op for x · rsqrt(mean(x²) + eps) · weight: the same values as those four
+        # operations written out (equal to the last bit here), ~4 µs less per norm in a decode step.
+        return F.rms_norm(x, self.weight.shape, self.weight, self.eps)
 
 
 def make_norm(cfg: GPTConfig) -> nn.Module:
@@ -90,19 +93,6 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin_signed: torch.Tensor) -> torc
     return x * cos + x.roll(x.shape[-1] // 2, dims=-1) * sin_signed
 
 
-def decode_layout(w: torch.Tensor) -> torch.Tensor:
-    """The same ``(out, in)`` weight, stored along its longer side. A decode step multiplies one
-    row vector by every weight, and BLAS (MKL here) streams a matrix fastest along long
-    contiguous lines: a wide one (``out > in``: the SwiGLU gate/up, the output head) runs at
-    about the full memory read bandwidth stored column by column — a transposed view of a
-    contiguous ``(in, out)`` tensor — but at about half stored row by row with rows of d_model
-    values (measured here for SmolLM2's 49,152 × 576 output head: 22 vs 12 GB/s, one thread).
-    Values, names and shapes are unchanged and ``nn.Linear`` uses either layout as is."""
-    if w.shape[0] > w.shape[1]:
-        return w.T.contiguous().T  # (out, in) view of a contiguous (in, out) tensor
-    return w.contiguous()
-
-
 def causal_mask(T: int, S: int, start: int = 0) -> torch.Tensor:
     """``(1, T, S)`` bool, True where query i (at slot ``start + i``) may read key slot j: j ≤ start + i."""
     q_slot = torch.arange(start, start + T).unsqueeze(1)  # (T, 1)
@@ -150,6 +140,7 @@ class Attention(nn.Module):
         self.k_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=cfg.qkv_bias)
         self.v_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=cfg.qkv_bias)
         self.o_proj = nn.Linear(cfg.n_head * hd, c, bias=cfg.o_bias)
+        self.fused_qkv = None  # core.layout.fuse_projections: one product for q, k and v
 
     def forward(self, x, rope, mask, cache, layer: int):
         """x ``(B, T, C)``; ``rope`` the pair cos, sin ``(B, 1, T, hd)`` at each position's absolute
@@ -160,9 +151,10 @@ class Attention(nn.Module):
         cfg = self.cfg
         B, T, _ = x.shape
         hd = cfg.head_dim
-        q = self.q_proj(x).view(B, T, cfg.n_head, hd).transpose(1, 2)  # (B, n_head, T, hd)
-        k = self.k_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
-        v = self.v_proj(x).view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
+        q, k, v = project(x, (self.q_proj, self.k_proj, self.v_proj), self.fused_qkv)  # (B, T, ·)
+        q = q.view(B, T, cfg.n_head, hd).transpose(1, 2)  # (B, n_head, T, hd)
+        k = k.view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
+        v = v.view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
         if rope is not None:
             # Keys are rotated once, at their own position, before caching; new queries use theirs.
             q, k = rotate(q, *rope), rotate(k, *rope)
@@ -184,10 +176,12 @@ class MLP(nn.Module):
             self.gate_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=cfg.mlp_bias)
         self.up_proj = nn.Linear(cfg.n_embd, cfg.ffn_hidden, bias=cfg.mlp_bias)
         self.down_proj = nn.Linear(cfg.ffn_hidden, cfg.n_embd, bias=cfg.mlp_bias)
+        self.fused_gate_up = None  # core.layout.fuse_projections: one product for gate and up
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.swiglu:
-            return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))  # (B, T, C)
+            gate, up = project(x, (self.gate_proj, self.up_proj), self.fused_gate_up)  # (B, T, ffn_hidden)
+            return self.down_proj(F.silu(gate) * up)  # (B, T, C)
         return self.down_proj(F.gelu(self.up_proj(x), approximate="tanh"))  # (B, T, C)
 
 
@@ -236,9 +230,13 @@ class GPT(nn.Module):
         self.register_buffer("rope_sin", sin, persistent=False)
 
     def _apply(self, fn, recurse=True):
-        # Rebuild RoPE tables from float64 after a dtype change so .double() stays exact.
+        # Rebuild RoPE tables from float64 after a dtype change so .double() stays exact; fuse
+        # the projections again if they were (their parts got tensors of their own).
+        fused = bool(self.layers) and self.layers[0].self_attn.fused_qkv is not None
         out = super()._apply(fn, recurse)
         self._init_rope(self.embed_tokens.weight.dtype)
+        if fused:
+            fuse_projections(self)
         return out
 
     @property

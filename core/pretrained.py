@@ -27,7 +27,8 @@ import torch
 from safetensors import safe_open
 
 from core.families import SUPPORTED, config_from_hf, tensor_sources
-from core.model import GPT, decode_layout
+from core.layout import decode_layout, fuse_projections, fused_buffers
+from core.model import GPT
 from core.tokenizer import load_tokenizer
 
 GIB = 2**30
@@ -115,7 +116,8 @@ def load(
     matrices = {f"{m}.weight" for m, mod in model.named_modules() if isinstance(mod, torch.nn.Linear)}
     if cfg.tie_embeddings:
         matrices.add("embed_tokens.weight")  # it is the output head too
-    state, stored_dtypes = _read_weights(folder.name, files, arch, cfg, expected, matrices, dtype, progress)
+    fused = fused_buffers(model, dtype)  # q/k/v, gate/up read straight into one tensor each
+    state, stored_dtypes = _read_weights(folder.name, files, arch, cfg, expected, (matrices, fused), dtype, progress)
     if cfg.tie_embeddings:
         state["lm_head.weight"] = state["embed_tokens.weight"]
     model.load_state_dict(state, assign=True)
@@ -123,6 +125,7 @@ def load(
     model = model.to(dtype).eval()  # also builds the RoPE tables (they were on meta)
     for p in model.parameters():
         p.requires_grad_(False)  # shared across sessions: read-only
+    fuse_projections(model)  # q/k/v and gate/up as one product each (core.layout): a faster step
 
     card = CheckpointCard(
         architecture=arch,
@@ -149,9 +152,11 @@ def load(
     return model, tok, card
 
 
-def _read_weights(name: str, files, arch: str, cfg, expected: dict, matrices: set, dtype, progress):
-    """Every parameter as ``dtype`` (wide matrices in ``decode_layout``), after checking the plan
-    against the headers; also the stored dtype codes. Files are closed on return."""
+def _read_weights(name: str, files, arch: str, cfg, expected: dict, layouts, dtype, progress):
+    """Every parameter as ``dtype`` (``layouts``: the matrices to store in ``decode_layout`` and
+    the ``fused_buffers`` views to copy fused parts into), after checking the plan against the
+    headers; also the stored dtype codes. Files are closed on return."""
+    matrices, fused = layouts
     with ExitStack() as stack:
         handles = {f: stack.enter_context(_open(f)) for f in files}
         stored = {k: (f, h.get_slice(k)) for f, h in handles.items() for k in h.keys()}  # headers only
@@ -163,7 +168,10 @@ def _read_weights(name: str, files, arch: str, cfg, expected: dict, matrices: se
             # (or one that overflowed) needs the exact check, which is ~15× slower than sum().
             if not (torch.isfinite(t.sum()) or torch.isfinite(t).all()):
                 raise ValueError(f"{name}: {src.key} holds NaN or infinite values (a corrupt file?)")
-            state[param] = decode_layout(t) if param in matrices else t
+            if param in fused:
+                state[param] = fused[param].copy_(t)
+            else:
+                state[param] = decode_layout(t) if param in matrices else t
             done += t.numel()
             if progress is not None:
                 progress(done / total)
