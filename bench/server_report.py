@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import resource
 import shutil
 from collections import Counter
 
@@ -17,11 +16,6 @@ from bench.server_load import Probe, drive, run
 SCENARIOS = (("following along (start over 10 s, 1 s pause)", 10.0, 1.0), ("hammering Step (no pause)", 0.0, 0.0))
 SOLO_SESSIONS = 3  # single-session runs, one after another, for the Step p50 and c
 COOKIE = "class_replica"
-
-
-def client_cpu_s() -> float:
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    return me.ru_utime + me.ru_stime
 
 
 async def solo(url: str, steps: int, pids: list[int], pin: str | None = None, profile_pid: int | None = None) -> dict:
@@ -44,10 +38,7 @@ async def solo(url: str, steps: int, pids: list[int], pin: str | None = None, pr
 
 
 async def load(url, sessions, steps, ramp, think, pids, others=()) -> dict:
-    before = client_cpu_s()
-    r = await drive(url, sessions, steps, ramp, think, pids=pids, others=others)
-    r["client_cpu_s"] = client_cpu_s() - before
-    return r
+    return await drive(url, sessions, steps, ramp, think, pids=pids, others=others)
 
 
 async def compare(replicas: int, sessions: int, steps: int, profile: bool) -> dict:
@@ -101,7 +92,7 @@ def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
     row("p95 ÷ queueing limit (goal 2: ≤ 1.5)", [f"{r['step_p95_ms'] / limit:.2f}×" for r in runs])
     row("wall time / server CPU", [f"{r['elapsed_s']:.0f} s / {r['server_cpu_s']:.0f} s" for r in runs])
     row("server CPU per Step (whole lesson)", [f"{1000 * r['server_cpu_s'] / (sessions * steps):.0f} ms" for r in runs])
-    row("nginx CPU / these clients' CPU", [f"{r['other_cpu_s']:.1f} s / {r['client_cpu_s']:.0f} s" for r in runs])
+    row("nginx CPU / these clients' CPU", [f"{r['other_cpu_s']:.1f} s / {r['client_cpu_s']:.1f} s" for r in runs])
     row(
         "sessions per replica",
         [", ".join(f"{k}: {v}" for k, v in sorted(Counter(r["replica_of"].values()).items())) for r in runs],

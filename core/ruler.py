@@ -215,16 +215,23 @@ def ruler_table(r: Ruler) -> dict[str, list]:
 @dataclass(frozen=True)
 class DotProduct:
     """Ch. 19's dot product with input [1, 1, …, 1]: the sum before and after rounding, and
-    the relative change (None when the original sum is 0)."""
+    the relative change (None when the original sum is 0 or a sum is beyond float64's range,
+    ±1.8 × 10³⁰⁸: then ``finite`` is False)."""
 
     before: float
     after: float
     relative: float | None
 
+    @property
+    def finite(self) -> bool:
+        return math.isfinite(self.before) and math.isfinite(self.after)
+
 
 def dot_product(r: Ruler) -> DotProduct:
-    before, after = float(r.x.sum()), float(r.x_hat.sum())
-    return DotProduct(before, after, abs(after - before) / abs(before) if before else None)
+    with np.errstate(over="ignore"):  # values near float64's maximum may add up past it: inf
+        before, after = float(r.x.sum()), float(r.x_hat.sum())
+    finite = math.isfinite(before) and math.isfinite(after)
+    return DotProduct(before, after, abs(after - before) / abs(before) if before and finite else None)
 
 
 @dataclass(frozen=True)

@@ -101,10 +101,13 @@ with c1:
     st.markdown("**A dot product** with input [1, 1, …, 1] (Ch. 19)")
     dot = R.dot_product(r)
     fmt = lambda v: np.format_float_positional(v, precision=4, min_digits=2)  # noqa: E731
-    st.markdown(
-        f"before: **{fmt(dot.before)}** · after: **{fmt(dot.after)}** · difference {fmt(dot.after - dot.before)}"
-        + ("" if dot.relative is None else f" = **{dot.relative:.2%}** of the original")
-    )
+    if dot.finite:
+        st.markdown(
+            f"before: **{fmt(dot.before)}** · after: **{fmt(dot.after)}** · difference {fmt(dot.after - dot.before)}"
+            + ("" if dot.relative is None else f" = **{dot.relative:.2%}** of the original")
+        )
+    else:
+        st.markdown("The sum is beyond float64's range (±1.8 × 10³⁰⁸): there is no finite result to compare.")
 with c2:
     st.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")
     p, ly, s = st.columns(3)

@@ -250,3 +250,16 @@ def test_flip_finder_reports_the_exact_threshold_and_the_tie():
     text = next(m.value for m in at.markdown if "first changes the greedy token" in m.value)
     assert f"**{s:.6g}**" in text and f"**{int((xq == xq.max()).sum())} tokens**" in text
     assert int(np.argmax(logits)) != int(np.argmax(xq))
+
+
+def test_a_sum_past_float64s_range_is_said_not_shown_as_inf():
+    """Two values of 1.7e308 add up past float64's maximum (1.797e308): the dot product says so
+    instead of showing 'inf' and a 'nan%' change."""
+    at = new_app("lessons/quantize.py")
+    at.radio(key="quant.scale_mode").set_value("automatic").run()
+    at.text_area(key="quant.values").set_value("1.7e308, 1.7e308").run()
+    assert not at.exception  # (the GGUF block below refuses values past float32, rightly)
+    shown = " ".join(m.value for m in at.markdown)
+    assert "beyond float64's range" in shown and "inf" not in shown and "nan" not in shown
+    at.text_area(key="quant.values").set_value("1e308, -1e308").run()  # finite: 0 before, so no % change
+    assert any(m.value.startswith("before: **0.00**") and "%" not in m.value for m in at.markdown)
