@@ -188,18 +188,25 @@ def _quotient_text(v: float) -> str:
     return exact(v) if tie_kind(v) == "near" else f"{v:.12g}"
 
 
+def _tidy(a: np.ndarray) -> list[float]:
+    """``a`` rounded to 10 decimals, hiding float noise such as 1e-16; values too large to round
+    that way (rounding scales by 10¹⁰, which overflows past ~1.8 × 10²⁹⁸) are kept as they are."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.round(a, 10)
+    return np.where(np.isfinite(rounded), rounded, a).tolist()
+
+
 def ruler_table(r: Ruler) -> dict[str, list]:
     """The ruler's table, one row per value: x, x/s, stored q, x̂, error, whether the error is
     within s/2; and, when any value is a tie or near-tie, how it was rounded."""
     quotients = r.x / r.scale
-    tidy = lambda a: np.round(a, 10).tolist()  # noqa: E731 — hide float noise such as 1e-16
     within = "no: clipped" if r.clip else "yes, but q does not fit"
     table = {
         "x": r.x.tolist(),
         "x / s": [_quotient_text(v) for v in quotients],
         "stored q": r.q.tolist(),
-        "x̂": tidy(r.x_hat),
-        "error x̂ − x": tidy(r.x_hat - r.x),
+        "x̂": _tidy(r.x_hat),
+        "error x̂ − x": _tidy(r.x_hat - r.x),
         "within ±s/2": [within if c else "yes" for c in r.clipped],
     }
     rule = ROUNDING[r.rounding].split(":")[0].split(" (")[0]

@@ -75,3 +75,16 @@ def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 112th."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def big_count(n: int, max_digits: int = 15) -> str:
+    """A whole number for a metric: ``1,234,567`` with separators up to ``max_digits`` digits,
+    past that ``≈ 1.235 × 10²⁶`` (4 significant digits), which fits a metric's width where 26
+    digits and 8 commas would be cut off. Exact values go in the help or a caption."""
+    if len(str(abs(n))) <= max_digits:
+        return f"{n:,}"
+    mantissa, exponent = f"{n:.3e}".split("e")
+    return f"≈ {mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"

@@ -6,7 +6,7 @@ import ui
 import ui_figures
 from core import bill, viz
 from core.measure import measure_step_times
-from core.text import exact_decimal, plural
+from core.text import big_count, exact_decimal, plural
 
 ui.title("cost")
 st.caption(
@@ -41,17 +41,22 @@ with right:
     n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key="cost.n_prompt", persist_state="session")
     m_new = st.number_input("Tokens to generate m", 1, 10**9, key="cost.m_new", persist_state="session")
     g = bill.generation_bill(int(n_prompt), int(m_new), n_layer, n_head)
-    st.metric("Scores with the KV cache", f"{g.with_cache:,}", help="n(n+1)/2 for prefill + (n+1) + … + (n+m−1).")
+    st.metric(
+        "Scores with the KV cache",
+        big_count(g.with_cache),
+        help=f"n(n+1)/2 for prefill + (n+1) + … + (n+m−1) = {g.with_cache:,}.",
+    )
     st.metric(
         "Scores by full-prefix recompute",
-        f"{g.recompute:,}",
+        big_count(g.recompute),
         delta=f"{exact_decimal(g.ratio, 1)}× more",
         delta_color="off",
-        help="Every one of the m passes rescores its whole prefix: Σ T(T+1)/2.",
+        help=f"Every one of the m passes rescores its whole prefix: Σ T(T+1)/2 = {g.recompute:,}.",
     )
     st.caption(
-        f"Counted {per}, exact integers. Caching removes the repeated work; it does not make a long "
-        "context free: each cached step still scores all n earlier keys."
+        f"Counted {per}, exact integers (past 15 digits rounded here; the exact ones are under ⓘ). "
+        "Caching removes the repeated work; it does not make a long context free: each cached step "
+        "still scores all n earlier keys."
     )
 
 st.subheader("Measured on this machine: the shipped model")

@@ -156,3 +156,16 @@ def test_memory_accepts_a_multimodal_config():
     [t] = [t for t in at.text_input if t.label.startswith("T:")]
     t.set_value("8").run()
     assert not at.error and any(f"{2 * 2 * 8 * 2 * 4 * 2} bytes" in m.value for m in at.markdown)
+
+
+def test_bill_page_rounds_a_count_too_wide_for_its_metric():
+    """n = 10¹², m = 10⁹: the cached count, (n+m−1)(n+m)/2 ≈ 5.010 × 10²³, is shown rounded (24
+    digits and 7 commas would be cut off), the exact integer in its help."""
+    at = new_app("lessons/cost.py")
+    at.number_input(key="cost.n_prompt").set_value(10**12).run()
+    at.number_input(key="cost.m_new").set_value(10**9).run()
+    n, m = 10**12, 10**9
+    exact = (n + m - 1) * (n + m) // 2
+    [metric] = [x for x in at.metric if x.label == "Scores with the KV cache"]
+    assert metric.value == "≈ 5.010 × 10²³" and f"{exact:,}" in metric.help
+    assert not at.exception

@@ -254,12 +254,15 @@ def test_flip_finder_reports_the_exact_threshold_and_the_tie():
 
 def test_a_sum_past_float64s_range_is_said_not_shown_as_inf():
     """Two values of 1.7e308 add up past float64's maximum (1.797e308): the dot product says so
-    instead of showing 'inf' and a 'nan%' change."""
+    instead of showing 'inf' and a 'nan%' change; the table shows x̂ = 1.7e308, not Infinity
+    (rounding away float noise scaled it by 10¹⁰ and overflowed)."""
     at = new_app("lessons/quantize.py")
     at.radio(key="quant.scale_mode").set_value("automatic").run()
     at.text_area(key="quant.values").set_value("1.7e308, 1.7e308").run()
     assert not at.exception  # (the GGUF block below refuses values past float32, rightly)
     shown = " ".join(m.value for m in at.markdown)
     assert "beyond float64's range" in shown and "inf" not in shown and "nan" not in shown
+    [table] = [d.value for d in at.dataframe if "x̂" in d.value.columns]  # each value is finite: 7 · s
+    assert table["x̂"].tolist() == [1.7e308, 1.7e308] and table["error x̂ − x"].tolist() == [0.0, 0.0]
     at.text_area(key="quant.values").set_value("1e308, -1e308").run()  # finite: 0 before, so no % change
     assert any(m.value.startswith("before: **0.00**") and "%" not in m.value for m in at.markdown)
