@@ -132,6 +132,26 @@ def test_protocol_sessions_spread_over_both_replicas(class2):
     assert len(streams) == 10 and all(up == address[cookie] for up, cookie in streams)
 
 
+def allowed_cpus(pid: int) -> str:
+    """The kernel's own account of where ``pid`` may run: ``Cpus_allowed_list`` in /proc."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return re.search(r"^Cpus_allowed_list:\s*(\S+)", status, re.M).group(1)
+
+
+def test_each_replica_runs_on_its_own_core(class2):
+    """On a machine with two or more cores, replica i runs on the i-th allowed core, every one of
+    its threads (the event loop's and the script runs'); `--no-pin` leaves them free."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        pytest.skip("one core: nothing to pin to")
+    pids = [r.proc.pid for r in class2.replicas]
+    assert [allowed_cpus(pid) for pid in pids] == [str(cores[0]), str(cores[1])]
+    threads = [int(t) for t in os.listdir(f"/proc/{pids[0]}/task")]
+    assert len(threads) > 1 and {allowed_cpus(t) for t in threads} == {str(cores[0])}
+    assert serve.pinned_cpus(3, pin=True) == [cores[0], cores[1], cores[2 % len(cores)]]
+    assert serve.pinned_cpus(2, pin=False) == [None, None]
+
+
 def test_front_nginx_over_replicas_elsewhere(class2):
     """`--backend` mode (replicas on other hosts): a second nginx in front of the running replicas,
     started by nobody here, carries protocol sessions to both of them with affinity."""
