@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from bench.classroom_load import cpu_seconds
@@ -13,6 +14,13 @@ WEIGHTS = str(ASSETS / "model.safetensors")
 def total_cpu_seconds(pids: list[int]) -> float:
     """User + system CPU seconds the live processes ``pids`` have used so far."""
     return sum(cpu_seconds(p) for p in pids)
+
+
+def kernel_cpu_seconds(pids: list[int]) -> float:
+    """System (kernel) CPU seconds of the live processes ``pids`` so far: syscalls, and waking
+    threads that hand each other Python's GIL (``/proc/<pid>/stat`` field 15, stime)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    return sum(int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[12]) / tick for p in pids)
 
 
 def children(pid: int) -> list[int]:

@@ -39,7 +39,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.classroom_load import expected_text, lesson_prompt, p50_p95
-from bench.procs import memory_mib, total_cpu_seconds
+from bench.procs import kernel_cpu_seconds, memory_mib, total_cpu_seconds
 
 TIMEOUT_S = 120
 
@@ -277,7 +277,7 @@ async def drive(
     # Clocks start after the solo runs above (~0.1 s of CPU per session): the clients' CPU is
     # what they spend during the lesson, competing with the server for the same cores.
     cpu0, other0, t0 = total_cpu_seconds(list(pids)), total_cpu_seconds(list(others)), time.perf_counter()
-    client0 = time.process_time()
+    client0, kernel0 = time.process_time(), kernel_cpu_seconds(list(pids))
     await asyncio.gather(
         *(
             one_session(i, url, steps, think_s, ramp_s * (i - first) / sessions, expected[i], out, opts)
@@ -294,6 +294,7 @@ async def drive(
         "step_p95_ms": p95,
         "elapsed_s": time.perf_counter() - t0,
         "server_cpu_s": total_cpu_seconds(list(pids)) - cpu0,
+        "server_kernel_s": kernel_cpu_seconds(list(pids)) - kernel0,
         "other_cpu_s": total_cpu_seconds(list(others)) - other0,
         "client_cpu_s": time.process_time() - client0,  # this process: the clients (and their threads)
     }

@@ -41,17 +41,17 @@ async def load(url, sessions, steps, ramp, think, pids, others=()) -> dict:
     return await drive(url, sessions, steps, ramp, think, pids=pids, others=others)
 
 
-async def compare(replicas: int, sessions: int, steps: int, profile: bool) -> dict:
+async def compare(replicas: int, sessions: int, steps: int, profile: bool, pin: bool = True) -> dict:
     """1 process vs ``replicas`` behind nginx, in one run: single sessions, then both scenarios."""
     from serve import class_server, free_port
     from tests.browser_util import running_server
 
-    res: dict = {"1": {}, "N": {}}
+    res: dict = {"1": {}, "N": {}, "pinned": pin, "load_before": os.getloadavg()[0]}
     with running_server(timeout_s=120) as (url, proc):
         res["1"]["solo"] = await solo(url, steps, [proc.pid])
         for name, ramp, think in SCENARIOS:
             res["1"][name] = await load(url, sessions, steps, ramp, think, [proc.pid])
-    with class_server(replicas, port=free_port()) as srv:
+    with class_server(replicas, port=free_port(), pin=pin) as srv:
         pids = [r.proc.pid for r in srv.replicas]
         res["names"] = {r.proc.pid: r.name for r in srv.replicas}
         for r in srv.replicas:  # each replica's first session loads the model and imports the pages
@@ -71,7 +71,9 @@ def row(label: str, cells) -> None:
 def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
     cores = os.cpu_count()
     one, many = res["1"], res["N"]
-    print(f"machine: {cores} cores; protocol-level clients on the same machine; {steps} Steps per session\n")
+    where = "each pinned to its own core" if res.get("pinned") else "on any core (--no-pin)"
+    print(f"machine: {cores} cores; protocol-level clients on the same machine; {steps} Steps per session;")
+    print(f"the {replicas} replicas {where}; load average before: {res['load_before']:.1f}\n")
     print(f"Single sessions ({SOLO_SESSIONS} one after another):\n")
     print(f"| | 1 process | {replicas} replicas behind nginx |\n|---|---:|---:|")
     row("Step p50 / p95", [f"{s['step_p50_ms']:.0f} / {s['step_p95_ms']:.0f} ms" for s in (one["solo"], many["solo"])])
@@ -92,6 +94,7 @@ def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
     row("p95 ÷ queueing limit (goal 2: ≤ 1.5)", [f"{r['step_p95_ms'] / limit:.2f}×" for r in runs])
     row("wall time / server CPU", [f"{r['elapsed_s']:.0f} s / {r['server_cpu_s']:.0f} s" for r in runs])
     row("server CPU per Step (whole lesson)", [f"{1000 * r['server_cpu_s'] / (sessions * steps):.0f} ms" for r in runs])
+    row("… of which kernel time", [f"{1000 * r['server_kernel_s'] / (sessions * steps):.1f} ms" for r in runs])
     row("nginx CPU / these clients' CPU", [f"{r['other_cpu_s']:.1f} s / {r['client_cpu_s']:.1f} s" for r in runs])
     row(
         "sessions per replica",
@@ -133,13 +136,14 @@ def options(ap) -> None:
     ap.add_argument("--url", help="a running server or class server (no CPU or memory figures)")
     ap.add_argument("--replicas", type=int, help="compare 1 process with this many replicas behind nginx")
     ap.add_argument("--profile", action="store_true", help="with --replicas: py-spy breakdown of a Step")
+    ap.add_argument("--no-pin", action="store_true", help="with --replicas: replicas on any core (serve --no-pin)")
 
 
 def main(doc: str) -> None:
     args = lesson_arguments(doc, options)
     if args.replicas:
         report(
-            asyncio.run(compare(args.replicas, args.sessions, args.steps, args.profile)),
+            asyncio.run(compare(args.replicas, args.sessions, args.steps, args.profile, not args.no_pin)),
             args.replicas,
             args.sessions,
             args.steps,
