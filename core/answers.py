@@ -64,6 +64,8 @@ def quote(text: str, limit: int = 40) -> str:
         for ch in str(text)
     )
     text = text if len(text) <= limit else text[: limit - 1] + "…"
+    if not text:
+        return "(empty)"  # an empty code span is not one: it would show two backticks
     fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"

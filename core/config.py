@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.text import quoted
+
 NORMS = ("rmsnorm", "layernorm")  # RMSNorm (Llama) or LayerNorm with bias (GPT-2)
 POSITIONS = ("rope", "learned")  # rotary (Su et al., 2021) or a learned absolute table (GPT-2)
 MLPS = ("swiglu", "gelu_tanh")  # down(silu(gate)·up) (Shazeer, 2020) or down(gelu_tanh(up)) (GPT-2)
@@ -34,7 +36,7 @@ class RopeScaling:
 
     def __post_init__(self) -> None:
         if self.rope_type != "llama3":
-            raise ValueError(f"only rope_scaling of type 'llama3' is supported, got {self.rope_type!r}")
+            raise ValueError(f"only rope_scaling of type 'llama3' is supported, got {quoted(self.rope_type)}")
         if not (self.factor > 0 and self.high_freq_factor > self.low_freq_factor > 0):
             raise ValueError(
                 "rope_scaling needs factor > 0 and high_freq_factor > low_freq_factor > 0, got "
@@ -96,7 +98,7 @@ class GPTConfig:
             raise ValueError(f"n_head ({self.n_head}) must be divisible by n_kv_head ({self.n_kv_head})")
         for name, allowed in (("norm", NORMS), ("positions", POSITIONS), ("mlp", MLPS)):
             if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be one of {allowed}, got {quoted(getattr(self, name))}")
         if self.positions == "rope" and self.head_dim % 2:
             raise ValueError(f"head_dim ({self.head_dim}) must be even for RoPE")
         if isinstance(self.rope_scaling, dict):
@@ -132,7 +134,7 @@ class GPTConfig:
 
 def _check_positive(name: str, value) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise ValueError(f"{name} must be a positive integer, got {quoted(value)}")
 
 
 PRESETS: dict[str, GPTConfig] = {

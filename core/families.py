@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from core.config import GPTConfig, RopeScaling
+from core.text import quoted
 
 LLAMA_LIKE = ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM")
 SUPPORTED = (*LLAMA_LIKE, "GPT2LMHeadModel")
@@ -34,7 +35,7 @@ def _rope(hf: dict) -> tuple[float, RopeScaling | None]:
     if kind == "default":
         return theta, None
     if kind != "llama3":
-        raise ValueError(f"RoPE scaling of type {kind!r} is not supported (plain RoPE and 'llama3' are)")
+        raise ValueError(f"RoPE scaling of type {quoted(kind)} is not supported (plain RoPE and 'llama3' are)")
     try:
         return theta, RopeScaling(
             factor=float(params["factor"]),
@@ -43,7 +44,7 @@ def _rope(hf: dict) -> tuple[float, RopeScaling | None]:
             original_max_position_embeddings=int(params["original_max_position_embeddings"]),
         )
     except KeyError as e:
-        raise ValueError(f"rope_scaling 'llama3' lacks {e.args[0]!r}") from None
+        raise ValueError(f"rope_scaling 'llama3' lacks {quoted(e.args[0])}") from None
 
 
 def config_from_hf(hf: dict, max_context: int | None = None) -> tuple[GPTConfig, int]:
@@ -53,7 +54,7 @@ def config_from_hf(hf: dict, max_context: int | None = None) -> tuple[GPTConfig,
     or option (another activation, RoPE scaling type, per-layer sliding windows …) or bad sizes."""
     arch = (hf.get("architectures") or [None])[0]
     if arch not in SUPPORTED:
-        raise ValueError(f"architecture {arch!r} is not supported; supported: {', '.join(SUPPORTED)}")
+        raise ValueError(f"architecture {quoted(arch)} is not supported; supported: {', '.join(SUPPORTED)}")
     try:
         if arch == "GPT2LMHeadModel":
             return _gpt2(hf, max_context)
@@ -69,7 +70,7 @@ def _cap(window: int, max_context: int | None) -> int:
 def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig, int]:
     act = _get(hf, "hidden_act", "silu")
     if act != "silu":
-        raise ValueError(f"{arch} with hidden_act {act!r} is not supported (SwiGLU uses 'silu')")
+        raise ValueError(f"{arch} with hidden_act {quoted(act)} is not supported (SwiGLU uses 'silu')")
     window = None
     if arch == "MistralForCausalLM":
         window = hf.get("sliding_window", 4096)  # MistralConfig's default when the key is absent
@@ -105,7 +106,7 @@ def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig
 def _gpt2(hf: dict, max_context: int | None) -> tuple[GPTConfig, int]:
     act = _get(hf, "activation_function", "gelu_new")
     if act not in ("gelu_new", "gelu_pytorch_tanh"):
-        raise ValueError(f"GPT-2 with activation_function {act!r} is not supported (the tanh GELU is)")
+        raise ValueError(f"GPT-2 with activation_function {quoted(act)} is not supported (the tanh GELU is)")
     if not _get(hf, "scale_attn_weights", True) or hf.get("scale_attn_by_inverse_layer_idx"):
         raise ValueError("GPT-2 with non-standard attention scaling is not supported")
     c, context = _get(hf, "n_embd", 768), _get(hf, "n_positions", 1024)

@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from core.text import quoted
+
 CODES, SUB_SCALES, BLOCK_SCALES = "codes", "sub-block scales/mins", "block scales (fp16)"
 
 
@@ -170,7 +172,7 @@ QUANTIZABLE = ("F32", "F16") + LEGACY + K_QUANTS  # the formats this app writes 
 def layout(fmt: str) -> BlockLayout:
     """The layout of ``fmt`` (e.g. "Q4_K"). Raises ``ValueError`` naming the known formats."""
     if fmt not in LAYOUTS:
-        raise ValueError(f"unknown format {str(fmt)[:20]!r}; known: {', '.join(LAYOUTS)}")
+        raise ValueError(f"unknown format {quoted(str(fmt), 20)}; known: {', '.join(LAYOUTS)}")
     return LAYOUTS[fmt]
 
 
@@ -192,7 +194,7 @@ def as_blocks(x, fmt: str) -> tuple[np.ndarray, tuple[int, ...]]:
     is not a multiple of the block size, and values that are not finite (NaN, ±inf) or do not fit
     float32 (fp16 for F16)."""
     if fmt not in QUANTIZABLE:
-        raise ValueError(f"cannot write {str(fmt)[:20]!r}; this app writes {', '.join(QUANTIZABLE)}")
+        raise ValueError(f"cannot write {quoted(str(fmt), 20)}; this app writes {', '.join(QUANTIZABLE)}")
     lay = LAYOUTS[fmt]
     x = np.asarray(x)
     if x.ndim == 0 or x.size == 0:

@@ -30,6 +30,7 @@ import torch
 from core.corpus import END
 from core.ggml_blocks import dequantize_blocks, quantize_blocks
 from core.model import GPT
+from core.text import quoted
 
 EXPORT_FORMATS = ("F32", "F16", "Q8_0", "Q4_0")
 FILE_TYPES = {"F32": 0, "F16": 1, "Q4_0": 2, "Q8_0": 7}  # llama.cpp's LLAMA_FTYPE_* (general.file_type)
@@ -64,7 +65,7 @@ def rope_rows_from_ggml(w: np.ndarray, n_heads: int) -> np.ndarray:
 
 def _check_format(fmt: str) -> None:
     if fmt not in EXPORT_FORMATS:
-        raise ValueError(f"export formats are {', '.join(EXPORT_FORMATS)}; got {str(fmt)[:20]!r}")
+        raise ValueError(f"export formats are {', '.join(EXPORT_FORMATS)}; got {quoted(str(fmt), 20)}")
 
 
 def tensor_type(model: GPT, name: str, fmt: str) -> str:

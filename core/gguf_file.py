@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.cost import kv_cache_bytes_typed
+from core.text import quoted
 
 MAX_DIMS = 4  # ggml tensors have at most 4 dimensions
 # gguf.GGUFReader makes one numpy view per array element: a crafted array of 10⁸ numbers would
@@ -251,7 +252,7 @@ def read_gguf(path: str | Path, source: str | None = None) -> GGUFSummary:
     for t in reader.tensors:
         n_bytes = int(t.n_bytes)
         if len(t.shape) > MAX_DIMS or t.data_offset + n_bytes > size or int(t.data.nbytes) != n_bytes:
-            raise ValueError(f"the file is truncated or corrupt: tensor {t.name[:60]!r} runs past its end")
+            raise ValueError(f"the file is truncated or corrupt: tensor {quoted(t.name, 60)} runs past its end")
         shape = tuple(int(d) for d in reversed(t.shape.tolist()))
         rows.append(TensorRow(t.name[:200], t.tensor_type.name, shape, int(t.n_elements), n_bytes))
     arch = _string(reader, "general.architecture")
@@ -299,7 +300,7 @@ def gguf_memory_plan(
     KV terms (layers, KV heads, head size) or a term is bad."""
     missing = [k for k in ("n_layer", "n_kv_head", "head_dim_k", "head_dim_v") if getattr(summary, k) is None]
     if missing:
-        raise ValueError(f"the file does not give {', '.join(missing)} for {summary.architecture!r}: no KV plan")
+        raise ValueError(f"the file does not give {', '.join(missing)} for {quoted(summary.architecture)}: no KV plan")
     kv = summary.n_kv_head if isinstance(summary.n_kv_head, tuple) else (summary.n_kv_head,) * summary.n_layer
     if len(kv) != summary.n_layer:
         raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV plan")

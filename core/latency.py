@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from core.text import quoted
+
 
 @dataclass(frozen=True)
 class RequestLatency:
@@ -77,13 +79,12 @@ def parse_times(text: str) -> tuple[float, ...]:
 
     out = []
     for i, part in enumerate([p for p in re.split(r"[,;\s]+", str(text or "")) if p], 1):
-        shown = part if len(part) <= 20 else part[:19] + "…"
         try:
             v = float(part)
         except ValueError:
-            raise ValueError(f"time {i} ({shown!r}) is not a number of milliseconds") from None
+            raise ValueError(f"time {i} ({quoted(part, 20)}) is not a number of milliseconds") from None
         if not math.isfinite(v):
-            raise ValueError(f"time {i} ({shown!r}) is not a finite number of milliseconds")
+            raise ValueError(f"time {i} ({quoted(part, 20)}) is not a finite number of milliseconds")
         out.append(v)
     return tuple(out)
 

@@ -19,6 +19,7 @@ import jsonschema
 
 from core import ruler, state
 from core.lesson_pages import PAGES, lesson_schema
+from core.text import quoted
 
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "assets" / "lessons"
 MAX_BYTES = 200_000
@@ -148,7 +149,7 @@ def load_shipped(name: str = "fifteen-minutes") -> Lesson:
     """A shipped lesson by name (only names from ``shipped_lessons``: never a typed path)."""
     if name not in shipped_lessons():
         raise LessonError(
-            [Problem(None, None, f"no shipped lesson {name!r}; there are: {', '.join(shipped_lessons())}")]
+            [Problem(None, None, f"no shipped lesson {quoted(name)}; there are: {', '.join(shipped_lessons())}")]
         )
     return parse_lesson((SHIPPED_DIR / f"{name}.toml").read_bytes(), f"{name}.toml")
 

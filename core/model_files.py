@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.gguf_file import GGUFSummary, read_gguf
+from core.text import quoted
 
 MAX_UPLOAD_BYTES = 200 * 2**20  # streamlit's default upload limit (200 MB)
 
@@ -32,7 +33,7 @@ def list_gguf_files(models_dir: str | Path) -> list[ModelFile]:
     the folder does not exist."""
     root = Path(models_dir)
     if not root.is_dir():
-        raise ValueError(f"the models folder {str(models_dir)[:100]!r} does not exist")
+        raise ValueError(f"the models folder {quoted(str(models_dir), 100)} does not exist")
     root = root.resolve()
     out = []
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
@@ -51,7 +52,7 @@ def read_from_models_dir(models_dir: str | Path, name: str) -> GGUFSummary:
     ``list_gguf_files``' names exactly; anything else (a path, ``..``) is refused."""
     listed = {f.name for f in list_gguf_files(models_dir)}
     if name not in listed:
-        raise ValueError(f"{str(name)[:60]!r} is not a model in the models folder; choose one of the listed files")
+        raise ValueError(f"{quoted(str(name), 60)} is not a model in the models folder; choose one of the listed files")
     return read_gguf(Path(models_dir).resolve() / name, name)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from core.model import GPT
 from core.scheduler import POLICIES, Engine, Request, StepReport
+from core.text import quoted
 from core.tokenizer import encode
 
 SYSTEM_PROMPT = (
@@ -50,7 +51,7 @@ def preset_requests(name: str, tok) -> list[dict]:
             dict(prompt=encode(tok, text), max_new_tokens=8, arrival=2 * i, role=f"short {i + 1}")
             for i, text in enumerate(SHORT)
         ]
-    raise ValueError(f"unknown preset {name!r}; choose one of {PRESETS}")
+    raise ValueError(f"unknown preset {quoted(name)}; choose one of {PRESETS}")
 
 
 def build_engine(

@@ -29,6 +29,7 @@ from safetensors import safe_open
 from core.families import SUPPORTED, config_from_hf, tensor_sources
 from core.layout import decode_layout, fuse_projections, fused_buffers
 from core.model import GPT
+from core.text import quoted
 from core.tokenizer import load_tokenizer
 
 GIB = 2**30
@@ -202,7 +203,7 @@ def _read_config(folder: Path) -> dict:
         )
     archs = hf.get("architectures")
     if not (isinstance(archs, list) and archs and archs[0] in SUPPORTED):
-        raise ValueError(f"architecture {archs!r} of {folder.name} is not supported; supported: {supported}")
+        raise ValueError(f"architecture {quoted(archs)} of {folder.name} is not supported; supported: {supported}")
     return hf
 
 

@@ -18,6 +18,7 @@ import numpy as np
 # llama.cpp's real block formats live in their own modules; re-exported here, where quantization is.
 from core.ggml_blocks import BlockView, block_view, dequantize_blocks, quantize_blocks  # noqa: F401
 from core.ggml_layout import LAYOUTS, bits_per_weight  # noqa: F401
+from core.text import quoted
 
 ROUNDING = {
     "half_even": "half to even (Ch. 30's rule): 2.5 → 2, 1.5 → 2, −2.5 → −2",
@@ -37,7 +38,7 @@ def round_half(x: np.ndarray, mode: str = "half_even") -> np.ndarray:
         return np.sign(x) * np.floor(np.abs(x) + 0.5)
     if mode == "half_up":
         return np.floor(x + 0.5)
-    raise ValueError(f"unknown rounding mode {mode!r}; choose one of {', '.join(ROUNDING)}")
+    raise ValueError(f"unknown rounding mode {quoted(mode)}; choose one of {', '.join(ROUNDING)}")
 
 
 def int_range(n_bit: int, symmetric: bool = True) -> tuple[int, int]:
@@ -277,13 +278,12 @@ def parse_values(text: str, max_values: int = 1000) -> np.ndarray:
         raise ValueError(f"{len(parts):,} values is more than the ruler shows ({max_values:,})")
     out = []
     for i, p in enumerate(parts, 1):
-        shown = p if len(p) <= 20 else p[:19] + "…"
         try:
             v = float(p)
         except ValueError:
-            raise ValueError(f"entry {i} ({shown!r}) is not a number") from None
+            raise ValueError(f"entry {i} ({quoted(p, 30)}) is not a number") from None
         if not math.isfinite(v):
-            raise ValueError(f"entry {i} ({shown!r}) is not a finite number: it cannot be quantized")
+            raise ValueError(f"entry {i} ({quoted(p, 30)}) is not a finite number: it cannot be quantized")
         out.append(v)
     return np.array(out)
 

@@ -28,7 +28,7 @@ from core.quant import (
     round_half,
     storage_bytes,
 )
-from core.text import plural
+from core.text import plural, quoted
 
 MAX_SHELVES = 257  # more levels than this merge into a solid bar on the ruler: say so instead of drawing them
 
@@ -324,7 +324,7 @@ def ruler_block(x, fmt: str, index: int = 0) -> RulerBlock:
     Raises ``ValueError`` for another format, no values, NaN/±inf, values past fp16's range in
     the scale, or an index outside the blocks."""
     if fmt not in BLOCK_FORMATS:
-        raise ValueError(f"the block view shows {', '.join(BLOCK_FORMATS)}, not {str(fmt)[:20]!r}")
+        raise ValueError(f"the block view shows {', '.join(BLOCK_FORMATS)}, not {quoted(str(fmt), 20)}")
     x = _check_values(x)
     n_blocks = block_count(x)
     padded = n_blocks * 32 - len(x)

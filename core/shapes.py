@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from core.text import quoted
 from core.weight_formats import WeightFormat, read_weight_format
 
 
@@ -128,9 +129,8 @@ MAX_TERM = 10**6  # layers, heads and head width beyond this are not a model thi
 
 
 def _short(value, n: int = 40) -> str:
-    """repr of a value, cut to ``n`` characters, for messages that quote user input."""
-    text = repr(value)
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """A value from user input quoted for a message (``core.text.quoted``), cut to ``n`` characters."""
+    return quoted(value, n)
 
 
 def _field(cfg: dict, name: str, required: bool):
@@ -249,7 +249,7 @@ def parse_model_card(text: str) -> ModelCard:
     text = text or ""
     m = _CARD.match(text) if len(text) <= 100 else None
     if not m:
-        raise ValueError(f"cannot read {text[:60]!r}: write it like {CARD_EXAMPLE}")
+        raise ValueError(f"cannot read {quoted(text, 60)}: write it like {CARD_EXAMPLE}")
     n_params = round(float(m["p"]) * _PARAM_UNITS[m["pu"].upper()])
     if n_params < 1:
         raise ValueError(f"{m['p']}{m['pu']} parameters is less than one")

@@ -7,6 +7,8 @@ wrong tail).
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from fractions import Fraction
 
 
@@ -23,12 +25,24 @@ def sentence(text) -> str:
     return s if s.endswith((".", "!", "?", "…")) else s + "."
 
 
+_AUTOLINK = re.compile(r"(?i)https?\\:|ftp\\:|mailto\\:|www\\\.|\\@")
+
+
 def markdown_literal(text) -> str:
     """``text`` for a markdown context (``st.markdown``, ``st.error``, ``st.table`` cells), shown
     literally: every ASCII punctuation character backslash-escaped (CommonMark's escapes), so
-    ``**md**``, ``[l](x)``, ``<b>``, ``$x$`` and streamlit's ``:red[…]`` read as typed. For text
-    that came from a user or a file (a GGUF header's strings)."""
-    return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(text))
+    ``**md**``, ``[l](x)``, ``<b>``, ``$x$`` and streamlit's ``:red[…]`` read as typed, and a bare
+    address (``http://…``, ``www.…``, ``name@host``) is not made a link. For text that came from
+    a user or a file (a GGUF header's strings)."""
+    escaped = "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(text))
+    # Escapes do not stop GitHub-flavoured markdown from linking a bare address (http://…, www.…,
+    # name@host): a word joiner (U+2060, invisible) between its letters does.
+    # (before an escaped "@", not after its backslash: "\\" + U+2060 would show the backslash).
+    return _AUTOLINK.sub(lambda m: _defuse(m.group(0)), escaped)
+
+
+def _defuse(token: str) -> str:
+    return "\u2060" + token if token.startswith("\\") else token[0] + "\u2060" + token[1:]
 
 
 # Unicode's bidirectional controls (UAX #9: embeddings, overrides, isolates, marks): typed into a
@@ -88,3 +102,24 @@ def big_count(n: int, max_digits: int = 15) -> str:
         return f"{n:,}"
     mantissa, exponent = f"{n:.3e}".split("e")
     return f"≈ {mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+# Joiners and selectors that emoji sequences are made of (👩‍💻, ❤️): kept, not shown as code points.
+_KEEP_FORMAT = {0x200D, 0xFE0E, 0xFE0F}
+
+
+def quoted(value, limit: int = 40) -> str:
+    """A value a user typed (or a file holds) quoted in a message: text as ``'…'`` exactly as
+    typed — a backslash stays one backslash, unlike ``repr`` — cut to ``limit`` characters with
+    ``…`` inside the closing quote; control, format and bidirectional characters (a new line,
+    U+202E) as their code points ``[U+202E]``, so none acts on the message. Other values (numbers,
+    lists from JSON) as ``repr``, cut the same way."""
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    cut = value if len(value) <= limit else value[: limit - 1] + "…"
+    shown = "".join(
+        f"[U+{ord(c):04X}]" if ord(c) not in _KEEP_FORMAT and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
+        for c in cut
+    )
+    return f"'{shown}'"

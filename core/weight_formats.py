@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from core.ggml_layout import LAYOUTS
+from core.text import quoted
 
 TYPICAL_SOURCE = "llama.cpp's quantize README"
 
@@ -110,10 +111,10 @@ def read_weight_format(text: str) -> WeightFormat:
     if bits:
         n = int(bits.group(1) or bits.group(2))
         if not 1 <= n <= 32:
-            raise ValueError(f"{raw[:20]!r}: bits per weight must be between 1 and 32")
+            raise ValueError(f"{quoted(raw, 20)}: bits per weight must be between 1 and 32")
         note = (
             f"{n}-bit integers: the name gives the code width only, not the scales stored with them "
             f"(e.g. Q4_0 is 4.5 bits per weight, Q4_K_M ≈ 4.84)"
         )
         return WeightFormat(f"{n}-bit", float(n), "integer", False, False, note)
-    raise ValueError(f"unknown weight format {raw[:20]!r}; this reader knows {EXAMPLES}")
+    raise ValueError(f"unknown weight format {quoted(raw, 20)}; this reader knows {EXAMPLES}")

@@ -43,3 +43,21 @@ def test_typed_markup_stays_literal_and_inert():
         assert code.startswith(EVIL) and "**md** [l](http://x)" in page.get_by_test_id("stCode").first.inner_text()
         assert page.get_by_test_id("stException").count() == 0
         screenshot(page, "injection-literal")
+
+
+def test_a_refusal_quotes_typed_text_as_typed():
+    """The ruler's values box holds '**1**[l](http://e.com)\\*, 2': the refusal quotes the first
+    entry with its asterisks, its brackets and one backslash, and no link is made of the address
+    (escaping alone left markdown's bare-address links live)."""
+    with running_app() as url, browser_page() as page:
+        page.goto(f"{url}/quantize")
+        box = page.locator("textarea").first
+        box.wait_for(timeout=30000)
+        box.fill("**1**[l](http://e.com)\\*, 2")
+        box.press("Control+Enter")
+        alert = page.get_by_test_id("stAlertContentError").first
+        alert.wait_for(timeout=30000)
+        text = alert.inner_text().replace("\u2060", "")
+        screenshot(page, "refusal-literal")
+        assert "'**1**[l](http://e.com)\\*'" in text and "is not a number" in text, text
+        assert alert.locator("a").count() == 0 and alert.locator("strong, em").count() == 0

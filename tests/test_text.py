@@ -40,8 +40,35 @@ def test_markdown_literal_escapes_every_ascii_punctuation_mark():
 
     from core.text import markdown_literal
 
-    assert markdown_literal(string.punctuation) == "".join("\\" + c for c in string.punctuation)
+    # "@" also gets a word joiner before it (next test)
+    want = "".join(("\u2060" if c == "@" else "") + "\\" + c for c in string.punctuation)
+    assert markdown_literal(string.punctuation) == want
     assert markdown_literal("Qwen2 7B Привет 😀") == "Qwen2 7B Привет 😀"
+
+
+def test_markdown_literal_keeps_bare_addresses_from_becoming_links():
+    """GitHub-flavoured markdown links http://…, www.… and name@host even when every mark is
+    escaped; an invisible word joiner (U+2060) inside the word stops it, never after a backslash."""
+    from core.text import markdown_literal
+
+    wj = "\u2060"
+    assert markdown_literal("http://e.com") == f"h{wj}ttp\\:\\/\\/e\\.com"
+    assert markdown_literal("WWW.x.org") == f"W{wj}WW\\.x\\.org"
+    assert markdown_literal("a@b.c") == f"a{wj}\\@b\\.c"
+    assert markdown_literal("1, 2 (ok).") == "1\\, 2 \\(ok\\)\\."
+
+
+def test_quoted_shows_typed_text_as_typed():
+    """A message quotes typed text between single quotes with one backslash per backslash (repr
+    doubled them), cut inside the closing quote, control and bidirectional characters as code
+    points; emoji sequences (joiner, variation selector) untouched; other values as repr."""
+    from core.text import quoted
+
+    assert quoted("\\*") == "'\\*'" and len(quoted("\\")) == 3
+    assert quoted("x" * 100, 10) == "'" + "x" * 9 + "…'"
+    assert quoted("a\u202eb\nc") == "'a[U+202E]b[U+000A]c'"
+    assert quoted("👩\u200d💻❤\ufe0f") == "'👩\u200d💻❤\ufe0f'"
+    assert quoted(3.5) == "3.5" and quoted(None) == "None"
 
 
 def test_bidi_controls_are_shown_not_obeyed():
