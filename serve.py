@@ -144,9 +144,11 @@ def _die_with_parent() -> None:
 def pinned_cpus(n: int, pin: bool = True) -> list[int | None]:
     """The core for each of ``n`` local replicas: this process's allowed cores in turn, or None
     each (``pin`` False, or a single core). Why pin: a replica's threads (the event loop and the
-    script runs) hand Python's GIL to each other for every message; spread over two cores each
-    hand-off wakes the other core, which under a class's load cost ~10 ms of kernel time per
-    Step (1–2 ms pinned; measured with 20 sessions hammering one process, see README)."""
+    script runs) hand Python's GIL to each other for every message; on different cores each
+    hand-off wakes the other core. With a class hammering Step, 2 replicas pinned spent 0.9–1.2 ms
+    of kernel time per Step against 2.1–2.5 unpinned, and the Step p95 fell by ~25 %; following
+    along, pinned replicas answered slower (p95 220–430 ms against 120–290): a replica cannot
+    borrow the other core (``python -m bench.server_load --replicas 2 [--pin]``, README)."""
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     if not pin or len(cores) < 2:
         return [None] * n
@@ -233,7 +235,7 @@ def class_server(
     nginx: str | None = None,
     timeout_s: float = 120,
     app_args: tuple[str, ...] = (),
-    pin: bool = True,
+    pin: bool = False,
 ):
     """Yield a running ``ClassServer``: ``replicas`` local streamlit processes (default: one per
     core) or the given remote ``backends`` ("host:port"), behind nginx on ``host:port``; stop
@@ -294,7 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", action="append", default=[], help="host:port of a replica on another machine")
     ap.add_argument("--nginx", help="path to the nginx binary (default: found on PATH or /usr/sbin)")
     ap.add_argument("--print-config", action="store_true", help="print the nginx config and exit")
-    ap.add_argument("--no-pin", action="store_true", help="let replicas run on any core (default: one core each)")
+    ap.add_argument(
+        "--pin",
+        action="store_true",
+        help="each replica on its own core: more Steps per second when a class hammers Step, "
+        "slower answers when it follows along (default: any core)",
+    )
     args = ap.parse_args(argv)
     if args.replicas < 1:
         ap.error("--replicas must be at least 1")
@@ -316,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
             tuple(args.backend),
             args.nginx,
             app_args=tuple(app_args),
-            pin=not args.no_pin,
+            pin=args.pin,
         ) as server:
             n = len(server.replicas)
             where = server.url

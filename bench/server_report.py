@@ -41,7 +41,7 @@ async def load(url, sessions, steps, ramp, think, pids, others=()) -> dict:
     return await drive(url, sessions, steps, ramp, think, pids=pids, others=others)
 
 
-async def compare(replicas: int, sessions: int, steps: int, profile: bool, pin: bool = True) -> dict:
+async def compare(replicas: int, sessions: int, steps: int, profile: bool, pin: bool = False) -> dict:
     """1 process vs ``replicas`` behind nginx, in one run: single sessions, then both scenarios."""
     from serve import class_server, free_port
     from tests.browser_util import running_server
@@ -71,7 +71,7 @@ def row(label: str, cells) -> None:
 def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
     cores = os.cpu_count()
     one, many = res["1"], res["N"]
-    where = "each pinned to its own core" if res.get("pinned") else "on any core (--no-pin)"
+    where = "each pinned to its own core (--pin)" if res.get("pinned") else "on any core"
     print(f"machine: {cores} cores; protocol-level clients on the same machine; {steps} Steps per session;")
     print(f"the {replicas} replicas {where}; load average before: {res['load_before']:.1f}\n")
     print(f"Single sessions ({SOLO_SESSIONS} one after another):\n")
@@ -136,14 +136,14 @@ def options(ap) -> None:
     ap.add_argument("--url", help="a running server or class server (no CPU or memory figures)")
     ap.add_argument("--replicas", type=int, help="compare 1 process with this many replicas behind nginx")
     ap.add_argument("--profile", action="store_true", help="with --replicas: py-spy breakdown of a Step")
-    ap.add_argument("--no-pin", action="store_true", help="with --replicas: replicas on any core (serve --no-pin)")
+    ap.add_argument("--pin", action="store_true", help="with --replicas: each replica on its own core (serve --pin)")
 
 
 def main(doc: str) -> None:
     args = lesson_arguments(doc, options)
     if args.replicas:
         report(
-            asyncio.run(compare(args.replicas, args.sessions, args.steps, args.profile, not args.no_pin)),
+            asyncio.run(compare(args.replicas, args.sessions, args.steps, args.profile, args.pin)),
             args.replicas,
             args.sessions,
             args.steps,

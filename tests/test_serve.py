@@ -138,16 +138,20 @@ def allowed_cpus(pid: int) -> str:
     return re.search(r"^Cpus_allowed_list:\s*(\S+)", status, re.M).group(1)
 
 
-def test_each_replica_runs_on_its_own_core(class2):
-    """On a machine with two or more cores, replica i runs on the i-th allowed core, every one of
-    its threads (the event loop's and the script runs'); `--no-pin` leaves them free."""
+def test_pinned_replicas_each_run_on_their_own_core():
+    """With ``pin`` (``serve --pin``), on a machine with two or more cores, replica i runs on the
+    i-th allowed core, every one of its threads (the event loop's and the script runs'); by
+    default they may run anywhere."""
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
         pytest.skip("one core: nothing to pin to")
-    pids = [r.proc.pid for r in class2.replicas]
-    assert [allowed_cpus(pid) for pid in pids] == [str(cores[0]), str(cores[1])]
-    threads = [int(t) for t in os.listdir(f"/proc/{pids[0]}/task")]
-    assert len(threads) > 1 and {allowed_cpus(t) for t in threads} == {str(cores[0])}
+    with serve.class_server(2, port=serve.free_port(), pin=True) as server:
+        pids = [r.proc.pid for r in server.replicas]
+        assert [allowed_cpus(pid) for pid in pids] == [str(cores[0]), str(cores[1])]
+        threads = [int(t) for t in os.listdir(f"/proc/{pids[0]}/task")]
+        assert len(threads) > 1 and {allowed_cpus(t) for t in threads} == {str(cores[0])}
+        r = asyncio.run(drive(server.url, sessions=2, steps=2))
+        assert r["errors"] == [] and r["completed"] == 2
     assert serve.pinned_cpus(3, pin=True) == [cores[0], cores[1], cores[2 % len(cores)]]
     assert serve.pinned_cpus(2, pin=False) == [None, None]
 
