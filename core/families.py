@@ -54,7 +54,7 @@ def config_from_hf(hf: dict, max_context: int | None = None) -> tuple[GPTConfig,
     or option (another activation, RoPE scaling type, per-layer sliding windows …) or bad sizes."""
     arch = (hf.get("architectures") or [None])[0]
     if arch not in SUPPORTED:
-        raise ValueError(f"architecture {quoted(arch)} is not supported; supported: {', '.join(SUPPORTED)}")
+        raise ValueError(f"architecture {quoted(arch, 100)} is not supported; supported: {', '.join(SUPPORTED)}")
     try:
         if arch == "GPT2LMHeadModel":
             return _gpt2(hf, max_context)

@@ -300,7 +300,9 @@ def gguf_memory_plan(
     KV terms (layers, KV heads, head size) or a term is bad."""
     missing = [k for k in ("n_layer", "n_kv_head", "head_dim_k", "head_dim_v") if getattr(summary, k) is None]
     if missing:
-        raise ValueError(f"the file does not give {', '.join(missing)} for {quoted(summary.architecture)}: no KV plan")
+        raise ValueError(
+            f"the file does not give {', '.join(missing)} for {quoted(summary.architecture, 100)}: no KV plan"
+        )
     kv = summary.n_kv_head if isinstance(summary.n_kv_head, tuple) else (summary.n_kv_head,) * summary.n_layer
     if len(kv) != summary.n_layer:
         raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV plan")

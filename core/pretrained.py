@@ -203,7 +203,7 @@ def _read_config(folder: Path) -> dict:
         )
     archs = hf.get("architectures")
     if not (isinstance(archs, list) and archs and archs[0] in SUPPORTED):
-        raise ValueError(f"architecture {quoted(archs)} of {folder.name} is not supported; supported: {supported}")
+        raise ValueError(f"architecture {quoted(archs, 100)} of {folder.name} is not supported; supported: {supported}")
     return hf
 
 
