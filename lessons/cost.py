@@ -54,8 +54,9 @@ with right:
         help=f"Every one of the m passes rescores its whole prefix: Σ T(T+1)/2 = {g.recompute:,}.",
     )
     st.caption(
-        f"Counted {per}, exact integers (past 15 digits rounded here; the exact ones are under ⓘ). "
-        "Caching removes the repeated work; it does not make a long context free: each cached step "
+        f"Counted {per}, exact integers"
+        + (" (past 15 digits rounded here; the exact ones are under ⓘ)" if len(str(g.recompute)) > 15 else "")
+        + ". Caching removes the repeated work; it does not make a long context free: each cached step "
         "still scores all n earlier keys."
     )
 
