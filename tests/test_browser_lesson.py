@@ -25,14 +25,20 @@ IN_VIEW_JS = """() => {
 }"""
 
 
-def wait_for_stop(page, k: int, n: int) -> dict:
-    """Wait until stop ``k`` is on screen with its main figure drawn wholly below the bar."""
+def wait_for_stop(page, k: int, n: int, heading: str) -> dict:
+    """Wait until stop ``k``'s page (its ``heading``) is on screen with its main figure drawn wholly
+    below the bar, and the figure has stayed put for half a second. The bar's title changes before
+    the page below it is redrawn and the presenter's scroll lands after that, so a figure measured
+    at once may still be the previous stop's, or this one's before the scroll (seen in CI)."""
     page.wait_for_function(
-        f"""() => {{ const m = ({IN_VIEW_JS})();
-            return m && m.title.startsWith('Stop {k} of {n}') && m.height > 100
-                   && m.top >= m.bar && m.bottom <= m.screen; }}""",
+        f"""() => {{ const m = ({IN_VIEW_JS})(), h = document.querySelector('h1');
+            const ok = m && h && h.innerText === {heading!r} && m.title.startsWith('Stop {k} of {n}')
+                       && m.height > 100 && m.top >= m.bar && m.bottom <= m.screen;
+            const at = ok ? m.top + ',' + m.bottom : '';
+            if (at !== window.__stopAt) {{ window.__stopAt = at; window.__stopSince = Date.now(); }}
+            return ok && Date.now() - window.__stopSince >= 500; }}""",
         timeout=45000,
-        polling=250,
+        polling=100,
     )
     return page.evaluate(IN_VIEW_JS)
 
@@ -46,7 +52,7 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
     with running_app() as url, browser_page(1920, 1080) as page:
         page.goto(f"{url}/?lesson=fifteen-minutes&stop=1&present=1&teacher=1")
         for k, stop in enumerate(lesson.stops, 1):
-            box = wait_for_stop(page, k, n)
+            box = wait_for_stop(page, k, n, PAGES[stop.page].title)
             page.wait_for_timeout(300)
             assert page.locator("h1").first.inner_text() == PAGES[stop.page].title, k
             screenshot(page, f"lesson-stop-{k}-1920x1080")
