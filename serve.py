@@ -1,4 +1,4 @@
-"""A class server: one `streamlit run app.py` per core on loopback ports, nginx in front on one port.
+"""A class server: `streamlit run app.py` replicas (two per core) on loopback ports, nginx in front.
 
     python -m serve [--replicas N] [--port 8501] [--host 0.0.0.0]
     python -m serve --backend 10.0.0.11:8501 --backend 10.0.0.12:8501 --port 80   # replicas elsewhere
@@ -7,9 +7,9 @@
 
 One Streamlit process runs one script rerun at a time (Python's global interpreter lock), so a class
 on one process uses one core and students' clicks queue behind each other. This starts N replicas
-(default: one per core), writes an nginx config from `deploy/nginx.conf.template` into a temporary
-directory, checks it with `nginx -t`, starts nginx on the public port, prints the address and runs
-until Ctrl-C or SIGTERM, which stop every child. A replica that exits is started again on its port
+(default: two per core, see ``default_replicas``), writes an nginx config from
+`deploy/nginx.conf.template` into a temporary directory, checks it with `nginx -t`, starts nginx on
+the public port, prints the address and runs until Ctrl-C or SIGTERM, which stop every child. A replica that exits is started again on its port
 (its students' sessions are lost; their page says so and they press Prefill again). nginx keeps
 each browser on one replica with a cookie it sets itself (see the template).
 """
@@ -141,6 +141,16 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def default_replicas() -> int:
+    """Two replicas per core this process may run on. Why not one: a replica's threads share one
+    GIL, so a burst of its students' reruns queues inside it, while two processes per core are
+    shared by the kernel's scheduler. With 40 sessions on 2 cores, 4 replicas gave a Step p95 of
+    74–109 ms following along and 506–507 ms hammering, against 176–334 and 678–679 ms for 2
+    (``python -m bench.server_load --replicas N``, README)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return 2 * cores
+
+
 def pinned_cpus(n: int, pin: bool = True) -> list[int | None]:
     """The core for each of ``n`` local replicas: this process's allowed cores in turn, or None
     each (``pin`` False, or a single core). Why pin: a replica's threads (the event loop and the
@@ -237,8 +247,8 @@ def class_server(
     app_args: tuple[str, ...] = (),
     pin: bool = False,
 ):
-    """Yield a running ``ClassServer``: ``replicas`` local streamlit processes (default: one per
-    core) or the given remote ``backends`` ("host:port"), behind nginx on ``host:port``; stop
+    """Yield a running ``ClassServer``: ``replicas`` local streamlit processes (default:
+    ``default_replicas()``) or the given remote ``backends`` ("host:port"), behind nginx on ``host:port``; stop
     everything afterwards. Raises ServeError when nginx is missing, the port is taken, the
     config fails ``nginx -t`` or a process does not start. ``app_args`` go to every local replica's
     app.py (e.g. ``("--models-dir", "/srv/models")``); ``pin``: each local replica on its own core
@@ -246,7 +256,7 @@ def class_server(
     binary = find_nginx(nginx)
     if port_taken(host, port):
         raise ServeError(f"port {port} on {host} is taken by another program: choose another with --port")
-    n = replicas or os.cpu_count() or 1
+    n = replicas or default_replicas()
     reps = [Replica(f"r{i}", a) for i, a in enumerate(backends)] or [
         Replica(f"r{i}", f"127.0.0.1:{free_port()}", app_args=tuple(app_args), cpu=cpu)
         for i, cpu in enumerate(pinned_cpus(n, pin))
@@ -290,7 +300,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.splitlines()[0],
         epilog="Options after -- go to every replica's app.py, e.g. -- --models-dir /srv/models",
     )
-    ap.add_argument("--replicas", type=int, default=os.cpu_count(), help="streamlit processes (default: one per core)")
+    ap.add_argument(
+        "--replicas", type=int, default=default_replicas(), help="streamlit processes (default: two per core)"
+    )
     ap.add_argument("--port", type=int, default=8501, help="the public port students open")
     ap.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     ap.add_argument("--backend", action="append", default=[], help="host:port of a replica on another machine")

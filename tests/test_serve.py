@@ -253,3 +253,15 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
         assert time.monotonic() < deadline, "serve did not start the killed replica again"
         time.sleep(1)
     serve.wait_healthy(f"http://{own.address}", own.proc, 60, class2.prefix / f"replica-{own.name}.log")
+
+
+def test_default_is_two_replicas_per_allowed_core():
+    """``python -m serve`` without ``--replicas`` balances over two replicas per core this process
+    may run on (the nginx config it would write lists them), the count README's runs chose."""
+    out = subprocess.run(
+        [sys.executable, "-m", "serve", "--print-config"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    start = out.index("upstream all_replicas {")
+    upstream = out[start : out.index("}", start)]
+    servers = re.findall(r"^\s*server (127\.0\.0\.1:\d+)", upstream, re.M)
+    assert len(servers) == len(set(servers)) == 2 * len(os.sched_getaffinity(0))
