@@ -9,9 +9,10 @@ One Streamlit process runs one script rerun at a time (Python's global interpret
 on one process uses one core and students' clicks queue behind each other. This starts N replicas
 (default: two per core, see ``default_replicas``), writes an nginx config from
 `deploy/nginx.conf.template` into a temporary directory, checks it with `nginx -t`, starts nginx on
-the public port, prints the address and runs until Ctrl-C or SIGTERM, which stop every child. A replica that exits is started again on its port
-(its students' sessions are lost; their page says so and they press Prefill again). nginx keeps
-each browser on one replica with a cookie it sets itself (see the template).
+the public port, prints the address and runs until Ctrl-C or SIGTERM, which stop every child. A
+replica that exits is started again on its port (its students' sessions are lost; their page says
+so and they press Prefill again). nginx keeps each browser on one replica with a cookie it sets
+itself (see the template).
 """
 
 from __future__ import annotations
