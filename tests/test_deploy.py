@@ -1,7 +1,9 @@
 """The deployment files agree with the app: Kubernetes manifests (parsed with PyYAML), the
 Dockerfile and the systemd unit for replicas on other hosts."""
 
+import ast
 import configparser
+import fnmatch
 import re
 import tomllib
 
@@ -77,3 +79,41 @@ def test_replica_unit_runs_the_app_on_its_instance_port():
     start = unit["Service"]["ExecStart"]
     assert "streamlit run app.py" in start and "--server.port=%i" in start and "--server.address=0.0.0.0" in start
     assert unit["Service"]["Restart"] == "always"
+
+
+def local_imports(path) -> set[str]:
+    """Top-level names ``path`` imports (``import x.y`` → x, ``from x import y`` → x)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {
+        n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level
+    }
+    return names
+
+
+def test_image_copies_every_module_the_app_imports():
+    """Starting from app.py and the page scripts it lists (lessons/), every repository module the
+    app imports, directly or through another, is copied into the image by a COPY line (an image
+    without ui_stage.py, say, would fail on its first page)."""
+    copied = [
+        src
+        for line in (ROOT / "deploy/Dockerfile").read_text().splitlines()
+        if line.startswith("COPY ")
+        for src in line.split()[1:-1]
+    ]
+    covered = lambda rel: any(fnmatch.fnmatch(rel, s) or rel.startswith(s + "/") for s in copied)  # noqa: E731
+    todo, seen = [ROOT / "app.py", *sorted((ROOT / "lessons").glob("*.py"))], set()
+    while todo:
+        path = todo.pop()
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        assert covered(rel), f"{rel} is imported by the app but not copied into the image"
+        for name in local_imports(path):
+            if (ROOT / f"{name}.py").exists():
+                todo.append(ROOT / f"{name}.py")
+            elif (ROOT / name / "__init__.py").exists():
+                todo.extend(sorted((ROOT / name).rglob("*.py")))
+    assert {"ui_stage.py", "core/model.py", "lessons/decode.py"} <= seen
+    assert "serve.py" not in seen  # the class server runs outside the image
