@@ -71,7 +71,9 @@ def row(label: str, cells) -> None:
 def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
     cores = os.cpu_count()
     one, many = res["1"], res["N"]
-    where = "each pinned to its own core (--pin)" if res.get("pinned") else "on any core"
+    where = "on any core"
+    if res.get("pinned"):  # serve.pinned_cpus: replica i on allowed core i mod cores
+        where = "each pinned to one core, replica i on core i mod cores (--pin)"
     print(f"machine: {cores} cores; protocol-level clients on the same machine; {steps} Steps per session;")
     print(f"the {replicas} replicas {where}; load average before: {res['load_before']:.1f}\n")
     print(f"Single sessions ({SOLO_SESSIONS} one after another):\n")
