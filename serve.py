@@ -78,8 +78,8 @@ def default_replicas() -> int:
     """Two replicas per core this process may run on. Why not one: a replica's threads share one
     GIL, so a burst of its students' reruns queues inside it, while two processes per core are
     shared by the kernel's scheduler. With 40 sessions on 2 cores, 4 replicas gave a Step p95 of
-    74–109 ms following along and 506–507 ms hammering, against 176–334 and 678–679 ms for 2
-    (``python -m bench.server_load --replicas N``, README)."""
+    63–109 ms following along and 506–572 ms hammering (5 runs), against 220–334 and 669–678 ms
+    for 2 (2 runs; ``python -m bench.server_load --replicas N``, README)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return 2 * cores
 
