@@ -181,11 +181,11 @@ def class_server(
     pin: bool = False,
 ):
     """Yield a running ``ClassServer``: ``replicas`` local streamlit processes (default:
-    ``default_replicas()``) or the given remote ``backends`` ("host:port"), behind nginx on ``host:port``; stop
-    everything afterwards. Raises ServeError when nginx is missing, the port is taken, the
-    config fails ``nginx -t`` or a process does not start. ``app_args`` go to every local replica's
-    app.py (e.g. ``("--models-dir", "/srv/models")``); ``pin``: each local replica on its own core
-    (``pinned_cpus``)."""
+    ``default_replicas()``) or the given remote ``backends`` ("host:port"), behind nginx on
+    ``host:port``; stop everything afterwards. Raises ServeError when nginx is missing, the port
+    is taken, the config fails ``nginx -t`` or a process does not start. ``app_args`` go to every
+    local replica's app.py (e.g. ``("--models-dir", "/srv/models")``); ``pin``: local replica i on
+    allowed core i mod cores (``pinned_cpus``)."""
     binary = find_nginx(nginx)
     if port_taken(host, port):
         raise ServeError(f"port {port} on {host} is taken by another program: choose another with --port")
@@ -244,8 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--pin",
         action="store_true",
-        help="each replica on its own core: more Steps per second when a class hammers Step, "
-        "slower answers when it follows along (default: any core)",
+        help="replica i on core i mod cores (its own core while there are enough): more Steps per second "
+        "when a class hammers Step, slower answers when it follows along (default: any core)",
     )
     args = ap.parse_args(argv)
     if args.replicas < 1:

@@ -17,8 +17,8 @@ matrix far larger than the caches (bytes of the matrix ÷ time). A second ratio 
 keys and values the step reads (2 · n_layer · (n + 1) · n_kv_head · head_dim · 4 bytes) to the
 floor. Prints medians and ratios measured side by side, by the wall clock and by this process's
 CPU time (on a shared machine the CPU time is the steadier of the two), and the load average;
-not a test. One thread by default, as the app's server runs each request (``ui.py``). ``--checkpoint`` times a real
-folder (e.g. a downloaded SmolLM2-135M) instead of the random one.
+not a test. One thread by default, as the app's server runs each request (``ui.py``).
+``--checkpoint`` times a real folder (e.g. a downloaded SmolLM2-135M) instead of the random one.
 """
 
 from __future__ import annotations

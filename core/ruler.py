@@ -237,8 +237,8 @@ class DotProduct:
 def dot_product(r: Ruler) -> DotProduct:
     with np.errstate(over="ignore"):  # values near float64's maximum may add up past it: inf
         before, after = float(r.x.sum()), float(r.x_hat.sum())
-    d = DotProduct(before, after, None)
-    return DotProduct(before, after, abs(after - before) / abs(before)) if before and d.finite else d
+    finite = math.isfinite(before) and math.isfinite(after)
+    return DotProduct(before, after, abs(after - before) / abs(before) if before and finite else None)
 
 
 @dataclass(frozen=True)

@@ -128,19 +128,14 @@ MAX_CONFIG_BYTES = 1_000_000
 MAX_TERM = 10**6  # layers, heads and head width beyond this are not a model this calculator can take
 
 
-def _short(value, n: int = 40) -> str:
-    """A value from user input quoted for a message (``core.text.quoted``), cut to ``n`` characters."""
-    return quoted(value, n)
-
-
 def _field(cfg: dict, name: str, required: bool):
     for alias in ALIASES[name]:
         if alias in cfg:
             value = cfg[alias]
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f'"{alias}" must be a whole number ≥ 1, got {_short(value)}')
+                raise ValueError(f'"{alias}" must be a whole number ≥ 1, got {quoted(value)}')
             if value > MAX_TERM:
-                raise ValueError(f'"{alias}" = {_short(value)} is more than this calculator takes ({MAX_TERM:,})')
+                raise ValueError(f'"{alias}" = {quoted(value)} is more than this calculator takes ({MAX_TERM:,})')
             return value
     if required:
         raise ValueError(f'missing field "{name}" (also accepted: {", ".join(ALIASES[name][1:])})')
@@ -193,7 +188,7 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
             raise ValueError(f"hidden_size {hidden} is not divisible by num_attention_heads {n_head}")
         head_dim = hidden // n_head
     elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or not 1 <= head_dim <= MAX_TERM:
-        raise ValueError(f'"head_dim" must be a whole number from 1 to {MAX_TERM:,}, got {_short(head_dim)}')
+        raise ValueError(f'"head_dim" must be a whole number from 1 to {MAX_TERM:,}, got {quoted(head_dim)}')
     if n_head % n_kv:
         raise ValueError(f"num_attention_heads {n_head} is not a multiple of num_key_value_heads {n_kv}")
     dtype = cfg.get("torch_dtype", cfg.get("dtype"))
@@ -201,7 +196,7 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
     if dtype is None:
         dtype, note = "float16", "no torch_dtype given: assumed float16 (2 bytes)"
     if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
-        raise ValueError(f"unknown torch_dtype {_short(dtype)}; known: {', '.join(DTYPE_BYTES)}")
+        raise ValueError(f"unknown torch_dtype {quoted(dtype)}; known: {', '.join(DTYPE_BYTES)}")
     context = cfg.get("max_position_embeddings", cfg.get("n_positions"))
     context = context if isinstance(context, int) and not isinstance(context, bool) and context > 0 else None
     return KVShape(
@@ -282,9 +277,9 @@ def parse_lengths(text: str) -> list[int]:
     for p in parts:
         clean = p.replace("_", "")
         if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"{_short(p, 20)} is not a whole number of positions")
+            raise ValueError(f"{quoted(p, 20)} is not a whole number of positions")
         if len(clean) > 30:
-            raise ValueError(f"{_short(p, 20)} has more digits than any context window (at most 30 here)")
+            raise ValueError(f"{quoted(p, 20)} has more digits than any context window (at most 30 here)")
         if int(clean) < 1:
             raise ValueError("every request needs at least 1 position")
         out.append(int(clean))
@@ -304,12 +299,12 @@ def parse_budgets(text: str, max_tokens: int) -> list[int]:
     for i, p in enumerate(parts, 1):
         clean = p.replace("_", "")
         if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"budget {i} ({_short(p, 20)}) is not a whole number of tokens")
+            raise ValueError(f"budget {i} ({quoted(p, 20)}) is not a whole number of tokens")
         if int(clean) < 1:
             raise ValueError(f"budget {i} is {int(clean)}: every request must generate at least 1 token")
         if int(clean) > max_tokens:
             raise ValueError(
-                f"budget {i} ({_short(p, 20)}) is more tokens than the context window holds ({max_tokens})"
+                f"budget {i} ({quoted(p, 20)}) is more tokens than the context window holds ({max_tokens})"
             )
         out.append(int(clean))
     return out

@@ -41,21 +41,26 @@ with right:
     n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key="cost.n_prompt", persist_state="session")
     m_new = st.number_input("Tokens to generate m", 1, 10**9, key="cost.m_new", persist_state="session")
     g = bill.generation_bill(int(n_prompt), int(m_new), n_layer, n_head)
+    shown = big_count(g.with_cache), big_count(g.recompute)  # the recompute count is the larger
     st.metric(
         "Scores with the KV cache",
-        big_count(g.with_cache),
+        shown[0],
         help=f"n(n+1)/2 for prefill + (n+1) + … + (n+m−1) = {g.with_cache:,}.",
     )
     st.metric(
         "Scores by full-prefix recompute",
-        big_count(g.recompute),
+        shown[1],
         delta=f"{exact_decimal(g.ratio, 1)}× more",
         delta_color="off",
         help=f"Every one of the m passes rescores its whole prefix: Σ T(T+1)/2 = {g.recompute:,}.",
     )
     st.caption(
         f"Counted {per}, exact integers"
-        + (" (past 15 digits rounded here; the exact ones are under ⓘ)" if len(str(g.recompute)) > 15 else "")
+        + (
+            " (past 15 digits rounded here; hover the ? beside each count for its exact value)"
+            if shown[1].startswith("≈")
+            else ""
+        )
         + ". Caching removes the repeated work; it does not make a long context free: each cached step "
         "still scores all n earlier keys."
     )
