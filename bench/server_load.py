@@ -49,7 +49,7 @@ class Reply:
     """What one script run sent back: the parts of the page a lesson checks."""
 
     buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # label -> (widget id, fragment id)
-    sliders: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # label -> (id, options)
+    sliders: dict[str, tuple[str, list[str], str]] = field(default_factory=dict)  # label -> (id, options, fragment)
     attention_rows: int | None = None  # rows of the attention figure, if the reply carried it
     texts: list[str] = field(default_factory=list)  # code blocks, markdown, chart titles
     exception: str | None = None
@@ -111,7 +111,7 @@ def read_element(fm: ForwardMsg, reply: Reply) -> None:
     if kind == "button":
         reply.buttons[el.button.label] = (el.button.id, fm.delta.fragment_id)
     elif kind == "slider":
-        reply.sliders[el.slider.label] = (el.slider.id, list(el.slider.options))
+        reply.sliders[el.slider.label] = (el.slider.id, list(el.slider.options), fm.delta.fragment_id)
     elif kind == "plotly_chart":
         reply.texts.append(json.loads(el.plotly_chart.spec).get("layout", {}).get("title", {}).get("text", ""))
     elif kind == "code":
@@ -228,13 +228,13 @@ async def lesson(i: int, url: str, steps: int, think_s: float, expected: str, ou
         if not any(t.startswith("Scores grow quadratically") for t in reply.texts) or reply.exception:
             raise RuntimeError("the bill-per-token page did not draw its chart")
         reply = await rerun(client, client.pages["quantize"])
-        slider_id, options = reply.sliders["Bit width"]
+        slider_id, options, fragment = reply.sliders["Bit width"]
 
         def three_bits(w):
             w.id = slider_id
             w.string_array_value.data.append(options[options.index("3")])
 
-        reply = await rerun(client, client.page_hash, "", [three_bits])
+        reply = await rerun(client, client.page_hash, fragment, [three_bits])  # as a browser sends it
         if not any("3-bit symmetric" in t for t in reply.texts) or reply.exception:
             raise RuntimeError("moving the bit-width slider to 3 did not redraw the ruler")
         out["completed"] += 1

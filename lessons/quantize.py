@@ -1,11 +1,11 @@
 """The quantization ruler: bits, scale, zero point, rounding and clipping, moved by hand."""
 
-import numpy as np
 import streamlit as st
 
 import ui
 import ui_figures
 import ui_gguf
+import ui_quant
 from core import quant
 from core import ruler as R
 from core import state as K
@@ -17,6 +17,7 @@ st.caption(
     "integer, clip to the range; multiply back to reconstruct. Inside the range the error is at most s/2."
 )
 kw = {"persist_state": "session"}
+DRAWN = "quant.values_drawn"  # the values the whole page last drew (the real-format block reads them too)
 
 
 def load_preset() -> None:
@@ -30,11 +31,13 @@ def by_hand(from_slider: bool = False) -> None:
     st.session_state["quant.scale_mode"] = "set by hand"
 
 
-st.selectbox("The chapters' cases", list(R.PRESETS), key="quant.preset", on_change=load_preset, **kw)
-left, right = st.columns([2, 3])
-text = left.text_area("Values (commas, spaces or new lines)", key="quant.values", height=100, max_chars=50_000, **kw)
-with right:
-    a, b = st.columns(2)
+def controls():
+    """The values and the format; returns (text, bits, symmetric, rounding, clip)."""
+    left, right = st.columns([2, 3])
+    text = left.text_area(
+        "Values (commas, spaces or new lines)", key="quant.values", height=100, max_chars=50_000, **kw
+    )
+    a, b = right.columns(2)
     bits = a.select_slider(
         "Bit width", [1, 2, 3, 4, 5, 6, 7, 8, 16], key="quant.bits", help="16 is a reference: 65,535 shelves.", **kw
     )
@@ -43,100 +46,90 @@ with right:
         "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="quant.rounding", **kw
     )
     clip = b.toggle("Clip to the range", key="quant.clip", help="Off: integers past the range are kept, marked.", **kw)
-symmetric = kind == "symmetric"
-mode = st.session_state["quant.scale_mode"]
-if mode == "automatic":  # show the automatic scale and zero point on the controls
-    try:
-        auto = quant.auto_scale(quant.parse_values(text), bits, symmetric)
-        st.session_state["quant.scale"], st.session_state["quant.zero_point"] = auto
-    except ValueError:
-        pass  # the ruler below says what is wrong
-st.session_state["quant.scale_step"] = R.nearest_step(st.session_state["quant.scale"])
-m, s1, s2, z = st.columns([2, 3, 2, 2])
-m.radio(
-    "Scale",
-    ["automatic", "set by hand"],
-    key="quant.scale_mode",
-    help="Automatic: largest magnitude / largest stored integer (affine: range / levels, and its zero point). "
-    "Moving the slider or typing a scale sets it by hand.",
-    **kw,
-)
-s1.select_slider(
-    "Scale s (log scale: drag to move the shelves)",
-    R.SCALE_STEPS,
-    key="quant.scale_step",
-    format_func=lambda v: f"{v:g}",
-    on_change=by_hand,
-    args=(True,),
-    **kw,
-)
-scale_in = s2.number_input("s, exactly", step=None, format="%.8g", key="quant.scale", on_change=by_hand, **kw)
-zero_in = None
-if not symmetric:
-    zero_in = z.number_input(
-        "Zero point z", step=1, key="quant.zero_point", on_change=by_hand, help="The stored code of 0.", **kw
-    )
-try:
-    values = quant.parse_values(text)
-    hand = mode == "set by hand"
-    r = R.ruler(values, bits, scale_in if hand else None, symmetric, zero_in if hand else None, rounding, clip)
-except ValueError as err:
-    ui.refuse(err)
-    st.stop()
-for note in r.notes:
-    st.warning(note)
-ui.chart(ui_figures.figure("fig_ruler", r), key="ruler", table=False)  # its table is below
-if r.levels is None:
-    st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
-st.caption(
-    f"Rounding bound s/2 = {r.scale / 2:.6g} (the whiskers). Formula: q = clip(round(x/s) + z, "
-    f"{r.qmin}, {r.qmax}), x̂ = s·(q − z)."
-)
-if len(r.x) <= 200:
-    st.dataframe(R.ruler_table(r), hide_index=True)
+    return text, bits, kind == "symmetric", rounding, clip
 
-st.subheader("Rounding reaches the output")
-c1, c2 = st.columns(2)
-with c1:
-    st.markdown("**A dot product** with input [1, 1, …, 1] (Ch. 19)")
-    dot = R.dot_product(r)
-    fmt = lambda v: np.format_float_positional(v, precision=4, min_digits=2)  # noqa: E731
-    if dot.finite:
-        st.markdown(
-            f"before: **{fmt(dot.before)}** · after: **{fmt(dot.after)}** · difference {fmt(dot.after - dot.before)}"
-            + ("" if dot.relative is None else f" = **{dot.relative:.2%}** of the original")
+
+def scale_controls(text: str, bits: int, symmetric: bool):
+    """Scale (automatic or by hand: a log slider and an exact box) and zero point; returns
+    (set by hand?, scale typed, zero point typed or None)."""
+    if st.session_state["quant.scale_mode"] == "automatic":  # show the automatic scale and zero point on the controls
+        try:
+            auto = quant.auto_scale(quant.parse_values(text), bits, symmetric)
+            st.session_state["quant.scale"], st.session_state["quant.zero_point"] = auto
+        except ValueError:
+            pass  # the ruler below says what is wrong
+    st.session_state["quant.scale_step"] = R.nearest_step(st.session_state["quant.scale"])
+    m, s1, s2, z = st.columns([2, 3, 2, 2])
+    mode = m.radio(
+        "Scale",
+        ["automatic", "set by hand"],
+        key="quant.scale_mode",
+        help="Automatic: largest magnitude / largest stored integer (affine: range / levels, and its zero point). "
+        "Moving the slider or typing a scale sets it by hand.",
+        **kw,
+    )
+    s1.select_slider(
+        "Scale s (log scale: drag to move the shelves)",
+        R.SCALE_STEPS,
+        key="quant.scale_step",
+        format_func=lambda v: f"{v:g}",
+        on_change=by_hand,
+        args=(True,),
+        **kw,
+    )
+    scale_in = s2.number_input("s, exactly", step=None, format="%.8g", key="quant.scale", on_change=by_hand, **kw)
+    zero_in = None
+    if not symmetric:
+        zero_in = z.number_input(
+            "Zero point z", step=1, key="quant.zero_point", on_change=by_hand, help="The stored code of 0.", **kw
         )
-    else:
-        st.markdown("The sum is beyond float64's range (±1.8 × 10³⁰⁸): there is no finite result to compare.")
-with c2:
-    st.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")
-    p, ly, s = st.columns(3)
-    paris = p.number_input("Paris", step=0.05, key="quant.paris", **kw)
-    lyon = ly.number_input("Lyon", step=0.05, key="quant.lyon", **kw)
-    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, key="quant.tie_scale", **kw)
+    return mode == "set by hand", scale_in, zero_in
+
+
+# Moving a control reruns only this part (a fragment): the page's static chart and table and the
+# real-format block below it do not depend on the ruler's settings, and skipping them roughly
+# halves the server's work per move (README, "A class at once").
+@st.fragment
+def ruler_section() -> None:
+    text, bits, symmetric, rounding, clip = controls()
+    if text != st.session_state.get(DRAWN):
+        st.rerun()  # new values: the whole page, since the real-format block reads them too
+    hand, scale_in, zero_in = scale_controls(text, bits, symmetric)
     try:
-        choice, rounded = quant.greedy_after_quantizing([paris, lyon], tie_scale, rounding)
-        names = ["Paris", "Lyon"]
-        st.markdown(
-            f"before: greedy picks **{names[int(np.argmax([paris, lyon]))]}** · rounded to "
-            f"[{rounded[0]:g}, {rounded[1]:g}] → **{names[choice]}**"
-            + (" (a tie: the first in candidate order)" if rounded[0] == rounded[1] else "")
-        )
+        args = (scale_in if hand else None, symmetric, zero_in if hand else None, rounding, clip)
+        r = R.ruler(quant.parse_values(text), bits, *args)
     except ValueError as err:
         ui.refuse(err)
+        st.stop()
+    for note in r.notes:
+        st.warning(note)
+    ui.chart(ui_figures.figure("fig_ruler", r), key="ruler", table=False)  # its table is below
+    if r.levels is None:
+        st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
+    st.caption(
+        f"Rounding bound s/2 = {r.scale / 2:.6g} (the whiskers). Formula: q = clip(round(x/s) + z, "
+        f"{r.qmin}, {r.qmax}), x̂ = s·(q − z)."
+    )
+    if len(r.x) <= 200:
+        st.dataframe(R.ruler_table(r), hide_index=True)
+    ui_quant.reaches_the_output(r, rounding)
+    st.subheader("Storage, honestly counted")
+    g1, g2, g3 = st.columns(3)
+    group = g1.select_slider(
+        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key="quant.group", **kw
+    )
+    scale_bytes = g2.radio(
+        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key="quant.scale_bytes", **kw
+    )
+    store = R.storage(r, None if group == "whole list" else group, scale_bytes)
+    g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
+    st.markdown(store.sentence)
 
-st.subheader("Storage, honestly counted")
-g1, g2, g3 = st.columns(3)
-group = g1.select_slider(
-    "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key="quant.group", **kw
-)
-scale_bytes = g2.radio(
-    "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key="quant.scale_bytes", **kw
-)
-store = R.storage(r, None if group == "whole list" else group, scale_bytes)
-g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
-st.markdown(store.sentence)
+
+st.selectbox("The chapters' cases", list(R.PRESETS), key="quant.preset", on_change=load_preset, **kw)
+st.session_state[DRAWN] = st.session_state["quant.values"]
+ruler_section()
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 ui.chart(ui_figures.figure("fig_bits_per_weight", sizes, R.bits_per_weight_curves(sizes)), key="bpw")
 st.table(R.formats_table(), hide_index=True)
-ui_gguf.ruler_block(values)
+ui_gguf.ruler_block(quant.parse_values(st.session_state[DRAWN]))

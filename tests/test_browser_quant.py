@@ -77,3 +77,27 @@ def test_sweep_right_axis_has_round_ticks():
             step = steps.pop()
             mantissa = step / 10 ** math.floor(math.log10(step))
             assert round(mantissa, 6) in (1, 2, 2.5, 5) and all(round(v / step, 6).is_integer() for v in values)
+
+
+def test_new_values_reach_the_real_format_block():
+    """The ruler's controls rerun only their part of the page (a fragment), but the real-format block
+    below reads the values too: typing new values redraws it with their Q4_0 bytes, as core.ruler
+    (checked against the gguf package in test_ggml_blocks) stores them; a bit-width move keeps it."""
+    from core import ruler as R
+
+    values = [0.5, -1.25, 2.0, 3.75, -0.125]
+    expected = R.ruler_block(values, "Q4_0", 0).view.hex
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/quantize")
+        page.wait_for_function(RULER_TITLE_JS, timeout=30000)
+        hex_line = page.get_by_text("bytes in file order (hex)")
+        before = hex_line.inner_text()
+        page.get_by_role("slider", name="Bit width").press("ArrowLeft")
+        page.wait_for_function(f"() => ({RULER_TITLE_JS})().includes('3-bit')", timeout=30000)
+        assert hex_line.inner_text() == before
+        box = page.get_by_label("Values (commas, spaces or new lines)")
+        box.fill(", ".join(map(str, values)))
+        box.press("Control+Enter")
+        page.get_by_text(expected).wait_for(timeout=30000)
+        assert expected not in before
+        assert "3-bit" in page.evaluate(RULER_TITLE_JS)  # the controls kept their setting

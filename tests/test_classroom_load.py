@@ -26,3 +26,43 @@ def test_five_protocol_sessions_against_the_server():
     r = asyncio.run(run_protocol(sessions=5, steps=5))
     assert r["errors"] == [] and r["completed"] == 5
     assert r["crosstalk"] == [] and len(r["step_ms"]) == 25
+
+
+BLOCK_CAPTION = "The ruler above is the chapters' teaching format"  # ui_gguf.ruler_block, outside the fragment
+
+
+def test_the_bit_width_slider_reruns_only_the_ruler():
+    """On the quantization ruler, a bit-width move is a fragment rerun (lessons/quantize.py): the
+    reply redraws the ruler at 3 bits but not the real-format block below it, which the page load
+    drew; the server spends less on it than on the page load (CPU time from /proc)."""
+    from bench.procs import total_cpu_seconds
+    from bench.server_load import Client, rerun
+    from tests.browser_util import running_server
+
+    async def lesson(url: str, pid: int) -> tuple:
+        ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
+        import websockets
+
+        async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, proxy=None) as ws:
+            client = Client(ws, "")
+            await rerun(client, "")
+            t0 = total_cpu_seconds([pid])
+            page = await rerun(client, client.pages["quantize"])
+            t1 = total_cpu_seconds([pid])
+            slider_id, options, fragment = page.sliders["Bit width"]
+
+            def three_bits(w):
+                w.id = slider_id
+                w.string_array_value.data.append(options[options.index("3")])
+
+            moved = await rerun(client, client.page_hash, fragment, [three_bits])
+            return page, moved, t1 - t0, total_cpu_seconds([pid]) - t1
+
+    with running_server() as (url, proc):
+        asyncio.run(lesson(url, proc.pid))  # warm: the first visit imports and caches
+        page, moved, page_cpu, moved_cpu = asyncio.run(lesson(url, proc.pid))
+    assert any(t.startswith(BLOCK_CAPTION) for t in page.texts) and any("4-bit symmetric" in t for t in page.texts)
+    assert page.sliders["Bit width"][2] != ""  # drawn inside a fragment
+    assert any("3-bit symmetric" in t for t in moved.texts) and moved.exception is None
+    assert not any(t.startswith(BLOCK_CAPTION) for t in moved.texts)
+    assert moved_cpu < page_cpu
