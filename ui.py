@@ -14,6 +14,7 @@ import torch
 
 import ui_models
 import ui_picker
+import ui_tables
 from core import assets, share, state
 from core.context import run_policy
 from core.cost import kv_cache_bytes_for
@@ -295,7 +296,7 @@ def sidebar_model_card() -> None:
             "validation loss": f"{card['validation_loss_nats_per_token']:.3f} nats/token "
             f"(perplexity {card['validation_perplexity']:.2f})",
         }
-        st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
+        st.table(ui_tables.arrow({"": list(rows), "value": [str(v) for v in rows.values()]}), hide_index=True)
 
 
 def chart_in(container, fig, key: str, table: bool = True) -> None:

@@ -16,6 +16,7 @@ import streamlit as st
 
 import ui
 import ui_figures
+import ui_tables
 from core import cost, viz
 from core import ruler as R
 from core import state as K
@@ -64,12 +65,12 @@ def ruler_block(values) -> None:
     ui.chart(ui_figures.figure("fig_block", v, blk.n_appended), key="ruler_block")
     st.markdown(f"The block's {len(v.raw)} bytes in file order (hex): `{v.hex}`")
     left, right = st.columns([2, 3])
-    left.table(v.byte_parts(), hide_index=True)
+    left.table(ui_tables.arrow(v.byte_parts()), hide_index=True)
     if v.packing():
-        right.table(v.packing(), hide_index=True)
+        right.table(ui_tables.arrow(v.packing()), hide_index=True)
         right.caption("Low nibble first: byte j of qs holds value j in its low 4 bits, value j + 16 in its high 4.")
     with st.expander("Every value: stored code, q, x̂ = d·q (+ m), error, where its bits are"):
-        st.dataframe(v.rows(), hide_index=True)
+        st.dataframe(ui_tables.arrow(v.rows()), hide_index=True)
 
 
 # ---- the weights page: export --------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui_models
+import ui_tables
 from core import state
 from core.text import sentence
 
@@ -73,4 +74,4 @@ def sidebar_card(path: str) -> None:
     with st.sidebar:
         st.subheader("The model in use")
         st.caption(f"{card.name} — a checkpoint read from this machine (safetensors), shared by every session.")
-        st.table({"": list(rows), "value": [str(v) for v in rows.values()]}, hide_index=True)
+        st.table(ui_tables.arrow({"": list(rows), "value": [str(v) for v in rows.values()]}), hide_index=True)

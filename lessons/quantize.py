@@ -6,6 +6,7 @@ import ui
 import ui_figures
 import ui_gguf
 import ui_quant
+import ui_tables
 from core import quant
 from core import ruler as R
 from core import state as K
@@ -111,7 +112,7 @@ def ruler_section() -> None:
         f"{r.qmin}, {r.qmax}), x̂ = s·(q − z)."
     )
     if len(r.x) <= 200:
-        st.dataframe(R.ruler_table(r), hide_index=True)
+        st.dataframe(ui_tables.arrow(R.ruler_table(r)), hide_index=True)
     ui_quant.reaches_the_output(r, rounding)
     st.subheader("Storage, honestly counted")
     g1, g2, g3 = st.columns(3)
@@ -131,5 +132,5 @@ st.session_state[DRAWN] = st.session_state["quant.values"]
 ruler_section()
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 ui.chart(ui_figures.figure("fig_bits_per_weight", sizes, R.bits_per_weight_curves(sizes)), key="bpw")
-st.table(R.formats_table(), hide_index=True)
+st.table(ui_tables.arrow(R.formats_table()), hide_index=True)
 ui_gguf.ruler_block(quant.parse_values(st.session_state[DRAWN]))

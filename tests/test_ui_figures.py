@@ -41,3 +41,19 @@ def test_each_caller_gets_its_own_figure():
     mine.update_layout(font_size=20)  # what ui.chart does in presenter mode
     theirs = ui_figures.figure(name, *args)
     assert mine is not theirs and theirs.layout.font.size != 20
+
+
+def test_the_cache_tells_arguments_apart():
+    """Keyed by the arguments' pickle: the bill page's curves for 3 heads and for 4 are two figures,
+    each equal to its own fresh drawing, whichever was cached first."""
+    import ui_figures
+
+    three, four = bill.growth(20_000, 2, 3), bill.growth(20_000, 2, 4)
+    for growth, per in [
+        (three, "× 2 layers × 3 heads"),
+        (four, "× 2 layers × 4 heads"),
+        (three, "× 2 layers × 3 heads"),
+    ]:
+        fresh = json.loads(pio.to_json(viz.fig_growth_shapes(growth, per)))
+        assert json.loads(pio.to_json(ui_figures.figure("fig_growth_shapes", growth, per))) == fresh
+    assert three.marks != four.marks
