@@ -96,6 +96,10 @@ def test_new_values_reach_the_real_format_block():
         page.wait_for_function(f"() => ({RULER_TITLE_JS})().includes('3-bit')", timeout=30000)
         assert hex_line.inner_text() == before
         box = page.get_by_label("Values (commas, spaces or new lines)")
+        box.fill("0.5, <b>x</b>")  # refused, shown literally; the block below has nothing to store
+        box.press("Control+Enter")
+        page.get_by_text("('<b>x</b>') is not a number").wait_for(timeout=30000)
+        assert hex_line.count() == 0
         box.fill(", ".join(map(str, values)))
         box.press("Control+Enter")
         page.get_by_text(expected).wait_for(timeout=30000)
