@@ -24,6 +24,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.procs import cpu_seconds
 from core import state as K
 from core.assets import load_model, load_shipped_tokenizer
 from core.decode import SamplingConfig, generate_cached
@@ -166,12 +167,6 @@ async def one_session(
         out.errors.append(f"session {i}, {stage}: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
     finally:
         await ctx.close()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a live process has used so far (``/proc/<pid>/stat``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def machine_busy_seconds() -> float:

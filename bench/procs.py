@@ -5,10 +5,22 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bench.classroom_load import cpu_seconds
 from core.assets import ASSETS
 
 WEIGHTS = str(ASSETS / "model.safetensors")
+
+
+def stat_fields(pid: int) -> list[str]:
+    """``/proc/<pid>/stat`` after the command name (split on its last ")": a name may hold spaces or
+    parentheses). Index 0 is field 3 of proc(5), the state: 1 is the parent's pid, 11 utime, 12 stime,
+    in clock ticks. Raises ``OSError`` once the process has exited."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a live process has used so far."""
+    fields = stat_fields(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def total_cpu_seconds(pids: list[int]) -> float:
@@ -18,9 +30,8 @@ def total_cpu_seconds(pids: list[int]) -> float:
 
 def kernel_cpu_seconds(pids: list[int]) -> float:
     """System (kernel) CPU seconds of the live processes ``pids`` so far: syscalls, and waking
-    threads that hand each other Python's GIL (``/proc/<pid>/stat`` field 15, stime)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    return sum(int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[12]) / tick for p in pids)
+    threads that hand each other Python's GIL (stime)."""
+    return sum(int(stat_fields(p)[12]) for p in pids) / os.sysconf("SC_CLK_TCK")
 
 
 def children(pid: int) -> list[int]:
@@ -28,7 +39,7 @@ def children(pid: int) -> list[int]:
     kids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            fields = stat_fields(int(stat.parent.name))
         except OSError:
             continue  # the process exited meanwhile
         if int(fields[1]) == pid:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import torch
 
-from bench.classroom_load import cpu_seconds
+from bench.procs import cpu_seconds
 from core import session as S
 from core import state as K
 from core.assets import load_model, load_shipped_tokenizer
