@@ -13,6 +13,7 @@ import torch
 
 from core.corpus import generate_corpus
 from core.kv_cache import KVCache
+from core.layout import fuse_projections
 from core.model import GPT
 from core.quant import fake_quantize_groups, int_range, storage_bytes
 
@@ -47,6 +48,8 @@ def quantize_weights(model: GPT, n_bit: int, group_size: int | None = 32, roundi
         w = params[name]
         wq = fake_quantize_groups(w.detach().double().numpy(), n_bit, group_size, rounding)
         w.copy_(torch.from_numpy(wq).to(w.dtype))
+    if model.layers and model.layers[0].self_attn.fused_qkv is not None:
+        fuse_projections(q)  # a deep copy runs its parts one by one (core.layout): fuse it as the original
     return q.eval()
 
 

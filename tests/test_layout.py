@@ -130,3 +130,19 @@ def test_decode_layout_keeps_values_and_stores_along_the_longer_side():
     model = torch.nn.Module()
     model.layers = []
     fuse_projections(model)  # nothing to fuse: no error
+
+
+@pytest.mark.parametrize("arch", ["llama", "gpt2"])
+@torch.no_grad()
+def test_a_rounded_copy_of_a_fused_model_runs_fused_and_equals_its_parts(folders, arch):
+    """The weights page's rounded copy (core.quant_model.quantize_weights) of a loaded checkpoint is
+    fused again, the original untouched; its logits equal the same rounded weights run part by part."""
+    from core.quant_model import quantize_weights
+
+    model, _, _ = load(folders[arch])
+    before = model(IDS)[0]
+    rounded = quantize_weights(model, 4, 16)
+    assert all(b.self_attn.fused_qkv is not None for b in rounded.layers)
+    assert torch.equal(model(IDS)[0], before)
+    assert not torch.equal(rounded(IDS)[0], before)  # rounding moved the logits
+    torch.testing.assert_close(rounded(IDS)[0], unfused(rounded)(IDS)[0], atol=1e-5, rtol=0)
