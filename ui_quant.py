@@ -20,7 +20,10 @@ def reaches_the_output(r, rounding: str) -> None:
     c1, c2 = st.columns(2)
     c1.markdown("**A dot product** with input [1, 1, …, 1] (Ch. 19)")
     dot = R.dot_product(r)
-    fmt = lambda v: np.format_float_positional(v, precision=4, min_digits=2)  # noqa: E731
+
+    def fmt(v: float) -> str:  # past 10¹⁶ a float has no fractional digits left to show: 5 significant ones
+        return np.format_float_positional(v, precision=4, min_digits=2) if abs(v) < 1e16 else f"{v:.4e}"
+
     if dot.finite:
         c1.markdown(
             f"before: **{fmt(dot.before)}** · after: **{fmt(dot.after)}** · difference {fmt(dot.after - dot.before)}"

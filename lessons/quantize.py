@@ -100,8 +100,9 @@ def ruler_section() -> None:
         args = (scale_in if hand else None, symmetric, zero_in if hand else None, rounding, clip)
         r = R.ruler(quant.parse_values(text), bits, *args)
     except ValueError as err:
-        ui.refuse(err)
-        st.stop()
+        # Not st.stop(): on a whole-page run it would also stop the parts below the fragment, and the
+        # fragment's own reruns never draw those again.
+        return ui.refuse(err)
     for note in r.notes:
         st.warning(note)
     ui.chart(ui_figures.figure("fig_ruler", r), key="ruler", table=False)  # its table is below
@@ -133,4 +134,9 @@ ruler_section()
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 ui.chart(ui_figures.figure("fig_bits_per_weight", sizes, R.bits_per_weight_curves(sizes)), key="bpw")
 st.table(ui_tables.arrow(R.formats_table()), hide_index=True)
-ui_gguf.ruler_block(quant.parse_values(st.session_state[DRAWN]))
+try:
+    drawn = quant.parse_values(st.session_state[DRAWN])
+except ValueError:
+    drawn = None  # values that do not parse: the ruler above says why, and there is no block to store
+if drawn is not None:
+    ui_gguf.ruler_block(drawn)

@@ -266,3 +266,12 @@ def test_a_sum_past_float64s_range_is_said_not_shown_as_inf():
     assert table["x̂"].tolist() == [1.7e308, 1.7e308] and table["error x̂ − x"].tolist() == [0.0, 0.0]
     at.text_area(key="quant.values").set_value("1e308, -1e308").run()  # finite: 0 before, so no % change
     assert any(m.value.startswith("before: **0.00**") and "%" not in m.value for m in at.markdown)
+
+
+def test_a_huge_dot_product_is_written_with_an_exponent():
+    """1e300 + 2: the dot product is 1e300 and reads 1.0000e+300, not 301 digits (found by a helper)."""
+    at = new_app("lessons/quantize.py")
+    at.text_area(key="quant.values").set_value("1e300, 2")
+    at.radio(key="quant.scale_mode").set_value("automatic").run()
+    dot = next(m.value for m in at.markdown if m.value.startswith("before: **"))
+    assert "before: **1.0000e+300** · after: **1.0000e+300**" in dot and len(dot) < 120

@@ -105,3 +105,25 @@ def test_new_values_reach_the_real_format_block():
         page.get_by_text(expected).wait_for(timeout=30000)
         assert expected not in before
         assert "3-bit" in page.evaluate(RULER_TITLE_JS)  # the controls kept their setting
+
+
+def test_a_ruler_error_leaves_the_rest_of_the_page():
+    """A value the preset's scale cannot hold (1e300 at s = 0.1) is refused in the ruler's part of
+    the page, but the parts below it still draw — the real-format block with its own refusal —
+    and stay when the ruler recovers (scale automatic). With st.stop() in the fragment they
+    vanished until a reload (found by a helper trying to break the page)."""
+    with running_app() as url, browser_page() as page:
+        page.goto(url + "/quantize")
+        page.wait_for_function(RULER_TITLE_JS, timeout=30000)
+        box = page.get_by_label("Values (commas, spaces or new lines)")
+        box.fill("1e300, 2")
+        box.press("Control+Enter")
+        page.get_by_text("is too small for these values").wait_for(timeout=30000)
+        block = page.get_by_text("Cannot store these values as Q4_0")
+        block.wait_for(timeout=30000)
+        assert page.get_by_text("Scales cost bits").count() == 1
+        page.get_by_text("automatic", exact=True).click()
+        page.wait_for_function(f"() => ({RULER_TITLE_JS})().includes('4-bit symmetric')", timeout=30000)
+        page.wait_for_timeout(1000)
+        assert block.count() == 1 and page.get_by_text("Scales cost bits").count() == 1
+        assert page.get_by_test_id("stException").count() == 0
