@@ -33,7 +33,8 @@ def _figure_dict(name: str, args_pickle: bytes) -> dict:
 
 
 def figure(name: str, *args) -> go.Figure:
-    """``core.viz.<name>(*args)``, built once per distinct ``args`` (hashed by streamlit's
-    ``st.cache_data``: numbers, strings, tuples, numpy arrays and dataclasses of them). Raises
-    ``AttributeError`` for a name ``core.viz`` does not have."""
+    """``core.viz.<name>(*args)``, built once per distinct ``args`` (``st.cache_data`` keyed by
+    their pickle: numbers, strings, lists, tuples, numpy arrays and dataclasses of them). Raises
+    ``AttributeError`` for a name ``core.viz`` does not have, and pickle's error for arguments it
+    cannot pickle."""
     return go.Figure(_figure_dict(name, pickle.dumps(args)), _validate=False)
