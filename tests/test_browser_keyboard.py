@@ -42,6 +42,16 @@ def tab_to(page, want, stops: list | None = None, limit: int = 60, key: str = "T
     raise AssertionError("not reached by Tab: " + str(stops[-5:] if stops else ""))
 
 
+# The app's own style sheet (assets/style/a11y.css, which draws the focus ring) is in the page. Streamlit sends a
+# style-only st.html to its event container, rendered with the page's first elements; one CI run pressed Tab
+# before it was there (a focused skip link, no ring), so the tests wait for it before the first Tab.
+APP_STYLE_JS = "() => [...document.querySelectorAll('style')].some(s => s.textContent.includes('#1c62b9'))"
+
+
+def wait_app_style(page) -> None:
+    page.wait_for_function(APP_STYLE_JS, timeout=30000)
+
+
 def button(name: str):
     return lambda f: f["tag"] == "BUTTON" and f["text"].startswith(name)
 
@@ -58,6 +68,7 @@ def test_decode_page_by_keyboard_alone(url):
     with browser_page(1280, 800) as page:
         page.goto(url)
         page.get_by_role("button", name="Prefill").wait_for(timeout=60000)
+        wait_app_style(page)
         stops = []
         tab_to(page, button("Prefill"), stops)
         page.keyboard.press("Enter")
@@ -107,6 +118,7 @@ def test_ruler_sliders_by_keyboard_alone(url):
         page.goto(f"{url}/quantize")
         page.locator(".chart-desc").first.wait_for(timeout=60000)
         page.locator("input[type=range]").first.wait_for(timeout=30000)
+        wait_app_style(page)
         assert page.evaluate(desc_js).startswith("4-bit symmetric: stored integers -7 … 7, scale s = 0.1.")
         tab_to(page, lambda f: f["role"] == "slider" and f["text"] == "Bit width")
         assert page.evaluate("() => document.activeElement.getAttribute('aria-valuetext')") == "4"
