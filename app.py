@@ -4,6 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
+import heap
 import ui
 import ui_lesson
 
@@ -33,3 +34,4 @@ ui.sidebar_model_card()
 ui_lesson.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 ui.url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
 nav.run()
+heap.settle()  # after a run that imported modules: freeze them, so full GC passes skip them
