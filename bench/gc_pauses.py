@@ -1,0 +1,80 @@
+"""Full garbage collections in a class server, without and with ``heap.settle``'s freeze.
+
+``python -m bench.gc_pauses [--replicas 4] [--runs 2]``: for each setting, a class server of N
+replicas (each replica's first lesson warms it: model, every page's imports), then the hammering
+scenario of ``bench.server_load`` (40 sessions × 20 Steps, no pause) ``--runs`` times. Every full
+(generation 2) collection in a replica during those runs is logged by ``bench/gc_hook`` (a
+``sitecustomize`` on the replicas' PYTHONPATH; it also turns ``gc.freeze`` into a no-op for the
+"not frozen" setting). Prints, per setting: the collections, their longest and median pause
+(wall time, the GIL held: every session of that replica waits), and the Step p50 / p95."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+from bench.classroom_load import p50_p95
+from bench.server_load import drive
+
+HOOK = Path(__file__).resolve().parent / "gc_hook"
+SETTINGS = (("not frozen (gc.freeze a no-op)", True), ("frozen by heap.settle (the app)", False))
+
+
+def pauses_ms(folder: Path, since: float) -> list[float]:
+    """Pauses (ms) of the full collections logged in ``folder`` after the time ``since`` (epoch s)."""
+    out = []
+    for log in folder.glob("*.txt"):
+        for line in log.read_text().splitlines():
+            t, ms, _ = line.split()
+            if float(t) >= since:
+                out.append(float(ms))
+    return out
+
+
+async def one_setting(replicas: int, runs: int, nofreeze: bool) -> dict:
+    import time
+
+    from serve import class_server, free_port
+
+    folder = Path(tempfile.mkdtemp(prefix="gc-pauses-"))
+    env = {"PYTHONPATH": str(HOOK), "BENCH_GC_LOG": str(folder), "BENCH_GC_NOFREEZE": "1" if nofreeze else ""}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # the replicas inherit it
+    try:
+        with class_server(replicas, port=free_port()) as srv:
+            for r in srv.replicas:  # warm: the model, every page the lesson visits
+                await drive(srv.url, 1, 2, first=90, pin=f"class_replica={r.name}")
+            since, steps = time.time(), []
+            for _ in range(runs):
+                steps += (await drive(srv.url, 40, 20, pids=[r.proc.pid for r in srv.replicas]))["step_ms"]
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    return {"pauses": pauses_ms(folder, since), "step": p50_p95(steps)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--replicas", type=int, default=4)
+    ap.add_argument("--runs", type=int, default=2)
+    args = ap.parse_args()
+    print(
+        f"{args.replicas} replicas, {args.runs} hammering runs each (40 sessions × 20 Steps); load average "
+        f"before: {os.getloadavg()[0]:.1f}\n"
+    )
+    print("| setting | full collections | longest / median pause | Step p50 / p95 |\n|---|---:|---:|---:|")
+    for name, nofreeze in SETTINGS:
+        r = asyncio.run(one_setting(args.replicas, args.runs, nofreeze))
+        p = r["pauses"] or [0.0]
+        print(
+            f"| {name} | {len(r['pauses'])} | {max(p):.0f} / {statistics.median(p):.0f} ms "
+            f"| {r['step'][0]:.0f} / {r['step'][1]:.0f} ms |"
+        )
+
+
+if __name__ == "__main__":
+    main()
