@@ -13,8 +13,9 @@ When: after a script run that imported modules the process had not frozen yet (i
 and a page's first visit in this process): one collection, then freeze what survived. Once every
 page has been visited there is nothing new, and no more freezes. The price: objects of that one
 run still alive at the freeze (its session's state) are not found by the cycle collector if they
-later become garbage in a reference cycle; reference counting still frees everything else. At
-most one run per page and process, so a bounded, small amount."""
+later become garbage in a reference cycle; reference counting still frees everything else. Each
+module is imported once per process, so this happens a bounded number of times (about once per
+page), not per student."""
 
 from __future__ import annotations
 
