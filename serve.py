@@ -80,7 +80,8 @@ def default_replicas() -> int:
     shared by the kernel's scheduler. With 40 sessions on 2 cores, 4 replicas gave a Step p95 of
     63–109 ms following along and 506–572 ms hammering (5 runs), against 220–334 and 669–678 ms
     for 2 (2 runs; ``python -m bench.server_load --replicas N``, README). Eight (four per core)
-    gave about the same hammering p95 as four later (438–486 against 473–545 ms, 3 and 4 runs)."""
+    gave about the same hammering p95 as four later (438–486 against 473–545 ms, 3 and 4 runs), and
+    again with the heap frozen (``heap.py``: 424–454 against 438–457 ms, 2 runs each)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return 2 * cores
 
