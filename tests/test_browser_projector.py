@@ -51,3 +51,16 @@ def test_presenter_mode_scales_dataframes():
             heights[query] = grid.bounding_box()["height"]
             screenshot(page, f"presenter-dataframe{query.replace('?', '-').replace('=', '')}")
     assert heights["?present=1"] >= 1.3 * heights[""], heights
+
+
+def test_presenter_mode_keeps_the_first_figure_on_the_projected_screen():
+    """At 1920×1080 with ?present=1 a page leaves as little room above its title as the decode page does
+    (4rem, no h1 padding on top), so the quantization ruler's chart starts on the first screen with room to
+    show its shelves (streamlit's default left it at ~880 px, its top edge only)."""
+    with running_app() as url, browser_page(1920, 1080) as page:
+        page.goto(f"{url}/quantize?present=1")
+        page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
+        page.wait_for_timeout(1000)
+        h1_top = page.evaluate("() => document.querySelector('h1').getBoundingClientRect().top")
+        chart_top = page.evaluate("() => document.querySelector('.js-plotly-plot').getBoundingClientRect().top")
+        assert h1_top < 100 and chart_top < 1080 - 250, (h1_top, chart_top)
