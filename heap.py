@@ -11,11 +11,13 @@ permanent generation that collections skip.
 
 When: after a script run that imported modules the process had not frozen yet (its first run,
 and a page's first visit in this process): one collection, then freeze what survived. Once every
-page has been visited there is nothing new, and no more freezes. The price: objects of that one
-run still alive at the freeze (its session's state) are not found by the cycle collector if they
-later become garbage in a reference cycle; reference counting still frees everything else. Each
-module is imported once per process, so this happens a bounded number of times (about once per
-page), not per student."""
+page has been visited there is nothing new, and no more freezes. The price: whatever else is alive
+in the process at a freeze (every connected session's state, other threads' objects of the moment)
+is not found by the cycle collector if it later becomes garbage in a reference cycle; reference
+counting still frees everything else. Each module is imported once per process, so this happens a
+bounded number of times (about once per page), not per student. A module another thread is still importing at
+that moment is already in ``sys.modules``: the objects it creates afterwards stay unfrozen (full
+collections walk them; nothing leaks)."""
 
 from __future__ import annotations
 
@@ -29,8 +31,8 @@ _modules_frozen = 0  # len(sys.modules) at the last freeze
 
 def settle() -> bool:
     """Collect and freeze the heap if modules were imported since the last freeze (thread-safe:
-    every session's script runs on its own thread). Returns whether it froze. A collection and
-    freeze take ~0.1–0.3 s, once per newly imported page; otherwise ~1 µs."""
+    every session's script runs on its own thread). Returns whether it froze. The first collection
+    and freeze in a process take ~0.1 s, later ones a few ms; with nothing new, ~0.1 µs."""
     global _modules_frozen
     if len(sys.modules) <= _modules_frozen:
         return False

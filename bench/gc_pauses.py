@@ -5,14 +5,16 @@ replicas (each replica's first lesson warms it: model, every page's imports), th
 scenario of ``bench.server_load`` (40 sessions × 20 Steps, no pause) ``--runs`` times. Every full
 (generation 2) collection in a replica during those runs is logged by ``bench/gc_hook`` (a
 ``sitecustomize`` on the replicas' PYTHONPATH; it also turns ``gc.freeze`` into a no-op for the
-"not frozen" setting). Prints, per setting: the collections, their longest and median pause
-(wall time, the GIL held: every session of that replica waits), and the Step p50 / p95."""
+"not frozen" setting). Prints, per setting: the collections during the runs (not the one each
+replica runs as it exits), their longest and median pause (wall time, the GIL held: every session
+of that replica waits), and the Step p50 / p95."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import tempfile
 from pathlib import Path
@@ -24,13 +26,15 @@ HOOK = Path(__file__).resolve().parent / "gc_hook"
 SETTINGS = (("not frozen (gc.freeze a no-op)", True), ("frozen by heap.settle (the app)", False))
 
 
-def pauses_ms(folder: Path, since: float) -> list[float]:
-    """Pauses (ms) of the full collections logged in ``folder`` after the time ``since`` (epoch s)."""
+def pauses_ms(folder: Path, since: float, until: float = float("inf")) -> list[float]:
+    """Pauses (ms) of the full collections logged in ``folder`` between the times ``since`` and
+    ``until`` (epoch s). The end matters: a replica stopped with SIGTERM runs one more full
+    collection as its interpreter exits, which no student waits for."""
     out = []
     for log in folder.glob("*.txt"):
         for line in log.read_text().splitlines():
             t, ms, _ = line.split()
-            if float(t) >= since:
+            if since <= float(t) <= until:
                 out.append(float(ms))
     return out
 
@@ -51,10 +55,13 @@ async def one_setting(replicas: int, runs: int, nofreeze: bool) -> dict:
             since, steps = time.time(), []
             for _ in range(runs):
                 steps += (await drive(srv.url, 40, 20, pids=[r.proc.pid for r in srv.replicas]))["step_ms"]
+            until = time.time()  # before the replicas stop (and collect once more on their way out)
+        pauses = pauses_ms(folder, since, until)
     finally:
         for k, v in saved.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
-    return {"pauses": pauses_ms(folder, since), "step": p50_p95(steps)}
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"pauses": pauses, "step": p50_p95(steps)}
 
 
 def main() -> None:

@@ -26,3 +26,11 @@ def test_hook_logs_full_collections_and_can_switch_freeze_off(tmp_path):
     pauses = pauses_ms(tmp_path, t0)
     assert len(pauses) == 2 and all(0 < ms < 10_000 for ms in pauses)
     assert pauses_ms(tmp_path, time.time() + 1) == []
+
+
+def test_pauses_ms_keeps_only_the_window(tmp_path):
+    """A replica's collection as it exits (after the runs) is not counted: pauses_ms cuts at ``until``."""
+    (tmp_path / "1.txt").write_text("100.000 5.0 10\n200.000 7.5 3\n300.000 250.0 900\n")
+    (tmp_path / "2.txt").write_text("150.000 1.5 0\n")
+    assert sorted(pauses_ms(tmp_path, 100.0, 200.0)) == [1.5, 5.0, 7.5]
+    assert pauses_ms(tmp_path, 150.5) == [7.5, 250.0]
