@@ -1,8 +1,8 @@
 """The server process's heap and Python's cyclic garbage collector: long-lived objects are frozen.
 
-Why: under a class's load every replica ran a full (generation 2) collection about once per
-40-student lesson, and each took 300–700 ms with the GIL held (measured with ``gc.callbacks`` in
-four replicas on two cores, ``python -m bench.server_load --replicas 4``'s hammering scenario):
+Why: under a class's load every replica ran a full (generation 2) collection every one or two
+40-student lessons, and each took 500–800 ms with the GIL held (``python -m bench.gc_pauses``:
+``gc.callbacks`` in four replicas on two cores, ``bench.server_load``'s hammering scenario):
 every Step of that replica's ten students waited, and those pauses were the bursts of ~10 slow
 Steps that made the Step p95. A full collection walks every tracked object, and most of them are
 the modules (torch, streamlit, plotly, pint, gguf …) with their functions and constants, which
