@@ -17,6 +17,7 @@ import os
 import shutil
 import statistics
 import tempfile
+import time
 from pathlib import Path
 
 from bench.classroom_load import p50_p95
@@ -40,12 +41,11 @@ def pauses_ms(folder: Path, since: float, until: float = float("inf")) -> list[f
 
 
 async def one_setting(replicas: int, runs: int, nofreeze: bool) -> dict:
-    import time
-
     from serve import class_server, free_port
 
     folder = Path(tempfile.mkdtemp(prefix="gc-pauses-"))
-    env = {"PYTHONPATH": str(HOOK), "BENCH_GC_LOG": str(folder), "BENCH_GC_NOFREEZE": "1" if nofreeze else ""}
+    path = os.pathsep.join(p for p in (str(HOOK), os.environ.get("PYTHONPATH", "")) if p)  # the hook first
+    env = {"PYTHONPATH": path, "BENCH_GC_LOG": str(folder), "BENCH_GC_NOFREEZE": "1" if nofreeze else ""}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # the replicas inherit it
     try:

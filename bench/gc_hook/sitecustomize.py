@@ -1,5 +1,5 @@
-"""Loaded by every replica that ``bench.gc_pauses`` starts (it sets their PYTHONPATH to this
-folder): writes each full (generation 2) garbage collection's pause to
+"""Loaded by every replica that ``bench.gc_pauses`` starts (it puts this folder first on their
+PYTHONPATH): writes each full (generation 2) garbage collection's pause to
 ``$BENCH_GC_LOG/<pid>.txt``; with ``BENCH_GC_NOFREEZE`` set, ``gc.freeze`` does nothing, so the
 same run measures the app as it was before ``heap.settle`` froze anything. Never loaded by the app
 itself; tests/test_bench_gc.py loads it in a child process of its own."""
