@@ -142,12 +142,15 @@ def _still_views(fused: Fused, linears) -> bool:
     return True
 
 
-def project(x: torch.Tensor, linears, fused: Fused | None) -> tuple[torch.Tensor, ...]:
+def project(x: torch.Tensor, linears, fused: Fused | None, join: int = 1) -> tuple[torch.Tensor, ...]:
     """Each of ``linears`` applied to ``x`` ``(B, T, in)`` → a tuple of ``(B, T, out_i)``: one
-    product when ``fused`` still holds their weights and gradients are off, else one each."""
+    product when ``fused`` still holds their weights and gradients are off, else one each.
+    ``join`` = j returns the first j outputs as one ``(B, T, out_0 + … + out_{j-1})`` (q and k,
+    which RoPE rotates together): a view of the fused product, else a concatenation."""
     if fused is not None and not torch.is_grad_enabled() and _still_views(fused, linears):
-        return F.linear(x, fused.weight, fused.bias).split(fused.sizes, dim=-1)
-    return tuple(m(x) for m in linears)
+        return F.linear(x, fused.weight, fused.bias).split((sum(fused.sizes[:join]), *fused.sizes[join:]), dim=-1)
+    outs = [m(x) for m in linears]
+    return (torch.cat(outs[:join], dim=-1) if join > 1 else outs[0], *outs[join:])
 
 
 def fuse_projections(model) -> None:

@@ -122,12 +122,16 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
     """
     B, n_head, T, hd = q.shape
     g, S = k.shape[1], k.shape[2]
-    q = q.reshape(B, g, n_head // g * T, hd)  # (B, g, r·T, hd): row (h mod r)·T + t of group h // r
-    scores = (q @ k.transpose(-2, -1)).view(B, n_head, T, S) * scale  # (B, g, r·T, S) → (B, n_head, T, S)
+    # Three-dimensional bmm on (B·g) groups rather than 4-D matmul: the same products, without
+    # matmul's broadcasting logic (~8 µs per layer in a decode step). The reshapes of k and v are
+    # views for every cache here (their batch and head strides nest).
+    q = q.reshape(B * g, n_head // g * T, hd)  # (B·g, r·T, hd): row (h mod r)·T + t of group h // r
+    k, v = k.reshape(B * g, S, hd), v.reshape(B * g, S, hd)  # (B·g, S, hd)
+    scores = torch.bmm(q, k.transpose(1, 2)).view(B, n_head, T, S) * scale  # (B·g, r·T, S) → (B, n_head, T, S)
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))  # (B, n_head, T, S)
     att = torch.softmax(scores, dim=-1)  # (B, n_head, T, S)
-    y = att.view(B, g, n_head // g * T, S) @ v  # (B, g, r·T, hd)
+    y = torch.bmm(att.view(B * g, n_head // g * T, S), v)  # (B·g, r·T, hd)
     return y.view(B, n_head, T, hd), att, scores
 
 
@@ -151,13 +155,15 @@ class Attention(nn.Module):
         cfg = self.cfg
         B, T, _ = x.shape
         hd = cfg.head_dim
-        q, k, v = project(x, (self.q_proj, self.k_proj, self.v_proj), self.fused_qkv)  # (B, T, ·)
-        q = q.view(B, T, cfg.n_head, hd).transpose(1, 2)  # (B, n_head, T, hd)
-        k = k.view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
+        # q and k side by side: their n_head + g heads are rotated by the same angles in one go
+        # (four operations per layer instead of eight: ~1 ms of a SmolLM2-sized decode step).
+        qk, v = project(x, (self.q_proj, self.k_proj, self.v_proj), self.fused_qkv, join=2)  # (B, T, ·)
+        qk = qk.view(B, T, cfg.n_head + cfg.n_kv_head, hd).transpose(1, 2)  # (B, n_head + g, T, hd)
         v = v.view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
         if rope is not None:
             # Keys are rotated once, at their own position, before caching; new queries use theirs.
-            q, k = rotate(q, *rope), rotate(k, *rope)
+            qk = rotate(qk, *rope)
+        q, k = qk.split((cfg.n_head, cfg.n_kv_head), dim=1)  # (B, n_head, T, hd), (B, g, T, hd)
         if cache is not None:
             k, v = cache.update(layer, k, v)  # (B, g, S, hd): cached + new
         y, att, _ = attend(q, k, v, mask, hd**-0.5)  # (B, n_head, T, hd), (B, n_head, T, S)
