@@ -152,6 +152,18 @@ def presenter_mode() -> bool:
     return bool(st.session_state.get(state.PRESENT))
 
 
+def keep_presenter_in_url() -> None:
+    """Keep ``?present=1`` in the address bar exactly while presenter mode is on. Streamlit drops
+    a page's query parameters when the menu switches pages, so without this a teacher who reloads
+    the projected tab after moving on lands back in laptop mode. Set only when it differs: each
+    change is one more message to the browser."""
+    on = presenter_mode()
+    if on and st.query_params.get("present") != "1":
+        st.query_params["present"] = "1"
+    elif not on and "present" in st.query_params:
+        del st.query_params["present"]
+
+
 def apply_presenter_style() -> None:
     """The app's accessibility style on every page (``assets/style/a11y.css``) and, in presenter mode,
     larger text for a projector (``presenter.css``). The CSS is the app's own file, never user text."""

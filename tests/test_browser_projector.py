@@ -64,3 +64,29 @@ def test_presenter_mode_keeps_the_first_figure_on_the_projected_screen():
         h1_top = page.evaluate("() => document.querySelector('h1').getBoundingClientRect().top")
         chart_top = page.evaluate("() => document.querySelector('.js-plotly-plot').getBoundingClientRect().top")
         assert h1_top < 100 and chart_top < 1080 - 250, (h1_top, chart_top)
+
+
+def test_presenter_mode_survives_the_menu_and_a_reload():
+    """A teacher opens ?present=1, moves to another page with the menu and reloads the projected tab: the
+    address bar still says present=1 and the page is still in presenter mode (streamlit's page switch clears
+    the query parameters; ``ui.keep_presenter_in_url`` puts it back). Turning the mode off removes it."""
+
+    def h1_px(page) -> float:
+        return float(page.evaluate("getComputedStyle(document.querySelector('h1')).fontSize").removesuffix("px"))
+
+    with running_app() as url, browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?present=1")
+        page.locator("h1").first.wait_for(timeout=60000)
+        page.get_by_text("Quantization", exact=True).first.click()
+        page.get_by_text("The quantization ruler").first.click()
+        page.wait_for_url("**/quantize?present=1", timeout=30000)
+        page.reload()
+        page.get_by_role("heading", name="The quantization ruler").wait_for(timeout=60000)
+        presenting = h1_px(page)
+        page.get_by_test_id("stExpandSidebarButton").click()
+        page.get_by_text("Presenter mode").click()
+        page.wait_for_url("**/quantize", timeout=30000)
+        page.reload()
+        page.get_by_role("heading", name="The quantization ruler").wait_for(timeout=60000)
+        page.wait_for_timeout(1000)
+        assert presenting >= 1.25 * h1_px(page), (presenting, h1_px(page))
