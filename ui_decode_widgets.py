@@ -8,6 +8,11 @@ from core import state as K
 
 
 def prompt_box(present: bool) -> None:
+    ss = st.session_state
+    if D.PROMPT_OPEN not in ss:
+        # First visit, or back from another page (streamlit drops the state of a widget its run did
+        # not draw): open until a request runs, closed while one does, so the stage keeps its room.
+        ss[D.PROMPT_OPEN] = D.session() is None
     with st.expander("Prompt", icon=":material/edit:", key=D.PROMPT_OPEN, on_change="rerun"):
         st.text_area(
             "Prompt (any text; it is tokenized byte by byte if needed)",

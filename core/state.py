@@ -63,7 +63,6 @@ DECODE = {
     "decode.pick": None,
     "decode.revealed": None,
     "decode.tally": None,  # core.predict.Tally, made on the first answer
-    "decode.prompt_open": True,
 }
 
 # ---- the worked example, the context window, latency ------------------------------------------

@@ -74,6 +74,28 @@ def test_the_stage_fits_one_screen_at_step_0_10_and_near_the_window(url, width, 
         screenshot(page, f"stage-250-{width}x{height}")
 
 
+def test_the_stage_still_fits_after_another_page_and_back(url):
+    """Prefill, three Steps, the bill page from the menu, then back: the request is still there, the
+    prompt box stays closed (streamlit dropped its state while the other page ran, and it came back
+    open, pushing the KV line off the projected screen) and every stage element is in view."""
+    with browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?present=1")
+        page.get_by_role("button", name="Prefill").first.click()
+        wait_rows(page, 51)
+        _steps(page, 3)
+        for section, title in (("Cost & memory", "The bill per token"), ("Decode", "Prefill & decode")):
+            page.get_by_text(section, exact=True).first.click()
+            page.get_by_text(title).first.click()
+        wait_rows(page, 54)
+        page.wait_for_timeout(800)
+        assert (
+            page.get_by_role("textbox", name="Prompt").count() == 0
+            or not page.get_by_role("textbox", name="Prompt").first.is_visible()
+        )
+        assert _outside(page, PRESENTER) == [], "back on the decode page"
+        screenshot(page, "stage-back-from-another-page-1920x1080")
+
+
 def test_predict_with_keys_then_reveal(url):
     """Presenter mode, predict on: P prefills and asks; 3 picks; → reveals one row with the answer
     marked; → asks the next question without adding a row."""
