@@ -77,6 +77,7 @@ ui.chart(
         1,
         f"Layer {layer} · {head if isinstance(head, str) else f'head {head}'}: positions asking vs positions scored "
         "(blank: masked, or evicted from the window)",
+        earlier="computed in earlier passes",  # a sliding window has evicted the keys of many of them
     ),
     key="ctx.heat",
 )

@@ -1,5 +1,7 @@
 """App tests of the context-window page."""
 
+import json
+
 from tests.app_util import charts, new_app
 
 
@@ -58,3 +60,15 @@ def test_empty_or_blank_prompt_points_to_the_decode_page():
         at.run()
         assert not at.exception and not at.error
         assert any("Prefill & decode" in i.value and "empty" in i.value for i in at.info)
+
+
+def test_a_sliding_windows_earlier_rows_are_not_said_to_come_from_the_cache():
+    """Default (sliding, window 64, 80 new tokens): the heatmap has one new row and 129 earlier ones, but the cache
+    holds 64 positions, so its text alternative and legend say the earlier rows were computed in earlier passes,
+    not read from the KV cache (a helper found "129 earlier rows read from the KV cache" here)."""
+    at = new_app("lessons/context.py")
+    heat = next(c for c in charts(at) if c["layout"]["title"]["text"].startswith("Layer"))
+    text = heat["layout"]["meta"]["description"]
+    assert "1 new row, 129 earlier rows computed in earlier passes" in text, text
+    assert "KV cache" not in text and "KV cache" not in json.dumps(heat)
+    assert _bytes_curve(at)[-1] == 64 * 2048  # what the cache does hold: 64 positions of 2,048 bytes

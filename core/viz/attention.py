@@ -81,28 +81,32 @@ def _cell_text(fig: go.Figure, att: np.ndarray, ticks: list[str], old: int) -> N
     )
 
 
-def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str) -> go.Figure:
+def fig_attention(
+    att: np.ndarray, labels: list[str], new_rows: int, title: str, earlier: str = "read from the KV cache"
+) -> go.Figure:
     """Masked attention heatmap.
 
     ``att`` ``(T, T)``: rows are positions asking, columns positions being scored; NaN cells
     (the causal mask) are left blank. The last ``new_rows`` rows are this pass's new work (a
     full-strength trace, outlined); earlier rows are a second, dimmed trace marked as read from
     the cache. ``labels`` (one per position, distinct, raw user text) label both axes; the newest
-    row and its most-attended key are always labelled.
+    row and its most-attended key are always labelled. ``earlier`` says where the earlier rows come
+    from: the decode page's rows are the cache's; a sliding window's earlier rows were computed in
+    earlier passes over keys it has since evicted.
     """
     T = att.shape[0]
     ticks = [safe(s) for s in labels]  # distinct: each label starts with its position
     old = T - new_rows
     fig = go.Figure()
     if old > 0:
-        _heat(fig, att, slice(0, old), ticks, "read from the KV cache", DIMMED)
+        _heat(fig, att, slice(0, old), ticks, earlier, DIMMED)
         fig.add_annotation(
             x=1.0,
             xref="paper",
             y=ticks[(old - 1) // 2],
             xanchor="right",
             showarrow=False,
-            text="earlier rows (dimmed): read from the KV cache, never redone",
+            text=f"earlier rows (dimmed): {earlier}, never redone",
             font=dict(color=CACHED),  # no fixed size: it follows the figure's font (larger in presenter mode)
             bgcolor="rgba(255,255,255,0.85)",
         )
@@ -130,10 +134,12 @@ def fig_attention(att: np.ndarray, labels: list[str], new_rows: int, title: str)
         yaxis=dict(title="position asking (query)", autorange="reversed", **axis),
         plot_bgcolor=PLOT_BG,
     )
-    return described(fig, describe_attention(att, labels, title.split(":")[0], new_rows))
+    return described(fig, describe_attention(att, labels, title.split(":")[0], new_rows, earlier))
 
 
-def describe_attention(att: np.ndarray, labels: list[str], where: str, new_rows: int) -> str:
+def describe_attention(
+    att: np.ndarray, labels: list[str], where: str, new_rows: int, earlier: str = "read from the KV cache"
+) -> str:
     """The figure's text alternative: how many positions, where the newest row puts most of its
     attention and with what share, and which rows are new. ``att`` ``(T, T)`` (NaN where masked or
     evicted), ``labels`` one raw "position: token" per row, ``where`` e.g. "Layer 3, head 0"."""
@@ -142,7 +148,7 @@ def describe_attention(att: np.ndarray, labels: list[str], where: str, new_rows:
     rows = (
         "every row computed in this pass"
         if new_rows >= T
-        else f"{plural(new_rows, 'new row')}, {plural(T - new_rows, 'earlier row')} read from the KV cache"
+        else f"{plural(new_rows, 'new row')}, {plural(T - new_rows, 'earlier row')} {earlier}"
     )
     return (
         f"{where}: {plural(T, 'position')}; the newest row ({spoken(labels[-1])}) puts {att[-1, focus]:.2f} of its "
