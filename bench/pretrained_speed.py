@@ -15,15 +15,18 @@ A decode step reads every weight once, so its floor on a CPU is weight bytes ÷ 
 bandwidth. The bandwidth is measured in the same run: a float32 matrix-vector product over a
 matrix far larger than the caches (bytes of the matrix ÷ time). A second ratio adds the cached
 keys and values the step reads (2 · n_layer · (n + 1) · n_kv_head · head_dim · 4 bytes) to the
-floor. Prints medians and ratios measured side by side, by the wall clock and by this process's
-CPU time (on a shared machine the CPU time is the steadier of the two), and the load average;
-not a test. One thread by default, as the app's server runs each request (``ui.py``).
+floor. The last column times the same step on ``tiny_twin``: the same layers and heads with tiny
+matrices (the cached K/V keep their real size), what the step's ~1,300 small operations cost
+when there are almost no weights to read. Prints medians and ratios measured side by side, by
+the wall clock and by this process's CPU time (on a shared machine the CPU time is the steadier
+of the two), and the load average; not a test. One thread by default, as the app's server runs each request (``ui.py``).
 ``--checkpoint`` times a real folder (e.g. a downloaded SmolLM2-135M) instead of the random one.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import tempfile
@@ -32,8 +35,11 @@ from pathlib import Path
 
 import torch
 
+from core.config import GPTConfig
 from core.decode import decode_one_token, full_forward, prefill
 from core.kv_cache import KVCache
+from core.layout import fuse_projections
+from core.model import GPT
 from core.pretrained import load
 
 SMOLLM2_135M = dict(  # HuggingFaceTB/SmolLM2-135M's config.json (shape fields)
@@ -75,13 +81,31 @@ def timed(fn) -> tuple[float, float]:
     return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
 
 
+def tiny_twin(cfg: GPTConfig) -> GPT:
+    """The same layers, heads and ``head_dim`` with tiny matrices (d_model 8 per head, intermediate
+    32, vocabulary 300), projections fused as the loader fuses them: its decode step does the same
+    operations on almost no bytes, so its time is what the operations cost beyond reading weights."""
+    twin = GPT(dataclasses.replace(cfg, n_embd=8 * cfg.n_head, ffn_hidden=32, vocab_size=300)).eval()
+    fuse_projections(twin)
+    return twin
+
+
 def measure(n: int, model, hf, vocab_size: int, probe: torch.Tensor, repeats: int) -> dict:
     """Medians (wall ms, CPU ms) at ``n`` cached positions of: the bandwidth probe ("mv"), our
-    cached step ("ours"), transformers' cached step ("hf"), our full recompute ("full")."""
+    cached step ("ours"), transformers' cached step ("hf"), our full recompute ("full") and our
+    step on ``tiny_twin`` ("twin")."""
     ids = torch.randint(0, vocab_size, (n,), generator=torch.Generator().manual_seed(n)).tolist()
     token = ids[-1]
     cache = KVCache(model.cfg)
     prefill(model, ids, cache)
+    twin = tiny_twin(model.cfg)
+    twin_cache = KVCache(twin.cfg)
+    prefill(twin, [i % 300 for i in ids], twin_cache)
+
+    def twin_step():
+        decode_one_token(twin, token % 300, twin_cache)
+        twin_cache.truncate(n)
+
     with torch.no_grad():
         past = hf(torch.tensor([ids]), use_cache=True).past_key_values  # a DynamicCache
     vec = torch.randn(probe.shape[1])
@@ -96,7 +120,13 @@ def measure(n: int, model, hf, vocab_size: int, probe: torch.Tensor, repeats: in
         past.crop(-1)  # drop the position just added
 
     prefix = ids + [token]  # what the cached step sees, recomputed from scratch
-    runs = {"mv": lambda: torch.mv(probe, vec), "ours": ours, "hf": theirs, "full": lambda: full_forward(model, prefix)}
+    runs = {
+        "mv": lambda: torch.mv(probe, vec),
+        "ours": ours,
+        "hf": theirs,
+        "full": lambda: full_forward(model, prefix),
+        "twin": twin_step,
+    }
     for fn in runs.values():
         fn()  # warm-up
     wall, cpu = {k: [] for k in runs}, {k: [] for k in runs}
@@ -137,18 +167,18 @@ def main() -> None:
     print(f"load: {card.load_ms:,.0f} ms (again: {again_ms:,.0f} ms); RSS after load {card.rss_bytes / mib:,.0f} MiB")
     print(f"threads: {args.threads}, repeats: {args.repeats}, load average before: {os.getloadavg()[0]:.1f}\n")
     head = "positions | clock | bandwidth | floor | cached step | ÷ floor | ÷ floor with K/V | recompute | transformers"
-    print(f"| {head} | ours ÷ tf |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| {head} | ours ÷ tf | same layers, tiny matrices |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in (128, 512):
         m = measure(n, model, hf, card.vocab_size, probe, args.repeats)
         for i, clock in enumerate(("wall", "process CPU")):
-            mv, ours, theirs, full = (m[k][i] for k in ("mv", "ours", "hf", "full"))
+            mv, ours, theirs, full, twin = (m[k][i] for k in ("mv", "ours", "hf", "full", "twin"))
             floor = card.weight_bytes / probe_bytes * mv  # weight bytes ÷ bandwidth
             kv_floor = (card.weight_bytes + kv_read_bytes(card, n + 1)) / probe_bytes * mv
             print(
                 f"| {n} | {clock} | {probe_bytes / mv / 1e6:.1f} GB/s | {floor:.1f} ms | {ours:.1f} ms | "
                 f"{ours / floor:.2f}× | {ours / kv_floor:.2f}× | {full:,.0f} ms | {theirs:.1f} ms | "
-                f"{ours / theirs:.2f} |"
+                f"{ours / theirs:.2f} | {twin:.1f} ms |"
             )
     print(f"\nload average after: {os.getloadavg()[0]:.1f}")
 
