@@ -70,7 +70,12 @@ def _decode_settings() -> dict:
 PAGES: dict[str, PageSpec] = {
     "decode": PageSpec("lessons/decode.py", "Prefill & decode", _decode_settings()),
     "worked": PageSpec(
-        "lessons/worked.py", "The worked example", {"scaled": Setting("worked.scaled", {"type": "boolean"})}
+        "lessons/worked.py",
+        "The worked example",
+        {
+            "scaled": Setting("worked.scaled", {"type": "boolean"}),
+            "ask_first": Setting("worked.ask_first", {"type": "boolean"}),
+        },
     ),
     "context": PageSpec(
         "lessons/context.py",

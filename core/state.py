@@ -66,7 +66,7 @@ DECODE = {
 }
 
 # ---- the worked example, the context window, latency ------------------------------------------
-WORKED = {"worked.scaled": False}
+WORKED = {"worked.scaled": False, "worked.ask_first": False}  # ask_first: shares hidden until revealed
 CONTEXT = {
     "ctx.policy": "sliding window",
     "ctx.window": 64,

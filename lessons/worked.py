@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from core import state as K
 from core import viz
 from core.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
 
@@ -13,12 +14,28 @@ st.caption(
     "the chapter; the other queries are placeholders (they only colour the dimmed, cached rows)."
 )
 
+
+def reveal() -> None:
+    st.session_state["worked.ask_first"] = False
+    st.session_state[K.LESSON_ARRIVAL] += 1  # in a lesson, the browser scrolls the grid into view again
+
+
+if st.session_state["worked.ask_first"]:  # the question and its button first: on a projector's first screen
+    q, b = st.columns([4, 1], vertical_alignment="center")
+    q.info("Predict first: which earlier word does “on” attend to most, and with roughly what share?")
+    b.button("Reveal the shares", on_click=reveal, type="primary", width="stretch")
 edited = st.data_editor(table_rows(), hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
 scaled = st.toggle(
     "Apply the usual 1/√d scaling (d = 2)",
     key="worked.scaled",
     persist_state="session",
     help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
+)
+ask_first = st.toggle(
+    "Predict first: hide the shares until revealed",
+    key="worked.ask_first",
+    persist_state="session",
+    help="For a class: show on's scores, let students guess the shares, then reveal.",
 )
 try:
     w = worked_example(*vectors_from_rows(edited), scaled)
@@ -34,6 +51,9 @@ st.markdown(
     + ("" if not scaled else " (each × 1/√2)")
 )
 st.subheader("Shares: softmax of the scores")
+if ask_first:
+    st.caption("Hidden until revealed (above).")
+    st.stop()
 if den.terms is not None:
     e = den.terms
     st.markdown(

@@ -31,3 +31,16 @@ def test_scaling_toggle_changes_scores():
     # Not the chapter's scores any more: the remark is not credited to Ch. 19.
     assert not any("Ch. 19 writes" in c.value for c in at.caption)
     assert any("Rounding each term to two decimals first would give" in c.value for c in at.caption)
+
+
+def test_predict_first_hides_the_shares_until_revealed():
+    """With "Predict first" on, the page shows on's scores (1, 3, 1, 2) and a question, not the shares or the
+    grid; "Reveal the shares" shows a_cat = 0.6103 and the grid and turns the switch off."""
+    at = new_app("lessons/worked.py")
+    at.toggle(key="worked.ask_first").set_value(True).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "q_on · k_cat = **3**" in text and "0.6103" not in text and not at.get("plotly_chart")
+    assert "which earlier word" in at.info[0].value
+    next(b for b in at.button if b.label == "Reveal the shares").click().run()
+    assert "**0.6103**" in " ".join(m.value for m in at.markdown) and len(at.get("plotly_chart")) == 1
+    assert at.toggle(key="worked.ask_first").value is False

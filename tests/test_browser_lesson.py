@@ -44,14 +44,17 @@ def wait_for_stop(page, k: int, n: int, heading: str) -> dict:
 
 
 def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
-    """Every stop of the shipped lesson: its page's heading, its main figure inside the 1920×1080
-    screen and below the bar; → on the decode stop is Step (one more row, same stop), → on the
-    bill moves on; the handout shows the stage at step 12, as left."""
+    """Every stop of the shipped lesson: its page's heading, its main figure (on the worked example's
+    stop, once the teacher reveals the shares) inside the 1920×1080 screen and below the bar; → on
+    the decode stop is Step (one more row, same stop), → on the bill moves on; the handout shows the
+    stage at step 12, as left."""
     lesson = load_shipped("fifteen-minutes")
     n = len(lesson.stops)
     with running_app() as url, browser_page(1920, 1080) as page:
         page.goto(f"{url}/?lesson=fifteen-minutes&stop=1&present=1&teacher=1")
         for k, stop in enumerate(lesson.stops, 1):
+            if stop.settings.get("ask_first"):  # the worked example asks first: the teacher reveals its grid
+                page.get_by_role("button", name="Reveal the shares").click()
             box = wait_for_stop(page, k, n, PAGES[stop.page].title)
             page.wait_for_timeout(300)
             assert page.locator("h1").first.inner_text() == PAGES[stop.page].title, k

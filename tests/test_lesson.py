@@ -152,7 +152,7 @@ def test_settings_written_inline_or_dotted_are_located():
 
 def test_a_speaker_note_that_looks_like_structure_is_not_structure():
     """Text inside a multi-line note ("[[stops]]", "step = 1") does not move the reported lines."""
-    text = _broken("Ask for predictions before revealing the shares.", "Then:\n[[stops]]\nstep = 1\nfine.")
+    text = _broken("then press Reveal the shares.", "Then:\n[[stops]]\nstep = 1\nfine.")
     text = text.replace("step = 11", "step = 999")
     with pytest.raises(L.LessonError) as err:
         L.parse_lesson(text)
