@@ -21,7 +21,7 @@ from core.ggml_layout import LAYOUTS, bits_per_weight  # noqa: F401
 from core.text import quoted
 
 ROUNDING = {
-    "half_even": "half to even (Ch. 30's rule): 2.5 → 2, 1.5 → 2, −2.5 → −2",
+    "half_even": "half to even (Ch. 30): 2.5 → 2, 1.5 → 2",
     "half_away": "half away from zero: 2.5 → 3, −2.5 → −3",
     "half_up": "half up (toward +∞): 2.5 → 3, −2.5 → −2",
 }
