@@ -33,7 +33,12 @@ function xTicks(T, focus, width, font) {
   const room = Math.max(4, Math.floor(width / (font * 1.35)));
   const step = Math.max(1, Math.ceil(T / room));
   const must = [T - 1];
-  if (focus !== null && focus !== undefined) must.push(focus);
+  if (focus !== null && focus !== undefined) {
+    // Two labels closer than a label's room overlap (e.g. "65: the" on "66: limit"): the newest key
+    // then gives way to the most-attended one, which the figure points at.
+    if (focus !== T - 1 && T - 1 - focus < step) must.pop();
+    must.push(focus);
+  }
   const near = (i) => must.some((m) => i !== m && Math.abs(i - m) < step);
   const out = new Set(must);
   for (let i = 0; i < T; i += step) if (!near(i)) out.add(i);

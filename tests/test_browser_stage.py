@@ -203,3 +203,28 @@ def test_keys_work_after_clicking_the_tables_switch(url):
         page.wait_for_timeout(800)
         page.keyboard.press("ArrowRight")
         wait_rows(page, 52)
+
+
+# Perpendicular distance between neighbouring x tick labels (slanted at 60°), and their font size.
+TICK_ROOM_JS = """() => {
+  const t = [...document.querySelectorAll('.attn-root .xtick text')];
+  const xs = t.map((e) => e.getBoundingClientRect().right).sort((a, b) => a - b);
+  let room = Infinity;
+  for (let i = 1; i < xs.length; i++) room = Math.min(room, (xs[i] - xs[i - 1]) * Math.sin(Math.PI / 3));
+  return {room, font: parseFloat(getComputedStyle(t[0]).fontSize)};
+}"""
+
+
+def test_key_labels_never_overlap_while_stepping(url):
+    """Presenter size, 20 greedy Steps from the default prompt: every pair of neighbouring key labels
+    is at least a font size apart. At step 16 the newest key (66) sits next to the most-attended one
+    (65), and the two labels were drawn 10 px apart, one over the other; the newest now gives way."""
+    with browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?present=1")
+        page.get_by_role("button", name="Prefill").first.click()
+        wait_rows(page, 51)
+        for step in range(21):
+            page.wait_for_timeout(250)
+            m = page.evaluate(TICK_ROOM_JS)
+            assert m["room"] >= m["font"], (step, m)
+            _steps(page, 1)
