@@ -58,9 +58,10 @@ _NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za
 def quote(text: str, limit: int = 40) -> str:
     """``text`` as a Markdown code span, cut to ``limit`` characters, so it shows literally
     (a backtick inside cannot end the span: the fence is one backtick longer than any run)."""
-    # Control characters would be invisible (or break the line): show a replacement mark instead.
+    # Control and invisible format characters (a zero-width space, NUL) would hide in the message or
+    # break the line: each is shown as its code point, [U+200B], as the ruler's messages do.
     text = "".join(
-        ch if ch.isprintable() or ch in "\u200d\ufe0f" else ("\ufffd" if ch not in "\n\r\t" else " ")
+        ch if ch.isprintable() or ch in "\u200d\ufe0f" else (f"[U+{ord(ch):04X}]" if ch not in "\n\r\t" else " ")
         for ch in str(text)
     )
     text = text if len(text) <= limit else text[: limit - 1] + "…"

@@ -94,7 +94,21 @@ class LessonError(ValueError):
 
 
 def parse_lesson(text: str | bytes, name: str = "the lesson file") -> Lesson:
-    """Read and validate a lesson (TOML). Raises ``LessonError`` naming line and field."""
+    """Read and validate a lesson (TOML). Raises ``LessonError`` naming line and field; a file
+    nested deeper than Python's recursion limit, or with an integer of more than 4,300 digits,
+    gets a ``LessonError`` too (tomllib raises ``RecursionError`` / ``ValueError`` for those)."""
+    try:
+        return _parse_lesson(text, name)
+    except RecursionError:
+        deep = Problem(None, None, "nested far too deeply for a lesson (a lesson nests 3 levels)")
+        raise LessonError([deep], name) from None
+    except ValueError as err:
+        if isinstance(err, LessonError) or "integer string conversion" not in str(err):
+            raise
+        raise LessonError([Problem(None, None, "a number with more than 4,300 digits")], name) from None
+
+
+def _parse_lesson(text: str | bytes, name: str) -> Lesson:
     if isinstance(text, bytes):
         if len(text) > MAX_BYTES:
             raise LessonError(

@@ -169,6 +169,10 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         raise ValueError(f"not valid JSON ({err.msg.lower()}; line {err.lineno}, column {err.colno})") from None
     except RecursionError:
         raise ValueError("not a config.json: the JSON is nested far too deeply") from None
+    except ValueError as err:  # Python refuses integers of more than 4,300 digits (its own wording names sys)
+        if "integer string conversion" not in str(err):
+            raise
+        raise ValueError("not a config.json: it has a number with more than 4,300 digits") from None
     if not isinstance(cfg, dict):
         raise ValueError('the JSON must be an object like {"num_hidden_layers": 32, ...}')
     nested = cfg.get("text_config")
@@ -265,8 +269,9 @@ MAX_REQUESTS = 10_000
 def parse_lengths(text: str) -> list[int]:
     """Request lengths from text like "4096, 4096" or "8 10" (positions per request).
 
-    Raises ``ValueError`` for an empty list, a non-integer, zero or negative length, or more
-    than ``MAX_REQUESTS`` requests. Lengths may be huge: they stay exact Python integers.
+    Raises ``ValueError`` for an empty list, a non-integer, zero or negative length, a length
+    with a leading zero (what "4,096" leaves after its comma), or more than ``MAX_REQUESTS``
+    requests. Lengths may be huge: they stay exact Python integers.
     """
     parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
     if not parts:
@@ -280,6 +285,11 @@ def parse_lengths(text: str) -> list[int]:
             raise ValueError(f"{quoted(p, 20)} is not a whole number of positions")
         if len(clean) > 30:
             raise ValueError(f"{quoted(p, 20)} has more digits than any context window (at most 30 here)")
+        if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
+            raise ValueError(
+                f"{quoted(p, 20)} starts with 0: commas and spaces separate requests, so write one length "
+                "without a thousands separator (4096, not 4,096)"
+            )
         if int(clean) < 1:
             raise ValueError("every request needs at least 1 position")
         out.append(int(clean))

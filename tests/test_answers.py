@@ -144,3 +144,11 @@ def test_quote_keeps_backticks_literal():
     assert A.quote("a`b") == "``a`b``"
     assert A.quote("`x") == "`` `x ``"
     assert A.quote("y" * 100).endswith("…`")
+
+
+def test_an_invisible_character_in_an_answer_is_named_in_the_message():
+    """A zero-width space or a NUL typed into an answer is shown as its code point, not as an anonymous "�"."""
+    with pytest.raises(ValueError) as err:
+        A.parse_time_ms("150\u200b ms")
+    assert "`150[U+200B] ms`" in str(err.value)
+    assert A.quote("a\x00b") == "`a[U+0000]b`" and A.quote("👍🏽\u200d") == "`👍🏽\u200d`"  # emoji joiners kept

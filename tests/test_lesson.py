@@ -168,3 +168,18 @@ def test_not_a_lesson_at_all(data, message):
     """Binary, oversized, empty and stop-less files are refused with a reason."""
     with pytest.raises(L.LessonError, match=re.escape(message)):
         L.parse_lesson(data)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a = " + "[" * 1200 + "]" * 1200, "nested far too deeply"),  # tomllib: RecursionError
+        ("a = " + "{b = " * 1200 + "1" + "}" * 1200, "nested far too deeply"),
+        ('title = "x"\nminutes = ' + "9" * 5000, "a number with more than 4,300 digits"),  # tomllib: ValueError
+    ],
+)
+def test_a_hostile_lesson_file_is_refused_not_a_traceback(text, message):
+    """A 2.4 kB file nested 1,200 deep crashed the page with Python's RecursionError (a helper found it); it, and
+    an integer Python will not convert, are refused like any other unusable lesson."""
+    with pytest.raises(L.LessonError, match=message):
+        L.parse_lesson(text.encode())

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from core.cost import kv_cache_bytes
-from core.shapes import PRESETS, parse_hf_config, parse_model_card
+from core.shapes import PRESETS, parse_hf_config, parse_lengths, parse_model_card
 
 
 def _kv_per_token(s):
@@ -243,3 +243,18 @@ def test_parse_budgets_speaks_of_tokens():
     ):
         with pytest.raises(ValueError, match=match):
             parse_budgets(bad, 256)
+
+
+def test_a_config_with_a_5000_digit_number_gets_a_plain_message():
+    """Python's own refusal names sys.set_int_max_str_digits(); students see what is wrong with the file instead."""
+    text = '{"num_hidden_layers": ' + "9" * 5000 + ', "num_attention_heads": 32, "hidden_size": 4096}'
+    with pytest.raises(ValueError, match="^not a config.json: it has a number with more than 4,300 digits$"):
+        parse_hf_config(text)
+
+
+@pytest.mark.parametrize("text", ["4,096", "4 096", "8192, 4,096"])
+def test_a_thousands_separator_in_request_lengths_is_refused(text):
+    """ "4,096" would otherwise read as two requests of 4 and 96 positions; its "096" starts with 0."""
+    with pytest.raises(ValueError, match="'096' starts with 0.*4096, not 4,096"):
+        parse_lengths(text)
+    assert parse_lengths("4096, 4096") == [4096, 4096] and parse_lengths("128,256") == [128, 256]
