@@ -20,10 +20,7 @@ if not ui.presenter_mode():  # a projector needs the room for the exercise
 
 # A shared link (?ex=ch30-3&numbers=12) sets the exercise and its numbers.
 ex_id, seed, notes = E.parse_query(st.query_params.to_dict())
-if ex_id is not None:
-    st.session_state[K.PRACTICE_EX] = ex_id
-if seed is not None:
-    st.session_state[K.PRACTICE_SEED] = seed
+st.session_state.update({k: v for k, v in ((K.PRACTICE_EX, ex_id), (K.PRACTICE_SEED, seed)) if v is not None})
 for note in notes:
     st.warning(f"Link parameter ignored: {note}.")
 if st.session_state.get(K.PRACTICE_TALLY) is None:
@@ -42,9 +39,11 @@ def field(ex: E.Exercise, p: E.Part) -> str:
 
 
 def check_all(ex: E.Exercise) -> None:
-    for p in ex.parts:
-        text = st.session_state.get(field(ex, p))
+    typed = [(p, st.session_state.get(field(ex, p))) for p in ex.parts]
+    for p, text in typed:
         tally.record(ex, p, text, E.check(p, text))
+    # Every box empty: nothing to record, but the press deserves an answer (said below the form).
+    st.session_state["practice.nothing_typed"] = not any(str(text or "").strip() for _, text in typed)
 
 
 ex = E.make(st.session_state[K.PRACTICE_EX], st.session_state[K.PRACTICE_SEED])
@@ -128,6 +127,8 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
                 with col:
                     answer_box(ex, p)
         st.form_submit_button("Check", type="primary", on_click=check_all, args=(ex,))
+        if st.session_state.pop("practice.nothing_typed", False):
+            st.warning("Type at least one answer, then press **Check**.")
     with right:
         for hint_text in ex.hints[:shown]:
             st.markdown(f"- {hint_text}")

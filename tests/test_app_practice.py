@@ -74,3 +74,16 @@ def test_bad_link_parameters_are_ignored_with_a_note():
     notes = [w.value for w in at.warning]
     assert any("`<script>x</script>`" in n for n in notes) and any("`-3`" in n for n in notes)
     assert at.session_state[K.PRACTICE_EX] == "ch30-1"
+
+
+def test_check_with_every_box_empty_says_so_and_counts_nothing():
+    """Pressing Check before typing anything is answered ("Type at least one answer") and the tally stays at 0 checked;
+    one typed answer and Check: no such warning."""
+    at = practice(ex="ch30-3", numbers="0")
+    click(at, "Check")
+    assert any("Type at least one answer" in w.value for w in at.warning)
+    assert "0 checked · 0 right · 0 couldn't be read" in markdown(at)
+    at.text_input(key="practice.in.ch30-3.0.bytes").set_value("768 MiB")
+    click(at, "Check")
+    assert not any("Type at least one answer" in w.value for w in at.warning)
+    assert "1 checked · 1 right" in markdown(at)
