@@ -229,7 +229,7 @@ def replay_link() -> None:
     sess, message = session(), st.session_state[K.DECODE_MESSAGE]
     if sess is not None and message is not None and sess.n_steps < steps:  # say why the view is short of the link
         short = f"The link asked for {steps:,} steps; this request stopped after {sess.n_steps:,}."
-        say(message[0], f"{short} {message[1]}")
+        say("link" if message[0] == "info" else message[0], f"{short} {message[1]}")
     st.session_state[K.DECODE_PREDICT] = predict
     if predict and session() is not None:
         ask()

@@ -205,17 +205,19 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
 
 def message(sess) -> None:
     """The last action's message, once. Above a running stage it floats (a toast) so the figures do
-    not jump; without a stage it stands in the page."""
+    not jump, until closed if it is about a shared link (level "link"); without a stage it stands
+    in the page."""
     from core import state as K
 
     message, st.session_state[K.DECODE_MESSAGE] = st.session_state[K.DECODE_MESSAGE], None
     if not message:
         return
     level, text = message
-    if sess is not None and level == "info":
-        st.toast(text, icon=":material/info:", duration="long")
+    if sess is not None and level in ("info", "link"):
+        # A shared link's note stays until closed: the teacher may look away while the link replays.
+        st.toast(text, icon=":material/info:", duration="infinite" if level == "link" else "long")
     else:
-        getattr(st, level)(text)
+        getattr(st, "info" if level == "link" else level)(text)
 
 
 def text_so_far(sess, tok, width: int) -> None:

@@ -47,15 +47,18 @@ def test_a_share_link_replays_the_request_with_the_mean_over_heads():
 
 def test_a_link_asking_past_the_end_token_says_where_the_request_stopped():
     """?step=200 on the default prompt: the greedy request reaches its end token first, the view
-    stops there, and the message says the link asked for 200 steps and how many were taken."""
+    stops there, and a note that stays until closed says the link asked for 200 steps and how many
+    were taken."""
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update({"step": "200"})
     at.run()
     sess = at.session_state[K.DECODE_SESSION]
     assert not at.exception and 0 < sess.n_steps < 200
     assert sess.pending == end_token_id(load_shipped_tokenizer())  # stopped by the end token, not the window
-    said = " ".join(i.value for i in [*at.info, *at.toast])
-    assert f"The link asked for 200 steps; this request stopped after {sess.n_steps}." in said and "end token" in said
+    note = next(t for t in at.toast if "The link asked for 200 steps" in t.value)
+    assert f"The link asked for 200 steps; this request stopped after {sess.n_steps}." in note.value
+    assert "end token" in note.value
+    assert note.proto.duration == 0  # "infinite": it stays until closed (a 10 s toast was gone before anyone read it)
 
 
 def test_a_malformed_link_parameter_is_reported_in_the_main_area():
