@@ -90,3 +90,18 @@ def test_presenter_mode_survives_the_menu_and_a_reload():
         page.get_by_role("heading", name="The quantization ruler").wait_for(timeout=60000)
         page.wait_for_timeout(1000)
         assert presenting >= 1.25 * h1_px(page), (presenting, h1_px(page))
+
+
+def test_presenter_mode_widens_the_open_sidebar_for_its_larger_text():
+    """Presenter text is a third larger, so the open sidebar is 22rem (462 px) instead of streamlit's 300 px: its
+    "Presenter mode" label stays on one line; closed, it still takes no room."""
+    with running_app() as url, browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?present=1")
+        page.locator("h1").first.wait_for(timeout=60000)
+        sidebar = page.get_by_test_id("stSidebar")
+        page.get_by_test_id("stExpandSidebarButton").click()
+        page.wait_for_function("document.querySelector('[data-testid=stSidebar]').getBoundingClientRect().right > 400")
+        assert sidebar.bounding_box()["width"] >= 440
+        label = sidebar.get_by_text("Presenter mode", exact=True).bounding_box()
+        assert label["height"] < 40, label  # one line of ~24 px text (two lines: ~54 px)
+        screenshot(page, "presenter-sidebar-open")
