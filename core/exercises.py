@@ -217,6 +217,10 @@ def check(p: Part, text: str | None) -> Feedback:
             return Feedback("wrong", f"Give {len(p.answer)} numbers, one per value; that is {len(value)}.")
         n_off = sum(not p.tolerance.accepts(float(t), float(r)) for t, r in zip(value, p.answer, strict=True))
         return Feedback("wrong", f"Not quite: {n_off} of the {len(value)} numbers are off.")
+    if value < 0 <= p.answer and p.kind in ("bytes", "time"):
+        # "Too small" would send a student hunting for a bigger number; the sign is the slip.
+        what = "a time" if p.kind == "time" else "a size in bytes"
+        return Feedback("wrong", f"Not quite: {what} cannot be negative; check the sign.")
     direction = "too large" if value > p.answer else "too small"
     return Feedback("wrong", f"Not quite: that is {direction} ({p.tolerance.describe(p.unit)} counts as right).")
 

@@ -162,6 +162,18 @@ def test_wrong_answer_without_a_known_mistake():
     assert fb.status == "wrong" and "Give 4 numbers" in fb.message
 
 
+def test_a_negative_time_or_size_is_named_as_the_sign():
+    """A negative TTFT (Ch. 30 ex. 1: 110 − 10 = 100 ms) or cache size is not called "too small"."""
+    ttft = _part(E.make("ch30-1", 0), "ttft")
+    assert ttft.answer == 100.0
+    for text in ("-100 ms", "−100", "-0.1 s"):
+        fb = E.check(ttft, text)
+        assert fb.status == "wrong" and "cannot be negative" in fb.message and "too small" not in fb.message, text
+    fb = E.check(_part(E.make("ch30-3", 0), "bytes"), "-768 MiB")
+    assert fb.status == "wrong" and "a size in bytes cannot be negative" in fb.message
+    assert "too small" in E.check(ttft, "50 ms").message  # a positive miss still gets its direction
+
+
 def test_explain_parts_are_not_graded():
     """Exercises 4–6 have an explain part: any text is "noted", and the model answer carries the numbers."""
     for ex_id, phrase in [("ch30-4", "clips to 7"), ("ch30-5", "missing"), ("ch30-6", "logits")]:
