@@ -176,7 +176,8 @@ def gguf_plan_section() -> None:
     st.subheader("A memory plan from a real .gguf file")
     st.caption(
         "Only the header and the tensor table are read (memory-mapped): a multi-GB file reads in well under a "
-        "second. Weights = the tensors' bytes; the KV cache from the file's layers, KV heads and head size."
+        "second. Weights = the tensors' bytes (parameters × bits per weight ÷ 8, Ch. 19; a quantized block's "
+        "scales included); the KV cache from the file's layers, KV heads and head size."
     )
     s = _summary()
     if s is None:

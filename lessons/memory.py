@@ -12,8 +12,7 @@ from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
 ui.title("memory")
 st.caption(
     "How many bytes the cache holds. M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, "
-    "layers, positions, KV heads, head width, bytes per value. Query heads do not appear. "
-    "Weights: parameters × bits ÷ 8 (Ch. 19)."
+    "layers, positions, KV heads, head width, bytes per value. Query heads do not appear."
 )
 
 cfg = ui.model().cfg
@@ -90,12 +89,13 @@ except ValueError as err:
     ui.refuse(err, "Check the lengths: ")
     st.stop()
 B = len(lengths)
-T_term = f"{lengths[0]:,}" if len(set(lengths)) == 1 else f"(Σ lengths = {kv['kv_cache/positions']:,}) / {B}"
 c[2].metric("B: requests", B)
-st.markdown(
-    f"M = 2 · B · L · T · H_kv · d · b = 2 · {B} · {L:,} · {T_term} · {H:,} · {d:,} · {float(b):g} "
-    f"= **{kv['total']:,} bytes**"
-)
+if len(set(lengths)) == 1:
+    head, terms = "2 · B · L · T", f"2 · {B} · {L:,} · {lengths[0]:,}"
+else:  # unequal lengths: B · T becomes their sum (a mean T would not be a whole number of positions)
+    summed = " + ".join(f"{t:,}" for t in lengths) if B <= 4 else f"{kv['kv_cache/positions']:,}"
+    head, terms = "2 · L · (T₁ + … + T_B)", f"2 · {L:,} · ({summed})"
+st.markdown(f"M = {head} · H_kv · d · b = {terms} · {H:,} · {d:,} · {float(b):g} = **{kv['total']:,} bytes**")
 u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))

@@ -66,6 +66,21 @@ def test_memory_exercise_3_four_kv_heads_four_requests():
     assert _metric(at, "Binary units (KiB = 1,024 B)") == "768.00 MiB"
 
 
+def test_memory_unequal_lengths_sum_in_the_formula():
+    """Unequal lengths: B · T is their sum, written as one (2 · L · (T₁ + … + T_B) · …), never a
+    fractional mean; 24 layers, 4,096 + 2,048 positions = 1.5 × the 402,653,184 bytes of one 4,096."""
+    at = new_app("lessons/memory.py")
+    at.selectbox(key="memory.preset").set_value("Ch. 30 24-layer example").run()
+    [t] = [t for t in at.text_input if t.label.startswith("T:")]
+    t.set_value("4096, 2048").run()
+    [formula] = [m.value for m in at.markdown if m.value.startswith("M = ")]
+    assert formula.startswith("M = 2 · L · (T₁ + … + T_B) · H_kv · d · b = 2 · 24 · (4,096 + 2,048) · ")
+    assert formula.endswith(f"**{402_653_184 * 3 // 2:,} bytes**") and "/" not in formula
+    t.set_value("1, 2, 3, 4, 5").run()  # more than four requests: their sum
+    [formula] = [m.value for m in at.markdown if m.value.startswith("M = ")]
+    assert "2 · 24 · (15) · " in formula and formula.endswith(f"**{402_653_184 * 15 // 4096:,} bytes**")
+
+
 def test_memory_shipped_model_checked_against_real_cache():
     """The shipped-model preset compares the formula with real cache tensors: equal."""
     at = new_app("lessons/memory.py")
