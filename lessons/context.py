@@ -56,7 +56,8 @@ except ValueError as err:
     st.stop()
 if run.note:
     st.info(sentence(run.note))
-st.code(decode(tok, run.prompt_used) + "⟨" + decode(tok, run.tokens) + "⟩", language=None, wrap_lines=True)
+# ▶ … ◀ rather than ⟨ ⟩: in the code font the angle brackets read as parentheses ("Assistant:( Yes").
+st.code(decode(tok, run.prompt_used) + "▶" + decode(tok, run.tokens) + "◀", language=None, wrap_lines=True)
 end_at = run.end_at(end_token_id(tok))
 if end_at is not None and not stop_at_end:
     st.info(
@@ -64,7 +65,7 @@ if end_at is not None and not stop_at_end:
         "there. This page keeps generating so the cache reaches the wall; what follows the token is a new "
         "document the model starts on its own, not an answer to the prompt."
     )
-st.caption("⟨ ⟩ marks the generated continuation (greedy).")
+st.caption("▶ … ◀ marks the generated continuation (greedy).")
 
 l1, l2 = st.columns(2)
 layer = l1.selectbox("Layer", range(model.cfg.n_layer), key="ctx.layer", persist_state="session")

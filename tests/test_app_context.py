@@ -2,6 +2,7 @@
 
 import json
 
+from core import state as K
 from tests.app_util import charts, new_app
 
 
@@ -46,7 +47,9 @@ def test_end_of_text_is_explained_or_stops_there():
     at = new_app("lessons/context.py")
     assert any(f"output token {tokens.index(end) + 1}:" in i.value for i in at.info)
     at.toggle(key="ctx.stop_at_end").set_value(True).run()
-    assert at.code[0].value.endswith("<|endoftext|>⟩")
+    text = at.code[0].value  # the prompt, ▶, the continuation, ◀: one marker each
+    assert text.endswith("<|endoftext|>◀") and text.count("▶") == 1 and text.startswith(K.DEFAULT_PROMPT)
+    assert text.index("▶") == len(K.DEFAULT_PROMPT) and "⟨" not in text
     assert not any("keeps generating" in i.value for i in at.info)
 
 
