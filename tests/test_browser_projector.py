@@ -35,6 +35,16 @@ def test_every_page_renders(width, height, query):
             page.locator("h1").first.wait_for(timeout=60000)
             page.wait_for_timeout(1500)
             assert page.get_by_test_id("stException").count() == 0, path
+            # Every figure fits the screen under the top bar (the context page's 130-row heatmap was 900 px,
+            # 1,125 in presenter mode: a projector never showed it whole).
+            if path == "context":  # the tallest figure of the app: wait until it is drawn
+                page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
+            room = height - page.locator("header").first.bounding_box()["height"]
+            tallest = page.evaluate(
+                "() => Math.max(0, ...[...document.querySelectorAll('.js-plotly-plot')]"
+                ".map(e => e.getBoundingClientRect().height))"
+            )
+            assert tallest <= room, (path, tallest, room)
             screenshot(page, f"page-{path or 'decode'}-{width}x{height}")
 
 

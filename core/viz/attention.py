@@ -128,7 +128,9 @@ def fig_attention(
     fig.update_layout(
         template=TEMPLATE,
         title=dict(text=title, x=0, xanchor="left"),
-        height=max(420, min(900, 20 * T + 200)),
+        # At most 700 px: the whole grid fits a 1280×800 laptop under its 60 px top bar, and so does
+        # presenter mode's 1.25× (875 px) a 1920×1080 projector under its 79 px bar.
+        height=max(420, min(700, 20 * T + 200)),
         # standoff: the slanted tick labels' lowest letters touched the axis title without it
         xaxis=dict(title=dict(text="position being scored (key)", standoff=14), side="bottom", tickangle=-60, **axis),
         yaxis=dict(title="position asking (query)", autorange="reversed", **axis),
