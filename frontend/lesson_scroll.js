@@ -45,12 +45,34 @@ function follow(arrival, page) {
         el.style.scrollMarginTop = top + "px";
         el.style.scrollMarginBottom = "8px";
         el.scrollIntoView({ block: "nearest", behavior: "instant" });
+        if (main) uncut(main, el, top, bottom);
         last = null;
       }
     }
     setTimeout(tick, TICK_MS);
   };
   tick();
+}
+
+// The page's rows at any depth (a row of number boxes, a caption, a figure, a fragment's rows).
+const ROWS = '[data-testid="stMain"] [data-testid="stVerticalBlock"] > *';
+
+// After the figure is in view, rows of the page may sit half under the bar: their boxes show, their
+// labels are hidden (a helper saw 32, 8, 128 without "L", "H_kv", "d"). Scroll on until those rows
+// are wholly under the bar, or back until they are wholly below it, whichever keeps the figure on
+// screen. A row holding the figure (a fragment, columns around it) is not one of them.
+function uncut(main, el, top, bottom) {
+  const fig = el.getBoundingClientRect();
+  const edge = top - 8; // the bar's bottom edge
+  const cut = [...document.querySelectorAll(ROWS)]
+    .filter((row) => !row.querySelector(".st-key-lesson-bar") && !row.contains(el))
+    .map((row) => row.getBoundingClientRect())
+    .filter((r) => r.height > 0 && r.top < edge && r.bottom > edge);
+  if (!cut.length) return;
+  const down = Math.max(...cut.map((r) => r.bottom)) - edge;
+  const up = top - Math.min(...cut.map((r) => r.top));
+  if (fig.top - down >= top) main.scrollTop += down;
+  else if (fig.bottom + up <= bottom) main.scrollTop -= up;
 }
 
 export default function (component) {

@@ -24,6 +24,18 @@ IN_VIEW_JS = """() => {
           height: f.height, bar: b.bottom, screen: window.innerHeight};
 }"""
 
+# Rows of the page cut by the lesson bar's bottom edge (more than 2 px on each side): boxes showing
+# below it with their labels hidden under it. Rows holding the main figure do not count.
+CUT_ROWS_JS = """() => {
+  const edge = document.querySelector('.st-key-lesson-bar').getBoundingClientRect().bottom;
+  const fig = document.querySelector('[data-testid="stMain"] .js-plotly-plot, [data-testid="stMain"] .attn-root,'
+                                     + ' [data-testid="stMain"] [data-testid="stForm"]');
+  return [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stVerticalBlock"] > *')]
+    .filter(r => !r.querySelector('.st-key-lesson-bar') && !(fig && r.contains(fig)))
+    .map(r => r.getBoundingClientRect()).filter(b => b.height > 0 && b.top < edge - 2 && b.bottom > edge + 2)
+    .map(b => [Math.round(b.top), Math.round(b.bottom), Math.round(edge)]);
+}"""
+
 
 def wait_for_stop(page, k: int, n: int, heading: str) -> dict:
     """Wait until stop ``k``'s page (its ``heading``) is on screen with its main figure drawn wholly
@@ -60,6 +72,7 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
             assert page.locator("h1").first.inner_text() == PAGES[stop.page].title, k
             screenshot(page, f"lesson-stop-{k}-1920x1080")
             assert box["top"] >= box["bar"] and box["bottom"] <= 1080, (k, box)
+            assert page.evaluate(CUT_ROWS_JS) == [], k  # no row half under the bar (stops 4-6 had one)
             if stop.page == "decode":
                 rows = heatmap_rows(page)
                 page.keyboard.press("ArrowRight")  # the stage's Step, not the next stop
