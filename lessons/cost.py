@@ -25,7 +25,11 @@ n_layer = a.number_input(
 )
 n_head = b.number_input("Heads (n_head)", 1, 10_000, key="cost.heads", persist_state="session")
 n_max = c.select_slider(
-    "Largest context length n (tokens)", [2_000, 5_000, 10_000, 20_000], key="cost.n_max", persist_state="session"
+    "Largest context length n (tokens)",
+    [2_000, 5_000, 10_000, 20_000],
+    format_func="{:,}".format,  # "10,000", as the chart's axis writes it
+    key="cost.n_max",
+    persist_state="session",
 )
 per = "per layer, per head" if n_layer * n_head == 1 else f"× {n_layer} layers × {n_head} heads"
 ui.chart(ui_figures.figure("fig_growth_shapes", bill.growth(n_max, n_layer, n_head), per), key="shapes")

@@ -17,6 +17,17 @@ def test_bill_page_marks_the_chapter_points():
     assert any("10,000 tokens → 100,000,000 scores" in t for t in texts)
 
 
+def test_bill_page_context_slider_writes_thousands_separators():
+    """The context-length stops read 2,000 … 20,000 as the chart's axis does ("10000" was hard to read
+    across a room); picking 20,000 draws the shapes chart out to n = 20,000."""
+    at = new_app("lessons/cost.py")
+    slider = at.select_slider(key="cost.n_max")
+    assert slider.options == ["2,000", "5,000", "10,000", "20,000"]
+    slider.set_value(20_000).run()
+    shapes = charts(at)[0]
+    assert max(max(t["x"]) for t in shapes["data"]) == 20_000 and not at.exception
+
+
 def test_bill_page_generation_totals():
     """n = 1,000, m = 100: cached 1,099·1,100/2 = 604,450 scores; recompute Σ T(T+1)/2 = 55,166,650."""
     at = new_app("lessons/cost.py")
