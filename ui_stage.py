@@ -222,13 +222,14 @@ def message(sess) -> None:
 
 def text_so_far(sess, tok, width: int) -> None:
     """One line: the end of the text so far (new lines as ⏎), the pending token (chosen, not yet
-    consumed) in brackets. The whole text is below the stage."""
+    consumed) in guillemets «…» (angle brackets ⟨…⟩ read as parentheses in the code font:
+    "Mira.(<|endoftext|>)"). The whole text is below the stage."""
     from core.text import bidi_visible
     from core.tokenizer import decode, token_text
 
     text = bidi_visible(decode(tok, sess.consumed).replace("\n", "⏎"))
-    pending = f"⟨{token_text(tok, sess.pending)}⟩"
-    width = max(width - len(pending), 10)  # the chosen token is shown whole (e.g. ⟨<|endoftext|>⟩)
+    pending = f"«{token_text(tok, sess.pending)}»"
+    width = max(width - len(pending), 10)  # the chosen token is shown whole (e.g. «<|endoftext|>»)
     tail = text if len(text) <= width else "…" + text[-(width - 1) :]
     # No container of its own (every element is resent per Step): the CSS finds it beside Step.
     st.code(tail + pending, language=None)

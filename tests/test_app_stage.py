@@ -79,7 +79,7 @@ def test_the_end_token_can_be_stepped_past_when_asked():
     sess = at.session_state[K.DECODE_SESSION]
     assert sess.pending == end_token_id(tok)
     line = at.code[0].value  # the text so far, beside Step: the chosen end token shown whole, even
-    assert line.endswith("⟨<|endoftext|>⟩") and "Goodbye." in line  # when the line is squeezed
+    assert line.endswith("Goodbye.«<|endoftext|>»")  # when the line is squeezed; «» not ⟨⟩ (read as parentheses)
     click(at, "Step ▸")
     assert any("end token" in i.value for i in [*at.info, *at.toast]) and sess.n_steps == 0
     click(at, "Continue past the end token")
