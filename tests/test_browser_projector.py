@@ -1,51 +1,12 @@
-"""Real browser: every page at 1280×800 and at a projector's 1920×1080 in presenter mode (large text).
-
-Saves a screenshot of each under test-artifacts/ (look at them) and checks that each page draws
-its first figure without an exception element."""
+"""Real browser: presenter mode at a projector's 1920×1080 (large text): tables, the first figure, the address
+bar, the sidebar. Every page at both sizes (no exception, figures that fit, screenshots) is in
+test_browser_a11y.py, which visits them all in their class state anyway."""
 
 import pytest
 
 from tests.browser_util import browser_page, running_app, screenshot
 
 pytestmark = pytest.mark.browser
-
-PAGES = [
-    "",
-    "worked",
-    "context",
-    "latency",
-    "batching",
-    "paged",
-    "speculative",
-    "cost",
-    "memory",
-    "weights",
-    "quantize",
-    "quant_model",
-    "practice",
-]
-
-
-@pytest.mark.parametrize("width,height,query", [(1280, 800, ""), (1920, 1080, "?present=1")])
-def test_every_page_renders(width, height, query):
-    """Each page shows its title and no exception, at both sizes."""
-    with running_app() as url, browser_page(width, height) as page:
-        for path in PAGES:
-            page.goto(f"{url}/{path}{query}")
-            page.locator("h1").first.wait_for(timeout=60000)
-            page.wait_for_timeout(1500)
-            assert page.get_by_test_id("stException").count() == 0, path
-            # Every figure fits the screen under the top bar (the context page's 130-row heatmap was 900 px,
-            # 1,125 in presenter mode: a projector never showed it whole).
-            if path == "context":  # the tallest figure of the app: wait until it is drawn
-                page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
-            room = height - page.locator("header").first.bounding_box()["height"]
-            tallest = page.evaluate(
-                "() => Math.max(0, ...[...document.querySelectorAll('.js-plotly-plot')]"
-                ".map(e => e.getBoundingClientRect().height))"
-            )
-            assert tallest <= room, (path, tallest, room)
-            screenshot(page, f"page-{path or 'decode'}-{width}x{height}")
 
 
 def test_presenter_mode_scales_dataframes():
