@@ -264,14 +264,17 @@ def parse_model_card(text: str) -> ModelCard:
 
 
 MAX_REQUESTS = 10_000
+# A trillion positions: 100,000 × the longest context windows published (~10 million); past it the
+# page's byte counts no longer fit their boxes and its chart's axis reads 1e+35.
+MAX_POSITIONS = 10**12
 
 
 def parse_lengths(text: str) -> list[int]:
     """Request lengths from text like "4096, 4096" or "8 10" (positions per request).
 
     Raises ``ValueError`` for an empty list, a non-integer, zero or negative length, a length
-    with a leading zero (what "4,096" leaves after its comma), or more than ``MAX_REQUESTS``
-    requests. Lengths may be huge: they stay exact Python integers.
+    with a leading zero (what "4,096" leaves after its comma), a length over ``MAX_POSITIONS``
+    or more than ``MAX_REQUESTS`` requests. Lengths up to ``MAX_POSITIONS`` stay exact integers.
     """
     parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
     if not parts:
@@ -281,10 +284,15 @@ def parse_lengths(text: str) -> list[int]:
     out = []
     for p in parts:
         clean = p.replace("_", "")
+        if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
+            raise ValueError(f"{quoted(p, 20)} is negative: a request holds at least 1 position")
         if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"{quoted(p, 20)} is not a whole number of positions")
-        if len(clean) > 30:
-            raise ValueError(f"{quoted(p, 20)} has more digits than any context window (at most 30 here)")
+            raise ValueError(f"{quoted(p, 20)} is not a whole number of positions (digits 0-9)")
+        if len(clean) > 13 or int(clean) > MAX_POSITIONS:  # the length test first: int() of 5,000 digits is slow
+            raise ValueError(
+                f"{quoted(p, 20)} is more positions than any context window: this calculator takes up to "
+                f"{MAX_POSITIONS:,} per request"
+            )
         if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
             raise ValueError(
                 f"{quoted(p, 20)} starts with 0: commas and spaces separate requests, so write one length "

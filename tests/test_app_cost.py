@@ -78,18 +78,23 @@ def test_memory_exercise_3_four_kv_heads_four_requests():
 
 
 def test_memory_unequal_lengths_sum_in_the_formula():
-    """Unequal lengths: B · T is their sum, written as one (2 · L · (T₁ + … + T_B) · …), never a
+    """Unequal lengths: B · T is their sum, written as one (2 · L · (T₁ + T₂ + …) · …), never a
     fractional mean; 24 layers, 4,096 + 2,048 positions = 1.5 × the 402,653,184 bytes of one 4,096."""
     at = new_app("lessons/memory.py")
     at.selectbox(key="memory.preset").set_value("Ch. 30 24-layer example").run()
     [t] = [t for t in at.text_input if t.label.startswith("T:")]
     t.set_value("4096, 2048").run()
     [formula] = [m.value for m in at.markdown if m.value.startswith("M = ")]
-    assert formula.startswith("M = 2 · L · (T₁ + … + T_B) · H_kv · d · b = 2 · 24 · (4,096 + 2,048) · ")
+    assert formula.startswith("M = 2 · L · (T₁ + T₂ + …) · H_kv · d · b = 2 · 24 · (4,096 + 2,048) · ")
     assert formula.endswith(f"**{402_653_184 * 3 // 2:,} bytes**") and "/" not in formula
     t.set_value("1, 2, 3, 4, 5").run()  # more than four requests: their sum
     [formula] = [m.value for m in at.markdown if m.value.startswith("M = ")]
-    assert "2 · 24 · (15) · " in formula and formula.endswith(f"**{402_653_184 * 15 // 4096:,} bytes**")
+    assert "2 · 24 · (5 lengths summed: 15) · " in formula and formula.endswith(
+        f"**{402_653_184 * 15 // 4096:,} bytes**"
+    )
+    t.set_value(", ".join(["1"] * 10_000)).run()  # equal lengths: B with its thousands separator
+    [formula] = [m.value for m in at.markdown if m.value.startswith("M = ")]
+    assert formula.startswith("M = 2 · B · L · T · H_kv · d · b = 2 · 10,000 · 24 · 1 · ")
 
 
 def test_memory_shipped_model_checked_against_real_cache():
@@ -152,7 +157,8 @@ def test_weights_page_table_and_card():
 
 
 def test_memory_huge_units_print_exact_digits():
-    """L = H_kv = d = 10⁶ at 10²⁹ positions, 2 bytes: 4·10⁴⁷ bytes; GiB and GB equal exact Decimal division."""
+    """L = H_kv = d = 10⁶ at 10¹² positions (the most a request takes), 2 bytes: 4·10³⁰ bytes, far past a
+    float's 2⁵³; GiB and GB equal exact Decimal division."""
     from decimal import ROUND_HALF_UP, Decimal, localcontext
 
     at = new_app("lessons/memory.py")
@@ -160,8 +166,8 @@ def test_memory_huge_units_print_exact_digits():
         [n] = [n for n in at.number_input if n.label.startswith(label)]
         n.set_value(10**6).run()
     [t] = [t for t in at.text_input if t.label.startswith("T:")]
-    t.set_value(str(10**29)).run()
-    total = 2 * 10**6 * 10**29 * 10**6 * 10**6 * 2
+    t.set_value(str(10**12)).run()
+    total = 2 * 10**6 * 10**12 * 10**6 * 10**6 * 2
     with localcontext() as ctx:
         ctx.prec = 80
         gib = (Decimal(total) / Decimal(2**30)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)

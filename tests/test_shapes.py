@@ -88,11 +88,16 @@ def test_parse_lengths():
 
     assert parse_lengths("4096, 4096") == [4096, 4096]
     assert parse_lengths("8 10") == [8, 10]
-    assert parse_lengths("1000000000000") == [10**12]
+    assert parse_lengths("1000000000000") == [10**12]  # the most it takes: exact
     for bad, match in [
         ("", "at least one"),
         ("1.5", "whole number"),
-        ("-3", "whole number"),
+        ("-3", "is negative"),
+        ("−3", "is negative"),
+        ("٣", r"whole number of positions \(digits 0-9\)"),
+        ("1000000000001", "up to 1,000,000,000,000 per request"),
+        ("9" * 30, "more positions than any context window"),  # 30 digits garbled the page's boxes and axis
+        ("9" * 5000, "more positions than any context window"),
         ("0", "at least 1"),
         ("nan", "whole number"),
         ("1," * 10_001, "more than"),
