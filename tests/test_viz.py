@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from core import viz
 
@@ -90,3 +91,15 @@ def test_batch_cache_tells_padding_from_reserved_slots():
     assert list(padding.x) == [12, 0, 8, 15] and list(padding.base) == [5, 17, 9, 2]
     assert list(reserved.x) == [18] * 4 and list(reserved.base) == [17] * 4
     assert len(viz.fig_batch_cache(["a"], [5], 9, "ragged").data) == 1
+
+
+@pytest.mark.parametrize("n_max", [2_000, 5_000, 10_000, 20_000])
+def test_growth_marks_labels_take_different_places(n_max):
+    """Every stop of the bill page's slider: each chapter point's label has a place of its own. At n = 20,000
+    both the 1,000- and the 10,000-token labels once took the same spot high on the left, one hiding the other
+    (a helper found it); now only the first goes there, the others sit to the upper left of their point."""
+    from core import bill
+
+    fig = viz.fig_growth_shapes(bill.growth(n_max), "per layer, per head")
+    places = [(a.ax, a.ay, a.axref, a.ayref) for a in fig.layout.annotations]
+    assert len(places) == len([x for x in (1_000, 10_000) if x <= n_max]) == len(set(places)), places

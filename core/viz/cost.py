@@ -12,17 +12,19 @@ if TYPE_CHECKING:  # types only
     from core.bill import Growth, StepWork
 
 
-def _mark(fig: go.Figure, x: int, scores: int, per: str, n_max: int) -> None:
+def _mark(fig: go.Figure, x: int, scores: int, per: str, n_max: int, first: bool) -> None:
     """A chapter point on the n² curve and its label. The label sits where no curve runs: the
-    1,000-token one high in the left part of the plot (the curves are still low there), others to
-    the upper left of their point (the convex curves run below it); a white box keeps grid lines off it."""
+    first (1,000-token) one high in the left part of the plot (the curves are still low there),
+    others to the upper left of their point (the convex curves run below it; at n = 20,000 the
+    10,000-token label once took the same high spot and hid the first); a white box keeps grid
+    lines off it."""
     y = x * x / 1_000_000
     fig.add_scatter(
         x=[x], y=[y], mode="markers", marker=dict(size=11, color=NEW_WORK), showlegend=False, hoverinfo="skip"
     )
     text = f"{x:,} tokens → {scores:,} scores ({per})"
     box = dict(bgcolor="rgba(255,255,255,0.9)", arrowcolor=MUTED, arrowwidth=1.5)
-    if x * 2 <= n_max:
+    if first and x * 2 <= n_max:
         top = (n_max / 1000) ** 2
         fig.add_annotation(
             x=x, y=y, ax=n_max * 0.02, ay=top * 0.85, axref="x", ayref="y", text=text, xanchor="left", **box
@@ -50,8 +52,8 @@ def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
             line=dict(color=NEW_WORK) | line,
             hovertemplate=hover + what + "<extra></extra>",
         )
-    for x, scores in g.marks:
-        _mark(fig, x, scores, per, g.n[-1])
+    for i, (x, scores) in enumerate(g.marks):
+        _mark(fig, x, scores, per, g.n[-1], first=i == 0)
     fig.update_layout(
         template=TEMPLATE,
         height=430,
