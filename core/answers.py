@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import unicodedata
 
 MAX_CHARS = 120  # an answer, not an essay; also bounds what pint is asked to evaluate
 LIST_EXAMPLE = "4, -2, 0, 6"  # examples in messages are never an exercise's answer
@@ -288,6 +289,8 @@ def _plain(p: str) -> float:
 
 
 def _guess(text: str) -> str:
-    """The leading number of what was typed (for a suggestion), or 12."""
-    m = re.match(r"\s*([-+]?\d+(?:\.\d+)?)", normalize(text))
+    """The leading number of what was typed, in the digits 0-9 (for a suggestion the readers accept:
+    "٣" suggests "3 ms", not "٣ ms"), or 12."""
+    ascii_digits = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in normalize(text))
+    m = re.match(r"\s*([-+]?[0-9]+(?:\.[0-9]+)?)", ascii_digits)
     return m.group(1) if m else "12"

@@ -152,3 +152,15 @@ def test_an_invisible_character_in_an_answer_is_named_in_the_message():
         A.parse_time_ms("150\u200b ms")
     assert "`150[U+200B] ms`" in str(err.value)
     assert A.quote("a\x00b") == "`a[U+0000]b`" and A.quote("👍🏽\u200d") == "`👍🏽\u200d`"  # emoji joiners kept
+
+
+def test_a_suggestion_is_written_in_digits_the_reader_accepts():
+    """Other scripts' digits are refused (only 0-9 are read), and the suggestion says the number in 0-9: "٣"
+    (Arabic-Indic three) gets "try `3 ms`", not "try `٣ ms`", which it would refuse again (a helper found it)."""
+    from core import answers
+
+    for typed, hint in [("٣", "try `3 ms` or `0.003 s`"), ("٣٠٠ ms", "try `300 ms` or `0.3 s`")]:
+        with pytest.raises(ValueError) as err:
+            answers.parse_time_ms(typed)
+        assert str(err.value).endswith(hint), str(err.value)
+        assert answers.parse_time_ms(hint.split("`")[1]) == float(hint.split("`")[1].split()[0])
