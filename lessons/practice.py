@@ -111,7 +111,7 @@ def answer_box(ex: E.Exercise, p: E.Part) -> None:
         st.text_input(
             label, typed, key=field(ex, p), max_chars=E.answers.MAX_CHARS, placeholder=p.placeholder, help=help_text
         )
-    said(p, last)
+    said(p, last if str(st.session_state.get(field(ex, p), typed) or "").strip() else None)  # emptied: no verdict
 
 
 with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):

@@ -87,3 +87,18 @@ def test_check_with_every_box_empty_says_so_and_counts_nothing():
     click(at, "Check")
     assert not any("Type at least one answer" in w.value for w in at.warning)
     assert "1 checked · 1 right" in markdown(at)
+
+
+def test_an_emptied_box_loses_its_old_verdict():
+    """"12 foo" and Check: the reader's message under the box; the box emptied and Check again: "Type at least one
+    answer" and no verdict left under the empty box (a helper saw the old "Couldn't read" stay); the tally keeps
+    the unreadable attempt it counted."""
+    at = practice(ex="ch30-3", numbers="0")
+    box = "practice.in.ch30-3.0.mib"
+    at.text_input(key=box).set_value("12 foo")
+    click(at, "Check")
+    assert "Couldn't read `12 foo`" in markdown(at)
+    at.text_input(key=box).set_value("")
+    click(at, "Check")
+    assert any("Type at least one answer" in w.value for w in at.warning)
+    assert "`12 foo`" not in markdown(at) and "0 checked · 0 right · 1 couldn't be read" in markdown(at)
