@@ -90,7 +90,7 @@ def test_check_with_every_box_empty_says_so_and_counts_nothing():
 
 
 def test_an_emptied_box_loses_its_old_verdict():
-    """"12 foo" and Check: the reader's message under the box; the box emptied and Check again: "Type at least one
+    """`12 foo` and Check: the reader's message under the box; the box emptied and Check again: "Type at least one
     answer" and no verdict left under the empty box (a helper saw the old "Couldn't read" stay); the tally keeps
     the unreadable attempt it counted."""
     at = practice(ex="ch30-3", numbers="0")
