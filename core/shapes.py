@@ -264,8 +264,8 @@ def parse_model_card(text: str) -> ModelCard:
 
 
 MAX_REQUESTS = 10_000
-# A trillion positions: 100,000 × the longest context windows published (~10 million); past it the
-# page's byte counts no longer fit their boxes and its chart's axis reads 1e+35.
+# A trillion positions, far past any context window; at 30 digits the memory page's byte counts no
+# longer fit their boxes and its chart's axis read 1e+35.
 MAX_POSITIONS = 10**12
 
 

@@ -89,11 +89,11 @@ except ValueError as err:
     ui.refuse(err, "Check the lengths: ")
     st.stop()
 B = len(lengths)
-c[2].metric("B: requests", B)
+c[2].metric("B: requests", f"{B:,}")
 if len(set(lengths)) == 1:
     head, terms = "2 · B · L · T", f"2 · {B:,} · {L:,} · {lengths[0]:,}"
 else:  # unequal lengths: B · T becomes their sum (a mean T would not be a whole number of positions)
-    summed = " + ".join(f"{t:,}" for t in lengths) if B <= 4 else f"{B:,} lengths summed: {sum(lengths):,}"
+    summed = " + ".join(f"{t:,}" for t in lengths) if B <= 4 else f"{B:,} lengths summed: {kv['kv_cache/positions']:,}"
     head, terms = "2 · L · (T₁ + T₂ + …)", f"2 · {L:,} · ({summed})"
 st.markdown(f"M = {head} · H_kv · d · b = {terms} · {H:,} · {d:,} · {float(b):g} = **{kv['total']:,} bytes**")
 u1, u2, u3 = st.columns(3)

@@ -95,6 +95,7 @@ def test_memory_unequal_lengths_sum_in_the_formula():
     t.set_value(", ".join(["1"] * 10_000)).run()  # equal lengths: B with its thousands separator
     [formula] = [m.value for m in at.markdown if m.value.startswith("M = ")]
     assert formula.startswith("M = 2 · B · L · T · H_kv · d · b = 2 · 10,000 · 24 · 1 · ")
+    assert _metric(at, "B: requests") == "10,000"
 
 
 def test_memory_shipped_model_checked_against_real_cache():
