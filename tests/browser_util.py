@@ -145,6 +145,21 @@ def wait_rows(page, rows: int, timeout_ms: int = 30000) -> None:
     )
 
 
+# The app's own style sheet (assets/style/a11y.css, and presenter.css after it in presenter mode) reaches the page
+# as one <style> in an st.html element. Streamlit draws st.html with a component it loads on first use, so on a
+# fresh tab of a busy server the style can arrive seconds after the page's text (seen: a reloaded ?present=1 tab
+# kept laptop-size headings for ~5 s). A measurement of sizes waits for it.
+APP_STYLE_MARK = (ROOT / "assets" / "style" / "a11y.css").read_text(encoding="utf-8").splitlines()[0][:60]
+
+
+def wait_app_style(page, timeout_ms: int = 30000) -> None:
+    page.wait_for_function(
+        "mark => Array.from(document.querySelectorAll('style')).some(s => s.textContent.includes(mark))",
+        arg=APP_STYLE_MARK,
+        timeout=timeout_ms,
+    )
+
+
 def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"

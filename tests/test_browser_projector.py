@@ -4,7 +4,7 @@ test_browser_a11y.py, which visits them all in their class state anyway."""
 
 import pytest
 
-from tests.browser_util import browser_page, running_app, screenshot
+from tests.browser_util import browser_page, running_app, screenshot, wait_app_style
 
 pytestmark = pytest.mark.browser
 
@@ -18,6 +18,7 @@ def test_presenter_mode_scales_dataframes():
             page.goto(f"{url}/latency{query}")
             grid = page.get_by_test_id("stDataFrame").nth(1)  # the per-request table (the editor comes first)
             grid.wait_for(timeout=60000)
+            wait_app_style(page)
             page.wait_for_timeout(1000)
             heights[query] = grid.bounding_box()["height"]
             screenshot(page, f"presenter-dataframe{query.replace('?', '-').replace('=', '')}")
@@ -31,6 +32,7 @@ def test_presenter_mode_keeps_the_first_figure_on_the_projected_screen():
     with running_app() as url, browser_page(1920, 1080) as page:
         page.goto(f"{url}/quantize?present=1")
         page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
+        wait_app_style(page)
         page.wait_for_timeout(1000)
         h1_top = page.evaluate("() => document.querySelector('h1').getBoundingClientRect().top")
         chart_top = page.evaluate("() => document.querySelector('.js-plotly-plot').getBoundingClientRect().top")
@@ -43,6 +45,7 @@ def test_presenter_mode_survives_the_menu_and_a_reload():
     the query parameters; ``ui.keep_presenter_in_url`` puts it back). Turning the mode off removes it."""
 
     def h1_px(page) -> float:
+        wait_app_style(page)
         return float(page.evaluate("getComputedStyle(document.querySelector('h1')).fontSize").removesuffix("px"))
 
     with running_app() as url, browser_page(1920, 1080) as page:
