@@ -167,8 +167,15 @@ def keep_presenter_in_url() -> None:
 def apply_presenter_style() -> None:
     """The app's accessibility style on every page (``assets/style/a11y.css``) and, in presenter mode,
     larger text for a projector (``presenter.css``). The CSS is the app's own file, never user text."""
-    css = A11Y_CSS + (PRESENTER_CSS if presenter_mode() else "")
-    st.html(f"<style>\n{css}</style>")
+    style_sheet(A11Y_CSS + (PRESENTER_CSS if presenter_mode() else ""))
+
+
+def style_sheet(css: str) -> None:
+    """Put the app's own CSS (never user text) on the page, in a markdown element rather than st.html: streamlit
+    draws markdown with the page's first text, while st.html's component is loaded on first use and on a fresh
+    tab was drawn 3–4 s after the page's text (a reloaded projector tab showed laptop-size text meanwhile).
+    a11y.css folds the empty element away so it leaves no gap."""
+    st.markdown(f"<style>\n{css.strip()}\n</style>", unsafe_allow_html=True)
 
 
 def chart(fig, key: str, table: bool = True) -> None:

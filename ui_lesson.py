@@ -29,7 +29,6 @@ _scroll = st.components.v2.component(
     "explainer_lesson_scroll", js=ui_stage._loader(ui_stage.STATIC, "lesson_scroll.js"), isolate_styles=False
 )
 BAR_CSS = """
-<style>
 .st-key-lesson-bar { background: #f0f2f6; border-radius: 0.5rem; padding: 0.3rem 0.6rem; gap: 0.2rem; }
 /* The bar takes the room above the title that streamlit leaves empty. */
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem !important; }
@@ -39,7 +38,6 @@ BAR_CSS = """
 .st-key-lesson-keys, .st-key-lesson-scroll { display: none; }
 /* The bar stays at the top (under streamlit's 3.75rem header) when the page scrolls. */
 [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 99; }
-</style>
 """
 
 
@@ -203,7 +201,7 @@ def bar(nav) -> None:
     H.set_slots(nav.title)
     if lesson is None:
         return
-    st.html(BAR_CSS)
+    ui.style_sheet(BAR_CSS)
     k, n = ss[K.LESSON_STOP], len(lesson.stops)
     stop, on_decode = lesson.stops[k], nav.title == ui.TITLES["decode"]
     keys = "PgDn / PgUp · → is Step" if on_decode else "PgDn / PgUp or → / ←"

@@ -21,6 +21,7 @@ from pathlib import Path
 import plotly
 import streamlit as st
 
+import ui
 from core.viz import stage as SV
 
 ROOT = Path(__file__).resolve().parent
@@ -76,7 +77,6 @@ _panel = st.components.v2.component("explainer_panel", js=_loader(STATIC, "stage
 # The stage must fit one screen: less empty space above the title, a smaller title, the text line
 # on one row. This CSS is the app's own constant (never user text).
 STAGE_CSS = """
-<style>
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 3rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
 [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre {
@@ -97,12 +97,11 @@ STAGE_CSS = """
 .panel-kv .kv-formula { margin-bottom: 0.3em; }
 .panel-kv progress { width: 100%; height: 0.6em; accent-color: #0072b2; }
 .panel-kv .kv-shelf { font-size: 0.92em; color: #31333f; }
-</style>
 """
 
 
 def stage_style() -> None:
-    st.html(STAGE_CSS)
+    ui.style_sheet(STAGE_CSS)
 
 
 def _ask_full() -> None:

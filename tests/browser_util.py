@@ -146,9 +146,9 @@ def wait_rows(page, rows: int, timeout_ms: int = 30000) -> None:
 
 
 # The app's own style sheet (assets/style/a11y.css, and presenter.css after it in presenter mode) reaches the page
-# as one <style> in an st.html element. Streamlit draws st.html with a component it loads on first use, so on a
-# fresh tab of a busy server the style can arrive seconds after the page's text (seen: a reloaded ?present=1 tab
-# kept laptop-size headings for ~5 s). A measurement of sizes waits for it.
+# as one <style> in a markdown element (ui.style_sheet), which streamlit draws with code it loads on first use: on
+# a fresh tab the style arrives up to ~1.5 s after the page's first text (with st.html, up to ~5 s: a reloaded
+# ?present=1 tab kept laptop-size headings meanwhile). A measurement of sizes or of focus rings waits for it.
 APP_STYLE_MARK = (ROOT / "assets" / "style" / "a11y.css").read_text(encoding="utf-8").splitlines()[0][:60]
 
 

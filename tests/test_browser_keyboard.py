@@ -7,7 +7,7 @@ import pytest
 from core import state as K
 from core.assets import load_shipped_tokenizer
 from core.tokenizer import encode
-from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_app_style, wait_rows
 
 pytestmark = pytest.mark.browser
 
@@ -42,14 +42,8 @@ def tab_to(page, want, stops: list | None = None, limit: int = 60, key: str = "T
     raise AssertionError("not reached by Tab: " + str(stops[-5:] if stops else ""))
 
 
-# The app's own style sheet (assets/style/a11y.css, which draws the focus ring) is in the page. Streamlit sends a
-# style-only st.html to its event container, rendered with the page's first elements; one CI run pressed Tab
-# before it was there (a focused skip link, no ring), so the tests wait for it before the first Tab.
-APP_STYLE_JS = "() => [...document.querySelectorAll('style')].some(s => s.textContent.includes('#1c62b9'))"
-
-
-def wait_app_style(page) -> None:
-    page.wait_for_function(APP_STYLE_JS, timeout=30000)
+# One CI run pressed Tab before the app's style sheet (a11y.css draws the focus ring) was on the page: a focused
+# skip link, no ring. The tests wait for it (browser_util.wait_app_style) before the first Tab.
 
 
 def button(name: str):
