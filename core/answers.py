@@ -94,7 +94,8 @@ def normalize(text: str) -> str:
     s = str(text).strip()
     for a, b in (("−", "-"), ("–", "-"), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
         s = s.replace(a, b)
-    s = re.sub(r"(?<=\d)\s*[×x]\s*(?=\d)", " * ", s)  # 3 × 2^28, 3x2^28
+    # 3 × 2^28, 3x2^28; but not "0x300", which is hexadecimal (768), not 0 × 300: left unreadable.
+    s = re.sub(r"(?<=\d)(?!(?<=(?<![\d.])0)[xX][0-9a-fA-F])\s*[×x]\s*(?=\d)", " * ", s)
     s = re.sub(r"(?<=\d)[,_ ](?=\d{3}(?!\d))", "", s)  # 805,306,368 · 805_306_368 · 805 306 368
     s = re.sub(r"(?<=\d)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
     return s
@@ -290,7 +291,9 @@ def _plain(p: str) -> float:
 
 def _guess(text: str) -> str:
     """The leading number of what was typed, in the digits 0-9 (for a suggestion the readers accept:
-    "٣" suggests "3 ms", not "٣ ms"), or 12."""
+    "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12."""
     ascii_digits = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in normalize(text))
+    if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", ascii_digits):  # "0x300" suggests its value, 768
+        return str(int(hexadecimal.group(1)[:12], 16))
     m = re.match(r"\s*([-+]?[0-9]+(?:\.[0-9]+)?)", ascii_digits)
     return m.group(1) if m else "12"

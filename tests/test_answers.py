@@ -119,6 +119,19 @@ def test_ratio_and_named_units():
         A.parse_number("25 ms")
 
 
+@pytest.mark.parametrize("text", ["0x300", "0x300 B", "0X1F MiB"])
+def test_hexadecimal_is_refused_not_read_as_zero(text):
+    """ "0x300" is hexadecimal (768), not 0 × 300: it was read as 0 bytes and marked wrong without a word. The
+    boxes take decimal numbers, so it is refused with the notations that work; "2x300" is still 600."""
+    with pytest.raises(ValueError, match="couldn't read"):
+        A.parse_bytes(text)
+    with pytest.raises(ValueError, match="couldn't read"):
+        A.parse_number(text.split()[0])
+    with pytest.raises(ValueError, match="try `768`"):
+        A.parse_number("0x300")
+    assert A.parse_bytes("2x300") == A.parse_number("2 x 300") == A.parse_number("0 × 300") + 600 == 600
+
+
 @pytest.mark.parametrize("text", ["3, -1, 7, 2", "3, −1, 7, 2", "3 −1 7 2", "[3, -1, 7, 2]", "3; -1; 7; 2"])
 def test_integer_lists(text):
     """Ch. 19's stored integers with commas, spaces, brackets and the typographic minus."""
