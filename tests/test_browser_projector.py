@@ -79,3 +79,23 @@ def test_presenter_mode_widens_the_open_sidebar_for_its_larger_text():
         label = sidebar.get_by_text("Presenter mode", exact=True).bounding_box()
         assert label["height"] < 40, label  # one line of ~24 px text (two lines: ~54 px)
         screenshot(page, "presenter-sidebar-open")
+
+
+TOGGLE_OFFSETS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stCheckbox] label')]
+.map(l => {
+  const track = [...l.children].find(c => c.tagName === 'DIV' && c.getAttribute('data-testid') !== 'stWidgetLabel');
+  const text = l.querySelector('[data-testid=stWidgetLabel] p').getBoundingClientRect();
+  const t = track.getBoundingClientRect();
+  return (t.top + t.height / 2) - (text.top + text.height / 2);
+})"""
+
+
+def test_presenter_toggles_sit_on_their_labels_middle():
+    """Presenter mode makes a toggle's label a third larger but not its switch: the switch is centred on the text
+    (streamlit tops both; the switch sat 4.2 px above the label's middle on the decode page)."""
+    with running_app() as url, browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?present=1")
+        page.get_by_text("Predict first").first.wait_for(timeout=60000)
+        wait_app_style(page)
+        offsets = page.evaluate(TOGGLE_OFFSETS_JS)
+    assert len(offsets) >= 2 and all(abs(o) <= 2 for o in offsets), offsets
