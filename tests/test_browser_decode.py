@@ -39,3 +39,31 @@ def test_play_steps_on_its_own_and_pause_stops_it():
         paused = heatmap_rows(page)
         page.wait_for_timeout(2000)
         assert heatmap_rows(page) == paused >= n + 3
+
+
+TOAST_OVER_CONTROLS_JS = """() => {
+  const t = document.querySelector('[data-testid=stToast]').getBoundingClientRect();
+  const controls = document.querySelectorAll('[data-testid=stMain] button, [data-testid=stMain] input, '
+    + '[data-testid=stMain] textarea, [data-testid=stMain] [data-baseweb=select]');
+  return [...controls].filter(c => {
+    const r = c.getBoundingClientRect();
+    // shown (a code block's copy button is transparent until the pointer is on the block)
+    const shown = c.checkVisibility({opacityProperty: true, visibilityProperty: true});
+    return shown && r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom;
+  }).map(c => (c.innerText || c.getAttribute('aria-label') || c.tagName).trim().slice(0, 30));
+}"""
+
+
+@pytest.mark.parametrize("width,height,query", [(1280, 800, ""), (1920, 1080, "&present=1")])
+def test_a_shared_links_note_covers_no_control(width, height, query):
+    """A link asking for more steps than the request runs (the model ends after 47) leaves a note until it is
+    closed. It floats at the bottom right: at the top right it covered the head picker, Settings and "Continue
+    past the end token" (at 1920×1080), Settings (at 1280×800)."""
+    with running_app() as url, browser_page(width, height) as page:
+        page.goto(f"{url}/?step=200{query}")
+        page.get_by_test_id("stToast").wait_for(timeout=60000)
+        page.get_by_role("button", name="Continue past the end token").wait_for(timeout=30000)
+        page.wait_for_timeout(500)  # the toast's slide-in
+        covered = page.evaluate(TOAST_OVER_CONTROLS_JS)
+        screenshot(page, f"link-note-{width}x{height}")
+    assert not covered, covered
