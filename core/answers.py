@@ -18,7 +18,9 @@ import re
 import unicodedata
 
 MAX_CHARS = 120  # an answer, not an essay; also bounds what pint is asked to evaluate
-LIST_EXAMPLE = "4, -2, 0, 6"  # examples in messages are never an exercise's answer
+# What an answer box takes: more than MAX_CHARS, so an over-long paste arrives and gets a message (a box
+# limited to MAX_CHARS dropped it without a word), still bounded for the server.
+MAX_TYPED = 10_000
 BYTES_EXAMPLES = "try `512 MiB` or `536870912`"
 
 # Lower-case spellings students type for byte units, mapped to pint's names. "kb"/"KB" is left out
@@ -49,6 +51,7 @@ _BYTE_ALIASES = {
     "gibibyte": "GiB",
     "gibibytes": "GiB",
 }
+_BYTE_NAMES = ("KiB", "MiB", "GiB", "TiB", "kB", "MB", "GB", "TB", "B")  # longest first: "MiByte" is MiB
 _TIME_ALIASES = {"msec": "ms", "millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "seconds": "s"}
 _PERCENT = {"%", "percent", "per cent", "pct"}
 _RATIO = {"x", "×", "times", "fold", "-fold"}
@@ -92,12 +95,14 @@ def normalize(text: str) -> str:
     "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
     (so "1,5 GiB" stays unreadable instead of becoming 15 GiB)."""
     s = str(text).strip()
+    s = "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in s)  # ١٠٠, １００
     for a, b in (("−", "-"), ("–", "-"), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
         s = s.replace(a, b)
     # 3 × 2^28, 3x2^28; but not "0x300", which is hexadecimal (768), not 0 × 300: left unreadable.
     s = re.sub(r"(?<=\d)(?!(?<=(?<![\d.])0)[xX][0-9a-fA-F])\s*[×x]\s*(?=\d)", " * ", s)
-    s = re.sub(r"(?<=\d)[,_ ](?=\d{3}(?!\d))", "", s)  # 805,306,368 · 805_306_368 · 805 306 368
-    s = re.sub(r"(?<=\d)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
+    # 805,306,368 · 805_306_368 · 805 306 368, but not "0,055": a decimal comma (left unreadable), not 55.
+    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)
+    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
     return s
 
 
@@ -116,6 +121,8 @@ def _number(expr: str) -> float:
         raise ValueError("too many powers")
     if re.search(r"\d\s+[\d.]", expr):  # "50 100": two numbers, not one (pint would multiply them)
         raise ValueError("two numbers")
+    if re.search(r"\.\d*\.", expr):  # "1.610.612.736": dots as thousands separators, not 1.61
+        raise ValueError("two decimal points")
     value = ureg().parse_expression(expr)
     if hasattr(value, "units"):
         if not value.dimensionless or value.units != ureg().dimensionless:
@@ -142,8 +149,10 @@ def split_number_unit(text: str) -> tuple[float, str]:
 def _checked(text: str, what: str, example: str) -> str:
     if text is None or not str(text).strip():
         raise ValueError(f"type {what} first, e.g. {quote(example)}")
-    if len(str(text)) > MAX_CHARS:
-        raise ValueError(f"that is {len(str(text)):,} characters; an answer here is one number (e.g. {quote(example)})")
+    if len(str(text).strip()) > MAX_CHARS:
+        raise ValueError(
+            f"that is {len(str(text).strip()):,} characters; an answer here is one number (e.g. {quote(example)})"
+        )
     return str(text)
 
 
@@ -158,10 +167,15 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
     try:
         number, unit = split_number_unit(text)
     except ValueError:
+        if re.search(r"\d,\d", normalize(text)):  # a decimal comma ("0,5 GiB"): the same with a point
+            unit = _typed_byte_unit(text) or "B"
+            raise ValueError(f"couldn't read {quote(text)} as bytes: try {quote(f'{_guess(text)} {unit}')}") from None
         raise ValueError(f"couldn't read {quote(text)} as bytes: {BYTES_EXAMPLES}") from None
-    shown = f"{number:g}"
+    shown = f"{number:.0f}" if number.is_integer() and abs(number) < 1e15 else f"{number:g}"  # 805306368, not 8.05e+08
+    typed = _typed_byte_unit(text) or "KiB"  # the hint keeps a unit the student wrote ("768 MiB/s": MiB)
+    per_unit = ureg().Quantity(1, typed).to("byte").magnitude
     hint = (
-        f"try {quote(f'{shown} KiB')} or {quote(f'{number * 1024:.0f}')}"
+        f"try {quote(f'{shown} {typed}')} or {quote(f'{number * per_unit:.0f}')}"
         if default_unit == "B"  # a bare number here is bytes
         else f"try {quote(f'{shown} {default_unit}')} or {quote(shown)} (a bare number is in {default_unit})"
     )
@@ -169,6 +183,11 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
         raise ValueError(
             f"{quote(unit)} is ambiguous: write {quote(f'{shown} kB')} (1,000 bytes each) "
             f"or {quote(f'{shown} KiB')} (1,024 bytes each)"
+        )
+    if unit == "b" or re.fullmatch(r"[KMGT]i?b", unit):  # IEC/IEEE: b is a bit ("Mib" mebibits), B a byte
+        raise ValueError(
+            f"{quote(unit)} is bits in the standard notation (b a bit, B a byte): write "
+            f"{quote(f'{shown} {unit[:-1]}B')} for bytes or {quote(f'{shown} {unit[:-1]}bit')} for bits"
         )
     name = _BYTE_ALIASES.get(unit.lower(), unit) if unit else default_unit
     try:
@@ -198,10 +217,26 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
             raise ValueError("not a time")
         return float((number * u).to("millisecond").magnitude)
     except Exception:
-        n = _guess(text)
-        raise ValueError(
-            f"couldn't read {quote(text)} as a time: try {quote(f'{n} ms')} or {quote(f'{float(n) / 1000:g} s')}"
-        ) from None
+        raise ValueError(f"couldn't read {quote(text)} as a time: {_time_hint(text)}") from None
+
+
+def _time_hint(text: str) -> str:
+    """ "try `0.21 s` or `210 ms`": the leading number in the time unit the student typed (ms if none)."""
+    n = _guess(text)
+    words = (_TIME_ALIASES.get(w.lower(), w) for w in re.findall(r"[A-Za-zµμ]+", normalize(text)))
+    unit = next((w for w in words if w in ("ms", "s", "µs", "us", "min")), "ms")
+    ms = ureg().Quantity(float(n), unit).to("ms").magnitude
+    other = f"{ms / 1000:g} s" if unit == "ms" else f"{ms:g} ms"
+    return f"try {quote(f'{n} {unit}')} or {quote(other)}"
+
+
+def _typed_byte_unit(text: str) -> str | None:
+    """The first byte unit written in ``text`` ("768 MiByte" → MiB), or None."""
+    for word in re.findall(r"[A-Za-z]+", normalize(text)):
+        name = _BYTE_ALIASES.get(word.lower(), word)
+        if unit := next((u for u in _BYTE_NAMES if name.startswith(u)), None):
+            return unit
+    return None
 
 
 def parse_percent(text: str) -> float:
@@ -232,67 +267,10 @@ def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
     return number
 
 
-def _entries(text: str) -> list[str]:
-    """List entries: split on commas/semicolons if there are any, else on white space."""
-    s = normalize_list(text)
-    parts = re.split(r"[,;]", s) if re.search(r"[,;]", s) else s.split()
-    return [p.strip() for p in parts if p.strip()]
-
-
-def normalize_list(text: str) -> str:
-    s = str(text).strip().replace("−", "-").replace("–", "-")
-    return s[1:-1] if len(s) >= 2 and s[0] + s[-1] in ("[]", "()", "{}") else s
-
-
-def parse_int_list(text: str) -> tuple[int, ...]:
-    """Whole numbers from "3, -1, 7, 2", "3 −1 7 2" or "[3, -1, 7, 2]". Raises ``ValueError``
-    naming the first entry that is not a whole number."""
-    text = _checked(text, "whole numbers separated by commas", LIST_EXAMPLE)
-    out = []
-    for i, p in enumerate(_entries(text), 1):
-        if not re.fullmatch(r"[-+]?\d+(\.0*)?", p):
-            raise ValueError(
-                f"couldn't read {quote(text)} as whole numbers: entry {i} ({quote(p)}) is not a whole number; "
-                f"try {quote(LIST_EXAMPLE)}"
-            )
-        out.append(int(float(p)))
-    if not out:
-        raise ValueError(f"couldn't read {quote(text)} as whole numbers: try {quote(LIST_EXAMPLE)}")
-    return tuple(out)
-
-
-def parse_number_list(text: str, each=None) -> tuple[float, ...]:
-    """Numbers from "0.08, 0.61, 0.08, 0.22" (commas, semicolons or spaces). ``each`` reads one
-    entry (default: a plain number; ``parse_time_ms`` for "50 ms, 60 ms"). Raises ``ValueError``
-    naming the first unreadable entry."""
-    text = _checked(text, "numbers separated by commas", "0.1, 0.7, 0.2")
-    read = each or (lambda p: _plain(p))
-    out = []
-    for i, p in enumerate(_entries(text), 1):
-        try:
-            out.append(read(p))
-        except ValueError:
-            raise ValueError(
-                f"couldn't read {quote(text)} as a list: entry {i} ({quote(p)}) is not "
-                f"{'a time' if each is parse_time_ms else 'a number'}; "
-                f"try {quote('20, 35' if each else '0.1, 0.7, 0.2')}"
-            ) from None
-    if not out:
-        raise ValueError(f"couldn't read {quote(text)} as a list of numbers")
-    return tuple(out)
-
-
-def _plain(p: str) -> float:
-    number, unit = split_number_unit(p)
-    if unit:
-        raise ValueError("unit")
-    return number
-
-
 def _guess(text: str) -> str:
     """The leading number of what was typed, in the digits 0-9 (for a suggestion the readers accept:
     "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12."""
-    ascii_digits = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in normalize(text))
+    ascii_digits = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
     if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", ascii_digits):  # "0x300" suggests its value, 768
         return str(int(hexadecimal.group(1)[:12], 16))
     m = re.match(r"\s*([-+]?[0-9]+(?:\.[0-9]+)?)", ascii_digits)

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core import answers, cost
+from core import answer_lists, answers, cost
 
 KINDS = ("bytes", "time", "percent", "number", "int_list", "number_list", "time_list", "choice", "explain")
 MAX_SEED = 999_999
@@ -126,7 +126,7 @@ PLACEHOLDERS = {
     "time_list": "e.g. 20, 35",
     "percent": "e.g. 2.5 %",
     "number": "e.g. 42",
-    "int_list": f"e.g. {answers.LIST_EXAMPLE}",
+    "int_list": f"e.g. {answer_lists.LIST_EXAMPLE}",
     "number_list": "e.g. 0.1, 0.7, 0.2",
 }
 
@@ -160,11 +160,11 @@ def _read(p: Part, text: str):
     if p.kind == "number":
         return answers.parse_number(text, units=(p.unit,) if p.unit else ())
     if p.kind == "int_list":
-        return answers.parse_int_list(text)
+        return answer_lists.parse_int_list(text)
     if p.kind == "number_list":
-        return answers.parse_number_list(text)
+        return answer_lists.parse_number_list(text)
     if p.kind == "time_list":
-        return answers.parse_number_list(text, answers.parse_time_ms)
+        return answer_lists.parse_number_list(text, answers.parse_time_ms)
     raise ValueError(f"unknown part kind {p.kind!r}")
 
 
@@ -214,9 +214,13 @@ def check(p: Part, text: str | None) -> Feedback:
             )
     if isinstance(p.answer, tuple):
         if len(value) != len(p.answer):
-            return Feedback("wrong", f"Give {len(p.answer)} numbers, one per value; that is {len(value)}.")
-        n_off = sum(not p.tolerance.accepts(float(t), float(r)) for t, r in zip(value, p.answer, strict=True))
-        return Feedback("wrong", f"Not quite: {n_off} of the {len(value)} numbers are off.")
+            return Feedback("wrong", f"Give {len(p.answer)} numbers, one per value; you gave {len(value)}.")
+        off = [i for i, (t, r) in enumerate(zip(value, p.answer, strict=True), 1) if not p.tolerance.accepts(t, r)]
+        sign = [i for i in off if value[i - 1] < 0 <= p.answer[i - 1] and p.kind == "time_list"]
+        if sign:  # as for one number: the sign is the slip, not the size
+            return Feedback("wrong", f"Not quite: number {sign[0]} is negative, and a time cannot be; check the sign.")
+        verb = "is" if len(off) == 1 else "are"
+        return Feedback("wrong", f"Not quite: {len(off)} of the {len(value)} numbers {verb} off.")
     if value < 0 <= p.answer and p.kind in ("bytes", "time"):
         # "Too small" would send a student hunting for a bigger number; the sign is the slip.
         what = "a time" if p.kind == "time" else "a size in bytes"

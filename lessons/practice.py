@@ -109,7 +109,7 @@ def answer_box(ex: E.Exercise, p: E.Part) -> None:
         bare = f" A bare number means {p.unit}." if p.kind == "bytes" else ""
         help_text = f"Counts as right: {p.tolerance.describe(p.unit)}.{bare}"
         st.text_input(
-            label, typed, key=field(ex, p), max_chars=E.answers.MAX_CHARS, placeholder=p.placeholder, help=help_text
+            label, typed, key=field(ex, p), max_chars=E.answers.MAX_TYPED, placeholder=p.placeholder, help=help_text
         )
     said(p, last if str(st.session_state.get(field(ex, p), typed) or "").strip() else None)  # emptied: no verdict
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from core import answer_lists as L
 from core import answers as A
 
 EX3_BYTES = 2 * 4 * 24 * 4096 * 4 * 128 * 2  # Ch. 30 exercise 3: 805,306,368 bytes
@@ -135,21 +136,21 @@ def test_hexadecimal_is_refused_not_read_as_zero(text):
 @pytest.mark.parametrize("text", ["3, -1, 7, 2", "3, −1, 7, 2", "3 −1 7 2", "[3, -1, 7, 2]", "3; -1; 7; 2"])
 def test_integer_lists(text):
     """Ch. 19's stored integers with commas, spaces, brackets and the typographic minus."""
-    assert A.parse_int_list(text) == (3, -1, 7, 2)
+    assert L.parse_int_list(text) == (3, -1, 7, 2)
 
 
 def test_integer_list_names_the_bad_entry():
     """A non-integer entry is named by position and quoted."""
     with pytest.raises(ValueError, match=r"entry 2 \(`x`\) is not a whole number"):
-        A.parse_int_list("3, x, 7")
+        L.parse_int_list("3, x, 7")
     with pytest.raises(ValueError, match=r"entry 1 \(`3.4`\)"):
-        A.parse_int_list("3.4, 1")
+        L.parse_int_list("3.4, 1")
 
 
 def test_number_and_time_lists():
     """Shares as plain numbers; gaps with or without units."""
-    assert A.parse_number_list("0.0826 0.6103 0.0826 0.2245") == (0.0826, 0.6103, 0.0826, 0.2245)
-    assert A.parse_number_list("50 ms, 0.06 s", A.parse_time_ms) == pytest.approx((50, 60))
+    assert L.parse_number_list("0.0826 0.6103 0.0826 0.2245") == (0.0826, 0.6103, 0.0826, 0.2245)
+    assert L.parse_number_list("50 ms, 0.06 s", A.parse_time_ms) == pytest.approx((50, 60))
 
 
 def test_quote_keeps_backticks_literal():
@@ -167,13 +168,66 @@ def test_an_invisible_character_in_an_answer_is_named_in_the_message():
     assert A.quote("a\x00b") == "`a[U+0000]b`" and A.quote("👍🏽\u200d") == "`👍🏽\u200d`"  # emoji joiners kept
 
 
-def test_a_suggestion_is_written_in_digits_the_reader_accepts():
-    """Other scripts' digits are refused (only 0-9 are read), and the suggestion says the number in 0-9: "٣"
-    (Arabic-Indic three) gets "try `3 ms`", not "try `٣ ms`", which it would refuse again (a helper found it)."""
-    from core import answers
+@pytest.mark.parametrize(
+    "read, typed, value",
+    [("time", "١٠٠", 100), ("time", "１００ ms", 100), ("time", "٣٠٠ ms", 300), ("bytes", "٣ GiB", 3 * 2**30)],
+)
+def test_other_scripts_digits_are_read(read, typed, value):
+    """Arabic-Indic and full-width digits are decimal digits (Unicode Nd): read as 0-9. They were refused with a
+    hint that had already decoded them ("couldn't read ١٠٠ as a time: try `100 ms`"; a helper found it)."""
+    assert (A.parse_time_ms if read == "time" else A.parse_bytes)(typed) == value
 
-    for typed, hint in [("٣", "try `3 ms` or `0.003 s`"), ("٣٠٠ ms", "try `300 ms` or `0.3 s`")]:
+
+@pytest.mark.parametrize("typed", ["768 Mib", "805306368 b", "768 Mb", "1.5 Gib", "6144 Mib"])
+def test_a_lower_case_b_is_a_bit_and_is_refused_not_read_as_bytes(typed):
+    """IEC/IEEE write a bit b and a byte B: "768 Mib" is 96 MiB, not 768 MiB. It was read as bytes and marked right
+    (and "6144 Mib", exactly 768 MiB in bits, got a wrong named mistake). Refused with both spellings; spelled bits
+    convert at 8 bits a byte. All-lower-case "768 mib" has no such meaning and stays MiB."""
+    number, unit = typed.split()
+    with pytest.raises(
+        ValueError, match=f"`{unit}` is bits.*`{number} {unit[:-1]}B` for bytes or `{number} {unit[:-1]}bit`"
+    ):
+        A.parse_bytes(typed)
+    assert A.parse_bytes("6144 Mibit") == A.parse_bytes("6442450944 bit") == A.parse_bytes("768 mib") == EX3_BYTES
+
+
+def test_a_decimal_comma_is_refused_with_the_same_number_and_unit():
+    """ "0,055 s" was read as 55 s (the comma taken for a thousands separator) and marked too large; "0,1 s" was told
+    to try 0 ms. A comma after a lone 0 is a decimal comma: refused, the hint keeps the number and the typed unit.
+    Dots as thousands separators ("1.610.612.736" was read as 1.61 B) are refused too; 1,610,612,736 still reads."""
+    for typed, hint in [("0,055 s", "try `0.055 s` or `55 ms`"), ("0,1 s", "try `0.1 s` or `100 ms`")]:
         with pytest.raises(ValueError) as err:
-            answers.parse_time_ms(typed)
+            A.parse_time_ms(typed)
         assert str(err.value).endswith(hint), str(err.value)
-        assert answers.parse_time_ms(hint.split("`")[1]) == float(hint.split("`")[1].split()[0])
+    with pytest.raises(ValueError, match="try `0.5 GiB`"):
+        A.parse_bytes("0,5 GiB")
+    with pytest.raises(ValueError, match="couldn't read"):
+        A.parse_bytes("1.610.612.736")
+    assert A.parse_bytes("1,610,612,736") == 1_610_612_736
+
+
+@pytest.mark.parametrize(
+    "read, typed, hint",
+    [
+        ("time", "0.21 s 5", "try `0.21 s` or `210 ms`"),
+        ("bytes", "768 MiB/s", "try `768 MiB` or `805306368`"),
+        ("bytes", "768 MiByte", "try `768 MiB` or `805306368`"),
+        ("time", "٣ GiB", "try `3 ms` or `0.003 s`"),
+    ],
+)
+def test_a_hint_keeps_the_unit_the_student_typed(read, typed, hint):
+    """ "0.21 s 5" was told "try `0.21 ms`" (1,000× off) and "768 MiB/s" "try `768 KiB`" (1,024× off). The hint now
+    uses the unit typed, when there is one, and its digits in 0-9; what it suggests reads back."""
+    parse = A.parse_time_ms if read == "time" else A.parse_bytes
+    with pytest.raises(ValueError) as err:
+        parse(typed)
+    assert str(err.value).endswith(hint), str(err.value)
+    assert parse(hint.split("`")[1]) == parse(hint.split("`")[3])
+
+
+def test_an_answer_is_measured_without_its_surrounding_spaces():
+    """ "100 ms" followed by 400 spaces is 100 ms (it was over the length limit); 150 characters get a message
+    (the practice boxes take up to MAX_TYPED characters so that a long paste arrives: tests/test_browser_practice)."""
+    assert A.parse_time_ms("100 ms" + " " * 400) == 100
+    with pytest.raises(ValueError, match="150 characters"):
+        A.parse_time_ms("1" * 150)

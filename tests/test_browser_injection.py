@@ -61,3 +61,21 @@ def test_a_refusal_quotes_typed_text_as_typed():
         screenshot(page, "refusal-literal")
         assert "'**1**[l](http://e.com)\\*'" in text and "is not a number" in text, text
         assert alert.locator("a").count() == 0 and alert.locator("strong, em").count() == 0
+
+
+def test_an_over_long_pasted_answer_arrives_and_is_explained():
+    """A practice box took at most 120 characters: a longer paste put nothing in it and Check said "Type at least
+    one answer" (a helper found it). The box now takes the paste and Check says how long it is; the other box's
+    answer is still marked."""
+    with running_app() as url, browser_page() as page:
+        page.goto(f"{url}/practice")
+        ttft = page.get_by_role("textbox", name="TTFT")
+        ttft.wait_for(timeout=60000)
+        ttft.click()
+        page.keyboard.insert_text("1" * 150)  # what a paste does
+        page.get_by_role("textbox", name="TPOT").fill("55 ms")
+        page.get_by_role("button", name="Check").click()
+        page.get_by_text("that is 150 characters").wait_for(timeout=30000)
+        assert len(ttft.input_value()) == 150
+        screenshot(page, "practice-long-paste")
+        page.get_by_text("1 checked · 1 right · 1 couldn't be read").wait_for(timeout=30000)

@@ -174,6 +174,17 @@ def test_a_negative_time_or_size_is_named_as_the_sign():
     assert "too small" in E.check(ttft, "50 ms").message  # a positive miss still gets its direction
 
 
+def test_a_list_of_gaps_names_a_negative_entry_and_counts_in_good_english():
+    """Ch. 30 ex. 1's gaps are 50 and 60 ms. "-50, 60" was only "1 of the 2 numbers are off": the sign is named as
+    for one number, one miss "is off", and a wrong count says how many were given."""
+    gaps = _part(E.make("ch30-1", 0), "gaps")
+    assert gaps.answer == (50.0, 60.0)
+    assert E.check(gaps, "-50, 60").message == "Not quite: number 1 is negative, and a time cannot be; check the sign."
+    assert E.check(gaps, "50, 61").message == "Not quite: 1 of the 2 numbers is off."
+    assert E.check(gaps, "5, 6").message == "Not quite: 2 of the 2 numbers are off."
+    assert E.check(gaps, "50, 60, 70").message == "Give 2 numbers, one per value; you gave 3."
+
+
 def test_explain_parts_are_not_graded():
     """Exercises 4–6 have an explain part: any text is "noted", and the model answer carries the numbers."""
     for ex_id, phrase in [("ch30-4", "clips to 7"), ("ch30-5", "missing"), ("ch30-6", "logits")]:

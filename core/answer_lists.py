@@ -1,0 +1,70 @@
+"""Reading typed lists of numbers: "3, -1, 7, 2", "[3, -1, 7, 2]", "50 ms, 0.06 s".
+
+Each entry is read by ``core.answers`` (its units, separators and messages); this module only splits the list
+and names the first entry it cannot read. Every reader raises ``ValueError`` with a message for the student.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.answers import _checked, parse_time_ms, quote, split_number_unit
+
+LIST_EXAMPLE = "4, -2, 0, 6"  # examples in messages are never an exercise's answer
+
+
+def _entries(text: str) -> list[str]:
+    """List entries: split on commas/semicolons if there are any, else on white space."""
+    s = normalize_list(text)
+    parts = re.split(r"[,;]", s) if re.search(r"[,;]", s) else s.split()
+    return [p.strip() for p in parts if p.strip()]
+
+
+def normalize_list(text: str) -> str:
+    s = str(text).strip().replace("−", "-").replace("–", "-")
+    return s[1:-1] if len(s) >= 2 and s[0] + s[-1] in ("[]", "()", "{}") else s
+
+
+def parse_int_list(text: str) -> tuple[int, ...]:
+    """Whole numbers from "3, -1, 7, 2", "3 −1 7 2" or "[3, -1, 7, 2]". Raises ``ValueError``
+    naming the first entry that is not a whole number."""
+    text = _checked(text, "whole numbers separated by commas", LIST_EXAMPLE)
+    out = []
+    for i, p in enumerate(_entries(text), 1):
+        if not re.fullmatch(r"[-+]?\d+(\.0*)?", p):
+            raise ValueError(
+                f"couldn't read {quote(text)} as whole numbers: entry {i} ({quote(p)}) is not a whole number; "
+                f"try {quote(LIST_EXAMPLE)}"
+            )
+        out.append(int(float(p)))
+    if not out:
+        raise ValueError(f"couldn't read {quote(text)} as whole numbers: try {quote(LIST_EXAMPLE)}")
+    return tuple(out)
+
+
+def parse_number_list(text: str, each=None) -> tuple[float, ...]:
+    """Numbers from "0.08, 0.61, 0.08, 0.22" (commas, semicolons or spaces). ``each`` reads one
+    entry (default: a plain number; ``parse_time_ms`` for "50 ms, 60 ms"). Raises ``ValueError``
+    naming the first unreadable entry."""
+    text = _checked(text, "numbers separated by commas", "0.1, 0.7, 0.2")
+    read = each or (lambda p: _plain(p))
+    out = []
+    for i, p in enumerate(_entries(text), 1):
+        try:
+            out.append(read(p))
+        except ValueError:
+            raise ValueError(
+                f"couldn't read {quote(text)} as a list: entry {i} ({quote(p)}) is not "
+                f"{'a time' if each is parse_time_ms else 'a number'}; "
+                f"try {quote('20, 35' if each else '0.1, 0.7, 0.2')}"
+            ) from None
+    if not out:
+        raise ValueError(f"couldn't read {quote(text)} as a list of numbers")
+    return tuple(out)
+
+
+def _plain(p: str) -> float:
+    number, unit = split_number_unit(p)
+    if unit:
+        raise ValueError("unit")
+    return number
