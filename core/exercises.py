@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core import answer_lists, answers, cost
+from core import answer_lists, answers
+from core.exercise_text import format_value, minus
 
 KINDS = ("bytes", "time", "percent", "number", "int_list", "number_list", "time_list", "choice", "explain")
 MAX_SEED = 999_999
@@ -229,44 +230,6 @@ def check(p: Part, text: str | None) -> Feedback:
     return Feedback("wrong", f"Not quite: that is {direction} ({p.tolerance.describe(p.unit)} counts as right).")
 
 
-def format_value(kind: str, value, unit: str = "") -> str:
-    """A value as the page and the handout show it: bytes in bytes with binary and decimal
-    units, times in ms, percentages with %, lists with a real minus sign."""
-    if kind == "bytes":
-        v = float(value)
-        whole = f"{round(v):,} bytes" if abs(v - round(v)) < 1e-6 else f"{v:,.1f} bytes"
-        size = dict(cost.BINARY + cost.DECIMAL).get(unit)
-        if size:  # the box asked for this unit: lead with it
-            return f"{v / size:,.4g} {unit} = {whole}"
-        return f"{whole} ({bytes_text(v)} = {bytes_text(v, binary=False)})" if v >= 1024 else whole
-    if kind == "time":
-        return minus(f"{value:g} ms")
-    if kind == "percent":
-        return minus(f"{value:.3g} %")
-    if kind in ("int_list", "number_list", "time_list"):
-        fmt = (lambda x: f"{x:g}") if kind == "int_list" else _decimal
-        text = ", ".join(minus(fmt(x)) for x in value)
-        return text + (" ms" if kind == "time_list" else "")
-    if kind == "choice":
-        return str(value[0])
-    if kind == "number":
-        text = f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
-        return minus(text + (f" {unit}" if unit and unit != "×" else unit))
-    return str(value)
-
-
-def _decimal(x: float) -> str:
-    """Up to four decimals, no trailing zeros: 0.0826, 0.3, 1, 0 (for 5.9e-06)."""
-    text = f"{x:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-def minus(text: str) -> str:
-    """A hyphen before a digit (not inside a word such as "4-bit") to the real minus sign, for
-    display; the readers accept both."""
-    return re.sub(r"(?<![\w.])-(?=\d)", "−", str(text))
-
-
 def _typeset(ex: Exercise) -> Exercise:
     """Real minus signs in everything an exercise shows (generators format with Python's ``-``)."""
     parts = tuple(
@@ -281,12 +244,6 @@ def _typeset(ex: Exercise) -> Exercise:
     return replace(
         ex, question=minus(ex.question), solution=minus(ex.solution), hints=tuple(map(minus, ex.hints)), parts=parts
     )
-
-
-def bytes_text(n_bytes: float, binary: bool = True) -> str:
-    """``cost.format_bytes`` without trailing zeros: "768 MiB", "805.31 MB", "4.5 MiB"."""
-    text = cost.format_bytes(round(n_bytes), binary)
-    return re.sub(r"\.(\d*?)0+ ", lambda m: f".{m[1]} " if m[1] else " ", text)
 
 
 def format_answer(p: Part) -> str:

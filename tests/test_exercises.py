@@ -3,6 +3,7 @@ three near-misses per exercise with their named feedback, and fresh instances re
 independent formulas for 200 seeds."""
 
 import math
+import re
 
 import pytest
 import torch
@@ -191,6 +192,25 @@ def test_explain_parts_are_not_graded():
         [p] = [p for p in E.make(ex_id, 0).parts if p.kind == "explain"]
         assert E.check(p, "because of clipping").status == "noted"
         assert phrase in p.answer
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 123, 4242])
+def test_the_shown_answer_typed_back_is_marked_right(seed):
+    """What "Show the answer" writes is an answer the box accepts: for every part of every
+    exercise (not the explain parts), the shown text, and for sizes its first form (the unit the
+    box asked for, or the exact bytes), typed back into the part's own box is marked right. The
+    rounded conversions after it ("1.63 KiB = 1.66 kB" for 1,664 bytes) are for reading only."""
+    checked = 0
+    for ex_id in E.catalogue():
+        for p in E.make(ex_id, seed).parts:
+            if p.kind == "explain":
+                continue
+            shown = E.format_answer(p)
+            typed = re.split(r" = | \(", shown)[0] if p.kind == "bytes" else shown
+            feedback = E.check(p, typed)
+            assert feedback.status == "right", (ex_id, seed, p.key, shown, feedback.message)
+            checked += 1
+    assert checked >= 30
 
 
 def test_every_part_states_its_tolerance():

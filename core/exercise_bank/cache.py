@@ -8,7 +8,8 @@ import random
 
 from core import cost, latency
 from core.exercise_bank import ABOUT_TOL, BYTES_TOL, WORDS, unit_mixups
-from core.exercises import Exercise, Mistake, Tolerance, bytes_text, part
+from core.exercise_text import bytes_text
+from core.exercises import Exercise, Mistake, Tolerance, part
 
 
 def ex2(seed: int) -> Exercise:

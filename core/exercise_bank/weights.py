@@ -8,7 +8,8 @@ import random
 
 from core import cost, shapes
 from core.exercise_bank import BYTES_TOL, unit_mixups
-from core.exercises import Exercise, Mistake, bytes_text, part
+from core.exercise_text import bytes_text
+from core.exercises import Exercise, Mistake, part
 
 
 def ex6(seed: int) -> Exercise:
