@@ -55,6 +55,9 @@ def _clear_question() -> None:
 def prefill() -> None:
     """Prefill the prompt box's text as a new request (reusing the cache where still valid), and
     close the prompt box: the stage needs the room."""
+    # A click right after picking a model can cut that choice's rerun short; this callback then runs
+    # before the page's own switch, which would drop the request it builds: switch first.
+    ui_models.resolve()
     st.session_state[K.DECODE_PLAYING] = False
     _clear_question()
     st.session_state[REVEALED] = None

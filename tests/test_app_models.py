@@ -104,6 +104,21 @@ def test_picking_a_checkpoint_steps_it_on_the_decode_page(app_args):
     assert card.architecture in card_text and f"{card.n_params:,}" in card_text
 
 
+def test_prefill_pressed_before_the_picked_model_loaded_runs_that_model(app_args):
+    """A teacher picks a checkpoint and presses Prefill before the page has finished loading it:
+    the browser then sends the new choice and the click in one rerun, and Prefill's callback runs
+    before the page's own model switch. The request is the new model's (one row per position of
+    its tokenizer), not the old model's request dropped by the switch a moment later."""
+    folders = app_args()
+    at = new_app()
+    at.selectbox(key=K.MODEL_CHOICE).set_value(NAME)  # no run: that rerun was cut short by the click
+    click(at, "Prefill")
+    sess = at.session_state[K.DECODE_SESSION]
+    assert sess is not None and sess.model_key.source == str(folders["models"] / NAME)
+    _, tok, _ = load(folders["models"] / NAME)
+    assert attention_rows(at) == len(encode(tok, K.DEFAULT_PROMPT))
+
+
 def test_memory_page_bytes_equal_the_checkpoints_real_cache(app_args):
     """On the memory page the chosen checkpoint is the preset, and the formula's bytes at T
     positions equal a real KVCache of that model filled by a prefill (2·L·T·H_kv·d·4)."""
