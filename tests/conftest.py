@@ -18,6 +18,16 @@ def make_model(cfg=PRESETS["tiny"], seed: int = 0, dtype=torch.float32) -> GPT:
     return model.to(dtype).eval()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _close_the_modules_browser():
+    """Browser tests share one Chromium per module (``tests.browser_util.browser_page``); it closes
+    with the module, so a module that drives playwright itself starts with none running."""
+    yield
+    from tests.browser_util import close_browser
+
+    close_browser()
+
+
 @pytest.fixture
 def tiny_model():
     return make_model()
