@@ -14,9 +14,10 @@ LIST_EXAMPLE = "4, -2, 0, 6"  # examples in messages are never an exercise's ans
 
 
 def _entries(text: str) -> list[str]:
-    """List entries: split on commas/semicolons if there are any, else on white space."""
+    """List entries: split on commas/semicolons if there are any, else on white space before a number
+    ("40 ms 45 ms" is two entries, "120 ms" one: a unit stays with its number)."""
     s = normalize_list(text)
-    parts = re.split(r"[,;]", s) if re.search(r"[,;]", s) else s.split()
+    parts = re.split(r"[,;]", s) if re.search(r"[,;]", s) else re.split(r"\s+(?=[-+]?[\d.])", s)
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -46,7 +47,10 @@ def parse_number_list(text: str, each=None) -> tuple[float, ...]:
     """Numbers from "0.08, 0.61, 0.08, 0.22" (commas, semicolons or spaces). ``each`` reads one
     entry (default: a plain number; ``parse_time_ms`` for "50 ms, 60 ms"). Raises ``ValueError``
     naming the first unreadable entry."""
-    text = _checked(text, "numbers separated by commas", "0.1, 0.7, 0.2")
+    times = each is parse_time_ms
+    text = _checked(
+        text, f"{'times' if times else 'numbers'} separated by commas", "20, 35" if times else "0.1, 0.7, 0.2"
+    )
     read = each or (lambda p: _plain(p))
     out = []
     for i, p in enumerate(_entries(text), 1):

@@ -147,12 +147,19 @@ def split_number_unit(text: str) -> tuple[float, str]:
 
 
 def _checked(text: str, what: str, example: str) -> str:
+    """``text`` as a string, or ``ValueError`` naming what to type: nothing typed, more than
+    ``MAX_CHARS`` characters, or a number past the largest a float holds (``1e309`` would
+    otherwise be "unreadable" with a hint built from its leading 1)."""
     if text is None or not str(text).strip():
         raise ValueError(f"type {what} first, e.g. {quote(example)}")
     if len(str(text).strip()) > MAX_CHARS:
-        raise ValueError(
-            f"that is {len(str(text).strip()):,} characters; an answer here is one number (e.g. {quote(example)})"
-        )
+        raise ValueError(f"that is {len(str(text).strip()):,} characters; type {what} here, e.g. {quote(example)}")
+    for number in _PLAIN.finditer(normalize(text)):
+        if math.isinf(float(number.group())):
+            raise ValueError(
+                f"{quote(number.group())} is beyond the largest number the computer can store (±1.8 × 10³⁰⁸); "
+                f"type {what}, e.g. {quote(example)}"
+            )
     return str(text)
 
 

@@ -231,3 +231,30 @@ def test_an_answer_is_measured_without_its_surrounding_spaces():
     assert A.parse_time_ms("100 ms" + " " * 400) == 100
     with pytest.raises(ValueError, match="150 characters"):
         A.parse_time_ms("1" * 150)
+
+
+@pytest.mark.parametrize("read", [A.parse_time_ms, A.parse_bytes, A.parse_number, A.parse_percent, L.parse_number_list])
+@pytest.mark.parametrize("typed", ["1e309", "-1e309 ms", "2e308 B", "1" + "0" * 20 + "e300"])
+def test_a_number_past_the_largest_float_is_named_not_hinted_from_its_first_digit(read, typed):
+    """float("1e309") is inf: it was "unreadable" with "try `1 ms`", built from its leading 1. It is
+    named as too large for the computer; 1.7e308, the largest a float holds nearly, is still read."""
+    with pytest.raises(ValueError, match=r"beyond the largest number the computer can store \(±1\.8 × 10³⁰⁸\)"):
+        read(typed)
+    assert A.parse_number("1.7e308") == 1.7e308
+
+
+def test_a_long_paste_into_a_list_box_asks_for_a_list():
+    """The length message names what the box takes ("an answer here is one number" was shown for lists too)."""
+    with pytest.raises(ValueError, match=r"150 characters; type times separated by commas here, e\.g\. `20, 35`"):
+        L.parse_number_list("1" * 150, A.parse_time_ms)
+    with pytest.raises(ValueError, match=r"150 characters; type a time here"):
+        A.parse_time_ms("1" * 150)
+
+
+def test_time_lists_separated_by_spaces_keep_each_unit_with_its_number():
+    """ "40 ms 45 ms" is two gaps and "120 ms" one (a unit on its own was read as a second entry that
+    is not a time); numbers without units still split on every space."""
+    assert L.parse_number_list("40 ms 45 ms", A.parse_time_ms) == pytest.approx((40, 45))
+    assert L.parse_number_list("120 ms", A.parse_time_ms) == pytest.approx((120,))
+    assert L.parse_number_list("0.04 s 45 ms -5 ms", A.parse_time_ms) == pytest.approx((40, 45, -5))
+    assert L.parse_int_list("3 -1 7 2") == (3, -1, 7, 2)
