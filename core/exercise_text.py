@@ -1,7 +1,7 @@
 """How an exercise shows a number: the page's and the handout's text for answers of each kind
 (``core.exercises.KINDS``), with binary and decimal byte units and real minus signs.
 
-What they write for a part's answer, typed back into its box, is marked right by
+What they write for a part's answer (the handout's "right answer"), typed back into its box, is marked right by
 ``core.exercises.check`` (for sizes: the first form, before the rounded conversions), and the
 readers take a hyphen for the minus sign too.
 """

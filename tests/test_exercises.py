@@ -196,7 +196,7 @@ def test_explain_parts_are_not_graded():
 
 @pytest.mark.parametrize("seed", [0, 1, 7, 123, 4242])
 def test_the_shown_answer_typed_back_is_marked_right(seed):
-    """What "Show the answer" writes is an answer the box accepts: for every part of every
+    """The handout's "right answer" is an answer the box accepts: for every part of every
     exercise (not the explain parts), the shown text, and for sizes its first form (the unit the
     box asked for, or the exact bytes), typed back into the part's own box is marked right. The
     rounded conversions after it ("1.63 KiB = 1.66 kB" for 1,664 bytes) are for reading only."""
