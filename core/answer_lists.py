@@ -17,7 +17,10 @@ def _entries(text: str) -> list[str]:
     """List entries: split on commas/semicolons if there are any, else on white space before a number
     ("40 ms 45 ms" is two entries, "120 ms" one: a unit stays with its number)."""
     s = normalize_list(text)
-    parts = re.split(r"[,;]", s) if re.search(r"[,;]", s) else re.split(r"\s+(?=[-+]?[\d.])", s)
+    if ";" in s:  # semicolons separate: a comma between them is a decimal comma ("0,3; 0,7"), read or refused per entry
+        parts = s.split(";")
+    else:
+        parts = re.split(r",", s) if "," in s else re.split(r"\s+(?=[-+]?[\d.])", s)
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -52,8 +55,12 @@ def parse_number_list(text: str, each=None) -> tuple[float, ...]:
         text, f"{'times' if times else 'numbers'} separated by commas", "20, 35" if times else "0.1, 0.7, 0.2"
     )
     read = each or (lambda p: _plain(p))
+    entries = _entries(text)
+    if times and entries:  # "0.05, 0.06 s": a unit written once, after the last entry, is every bare entry's
+        last = split_number_unit(entries[-1])[1] if _reads(entries[-1]) else ""
+        entries = [f"{e} {last}" if last and _reads(e) and not split_number_unit(e)[1] else e for e in entries]
     out = []
-    for i, p in enumerate(_entries(text), 1):
+    for i, p in enumerate(entries, 1):
         try:
             out.append(read(p))
         except ValueError:
@@ -72,3 +79,11 @@ def _plain(p: str) -> float:
     if unit:
         raise ValueError("unit")
     return number
+
+
+def _reads(entry: str) -> bool:
+    try:
+        split_number_unit(entry)
+    except ValueError:
+        return False
+    return True

@@ -52,7 +52,9 @@ _BYTE_ALIASES = {
     "gibibytes": "GiB",
 }
 _BYTE_NAMES = ("KiB", "MiB", "GiB", "TiB", "kB", "MB", "GB", "TB", "B")  # longest first: "MiByte" is MiB
+# Looked up in lower case: in a time box "S" is seconds (not siemens) and "MS" or "Ms" milliseconds.
 _TIME_ALIASES = {"msec": "ms", "millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "seconds": "s"}
+_TIME_ALIASES |= {u: u for u in ("ms", "s", "us", "µs", "μs", "min")}
 _PERCENT = {"%", "percent", "per cent", "pct"}
 _RATIO = {"x", "×", "times", "fold", "-fold"}
 _PLAIN = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")

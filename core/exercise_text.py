@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
-from core import cost
+from core import answer_lists, cost
 
 
-def format_value(kind: str, value, unit: str = "") -> str:
+def format_value(kind: str, value, unit: str = "", digits: int = 3) -> str:
     """A value as the page and the handout show it: bytes in bytes with binary and decimal
-    units, times in ms, percentages with %, lists with a real minus sign."""
+    units, times in ms, percentages with % (``digits`` significant digits), lists with a real minus sign."""
     if kind == "bytes":
         v = float(value)
         whole = f"{round(v):,} bytes" if abs(v - round(v)) < 1e-6 else f"{v:,.1f} bytes"
@@ -26,7 +26,7 @@ def format_value(kind: str, value, unit: str = "") -> str:
     if kind == "time":
         return minus(f"{value:g} ms")
     if kind == "percent":
-        return minus(f"{value:.3g} %")
+        return minus(f"{value:.{digits}g} %")
     if kind in ("int_list", "number_list", "time_list"):
         fmt = (lambda x: f"{x:g}") if kind == "int_list" else _decimal
         text = ", ".join(minus(fmt(x)) for x in value)
@@ -55,3 +55,33 @@ def bytes_text(n_bytes: float, binary: bool = True) -> str:
     """``cost.format_bytes`` without trailing zeros: "768 MiB", "805.31 MB", "4.5 MiB"."""
     text = cost.format_bytes(round(n_bytes), binary)
     return re.sub(r"\.(\d*?)0+ ", lambda m: f".{m[1]} " if m[1] else " ", text)
+
+
+# What an empty box shows. Examples of notation: an exercise whose generated answer equals one gets
+# its kind's NOTATIONS instead (core.exercises.part).
+PLACEHOLDERS = {
+    "time": "e.g. 120 or 0.12 s",
+    "time_list": "e.g. 20, 35",
+    "percent": "e.g. 2.5 %",
+    "number": "e.g. 42",
+    "int_list": f"e.g. {answer_lists.LIST_EXAMPLE}",
+    "number_list": "e.g. 0.1, 0.7, 0.2",
+}
+
+
+# How to write each kind, without a number (that could be the answer).
+NOTATIONS = {
+    "bytes": "a number with a unit (B, KiB, MiB, GiB, kB, MB or GB)",
+    "time": "a number with ms or s",
+    "percent": "a number with %",
+    "number": "a number in digits",
+    "int_list": "whole numbers separated by commas",
+    "number_list": "numbers separated by commas",
+    "time_list": "times separated by commas, with ms or s",
+}
+
+
+def examples_in(placeholder: str) -> list[str]:
+    """The examples a placeholder gives: "e.g. 512 (= 512 MiB) or 1.5 GiB" → ["512", "1.5 GiB"]."""
+    text = re.sub(r"\s*\([^)]*\)", "", placeholder.removeprefix("e.g. "))
+    return [e.strip() for e in text.split(" or ") if e.strip()]

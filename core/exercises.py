@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core import answer_lists, answers
-from core.exercise_text import format_value, minus
+from core.exercise_text import NOTATIONS, PLACEHOLDERS, examples_in, format_value, minus
 
 KINDS = ("bytes", "time", "percent", "number", "int_list", "number_list", "time_list", "choice", "explain")
 MAX_SEED = 999_999
@@ -118,18 +118,29 @@ def part(key, label, kind, answer, unit="", tolerance=Tolerance(), mistakes=(), 
         placeholder = PLACEHOLDERS.get(kind, "")
     elif not placeholder:
         placeholder = "e.g. 512 MiB or 536870912" if unit == "B" else f"e.g. 512 (= 512 {unit}) or 1.5 GiB"
-    return Part(key, label, kind, answer, unit, tolerance, tuple(merged), tuple(options), placeholder)
+    p = Part(key, label, kind, answer, unit, tolerance, tuple(merged), tuple(options), placeholder)
+    if any(_gives_away(p, e) for e in examples_in(placeholder)):  # generated numbers can meet an example
+        p = replace(p, placeholder=NOTATIONS[kind])
+    return p
 
 
-# Format examples only: never an exercise's answer.
-PLACEHOLDERS = {
-    "time": "e.g. 120 or 0.12 s",
-    "time_list": "e.g. 20, 35",
-    "percent": "e.g. 2.5 %",
-    "number": "e.g. 42",
-    "int_list": f"e.g. {answer_lists.LIST_EXAMPLE}",
-    "number_list": "e.g. 0.1, 0.7, 0.2",
-}
+def _gives_away(p: Part, example: str) -> bool:
+    """Whether ``example``, typed into ``p``'s box, would be marked right."""
+    try:
+        return _close(p.kind, _read(p, example), p.answer, p.tolerance)
+    except ValueError:
+        return False
+
+
+def _unreadable(p: Part, typed: str, message: str) -> Feedback:
+    """The reader's message for unreadable input, unless it suggests this part's answer with a
+    number the student did not type (a fixed example such as `512 MiB`, or 12 when nothing numeric
+    was typed): then how to write it, without a number."""
+    mine = set(re.findall(r"\d+", answers.normalize(typed)))
+    for example in re.findall(r"`([^`]+)`", message)[1:]:  # the first is the typed text
+        if not set(re.findall(r"\d+", example)) <= mine and _gives_away(p, example):
+            return Feedback("unreadable", f"Couldn't read {answers.quote(typed)}: type {NOTATIONS[p.kind]}.")
+    return Feedback("unreadable", message)
 
 
 def _equal(kind, a, b) -> bool:
@@ -199,7 +210,7 @@ def check(p: Part, text: str | None) -> Feedback:
     try:
         value = _read(p, text)
     except ValueError as err:
-        return Feedback("unreadable", str(err)[:1].upper() + str(err)[1:] + ".")
+        return _unreadable(p, text, str(err)[:1].upper() + str(err)[1:] + ".")
     if _close(p.kind, value, p.answer, p.tolerance):
         return Feedback("right", f"Right: {format_answer(p)}.")
     for m in p.mistakes:
@@ -247,7 +258,14 @@ def _typeset(ex: Exercise) -> Exercise:
 
 
 def format_answer(p: Part) -> str:
-    return format_value(p.kind, p.answer, p.unit) if p.kind != "explain" else "see the model answer"
+    """The answer as the handout shows it; a percentage with as many significant digits as its
+    tolerance needs (3 at least: 11.8 % for 11.7647 % was outside ±0.02 points; now 11.76 %)."""
+    if p.kind == "explain":
+        return "see the model answer"
+    if p.kind == "percent":
+        digits = next(d for d in range(3, 18) if p.tolerance.accepts(float(f"{p.answer:.{d}g}"), p.answer))
+        return format_value(p.kind, p.answer, p.unit, digits)
+    return format_value(p.kind, p.answer, p.unit)
 
 
 # ---- the catalogue and the URL -------------------------------------------------------------------

@@ -258,3 +258,29 @@ def test_time_lists_separated_by_spaces_keep_each_unit_with_its_number():
     assert L.parse_number_list("120 ms", A.parse_time_ms) == pytest.approx((120,))
     assert L.parse_number_list("0.04 s 45 ms -5 ms", A.parse_time_ms) == pytest.approx((40, 45, -5))
     assert L.parse_int_list("3 -1 7 2") == (3, -1, 7, 2)
+
+
+def test_a_unit_written_once_after_a_time_list_applies_to_every_bare_entry():
+    """The page shows gaps as "50, 60 ms"; "0.05, 0.06 s" read the first entry in ms (0.05 ms) and
+    was "1 of the 2 numbers is off". A unit on an entry of its own still wins."""
+    assert L.parse_number_list("0.05, 0.06 s", A.parse_time_ms) == pytest.approx((50, 60))
+    assert L.parse_number_list("0.04 0.045 0.035 s", A.parse_time_ms) == pytest.approx((40, 45, 35))
+    assert L.parse_number_list("50 ms, 0.06 s", A.parse_time_ms) == pytest.approx((50, 60))
+    assert L.parse_number_list("40, 45, 35", A.parse_time_ms) == pytest.approx((40, 45, 35))
+
+
+@pytest.mark.parametrize(
+    "typed, ms", [("0.1 S", 100), ("100 MS", 100), ("100 Ms", 100), ("0.1 SEC", 100), ("2 MIN", 120_000)]
+)
+def test_time_units_in_capitals_are_seconds_not_siemens_or_megaseconds(typed, ms):
+    """ "0.1 S" was unreadable (pint's S is siemens) with the hint "try `0.1 ms`", 1,000× too small;
+    "100 Ms" was read as 100 megaseconds. In a time box case does not matter."""
+    assert A.parse_time_ms(typed) == pytest.approx(ms)
+
+
+def test_semicolons_separate_a_list_whose_commas_are_decimal_commas():
+    """ "0,3; -0,1; 0,7; 0,2" was split at every comma too: "Give 4 numbers; you gave 8". Split at
+    the semicolons, each entry is refused by name as the single readers refuse a decimal comma."""
+    assert L.parse_number_list("0.3; -0.1; 0.7; 0.2") == (0.3, -0.1, 0.7, 0.2)
+    with pytest.raises(ValueError, match=r"entry 1 \(`0,3`\)"):
+        L.parse_number_list("0,3; -0,1; 0,7; 0,2")
