@@ -59,6 +59,11 @@ _PERCENT = {"%", "percent", "per cent", "pct"}
 _RATIO = {"x", "×", "times", "fold", "-fold"}
 _PLAIN = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ -]*)?$")
+BEYOND_FLOAT = "is beyond the largest number the computer can store (±1.8 × 10³⁰⁸)"
+
+
+class TooLarge(ValueError):
+    """A typed number (or expression: ``10^309``, ``1e200 * 1e200``) past the largest float."""
 
 
 def quote(text: str, limit: int = 40) -> str:
@@ -116,7 +121,7 @@ def _number(expr: str) -> float:
     if _PLAIN.fullmatch(expr):  # the common case, without the expression parser
         value = float(expr)
         if not math.isfinite(value):
-            raise ValueError("not finite")
+            raise TooLarge(expr)
         return value
     powers = re.findall(r"(?:\*\*|\^)\s*\(?\s*([-+]?\d+(?:\.\d*)?)", expr)
     if len(re.findall(r"\*\*|\^", expr)) > 1 or any(len(p.lstrip("+-").split(".")[0]) > 2 for p in powers):
@@ -132,7 +137,7 @@ def _number(expr: str) -> float:
         value = value.magnitude
     value = float(value)
     if not math.isfinite(value):
-        raise ValueError("not finite")
+        raise TooLarge(expr)
     return value
 
 
@@ -144,6 +149,8 @@ def split_number_unit(text: str) -> tuple[float, str]:
         raise ValueError("no number")
     try:
         return _number(m["num"].strip()), (m["unit"] or "").strip()
+    except (TooLarge, OverflowError):
+        raise TooLarge(f"{quote(m['num'].strip())} {BEYOND_FLOAT}") from None
     except Exception as err:  # pint raises many kinds (syntax, undefined names, zero division …)
         raise ValueError(str(err) or "no number") from None
 
@@ -158,10 +165,7 @@ def _checked(text: str, what: str, example: str) -> str:
         raise ValueError(f"that is {len(str(text).strip()):,} characters; type {what} here, e.g. {quote(example)}")
     for number in _PLAIN.finditer(normalize(text)):
         if math.isinf(float(number.group())):
-            raise ValueError(
-                f"{quote(number.group())} is beyond the largest number the computer can store (±1.8 × 10³⁰⁸); "
-                f"type {what}, e.g. {quote(example)}"
-            )
+            raise ValueError(f"{quote(number.group())} {BEYOND_FLOAT}; type {what}, e.g. {quote(example)}")
     return str(text)
 
 
@@ -175,6 +179,8 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
     text = _checked(text, "an amount of memory", f"512 {default_unit}" if default_unit != "B" else "512 MiB")
     try:
         number, unit = split_number_unit(text)
+    except TooLarge:
+        raise
     except ValueError:
         if re.search(r"\d,\d", normalize(text)):  # a decimal comma ("0,5 GiB"): the same with a point
             unit = _typed_byte_unit(text) or "B"
@@ -225,6 +231,8 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
         if u.dimensionality != ureg().second.dimensionality:
             raise ValueError("not a time")
         return float((number * u).to("millisecond").magnitude)
+    except TooLarge:
+        raise
     except Exception:
         raise ValueError(f"couldn't read {quote(text)} as a time: {_time_hint(text)}") from None
 
@@ -254,6 +262,8 @@ def parse_percent(text: str) -> float:
     text = _checked(text, "a percentage", "2.5 %")
     try:
         number, unit = split_number_unit(text)
+    except TooLarge:
+        raise
     except ValueError:
         number, unit = None, None
     if number is None or (unit and unit.lower() not in _PERCENT):
@@ -265,9 +275,11 @@ def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
     """A plain number or count: "1000000", "1,000,000", "1e6", "10^6", "100x", "100 ×"; a unit
     in ``units`` may follow (e.g. "25 tokens/s"). Raises ``ValueError`` for any other unit or
     no number."""
-    text = _checked(text, "a number", "42")
+    text = _checked(text, "a number", "42").replace("-fold", " fold")  # "100-fold": not 100 minus a unit
     try:
         number, unit = split_number_unit(text)
+    except TooLarge:
+        raise
     except ValueError:
         number, unit = None, None
     allowed = _RATIO | {u.lower() for u in units}
@@ -282,5 +294,5 @@ def _guess(text: str) -> str:
     ascii_digits = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
     if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", ascii_digits):  # "0x300" suggests its value, 768
         return str(int(hexadecimal.group(1)[:12], 16))
-    m = re.match(r"\s*([-+]?[0-9]+(?:\.[0-9]+)?)", ascii_digits)
-    return m.group(1) if m else "12"
+    m = re.search(r"[-+]?[0-9]+(?:\.[0-9]+)?", ascii_digits)  # "<b>100</b> ms", "~100 ms": 100
+    return m.group(0) if m else "12"

@@ -133,12 +133,14 @@ def _gives_away(p: Part, example: str) -> bool:
 
 
 def _unreadable(p: Part, typed: str, message: str) -> Feedback:
-    """The reader's message for unreadable input, unless it suggests this part's answer with a
-    number the student did not type (a fixed example such as `512 MiB`, or 12 when nothing numeric
-    was typed): then how to write it, without a number."""
-    mine = set(re.findall(r"\d+", answers.normalize(typed)))
+    """The reader's message for unreadable input, unless it suggests this part's answer while the
+    student did not type it (a fixed example such as `512 MiB`, or 12 when nothing numeric was
+    typed): then how to write it, without a number. A student who typed the right number in a
+    notation the box cannot read ("<b>100</b> ms") is shown how to write it."""
+    if any(_gives_away(p, n) for n in re.findall(r"\d+(?:\.\d+)?", answers.normalize(typed))):
+        return Feedback("unreadable", message)
     for example in re.findall(r"`([^`]+)`", message)[1:]:  # the first is the typed text
-        if not set(re.findall(r"\d+", example)) <= mine and _gives_away(p, example):
+        if _gives_away(p, example):
             return Feedback("unreadable", f"Couldn't read {answers.quote(typed)}: type {NOTATIONS[p.kind]}.")
     return Feedback("unreadable", message)
 

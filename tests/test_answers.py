@@ -284,3 +284,23 @@ def test_semicolons_separate_a_list_whose_commas_are_decimal_commas():
     assert L.parse_number_list("0.3; -0.1; 0.7; 0.2") == (0.3, -0.1, 0.7, 0.2)
     with pytest.raises(ValueError, match=r"entry 1 \(`0,3`\)"):
         L.parse_number_list("0,3; -0,1; 0,7; 0,2")
+
+
+@pytest.mark.parametrize("typed", ["1e200 * 1e200", "1e308 * 10 ms", "1e200 * 1e200 B"])
+def test_an_expression_past_the_largest_float_is_named_too(typed):
+    """An expression that overflows was "unreadable" with a hint from its leading digit."""
+    read = A.parse_bytes if typed.endswith("B") else A.parse_time_ms
+    with pytest.raises(A.TooLarge, match="beyond the largest number the computer can store"):
+        read(typed)
+
+
+@pytest.mark.parametrize("typed", ["<b>100</b> ms", "~100 ms", "about 100 ms"])
+def test_a_hint_takes_the_number_typed_anywhere_not_a_made_up_12(typed):
+    """Markup or a word before the number made the hint "try `12 ms`", a number nobody typed."""
+    with pytest.raises(ValueError, match=r"try `100 ms` or `0\.1 s`"):
+        A.parse_time_ms(typed)
+
+
+def test_a_hyphenated_fold_is_a_ratio():
+    """ "100-fold" was refused ("100-" is no number) while "100 fold" and "100fold" were read."""
+    assert A.parse_number("100-fold") == A.parse_number("100 fold") == 100
