@@ -177,6 +177,8 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
     bit units (``Mbit``) are converted at 8 bits per byte. Raises ``ValueError`` naming the
     typed text and two notations that would work."""
     text = _checked(text, "an amount of memory", f"512 {default_unit}" if default_unit != "B" else "512 MiB")
+    if "=" in text:  # the handout's whole answer pasted: "768 MiB = 805,306,368 bytes"
+        return _equal_sides(text, default_unit)
     try:
         number, unit = split_number_unit(text)
     except TooLarge:
@@ -219,6 +221,16 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
     if not math.isfinite(n_bytes):
         raise ValueError(f"{quote(text)} is more bytes than a float can hold: {BYTES_EXAMPLES}")
     return n_bytes
+
+
+def _equal_sides(text: str, default_unit: str) -> float:
+    """One amount written several ways ("805,306,368 bytes (768 MiB = 805.31 MB)"): its first side,
+    when every side reads and they agree within 1 % (the conversions are rounded to 3–5 digits)."""
+    sides = [side for side in re.split(r"[=()]", text) if side.strip()]
+    values = [parse_bytes(side, default_unit) for side in sides]
+    if not values or max(values) - min(values) > 0.01 * max(abs(v) for v in values):
+        raise ValueError(f"the sides of {quote(text)} are different amounts: give one, e.g. {quote(sides[0].strip())}")
+    return values[0]
 
 
 def parse_time_ms(text: str, default_unit: str = "ms") -> float:

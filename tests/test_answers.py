@@ -304,3 +304,11 @@ def test_a_hint_takes_the_number_typed_anywhere_not_a_made_up_12(typed):
 def test_a_hyphenated_fold_is_a_ratio():
     """ "100-fold" was refused ("100-" is no number) while "100 fold" and "100fold" were read."""
     assert A.parse_number("100-fold") == A.parse_number("100 fold") == 100
+
+
+def test_one_amount_written_several_ways_reads_once_and_different_ones_are_named():
+    """The handout's whole line for a size reads as its first side; sides that disagree are refused."""
+    assert A.parse_bytes("805,306,368 bytes (768 MiB = 805.31 MB)") == EX3_BYTES
+    assert A.parse_bytes("768 MiB = 805,306,368 bytes") == EX3_BYTES
+    with pytest.raises(ValueError, match="are different amounts: give one, e.g. `768 MiB`"):
+        A.parse_bytes("768 MiB = 512 MiB")

@@ -197,9 +197,10 @@ def test_explain_parts_are_not_graded():
 @pytest.mark.parametrize("seed", [0, 1, 5, 7, 13, 64, 77, 123, 4242])  # 5, 13, 64, 77: 11.8 % for 11.7647 % and kin
 def test_the_shown_answer_typed_back_is_marked_right(seed):
     """The handout's "right answer" is an answer the box accepts: for every part of every
-    exercise (not the explain parts), the shown text, and for sizes its first form (the unit the
-    box asked for, or the exact bytes), typed back into the part's own box is marked right. The
-    rounded conversions after it ("1.63 KiB = 1.66 kB" for 1,664 bytes) are for reading only."""
+    exercise (not the explain parts), the shown text, and for sizes also its first form (the unit
+    the box asked for, or the exact bytes), typed back into the part's own box is marked right.
+    A size's whole line ("768 MiB = 805,306,368 bytes") was unreadable, with the hint `512 MiB`.
+    The rounded conversions alone ("1.63 KiB" for 1,664 bytes) are for reading only."""
     checked = 0
     for ex_id in E.catalogue():
         for p in E.make(ex_id, seed).parts:
@@ -207,8 +208,9 @@ def test_the_shown_answer_typed_back_is_marked_right(seed):
                 continue
             shown = E.format_answer(p)
             typed = re.split(r" = | \(", shown)[0] if p.kind == "bytes" else shown
-            feedback = E.check(p, typed)
-            assert feedback.status == "right", (ex_id, seed, p.key, shown, feedback.message)
+            for text in {typed, shown}:  # the first form, and the whole line pasted
+                feedback = E.check(p, text)
+                assert feedback.status == "right", (ex_id, seed, p.key, text, feedback.message)
             checked += 1
     assert checked >= 30
 
