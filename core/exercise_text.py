@@ -85,3 +85,14 @@ def examples_in(placeholder: str) -> list[str]:
     """The examples a placeholder gives: "e.g. 512 (= 512 MiB) or 1.5 GiB" → ["512", "1.5 GiB"]."""
     text = re.sub(r"\s*\([^)]*\)", "", placeholder.removeprefix("e.g. "))
     return [e.strip() for e in text.split(" or ") if e.strip()]
+
+
+def notation_placeholder(kind: str, unit: str = "") -> str:
+    """A box's placeholder without a number: for a part whose answer met the usual example."""
+    if kind == "bytes":
+        return f"in {unit}, or with a unit" if unit and unit != "B" else "in bytes, or with a unit"
+    return {"time": "in ms, or with s", "percent": "in %", "number": "a number in digits"}.get(kind, NOTATIONS[kind])
+
+
+# The practice page's line on notation shows these, less any that is right in one of the exercise's boxes.
+NOTATION_EXAMPLES = ("512 MiB", "536870912", "1.5 GiB", "120 ms", "0.12 s", "2.5 %", "4, -2, 0, 6")

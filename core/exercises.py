@@ -17,7 +17,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core import answer_lists, answers
-from core.exercise_text import NOTATIONS, PLACEHOLDERS, examples_in, format_value, minus
+from core.exercise_text import (
+    NOTATION_EXAMPLES,
+    NOTATIONS,
+    PLACEHOLDERS,
+    examples_in,
+    format_value,
+    minus,
+    notation_placeholder,
+)
 
 KINDS = ("bytes", "time", "percent", "number", "int_list", "number_list", "time_list", "choice", "explain")
 MAX_SEED = 999_999
@@ -120,8 +128,20 @@ def part(key, label, kind, answer, unit="", tolerance=Tolerance(), mistakes=(), 
         placeholder = "e.g. 512 MiB or 536870912" if unit == "B" else f"e.g. 512 (= 512 {unit}) or 1.5 GiB"
     p = Part(key, label, kind, answer, unit, tolerance, tuple(merged), tuple(options), placeholder)
     if any(_gives_away(p, e) for e in examples_in(placeholder)):  # generated numbers can meet an example
-        p = replace(p, placeholder=NOTATIONS[kind])
+        p = replace(p, placeholder=notation_placeholder(kind, unit))
     return p
+
+
+def notation_caption(ex: Exercise) -> str:
+    """The practice page's line on how to type answers; its examples leave out any that is right
+    in one of ``ex``'s boxes (512 MiB is an answer of some instances)."""
+    graded = [p for p in ex.parts if p.kind not in ("choice", "explain")]
+    shown = [e for e in NOTATION_EXAMPLES if not any(_gives_away(p, e) for p in graded)]
+    examples = ", ".join(f"`{e}`" for e in shown)
+    return (
+        f"Type answers with units ({examples}) and press Check. New numbers gives a fresh instance; its address "
+        "gives the whole class the same numbers."
+    )
 
 
 def _gives_away(p: Part, example: str) -> bool:

@@ -12,11 +12,7 @@ from core import state as K
 from core.tally import Attempt, Tally
 
 st.title("Practice")
-if not ui.presenter_mode():  # a projector needs the room for the exercise
-    st.caption(
-        "Type answers with units (`512 MiB`, `536870912`, `1.5 GiB`, `120 ms`, `0.12 s`, `2.5 %`, `4, -2, 0, 6`) and "
-        "press Check. New numbers gives a fresh instance; its address gives the whole class the same numbers."
-    )
+notation = st.empty()  # how to type answers: its examples depend on the exercise (below)
 
 # A shared link (?ex=ch30-3&numbers=12) sets the exercise and its numbers.
 ex_id, seed, notes = E.parse_query(st.query_params.to_dict())
@@ -47,6 +43,8 @@ def check_all(ex: E.Exercise) -> None:
 
 
 ex = E.make(st.session_state[K.PRACTICE_EX], st.session_state[K.PRACTICE_SEED])
+if not ui.presenter_mode():  # a projector needs the room for the exercise
+    notation.caption(E.notation_caption(ex))
 if st.query_params.get("ex") != ex.id or st.query_params.get("numbers") != str(ex.seed):
     st.query_params.update({"ex": ex.id, "numbers": str(ex.seed)})
 

@@ -363,12 +363,14 @@ def test_no_hint_or_placeholder_gives_the_answer_away(seed):
     """An unreadable answer's message and an empty box's placeholder suggest notations, never the
     part's answer: typed into the box, no example they show is marked right (for a number the
     student did not type). Before, "idk" in a count box was told "try `12` or `1,000,000`" when
-    the answer was 12 or 1,000,000 (Ch. 19's own numbers), and 512 MiB boxes showed "e.g. 512 MiB"."""
+    the answer was 12 or 1,000,000 (Ch. 19's own numbers), and the page's line on notation showed
+    `512 MiB` above a box whose answer it was."""
     for ex_id in E.catalogue():
-        for p in E.make(ex_id, seed).parts:
+        ex = E.make(ex_id, seed)
+        for p in ex.parts:
             if p.kind in ("explain", "choice"):
                 continue
-            shown = [E.examples_in(p.placeholder)]
+            shown = [E.examples_in(p.placeholder), re.findall(r"`([^`]+)`", E.notation_caption(ex))]
             for typed in ("idk", "?", "lots"):
                 shown.append(re.findall(r"`([^`]+)`", E.check(p, typed).message)[1:])
             for example in sum(shown, []):
