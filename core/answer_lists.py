@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from core.answers import _checked, parse_time_ms, quote, split_number_unit
+from core.answers import MINUS_SIGNS, _checked, parse_time_ms, quote, split_number_unit
 
 LIST_EXAMPLE = "4, -2, 0, 6"  # examples in messages are never an exercise's answer
 
@@ -25,7 +25,10 @@ def _entries(text: str) -> list[str]:
 
 
 def normalize_list(text: str) -> str:
-    s = str(text).strip().replace("−", "-").replace("–", "-")
+    s = str(text).strip()
+    for sign in MINUS_SIGNS:
+        s = s.replace(sign, "-")
+    s = s[:-1] if s.endswith(".") and not s.endswith("..") and re.search(r"\d\.\d*\.$|[A-Za-z%]\.$", s) else s
     return s[1:-1] if len(s) >= 2 and s[0] + s[-1] in ("[]", "()", "{}") else s
 
 

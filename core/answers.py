@@ -97,14 +97,20 @@ def _units(name: str):
     return ureg().parse_units(name)
 
 
+# The minus sign, en dash, figure dash, small and fullwidth hyphen-minus: all typed for "minus".
+MINUS_SIGNS = ("−", "–", "‒", "﹣", "－")
+
+
 def normalize(text: str) -> str:
     """Typographic forms to ASCII and thousands separators out: "805,306,368 B" → "805306368 B",
     "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
     (so "1,5 GiB" stays unreadable instead of becoming 15 GiB)."""
     s = str(text).strip()
     s = "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in s)  # ١٠٠, １００
-    for a, b in (("−", "-"), ("–", "-"), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
+    for a, b in (*((m, "-") for m in MINUS_SIGNS), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
         s = s.replace(a, b)
+    s = re.sub(r"(?<=[A-Za-z%µμ])\.$", "", s)  # "100 ms." ends a sentence
+    s = re.sub(r"(\d\.\d+)\.$", r"\1", s)  # and so does "0.125."
     # 3 × 2^28, 3x2^28; but not "0x300", which is hexadecimal (768), not 0 × 300: left unreadable.
     s = re.sub(r"(?<=\d)(?!(?<=(?<![\d.])0)[xX][0-9a-fA-F])\s*[×x]\s*(?=\d)", " * ", s)
     # 805,306,368 · 805_306_368 · 805 306 368, but not "0,055": a decimal comma (left unreadable), not 55.

@@ -312,3 +312,25 @@ def test_one_amount_written_several_ways_reads_once_and_different_ones_are_named
     assert A.parse_bytes("768 MiB = 805,306,368 bytes") == EX3_BYTES
     with pytest.raises(ValueError, match="are different amounts: give one, e.g. `768 MiB`"):
         A.parse_bytes("768 MiB = 512 MiB")
+
+
+@pytest.mark.parametrize(
+    "read, typed, value",
+    [
+        (A.parse_time_ms, "100 ms.", 100),
+        (A.parse_bytes, "768 MiB.", EX3_BYTES),
+        (A.parse_percent, "4.35 %.", 4.35),
+        (A.parse_number, "0.125.", 0.125),
+        (A.parse_number, "－1", -1),  # fullwidth hyphen-minus
+        (A.parse_number, "﹣1", -1),  # small hyphen-minus
+        (A.parse_number, "‒1", -1),  # figure dash
+        (L.parse_number_list, "0.3, −0.1, 0.7, 0.2.", (0.3, -0.1, 0.7, 0.2)),
+        (L.parse_int_list, "3 ‒1 7 2", (3, -1, 7, 2)),
+    ],
+)
+def test_a_closing_full_stop_and_other_minus_signs_are_read(read, typed, value):
+    """ "1,000,000." was read but "100 ms." and "0.3, −0.1, 0.7, 0.2." were not; fullwidth digits were
+    read but not the fullwidth minus sign."""
+    assert read(typed) == pytest.approx(value)
+    with pytest.raises(ValueError, match="couldn't read"):  # dots as thousands separators stay refused
+        A.parse_number("1.610.612.")
