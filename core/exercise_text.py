@@ -2,8 +2,8 @@
 (``core.exercises.KINDS``), with binary and decimal byte units and real minus signs.
 
 What they write for a part's answer (the handout's "right answer"), typed back into its box, is marked right by
-``core.exercises.check`` (for sizes: the first form, before the rounded conversions), and the
-readers take a hyphen for the minus sign too.
+``core.exercises.check`` (for sizes both the whole line and its first form; the rounded conversions alone are
+for reading), and the readers take a hyphen for the minus sign too.
 """
 
 from __future__ import annotations
