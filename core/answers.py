@@ -233,8 +233,10 @@ def _equal_sides(text: str, default_unit: str) -> float:
     """One amount written several ways ("805,306,368 bytes (768 MiB = 805.31 MB)"): its first side,
     when every side reads and they agree within 1 % (the conversions are rounded to 3–5 digits)."""
     sides = [side for side in re.split(r"[=()]", text) if side.strip()]
+    if not sides:  # "=", "(=)": nothing to read
+        raise ValueError(f"couldn't read {quote(text)} as bytes: {BYTES_EXAMPLES}")
     values = [parse_bytes(side, default_unit) for side in sides]
-    if not values or max(values) - min(values) > 0.01 * max(abs(v) for v in values):
+    if max(values) - min(values) > 0.01 * max(abs(v) for v in values):
         raise ValueError(f"the sides of {quote(text)} are different amounts: give one, e.g. {quote(sides[0].strip())}")
     return values[0]
 
@@ -307,7 +309,7 @@ def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
 
 
 def _guess(text: str) -> str:
-    """The leading number of what was typed, in the digits 0-9 (for a suggestion the readers accept:
+    """The first number in what was typed, in the digits 0-9 (for a suggestion the readers accept:
     "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12."""
     ascii_digits = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
     if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", ascii_digits):  # "0x300" suggests its value, 768

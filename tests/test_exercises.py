@@ -389,3 +389,40 @@ def test_a_long_paste_of_numbers_is_not_read_number_by_number(monkeypatch):
     assert "1" not in reads
     E.check(p, " ".join(["7 x"] * 30))  # 89 characters, 30 numbers
     assert reads.count("7") == 8
+
+
+ODD_ANSWERS = [
+    "=",
+    "= =",
+    "(=)",
+    "()",
+    ";;",
+    ",,",
+    "..",
+    "1/0",
+    "0/0",
+    "((1)",
+    "0xZZ",
+    "nan",
+    "-inf",
+    "1e-400",
+    "<script>",
+    "😀",
+    "\x00",
+    "\u200b",
+    "1 = (2)",
+    "1e309 = 1",
+    "9^9^9",
+    "1e308+1e308",
+    "5 % %",
+    "-fold",
+]
+
+
+@pytest.mark.parametrize("typed", ODD_ANSWERS)
+def test_odd_answers_get_feedback_never_an_exception(typed):
+    """Whatever is typed, every box of every exercise answers with feedback: "=" in a size box raised
+    IndexError (a traceback on the page) once a size's whole line ("768 MiB = …") became readable."""
+    for ex_id in E.catalogue():
+        for p in E.make(ex_id, 0).parts:
+            assert E.check(p, typed).status in ("right", "mistake", "wrong", "unreadable", "noted"), (ex_id, p.key)
