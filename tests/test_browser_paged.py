@@ -21,6 +21,9 @@ def test_paged_page_steps_and_a_request_leaves():
         page.get_by_text("Step 1 ·").first.wait_for(timeout=30000)
         step.click()
         page.get_by_text("R2 joins the batch: prefill of 28 tokens, 32 read from shared blocks").wait_for(timeout=30000)
+        # The pool chart can be drawn after the text above it: wait for its new title (a wrong count
+        # times out here), not read the title of the step before.
+        page.wait_for_function(f"() => ({POOL_TITLE})() === 'Physical pool: 6 of 48 blocks in use'", timeout=30000)
         assert page.evaluate(POOL_TITLE) == "Physical pool: 6 of 48 blocks in use"
         screenshot(page, "paged-two-students")
         page.get_by_test_id("stMain").get_by_test_id("stSelectbox").first.click()
