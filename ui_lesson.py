@@ -19,14 +19,14 @@ import streamlit as st
 
 import ui
 import ui_handout as H
-import ui_stage
+import ui_static
 from core import state as K
 from core.lesson import MAX_BYTES, LessonError, load_shipped, parse_lesson, shipped_lessons
 from core.lesson_pages import PAGES
 
-# Served with the stage's modules (ui_stage: static/stage-<hash>/), so a rerun does not resend it.
+# Served with the stage's modules (ui_static: static/stage-<hash>/), so a rerun does not resend it.
 _scroll = st.components.v2.component(
-    "explainer_lesson_scroll", js=ui_stage._loader(ui_stage.STATIC, "lesson_scroll.js"), isolate_styles=False
+    "explainer_lesson_scroll", js=ui_static.loader("lesson_scroll.js"), isolate_styles=False
 )
 BAR_CSS = """
 .st-key-lesson-bar { background: #f0f2f6; border-radius: 0.5rem; padding: 0.3rem 0.6rem; gap: 0.2rem; }

@@ -1,77 +1,24 @@
 """Streamlit glue for the decode stage: the two browser-drawn figures (custom components that keep
-their element between reruns, so a Step sends one attention row), the code they load, and which
-payload each rerun sends.
-
-The components' code (frontend/*.js, ES modules) and the plotly.js inside the installed ``plotly``
-package are served through streamlit's static serving (``server.enableStaticServing``): at start-up
-``static/stage-<hash>/`` gets hard links to them (copies where links are impossible), named after
-their contents so a browser never runs a cached old version. Each component's own JS is then a
-two-line loader, so a rerun does not resend the code. ``static/`` is generated, never committed.
+their element between reruns, so a Step sends one attention row) and which payload each rerun
+sends, the panels around them and what lies below the first screen. Their code is served by
+``ui_static``; the predict-then-reveal question is ``ui_question``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import html
-import os
-import re
-import shutil
-from pathlib import Path
-
-import plotly
 import streamlit as st
 
 import ui
 from core.viz import stage as SV
+from ui_static import loader
 
-ROOT = Path(__file__).resolve().parent
-FRONTEND = ROOT / "frontend"
 VIEW = "decode.view"  # (figure id, rows the browser holds, last payload): what this session's heatmap shows
 FORCE_FULL = "decode.force_full"  # the browser asked for the whole figure (it missed a drawing)
 
 
-def _link(src: Path, dst: Path) -> None:
-    """``dst`` a hard link to ``src`` (a copy where links are impossible), made atomically: several
-    server processes may start at once."""
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
-    try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
-
-
-def ensure_static_frontend() -> str:
-    """Serve frontend/*.js and plotly.min.js from ``static/stage-<hash>/``; returns that folder's
-    name. The hash covers the files' contents and the plotly version."""
-    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    files = sorted(FRONTEND.glob("*.js"))
-    digest = hashlib.sha256(plotly.__version__.encode())
-    for f in files:
-        digest.update(f.name.encode() + f.read_bytes())
-    folder = ROOT / "static" / f"stage-{digest.hexdigest()[:12]}"
-    folder.mkdir(parents=True, exist_ok=True)
-    for src in [*files, plotly_js]:
-        dst = folder / src.name
-        if not dst.exists() or dst.stat().st_size != src.stat().st_size:
-            _link(src, dst)
-    return folder.name
-
-
-def _loader(folder: str, module: str) -> str:
-    """A component's JS: import the module from the static folder and hand it the component."""
-    return (
-        f'const entry = new URL("app/static/{folder}/{module}", document.baseURI).href;\n'
-        "export default function (component) { import(entry).then((m) => m.default(component)); }\n"
-    )
-
-
-STATIC = ensure_static_frontend()
 # isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
-_attention = st.components.v2.component(
-    "explainer_attention", js=_loader(STATIC, "attention_heatmap.js"), isolate_styles=False
-)
-_panel = st.components.v2.component("explainer_panel", js=_loader(STATIC, "stage_panel.js"), isolate_styles=False)
+_attention = st.components.v2.component("explainer_attention", js=loader("attention_heatmap.js"), isolate_styles=False)
+_panel = st.components.v2.component("explainer_panel", js=loader("stage_panel.js"), isolate_styles=False)
 
 
 # The stage must fit one screen: less empty space above the title, a smaller title, the text line
@@ -232,71 +179,6 @@ def text_so_far(sess, tok, width: int) -> None:
     tail = text if len(text) <= width else "…" + text[-(width - 1) :]
     # No container of its own (every element is resent per Step): the CSS finds it beside Step.
     st.code(tail + pending, language=None)
-
-
-def code_span(text: str) -> str:
-    """``text`` as a markdown code span: shown literally (no markup, no directives), whatever it holds."""
-    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def _options(box, q, picked, revealed: bool) -> None:
-    """The five answers as buttons, keys 1–5; after the reveal the right one is ticked and a wrong
-    pick crossed."""
-    import ui_decode as D
-
-    row = box.container(horizontal=True, gap="small")  # buttons as wide as their text, wrapping
-    for i, option in enumerate(q.options):
-        mark = (
-            None
-            if not revealed
-            else (":material/check:" if i == q.answer else ":material/close:" if i == picked else None)
-        )
-        row.button(
-            code_span(SV.show_spaces(option)),
-            key=f"answer.{i}",
-            on_click=D.pick,
-            args=(i,),
-            type="primary" if (picked == i and not revealed) or (revealed and i == q.answer) else "secondary",
-            shortcut=None if revealed else str(i + 1),
-            disabled=revealed,
-            icon=mark,
-            width="content",
-        )
-
-
-def question_panel(present: bool, across: bool = False) -> None:
-    """Predict, then reveal: the open question with its options (keys 1–5), or the last revealed
-    answer with the right one and the learner's pick marked. ``across``: one row across the stage,
-    the question beside its options (presenter mode: beside the panel it would push off the screen)."""
-    import ui_decode as D
-
-    q, revealed, tally = st.session_state[D.QUESTION], st.session_state[D.REVEALED], st.session_state[D.TALLY]
-    if q is None and revealed is None:
-        return
-    box = st.container(border=True, key="stage-question")
-    ask, pick = box.columns([2, 3], vertical_alignment="center") if across else (box, box)
-    score = "" if tally is None else f" Predictions so far: {tally.right} right of {tally.asked}."
-    if q is not None:
-        picked = st.session_state[D.PICK]
-        ask.markdown(f"**{q.text}**")
-        _options(pick, q, picked, revealed=False)
-        box.caption(
-            "Pick 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}.") + score
-        )
-        return
-    q, picked = revealed
-    verdict = "No answer given." if picked is None else ("Right!" if picked == q.answer else "Not this time.")
-    ask.markdown(f"**{q.text}**")
-    _options(pick, q, picked, revealed=True)
-    # The verdict and why in one small paragraph, so the panel fits one screen; escaped, as the
-    # explanation may quote typed tokens.
-    why = f"{verdict} {q.explain} → asks the next question.{score}"
-    box.html(
-        f'<p class="chart-desc stage-why"><strong>{html.escape(verdict)}</strong>{html.escape(why[len(verdict) :])}</p>'
-    )
 
 
 def stage_tables(sess, tok) -> None:

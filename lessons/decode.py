@@ -6,6 +6,7 @@ import ui
 import ui_decode as D
 import ui_decode_widgets as W
 import ui_models
+import ui_question as Q
 import ui_stage as V
 from core import state as K
 from core.tokenizer import end_token_id
@@ -45,14 +46,14 @@ def stage() -> None:
         )
     head, predicting = st.session_state[K.DECODE_HEAD], st.session_state[K.DECODE_PREDICT]
     if across := present and predicting:  # on a projector the question runs across the stage
-        V.question_panel(present, across=True)
+        Q.question_panel(present, across=True)
     left, right = st.columns([3, 2] if present else [11, 9], gap="medium")
     with left:
         layer = st.session_state[K.DECODE_LAYER]
         V.heatmap_panel(sess, tok, layer, D.head_of(head), D.head_label(head), present, compact=across)
     with right:
         if not across:
-            V.question_panel(present)
+            Q.question_panel(present)
         V.right_panel(sess, tok, D.model_of(sess), present, compact=predicting)
     V.below_stage(sess, tok)
 
