@@ -5,7 +5,7 @@ import streamlit as st
 import ui
 import ui_gguf
 import ui_models
-from core import cost, viz
+from core import cost, kv_compare, viz
 from core import state as K
 from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
 
@@ -113,7 +113,7 @@ if real_model and B <= 8 and b == 4:
 
 left, right = st.columns(2)
 with left:
-    variants = cost.kv_sharing_variants(shape.n_head, int(H))
+    variants = kv_compare.kv_sharing_variants(shape.n_head, int(H))
     totals = [cost.kv_cache_itemized(int(L), h, int(d), lengths, b)["total"] for h in variants.values()]
     current = next((k for k, h in variants.items() if h == H), None)
     ui.chart(
@@ -121,8 +121,8 @@ with left:
     )
 with right:
     st.markdown("**Common mistakes, beside the right value**")
-    m = cost.kv_mistakes(int(L), int(H), int(d), shape.hidden_size, kv["kv_cache/positions"], b)
-    notes = cost.kv_mistake_notes(m)
+    m = kv_compare.kv_mistakes(int(L), int(H), int(d), shape.hidden_size, kv["kv_cache/positions"], b)
+    notes = kv_compare.kv_mistake_notes(m)
     for key, label in (
         ("hidden_size_not_kv", "Hidden size instead of H_kv · d"),
         ("no_factor_2", "No factor 2 for keys and values"),

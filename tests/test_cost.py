@@ -91,7 +91,7 @@ def test_ragged_batch_sum_of_lengths_replaces_bt():
 
 def test_common_mistakes():
     """Llama-3-8B-like GQA (8 of 32 heads): hidden size instead of H_kv·d overstates by 4×; no factor 2 halves."""
-    from core.cost import kv_mistakes
+    from core.kv_compare import kv_mistakes
 
     m = kv_mistakes(32, 8, 128, 4096, 8192, 2)
     assert m["right"] == 2 * 32 * 8192 * 8 * 128 * 2 == 1_073_741_824
@@ -142,7 +142,7 @@ def test_memory_plan_7b_q4_8k():
 
 def test_kv_sharing_variants():
     """32 heads → MHA 32, GQA 8, MQA 1; 71 (prime) has no GQA; 2 heads none; a custom count is added."""
-    from core.cost import kv_sharing_variants
+    from core.kv_compare import kv_sharing_variants
 
     assert list(kv_sharing_variants(32, 8).values()) == [32, 8, 1]
     assert list(kv_sharing_variants(71, 1).values()) == [71, 1]
@@ -190,7 +190,7 @@ def test_huge_byte_counts_print_every_digit_right():
 
 def test_mistake_notes_are_exact():
     """Llama-3-8B-like GQA at 8,192 positions: 4.00 GiB instead of 1.00 GiB (4.00×); 1,024.00 “MB” vs 1,073.74 MB."""
-    from core.cost import kv_mistake_notes, kv_mistakes
+    from core.kv_compare import kv_mistake_notes, kv_mistakes
 
     notes = kv_mistake_notes(kv_mistakes(32, 8, 128, 4096, 8192, 2))
     assert notes["hidden_size_not_kv"].startswith("4.00 GiB instead of 1.00 GiB (4.00×)")
@@ -287,7 +287,7 @@ def test_hidden_size_mistake_on_an_mha_model_says_it_changes_nothing():
     """MHA (n_kv_head = n_head = 4, d = 32, hidden 128): hidden size = H_kv · d, so the "mistake" gives
     the right bytes, 2 · 2 · 128 · 16 · 4 = 32,768 B; the note says so instead of "32.00 KiB instead of
     32.00 KiB (1.00×)"."""
-    from core.cost import kv_mistake_notes, kv_mistakes
+    from core.kv_compare import kv_mistake_notes, kv_mistakes
 
     m = kv_mistakes(2, 4, 32, 128, 16, 4)
     assert m["right"] == m["hidden_size_not_kv"] == 2 * 2 * 128 * 16 * 4
