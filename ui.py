@@ -16,12 +16,9 @@ import ui_models
 import ui_picker
 import ui_tables
 from core import assets, share, state
-from core.context import run_policy
 from core.cost import kv_cache_bytes_for
-from core.decode import SamplingConfig, generate_cached
 from core.quant_model import weight_storage_bytes
 from core.text import markdown_literal, sentence
-from core.tokenizer import end_token_id
 
 # The navigation (sections in the top bar) and each page's heading: one list, so the two never differ.
 SECTIONS = {
@@ -322,39 +319,3 @@ def chart_in(container, fig, key: str, table: bool = True) -> None:
     """``chart`` inside a column or other container."""
     with container:
         chart(fig, key, table)
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def greedy_tokens(
-    prompt_ids: tuple[int, ...], n_new: int, weight_bits: int | None = None, group: int = 32, source=None
-):
-    """Greedy continuation of the shipped model (``source`` None) or a loaded checkpoint (float32,
-    or with quantized weights). Deterministic, so it is computed once and shared; every caller
-    gets its own copy."""
-    if source is not None:
-        m = model_for(("float32", None, source))
-        m = m if weight_bits is None else ui_models.quantized_checkpoint(source, "float32", weight_bits, group)
-    else:
-        m = model() if weight_bits is None else quantized_model("float32", weight_bits, group)
-    return generate_cached(m, list(prompt_ids), n_new, SamplingConfig()).tokens
-
-
-@st.cache_data(show_spinner="Generating…", max_entries=64)
-def window_run(
-    prompt_ids: tuple[int, ...], n_new: int, window: int, policy: str, stop_at_end: bool = False, source=None
-):
-    """``core.context.run_policy`` on the shipped model (``source`` None) or a loaded checkpoint
-    (optionally up to its end token), cached (deterministic, greedy)."""
-    end = end_token_id(ui_models.tokenizer_for(source)) if stop_at_end else None
-    return run_policy(model_for(("float32", None, source)), list(prompt_ids), n_new, window, policy, end)
-
-
-@st.cache_data(show_spinner="Serving the requests both ways…", max_entries=64)
-def policy_comparison(preset: str, block_size: int, n_blocks: int):
-    """``core.scheduler.compare_policies`` for a paged-page preset on the shipped model: deterministic
-    (greedy), so computed once for the whole class; every caller gets its own copy."""
-    from core.paged_presets import compare_policies, preset_requests
-    from core.tokenizer import end_token_id
-
-    tok = tokenizer()
-    return compare_policies(model(), preset_requests(preset, tok), n_blocks, block_size, end_id=end_token_id(tok))

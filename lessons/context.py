@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 import ui_models
+import ui_runs
 from core import state as K
 from core import viz
 from core.context import POLICIES, band_matrix
@@ -49,7 +50,7 @@ if not prompt.strip():
     st.info("The prompt on the decode page is empty (or only spaces): type one under **Prefill & decode** first.")
     st.stop()
 try:
-    run = ui.window_run(tuple(encode(tok, prompt)), n_new, window, policy, stop_at_end, ui_models.chosen_source())
+    run = ui_runs.window_run(tuple(encode(tok, prompt)), n_new, window, policy, stop_at_end, ui_models.chosen_source())
 except ValueError as err:
     ui.refuse(err)
     st.caption("Lengthen the window, or pick “truncate the prompt” to drop its oldest tokens.")

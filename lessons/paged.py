@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+import ui_runs
 from core import viz
 from core.paged_presets import PRESETS, build_engine, preset_requests
 from core.scheduler import POLICIES
@@ -122,15 +123,14 @@ pool_tab.caption(
     "paged = payload − shared + fragmentation."
 )
 
-compare = ui.policy_comparison(*st.session_state["paged.built"])  # the shown run's preset and sizes
+compare = ui_runs.policy_comparison(*st.session_state["paged.built"])  # the shown run's preset and sizes
 with policy_tab:
     ui.chart(viz.fig_policy_comparison(compare), key="paged.compare_fig")
-sums = {p: run.summary for p, run in compare.items()}
 policy_tab.caption(
     " · ".join(
         f"**{p}**: {s['tokens']} tokens in {s['steps']} steps = {s['tokens_per_step']:.2f} tokens per step, mean wait "
         f"{s['mean_wait']:.1f} steps, mean TTFT {s['mean_ttft']:.1f} steps"
-        for p, s in sums.items()
+        for p, s in ((p, run.summary) for p, run in compare.items())
     )
 )
 text_tab.dataframe(

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 import ui_models as M
+import ui_runs
 from core import quant, viz
 from core import state as K
 from core.flip import find_flip, greedy_by_bits, top_two
@@ -126,7 +127,7 @@ n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key="qm.diverge_bits
 n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key="qm.n_new", persist_state="session")
 ids = tuple(sess.prompt_ids)
 runs = (ids, n_new, None, group, source), (ids, n_new, n_bit, group, source)
-div = divergence(ui.greedy_tokens(*runs[0]), ui.greedy_tokens(*runs[1]), end_token_id(tok))
+div = divergence(ui_runs.greedy_tokens(*runs[0]), ui_runs.greedy_tokens(*runs[1]), end_token_id(tok))
 st.markdown("Float32 weights:")
 st.code(decode(tok, div.reference), language=None, wrap_lines=True)
 st.markdown(f"{n_bit}-bit weights (groups of {group}):")
