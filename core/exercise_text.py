@@ -1,5 +1,5 @@
 """How an exercise shows a number: the page's and the handout's text for answers of each kind
-(``core.exercises.KINDS``), with binary and decimal byte units and real minus signs.
+(``core.exercise_types.KINDS``), with binary and decimal byte units and real minus signs.
 
 What they write for a part's answer (the handout's "right answer"), typed back into its box, is marked right by
 ``core.exercises.check`` (for sizes both the whole line and its first form; the rounded conversions alone are
