@@ -18,7 +18,7 @@ import ui
 import ui_figures
 import ui_tables
 from core import cost, viz
-from core import ruler as R
+from core import ruler_block as RB
 from core import state as K
 from core.checkpoints import parse_app_args, script_args
 from core.gguf_export import EXPORT_FORMATS, export_file
@@ -44,14 +44,14 @@ def ruler_block(values) -> None:
         "these are its formats byte for byte — the same bytes as the `gguf` package's quantizer."
     )
     a, b = st.columns([3, 1])
-    fmt = a.radio("Block format", R.BLOCK_FORMATS, key="quant.block_format", horizontal=True, **kw)
-    n_blocks = R.block_count(values)
+    fmt = a.radio("Block format", RB.BLOCK_FORMATS, key="quant.block_format", horizontal=True, **kw)
+    n_blocks = RB.block_count(values)
     st.session_state["quant.block"] = min(int(st.session_state["quant.block"]), n_blocks - 1)
     index = b.number_input(
         f"Block (0 … {n_blocks - 1})", 0, n_blocks - 1, key="quant.block", disabled=n_blocks == 1, **kw
     )
     try:
-        blk = R.ruler_block(values, fmt, int(index))
+        blk = RB.ruler_block(values, fmt, int(index))
     except ValueError as err:
         ui.refuse(err, f"Cannot store these values as {fmt}: ")
         return

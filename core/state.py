@@ -179,7 +179,7 @@ QUANTIZE = {
     "quant.tie_scale": 0.5,
     "quant.group": 4,
     "quant.scale_bytes": 4,
-    "quant.block_format": "Q4_0",  # the real-format block under the ruler (core.ruler.BLOCK_FORMATS)
+    "quant.block_format": "Q4_0",  # the real-format block under the ruler (core.ruler_block.BLOCK_FORMATS)
     "quant.block": 0,  # which block of 32 values
 }
 QUANT_MODEL = {

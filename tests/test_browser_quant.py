@@ -81,12 +81,12 @@ def test_sweep_right_axis_has_round_ticks():
 
 def test_new_values_reach_the_real_format_block():
     """The ruler's controls rerun only their part of the page (a fragment), but the real-format block
-    below reads the values too: typing new values redraws it with their Q4_0 bytes, as core.ruler
+    below reads the values too: typing new values redraws it with their Q4_0 bytes, as core.ruler_block
     (checked against the gguf package in test_ggml_blocks) stores them; a bit-width move keeps it."""
-    from core import ruler as R
+    from core import ruler_block as RB
 
     values = [0.5, -1.25, 2.0, 3.75, -0.125]
-    expected = R.ruler_block(values, "Q4_0", 0).view.hex
+    expected = RB.ruler_block(values, "Q4_0", 0).view.hex
     with running_app() as url, browser_page() as page:
         page.goto(url + "/quantize")
         page.wait_for_function(RULER_TITLE_JS, timeout=30000)

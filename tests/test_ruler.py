@@ -109,7 +109,7 @@ def test_ruler_block_pads_to_32_and_matches_gguf():
     blocks; a K-quant or an index past the blocks is refused."""
     import gguf
 
-    from core.ruler import block_count, ruler_block
+    from core.ruler_block import block_count, ruler_block
 
     padded = np.zeros((1, 32), dtype=np.float32)
     padded[0, :4] = [0.34, -0.12, 0.7, 0.23]

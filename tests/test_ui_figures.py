@@ -7,6 +7,7 @@ import plotly.io as pio
 
 from core import bill, quant, viz
 from core import ruler as R
+from core import ruler_block as RB
 
 VALUES = quant.parse_values("0.1, -0.5, 1.2, 0.33, -2.1, 0.9, 7")
 
@@ -14,7 +15,7 @@ VALUES = quant.parse_values("0.1, -0.5, 1.2, 0.33, -2.1, 0.9, 7")
 def cases():
     sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
     r = R.ruler(VALUES, 4, None, True, None, list(quant.ROUNDING)[0], True)
-    blk = R.ruler_block(VALUES, R.BLOCK_FORMATS[0], 0)
+    blk = RB.ruler_block(VALUES, RB.BLOCK_FORMATS[0], 0)
     return [
         ("fig_ruler", (r,)),
         ("fig_bits_per_weight", (sizes, R.bits_per_weight_curves(sizes))),

@@ -6,6 +6,7 @@ import pyarrow as pa
 import ui_tables
 from core import quant
 from core import ruler as R
+from core import ruler_block as RB
 
 VALUES = quant.parse_values("0.34, -0.12, 0.7, 0.23, 1e-3, -2.5")
 
@@ -21,8 +22,8 @@ def page_tables():
     """Every table the quantization ruler's page and the sidebar card hand to streamlit."""
     r = R.ruler(VALUES, 3, None, True, None, list(quant.ROUNDING)[0], True)
     tables = [R.ruler_table(r), R.formats_table(), {"": ["parameters", "n_layer"], "value": ["1,234", "4"]}]
-    for fmt in R.BLOCK_FORMATS:
-        v = R.ruler_block(VALUES, fmt, 0).view
+    for fmt in RB.BLOCK_FORMATS:
+        v = RB.ruler_block(VALUES, fmt, 0).view
         tables += [v.byte_parts(), v.packing(), v.rows()]
     return tables
 
