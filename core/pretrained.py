@@ -15,7 +15,6 @@ config, weights over the memory budget, and non-finite weights.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -24,20 +23,16 @@ from pathlib import Path
 from unittest.mock import patch
 
 import torch
-from safetensors import safe_open
 
-from core.families import SUPPORTED, config_from_hf, tensor_sources
+from core import checkpoint_files as F
+from core.families import config_from_hf, tensor_sources
 from core.layout import decode_layout, fuse_projections, fused_buffers
 from core.model import GPT
-from core.text import quoted
-from core.tokenizer import load_tokenizer
 
 GIB = 2**30
 DEFAULT_MAX_GIB = 4.0
 DEFAULT_MAX_CONTEXT = 2048
 DTYPES = (torch.float32, torch.float64)
-PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
-INDEX = "model.safetensors.index.json"
 FLOAT_CODES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "F64": "float64"}
 
 
@@ -97,13 +92,13 @@ def load(
     folder = Path(path)
     if not folder.is_dir():
         raise ValueError(f"{path} is not a folder: give the checkpoint's folder (config.json, weights, tokenizer.json)")
-    files = _weight_files(folder)
-    hf = _read_config(folder)
+    files = F.weight_files(folder)
+    hf = F.read_config(folder)
     arch = hf["architectures"][0]
     cfg, context = config_from_hf(hf, max_context)
     if not (folder / "tokenizer.json").is_file():
         raise ValueError(f"no tokenizer.json in {folder.name}: the model cannot turn text into tokens without it")
-    tok = _tokenizer(folder, hf, cfg.vocab_size)
+    tok = F.read_tokenizer(folder, hf, cfg.vocab_size)
     with torch.device("meta"), patch.object(torch.nn.Embedding, "reset_parameters", _no_init):
         model = GPT(cfg)  # shapes only: nothing allocated, no random init
     expected = {n: tuple(p.shape) for n, p in model.named_parameters()}  # a tied head appears once
@@ -159,7 +154,7 @@ def _read_weights(name: str, files, arch: str, cfg, expected: dict, layouts, dty
     headers; also the stored dtype codes. Files are closed on return."""
     matrices, fused = layouts
     with ExitStack() as stack:
-        handles = {f: stack.enter_context(_open(f)) for f in files}
+        handles = {f: stack.enter_context(F.open_safetensors(f)) for f in files}
         stored = {k: (f, h.get_slice(k)) for f, h in handles.items() for k in h.keys()}  # headers only
         plan = _plan(name, arch, cfg, expected, stored)
         state, done, total = {}, 0, sum(_numel(expected[n]) for n in plan)
@@ -185,71 +180,15 @@ def _no_init(self) -> None:
     Patched in only while the meta model is built."""
 
 
-def _read_config(folder: Path) -> dict:
-    path = folder / "config.json"
-    if not path.is_file():
-        raise ValueError(f"no config.json in {folder.name}: not a Hugging Face checkpoint folder")
-    try:
-        hf = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"config.json in {folder.name} is not valid JSON ({e})") from None
-    if not isinstance(hf, dict):
-        raise ValueError(f"config.json in {folder.name} is not a JSON object")
-    supported = ", ".join(SUPPORTED)
-    if hf.get("auto_map") or hf.get("trust_remote_code"):
-        raise ValueError(
-            f"{folder.name} needs its own Python code (trust_remote_code / auto_map in config.json), which this "
-            f"app never runs; supported architectures: {supported}"
-        )
-    archs = hf.get("architectures")
-    if not (isinstance(archs, list) and archs and archs[0] in SUPPORTED):
-        raise ValueError(f"architecture {quoted(archs, 100)} of {folder.name} is not supported; supported: {supported}")
-    return hf
-
-
-def _weight_files(folder: Path) -> list[Path]:
-    """The safetensors files to read: the shards the index lists, else every ``*.safetensors``."""
-    index = folder / INDEX
-    if index.is_file():
-        try:
-            weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
-            names = sorted(set(weight_map.values()))
-        except (ValueError, KeyError, TypeError, AttributeError):
-            raise ValueError(f"{INDEX} in {folder.name} is not a valid shard index") from None
-        if any("/" in n or "\\" in n or n.startswith(".") for n in names):
-            raise ValueError(f"{INDEX} in {folder.name} names files outside the folder")
-        missing = [n for n in names if not (folder / n).is_file()]
-        if missing:
-            raise ValueError(f"{folder.name}: missing shard(s) {_few(missing)} of {len(names)} listed in {INDEX}")
-        return [folder / n for n in names]
-    files = sorted(folder.glob("*.safetensors"))
-    if files:
-        return files
-    pickles = sorted(f.name for f in folder.iterdir() if f.suffix in PICKLE_SUFFIXES)
-    if pickles:
-        raise ValueError(
-            f"{folder.name} has only pickle weights ({_few(pickles)}): loading pickle can run arbitrary code, so "
-            "it is refused; use a checkpoint with *.safetensors weights"
-        )
-    raise ValueError(f"no *.safetensors weights in {folder.name}")
-
-
-def _open(f: Path):
-    try:
-        return safe_open(str(f), framework="pt")
-    except Exception as e:  # safetensors raises its own error type for every malformed file
-        raise ValueError(f"{f.name} is not a readable safetensors file (truncated or corrupt?): {e}") from None
-
-
 def _plan(name: str, arch: str, cfg, expected: dict, stored: dict) -> dict:
     """Where each parameter comes from, checked against the stored headers before any read:
     every tensor present, none left over, float storage, and every shape the config's."""
     plan, unused = tensor_sources(arch, cfg, list(expected), set(stored))
     missing = sorted(s.key for s in plan.values() if s.key not in stored)
     if missing:
-        raise ValueError(f"{name}: tensors missing from the weights: {_few(missing)}")
+        raise ValueError(f"{name}: tensors missing from the weights: {F.few(missing)}")
     if unused:
-        raise ValueError(f"{name}: tensors this {arch} does not have: {_few(sorted(unused))}")
+        raise ValueError(f"{name}: tensors this {arch} does not have: {F.few(sorted(unused))}")
     for param, src in plan.items():
         sl = stored[src.key][1]
         if sl.get_dtype() not in FLOAT_CODES:
@@ -261,37 +200,6 @@ def _plan(name: str, arch: str, cfg, expected: dict, stored: dict) -> dict:
                 f"config.json implies {list(expected[param])}"
             )
     return plan
-
-
-def _tokenizer(folder: Path, hf: dict, vocab_size: int):
-    try:
-        tok = load_tokenizer(folder / "tokenizer.json")
-    except Exception as e:  # tokenizers raises a plain Exception for a malformed file
-        raise ValueError(f"tokenizer.json in {folder.name} is not a readable tokenizer: {e}") from None
-    if tok.get_vocab_size(with_added_tokens=True) > vocab_size:
-        raise ValueError(
-            f"tokenizer.json in {folder.name} has {tok.get_vocab_size(with_added_tokens=True)} tokens but the "
-            f"model only {vocab_size}"
-        )
-    tok.eos_token_id = _eos(folder, hf, vocab_size)
-    return tok
-
-
-def _eos(folder: Path, hf: dict, vocab_size: int) -> int | None:
-    """The end token: config.json's ``eos_token_id``, else generation_config.json's (the first
-    of a list); None if neither names one inside the vocabulary."""
-    candidates = [hf.get("eos_token_id")]
-    gen = folder / "generation_config.json"
-    if gen.is_file():
-        try:
-            candidates.append(json.loads(gen.read_text(encoding="utf-8")).get("eos_token_id"))
-        except (ValueError, AttributeError):
-            pass  # an unreadable generation config only loses the end token, not the model
-    for c in candidates:
-        c = c[0] if isinstance(c, list) and c else c
-        if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < vocab_size:
-            return c
-    return None
 
 
 def checkpoint_name(folder: Path) -> str:
@@ -327,7 +235,3 @@ def _dtype_name(dtype: torch.dtype) -> str:
 
 def _stored_dtype(codes: set[str]) -> str:
     return "+".join(sorted(FLOAT_CODES.get(c, c) for c in codes))
-
-
-def _few(names: list[str], n: int = 4) -> str:
-    return ", ".join(names[:n]) + (f" … ({len(names)} in all)" if len(names) > n else "")

@@ -1,0 +1,116 @@
+"""Reading a checkpoint folder's files for ``core.pretrained.load``, each refusal a ``ValueError``
+that names the file and what is wrong: ``config.json`` (a supported architecture, no remote code),
+the safetensors files (shards from ``model.safetensors.index.json``, never outside the folder;
+pickle-only weights refused, never unpickled) and ``tokenizer.json`` with the end token.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from safetensors import safe_open
+
+from core.families import SUPPORTED
+from core.text import quoted
+from core.tokenizer import load_tokenizer
+
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
+INDEX = "model.safetensors.index.json"
+
+
+def read_config(folder: Path) -> dict:
+    """``config.json`` as a dict; refused when missing, not a JSON object, needing remote code, or
+    of an architecture not in ``core.families.SUPPORTED``."""
+    path = folder / "config.json"
+    if not path.is_file():
+        raise ValueError(f"no config.json in {folder.name}: not a Hugging Face checkpoint folder")
+    try:
+        hf = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"config.json in {folder.name} is not valid JSON ({e})") from None
+    if not isinstance(hf, dict):
+        raise ValueError(f"config.json in {folder.name} is not a JSON object")
+    supported = ", ".join(SUPPORTED)
+    if hf.get("auto_map") or hf.get("trust_remote_code"):
+        raise ValueError(
+            f"{folder.name} needs its own Python code (trust_remote_code / auto_map in config.json), which this "
+            f"app never runs; supported architectures: {supported}"
+        )
+    archs = hf.get("architectures")
+    if not (isinstance(archs, list) and archs and archs[0] in SUPPORTED):
+        raise ValueError(f"architecture {quoted(archs, 100)} of {folder.name} is not supported; supported: {supported}")
+    return hf
+
+
+def weight_files(folder: Path) -> list[Path]:
+    """The safetensors files to read: the shards the index lists, else every ``*.safetensors``."""
+    index = folder / INDEX
+    if index.is_file():
+        try:
+            weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+            names = sorted(set(weight_map.values()))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise ValueError(f"{INDEX} in {folder.name} is not a valid shard index") from None
+        if any("/" in n or "\\" in n or n.startswith(".") for n in names):
+            raise ValueError(f"{INDEX} in {folder.name} names files outside the folder")
+        missing = [n for n in names if not (folder / n).is_file()]
+        if missing:
+            raise ValueError(f"{folder.name}: missing shard(s) {few(missing)} of {len(names)} listed in {INDEX}")
+        return [folder / n for n in names]
+    files = sorted(folder.glob("*.safetensors"))
+    if files:
+        return files
+    pickles = sorted(f.name for f in folder.iterdir() if f.suffix in PICKLE_SUFFIXES)
+    if pickles:
+        raise ValueError(
+            f"{folder.name} has only pickle weights ({few(pickles)}): loading pickle can run arbitrary code, so "
+            "it is refused; use a checkpoint with *.safetensors weights"
+        )
+    raise ValueError(f"no *.safetensors weights in {folder.name}")
+
+
+def open_safetensors(f: Path):
+    """``safetensors.safe_open`` (memory-mapped); a malformed file is a ``ValueError`` naming it."""
+    try:
+        return safe_open(str(f), framework="pt")
+    except Exception as e:  # safetensors raises its own error type for every malformed file
+        raise ValueError(f"{f.name} is not a readable safetensors file (truncated or corrupt?): {e}") from None
+
+
+def read_tokenizer(folder: Path, hf: dict, vocab_size: int):
+    """``tokenizer.json`` with ``eos_token_id`` set (``eos_token``); refused when unreadable or when it
+    has more tokens than the model's ``vocab_size``."""
+    try:
+        tok = load_tokenizer(folder / "tokenizer.json")
+    except Exception as e:  # tokenizers raises a plain Exception for a malformed file
+        raise ValueError(f"tokenizer.json in {folder.name} is not a readable tokenizer: {e}") from None
+    if tok.get_vocab_size(with_added_tokens=True) > vocab_size:
+        raise ValueError(
+            f"tokenizer.json in {folder.name} has {tok.get_vocab_size(with_added_tokens=True)} tokens but the "
+            f"model only {vocab_size}"
+        )
+    tok.eos_token_id = eos_token(folder, hf, vocab_size)
+    return tok
+
+
+def eos_token(folder: Path, hf: dict, vocab_size: int) -> int | None:
+    """The end token: config.json's ``eos_token_id``, else generation_config.json's (the first
+    of a list); None if neither names one inside the vocabulary."""
+    candidates = [hf.get("eos_token_id")]
+    gen = folder / "generation_config.json"
+    if gen.is_file():
+        try:
+            candidates.append(json.loads(gen.read_text(encoding="utf-8")).get("eos_token_id"))
+        except (ValueError, AttributeError):
+            pass  # an unreadable generation config only loses the end token, not the model
+    for c in candidates:
+        c = c[0] if isinstance(c, list) and c else c
+        if isinstance(c, int) and not isinstance(c, bool) and 0 <= c < vocab_size:
+            return c
+    return None
+
+
+def few(names: list[str], n: int = 4) -> str:
+    """The first ``n`` names, and how many there are in all when more: for a message."""
+    return ", ".join(names[:n]) + (f" … ({len(names)} in all)" if len(names) > n else "")
