@@ -108,11 +108,14 @@ class KVCache:
         self.pos, self.offset = keep, self.offset + n_positions
 
     def clone(self) -> KVCache:
-        """An independent copy (buffers copied): a step can be computed on it and kept or dropped."""
+        """An independent copy: a step can be computed on it and kept or dropped. Only the ``pos``
+        cached positions are copied, into buffers of the same size (slots past ``pos`` are never
+        read): a real checkpoint's buffers for a 2,048-position window are ~94 MB, of which a
+        request of 512 positions fills a quarter (the whole copy took ~146 ms here, this ~30)."""
         out = KVCache.__new__(KVCache)
         out.__dict__.update(self.__dict__)
-        out.k_cache = [t.clone() for t in self.k_cache]
-        out.v_cache = [t.clone() for t in self.v_cache]
+        out.k_cache = [_filled_copy(t, self.pos) for t in self.k_cache]
+        out.v_cache = [_filled_copy(t, self.pos) for t in self.v_cache]
         return out
 
     def reset(self) -> None:
@@ -152,3 +155,11 @@ def _round_trip(x: torch.Tensor, n_bit: int) -> torch.Tensor:
 
     flat = x.detach().reshape(-1, x.shape[-1]).double().numpy()  # (B·n_kv_head·T, head_dim)
     return torch.from_numpy(fake_quantize_groups(flat, n_bit, None)).to(x.dtype).reshape(x.shape)
+
+
+def _filled_copy(buf: torch.Tensor, pos: int) -> torch.Tensor:
+    """A new buffer shaped like ``buf`` ``(B, n_kv_head, block_size, head_dim)`` holding its first
+    ``pos`` slots (the rest uninitialised)."""
+    out = torch.empty_like(buf)
+    out.narrow(2, 0, pos).copy_(buf.narrow(2, 0, pos))
+    return out

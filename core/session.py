@@ -9,8 +9,7 @@ committed (``commit``): the request on screen is always what has been revealed.
 from __future__ import annotations
 
 import time
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -19,99 +18,12 @@ from core.cost import causal_pairs
 from core.decode import SamplingConfig, StepResult, extend, full_forward, make_generator, select_token
 from core.kv_cache import KVCache
 from core.model import GPT
+from core.session_types import DecodeSession, ModelKey, PendingStep  # noqa: F401 (also this module's names)
+from core.text import plural
 
 CHECK_BUDGET_MS = 100.0  # a recompute check that costs more is not run at every step
 CHECK_EVERY = 10  # … but every this many steps
-
-
-@dataclass(frozen=True)
-class ModelKey:
-    """Which shared model a request runs on: its precision, its weight-only quantization
-    (``weight_bits`` None = float weights) and its ``source`` (None: the shipped model, else the
-    checkpoint folder it was loaded from). A request keeps its key from Prefill on."""
-
-    dtype: str = "float32"
-    weight_bits: int | None = None
-    source: str | None = None
-
-    @classmethod
-    def of(cls, key) -> ModelKey:
-        """A ``ModelKey`` from itself or a ``(dtype, weight_bits)`` pair."""
-        return key if isinstance(key, ModelKey) else cls(*key)
-
-    @property
-    def plain(self) -> bool:
-        """float32 with float weights: the precision every model is shown in by default."""
-        return self.dtype == "float32" and self.weight_bits is None
-
-    @property
-    def label(self) -> str:
-        """Precision and weights ("float64, 4-bit weights"); the model is named elsewhere."""
-        return self.dtype + ("" if self.weight_bits is None else f", {self.weight_bits}-bit weights")
-
-
-@dataclass
-class DecodeSession:
-    """State of one request. ``consumed`` ids have K/V in ``cache``; ``pending`` is the token
-    chosen from the latest logits and not yet consumed (Table 30.1).
-
-    Per forward pass: ``passes`` its attention, one ``(n_head, T_new, S)`` array per layer;
-    ``engine_ms`` its measured compute (forward + selection, ms, excluding a learner's clicks);
-    ``max_diff`` max |cached − recomputed| logit; ``cache_bytes`` the cache tensors' bytes after it.
-    """
-
-    prompt_ids: list[int]
-    sampling: SamplingConfig
-    cache: KVCache
-    generator: torch.Generator
-    model_key: ModelKey = ModelKey()
-    prompt_text: str = ""
-    consumed: list[int] = field(default_factory=list)
-    outputs: list[int] = field(default_factory=list)
-    passes: list[list[np.ndarray]] = field(default_factory=list)
-    logits: torch.Tensor | None = None
-    engine_ms: list[float] = field(default_factory=list)
-    max_diff: list[float] = field(default_factory=list)
-    max_logit: list[float] = field(default_factory=list)
-    cache_bytes: list[int] = field(default_factory=list)
-    scores_cached: int = 0
-    scores_naive: int = 0
-    past_end: bool = False  # the learner chose to keep stepping after the end token
-    check_ms: float = 0.0  # how long the latest full-prefix recompute took (ms)
-    uid: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # tells figures of two requests apart
-
-    @property
-    def pending(self) -> int | None:
-        """The chosen token that the next forward pass will consume, if any."""
-        return self.outputs[-1] if self.outputs else None
-
-    @property
-    def n_positions(self) -> int:
-        """Positions whose K/V are cached: rows of the attention matrix."""
-        return self.cache.pos
-
-    @property
-    def n_steps(self) -> int:
-        """Decode steps taken after prefill: every output token but the first (which prefill
-        chose). Not ``len(passes) - 1``: a re-prefill keeps several earlier passes' rows."""
-        return max(0, len(self.outputs) - 1)
-
-    def emission_times_ms(self) -> list[float]:
-        """Engine-clock emission time of each output token, arrival = start of prefill = 0."""
-        return list(np.cumsum(self.engine_ms))
-
-
-@dataclass
-class PendingStep:
-    """A decode step computed but not yet shown: its result, the token it chose, its time, the
-    recomputed logits to compare with, and the cache and generator it leaves behind."""
-
-    result: StepResult
-    chosen: int
-    ms: float
-    naive_logits: torch.Tensor | None
-    cache: KVCache
-    generator: torch.Generator
+SHIPPED_FLOAT32 = ModelKey()  # the default: the shipped model in float32 with float weights
 
 
 def _run_pass(sess: DecodeSession, forward, generator: torch.Generator) -> tuple[StepResult, int, float]:
@@ -154,7 +66,7 @@ def _new_session(model: GPT, ids, sampling, model_key, prompt_text: str, cache: 
     return DecodeSession(list(ids), sampling, cache, gen, ModelKey.of(model_key), prompt_text, consumed=list(ids))
 
 
-def start(model: GPT, prompt_ids, sampling: SamplingConfig, model_key=ModelKey(), prompt_text: str = ""):
+def start(model: GPT, prompt_ids, sampling: SamplingConfig, model_key=SHIPPED_FLOAT32, prompt_text: str = ""):
     """Prefill ``prompt_ids`` and choose output token 1. Raises ``ValueError`` for an
     empty prompt or one longer than the context window (nothing is dropped silently)."""
     sess = _new_session(model, _check_prompt(model, prompt_ids), sampling, model_key, prompt_text)
@@ -188,12 +100,16 @@ def preview_step(model: GPT, sess: DecodeSession, check: bool = True) -> Pending
     cache, gen = sess.cache.clone(), torch.Generator().set_state(sess.generator.get_state())
     token = sess.pending
     result, chosen, ms = _run_pass(sess, lambda: extend(model, [token], cache), gen)
-    naive = None
-    if check:
-        t0 = time.perf_counter()
-        naive = full_forward(model, sess.consumed + [token]).logits
-        sess.check_ms = (time.perf_counter() - t0) * 1000.0
-    return PendingStep(result, chosen, ms, naive, cache, gen)
+    return PendingStep(result, chosen, ms, _recompute(model, sess, token) if check else None, cache, gen)
+
+
+def _recompute(model: GPT, sess: DecodeSession, token: int) -> torch.Tensor:
+    """The last position's logits of the prefix plus ``token``, recomputed without the cache (timed
+    into ``sess.check_ms``, outside the step's own clock)."""
+    t0 = time.perf_counter()
+    naive = full_forward(model, sess.consumed + [token]).logits
+    sess.check_ms = (time.perf_counter() - t0) * 1000.0
+    return naive
 
 
 def check_due(sess: DecodeSession, budget_ms: float = CHECK_BUDGET_MS, every: int = CHECK_EVERY) -> bool:
@@ -227,8 +143,19 @@ def commit(sess: DecodeSession, pending: PendingStep) -> DecodeSession:
 def step(model: GPT, sess: DecodeSession, check: bool = True) -> DecodeSession:
     """Consume the pending token (its K/V enter the cache) and choose the next one; with ``check``
     also measure max |cached − recomputed| logit against a full-prefix recompute. Raises
-    ``ValueError`` when the context window is full or before prefill."""
-    return commit(sess, preview_step(model, sess, check))
+    ``ValueError`` when the context window is full or before prefill (nothing changed then).
+
+    Unlike ``preview_step`` it writes into the session's own cache, never a copy: copying took
+    longer than the step for a real checkpoint. A failed pass leaves the session as it was: the
+    window is checked before anything is written, and ``pos`` moves only after every layer."""
+    if sess.pending is None:
+        raise ValueError("run prefill before stepping")
+    token = sess.pending
+    result, chosen, ms = _run_pass(sess, lambda: extend(model, [token], sess.cache), sess.generator)
+    naive = _recompute(model, sess, token) if check else None
+    sess.consumed.append(token)
+    _record(sess, result, chosen, ms, naive)
+    return sess
 
 
 # ---- re-prefill after an edit (Ch. 30 §30.4: cache validity) ---------------------------------------
@@ -269,10 +196,6 @@ def _keep_rows(passes: list[list[np.ndarray]], n_rows: int) -> list[list[np.ndar
     return out
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _reuse_reason(old: DecodeSession, ids: list[int], shared: int) -> str:
     """Why the cache holds what it holds after the edit, in the learner's terms."""
     if shared == len(ids) == len(old.consumed):
@@ -281,9 +204,9 @@ def _reuse_reason(old: DecodeSession, ids: list[int], shared: int) -> str:
         dropped = len(old.consumed) - shared
         from_prompt = max(0, len(old.prompt_ids) - shared)
         what = (
-            _plural(dropped - from_prompt, "decoded token")
+            plural(dropped - from_prompt, "decoded token")
             if not from_prompt
-            else f"{_plural(from_prompt, 'old prompt token')} and {_plural(dropped - from_prompt, 'decoded token')}"
+            else f"{plural(from_prompt, 'old prompt token')} and {plural(dropped - from_prompt, 'decoded token')}"
         )
         return f"the new prompt is the start of what was cached: the {what} after it are dropped"
     if shared < len(old.consumed):
@@ -291,7 +214,9 @@ def _reuse_reason(old: DecodeSession, ids: list[int], shared: int) -> str:
     return "the new prompt extends what was cached"
 
 
-def restart(model: GPT, old: DecodeSession | None, prompt_ids, sampling, model_key=ModelKey(), prompt_text: str = ""):
+def restart(
+    model: GPT, old: DecodeSession | None, prompt_ids, sampling, model_key=SHIPPED_FLOAT32, prompt_text: str = ""
+):
     """Prefill ``prompt_ids`` as a new request, reusing ``old``'s cache where it is still valid.
 
     Positions before the first token that differs from what ``old`` consumed keep their cached

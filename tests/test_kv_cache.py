@@ -96,3 +96,18 @@ def test_model_cache_bytes_equal_formula(tiny_model, dtype, b):
     cache = KVCache(cfg, dtype=dtype)
     prefill(model, [1, 2, 3, 4, 5, 6, 7], cache)
     assert cache.nbytes == 2 * 1 * cfg.n_layer * 7 * cfg.n_kv_head * cfg.head_dim * b
+
+
+def test_a_clone_copies_the_cached_positions_and_is_independent(tiny_model):
+    """A clone reads the same keys and values for the cached positions; writing the next position
+    into either leaves the other's cached positions alone."""
+    cache = KVCache(tiny_model.cfg)
+    prefill(tiny_model, [5, 6, 7, 8], cache)
+    copy = cache.clone()
+    assert copy.pos == 4 and copy.capacity == cache.capacity
+    for layer in range(tiny_model.cfg.n_layer):
+        assert torch.equal(copy.keys(layer), cache.keys(layer)) and torch.equal(copy.values(layer), cache.values(layer))
+    kept = [cache.keys(layer).clone() for layer in range(tiny_model.cfg.n_layer)]
+    decode_one_token(tiny_model, 9, copy)
+    decode_one_token(tiny_model, 10, copy)
+    assert cache.pos == 4 and all(torch.equal(cache.keys(i), k) for i, k in enumerate(kept))

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import torch
 
 from core import session as S
 from core import session_view as V
@@ -146,3 +147,32 @@ def test_a_costly_recompute_is_checked_every_ten_steps(tiny_model):
         checked.append(due)
     assert [i + 2 for i, c in enumerate(checked) if c] == [11, 21]  # steps 11 and 21
     assert np.isnan(sess.max_diff[5]) and S.last_check(sess)[0] == 21 and S.last_check(sess)[1] < 1e-5
+
+
+def test_a_step_writes_into_the_sessions_own_cache_and_equals_a_previewed_step(tiny_model):
+    """Step consumes the pending token in the session's own buffers (copying them took longer than
+    the step itself for a real checkpoint: ~146 ms for a 2,048-position SmolLM2-sized cache), and
+    chooses what preview-then-commit chooses, with the same logits, attention and check."""
+    sampling = SamplingConfig("sample", temperature=1.3, top_k=20, seed=11)
+    plain, previewed = (S.start(tiny_model, [4, 8, 15, 16, 23], sampling) for _ in range(2))
+    buffers = [t.data_ptr() for t in plain.cache.k_cache + plain.cache.v_cache]
+    for _ in range(4):
+        S.step(tiny_model, plain)
+        S.commit(previewed, S.preview_step(tiny_model, previewed))
+    assert [t.data_ptr() for t in plain.cache.k_cache + plain.cache.v_cache] == buffers
+    assert plain.outputs == previewed.outputs and plain.consumed == previewed.consumed
+    assert torch.equal(plain.logits, previewed.logits) and plain.max_diff == previewed.max_diff
+    assert all(np.array_equal(a, b) for a, b in zip(plain.passes[-1], previewed.passes[-1], strict=True))
+    for layer in range(tiny_model.cfg.n_layer):
+        assert torch.equal(plain.cache.keys(layer), previewed.cache.keys(layer))
+        assert torch.equal(plain.cache.values(layer), previewed.cache.values(layer))
+
+
+def test_a_step_that_cannot_run_changes_nothing(tiny_model):
+    """With the context window full, Step raises and the session keeps its positions and outputs."""
+    sess = S.start(tiny_model, [1] * (tiny_model.cfg.block_size - 1), SamplingConfig())
+    S.step(tiny_model, sess)  # the last slot
+    before = (sess.cache.pos, list(sess.outputs), list(sess.consumed))
+    with pytest.raises(ValueError, match="context window"):
+        S.step(tiny_model, sess)
+    assert (sess.cache.pos, sess.outputs, sess.consumed) == before
