@@ -123,7 +123,7 @@ def ask() -> None:
     if _blocked():
         return
     sess, layer, head = session(), st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
-    pending = S.preview_step(model_of(sess), sess, check=S.check_due(sess))
+    pending = S.preview_step(model_of(sess), sess, check=S.check_due(model_of(sess), sess))
     tok = ui_models.chosen_tokenizer()
     labels = token_labels(tok, [*sess.consumed, sess.pending])
     q = P.ask(
@@ -159,7 +159,7 @@ def advance() -> None:
     if ss[K.DECODE_PREDICT]:
         return ask()
     if not _blocked():
-        S.step(model_of(session()), session(), check=S.check_due(session()))
+        S.step(model_of(session()), session(), check=S.check_due(model_of(session()), session()))
 
 
 def play_due() -> bool:
@@ -228,7 +228,7 @@ def replay_link() -> None:
     for _ in range(steps):
         if session() is None or st.session_state[K.DECODE_MESSAGE] or _blocked():
             break
-        S.step(model_of(session()), session(), check=S.check_due(session()))
+        S.step(model_of(session()), session(), check=S.check_due(model_of(session()), session()))
     sess, message = session(), st.session_state[K.DECODE_MESSAGE]
     if sess is not None and message is not None and sess.n_steps < steps:  # say why the view is short of the link
         short = f"The link asked for {steps:,} steps; this request stopped after {sess.n_steps:,}."
