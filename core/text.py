@@ -108,18 +108,23 @@ def big_count(n: int, max_digits: int = 15) -> str:
 _KEEP_FORMAT = {0x200D, 0xFE0E, 0xFE0F}
 
 
+_SHOWN_AS_CODE = ("Cc", "Cf", "Cs", "Zl", "Zp")  # control, format, surrogate, line and paragraph separators
+
+
 def quoted(value, limit: int = 40) -> str:
     """A value a user typed (or a file holds) quoted in a message: text as ``'…'`` exactly as
     typed — a backslash stays one backslash, unlike ``repr`` — cut to ``limit`` characters with
     ``…`` inside the closing quote; control, format and bidirectional characters (a new line,
-    U+202E) as their code points ``[U+202E]``, so none acts on the message. Other values (numbers,
+    U+202E) and lone surrogates (``"\ud800"`` in JSON: no UTF-8 can carry them, so a message
+    holding one could not be sent to the browser at all) as their code points ``[U+202E]``, so
+    none acts on the message. Other values (numbers,
     lists from JSON) as ``repr``, cut the same way."""
     if not isinstance(value, str):
         text = repr(value)
         return text if len(text) <= limit else text[: limit - 1] + "…"
     cut = value if len(value) <= limit else value[: limit - 1] + "…"
     shown = "".join(
-        f"[U+{ord(c):04X}]" if ord(c) not in _KEEP_FORMAT and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") else c
+        f"[U+{ord(c):04X}]" if ord(c) not in _KEEP_FORMAT and unicodedata.category(c) in _SHOWN_AS_CODE else c
         for c in cut
     )
     return f"'{shown}'"

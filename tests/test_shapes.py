@@ -263,3 +263,22 @@ def test_a_thousands_separator_in_request_lengths_is_refused(text):
     with pytest.raises(ValueError, match="'096' starts with 0.*4096, not 4,096"):
         parse_lengths(text)
     assert parse_lengths("4096, 4096") == [4096, 4096] and parse_lengths("128,256") == [128, 256]
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["torch_dtype", "model_type", "architectures", "num_hidden_layers", "hidden_size", "\\ud800", "text_config"],
+)
+def test_a_lone_surrogate_anywhere_gets_a_message_the_browser_can_show(field):
+    """A lone surrogate ("\\ud800" in JSON) cannot be encoded as UTF-8, so a message holding one never
+    reached the browser: the KV-cache page stayed blank below the box (a helper's paste). Every
+    message (or every value read) is now UTF-8, the surrogate named by its code point."""
+    cfg = {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}
+    text = json.dumps(cfg)[:-1] + f', "{field}": "\\ud800"}}'
+    try:
+        shape = parse_hf_config(text)
+    except ValueError as e:
+        str(e).encode("utf-8")  # raises UnicodeEncodeError if the surrogate is still there
+    else:
+        for value in vars(shape).values():  # whatever the page may show of it
+            str(value).encode("utf-8")
