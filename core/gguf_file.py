@@ -4,32 +4,26 @@ type against a memory budget (GGUF: llama.cpp's ``docs/gguf.md``).
 
 Which files may be read at all is ``core.model_files``' business (an operator's folder, uploads).
 A malformed, truncated or hostile file gets a ``ValueError`` saying so; before ``GGUFReader`` walks the
-metadata, ``_check_header`` bounds every count by the file's size, so a crafted count cannot make
+metadata, ``core.gguf_header.check_header`` bounds every count by the file's size, so a crafted count cannot make
 the reader loop for ever.
-
-Speed: ``GGUFReader`` makes a numpy view per array element, about 30–100 µs each here, so a
-128k-token vocabulary (tokens, types, ~280k merges) took tens of seconds. A plan needs none of
-those strings: arrays longer than ``BULK_ARRAY`` are read in one view (numbers) or skipped with
-only their length kept (strings), using the extents ``_check_header`` already measured.
+``core.gguf_header`` bounds the header first and reads it with ``GGUFReader`` quickly; the layers
+a plan sums over are capped too (``MAX_LAYERS``).
 """
 
 from __future__ import annotations
 
 import mmap
 import struct
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.cost import kv_cache_bytes_typed
+from core.gguf_header import STRING, check_header, open_reader
 from core.text import quoted
 
 MAX_DIMS = 4  # ggml tensors have at most 4 dimensions
-# gguf.GGUFReader makes one numpy view per array element: a crafted array of 10⁸ numbers would
-# take minutes and gigabytes. Real vocabularies (tokens, merges, scores) hold under 10⁶ entries.
-MAX_ARRAY = 2_000_000
-BULK_ARRAY = 1024  # longer arrays: numbers read in one view, strings skipped (length kept)
-_SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}  # GGUF value type → bytes
-_STRING, _ARRAY = 8, 9
+MAX_LAYERS = 10_000  # real models have at most a few hundred; a plan over 10⁶ "layers" took 28 s
 
 
 @dataclass(frozen=True)
@@ -119,85 +113,6 @@ class GGUFSummary:
         return out
 
 
-def _check_header(buf, size: int) -> dict[int, int]:
-    """Walk the header and metadata with every length bounded by the bytes left; raise
-    ``ValueError`` at the first count the file cannot hold. Returns the extents
-    {start: end} of top-level array values longer than ``BULK_ARRAY``."""
-    spans: dict[int, int] = {}
-
-    def need(at: int, n: int, what: str) -> int:
-        if n < 0 or at + n > size:
-            raise ValueError(f"the file is truncated or corrupt: {what} runs past its end ({size:,} bytes)")
-        return at + n
-
-    def u32(at):
-        need(at, 4, "a type")
-        return struct.unpack_from("<I", buf, at)[0]
-
-    def u64(at):
-        need(at, 8, "a length")
-        return struct.unpack_from("<Q", buf, at)[0]
-
-    def value(at: int, vtype: int, depth: int) -> int:
-        if vtype in _SCALAR:
-            return need(at, _SCALAR[vtype], "a value")
-        if vtype == _STRING:
-            return need(at + 8, u64(at), "a string")
-        if vtype == _ARRAY and depth < 2:
-            itype, count = u32(at), u64(at + 4)
-            at += 12
-            if count > MAX_ARRAY:
-                raise ValueError(f"an array of {count:,} elements is more than this reader takes ({MAX_ARRAY:,})")
-            if itype in _SCALAR:
-                return need(at, count * _SCALAR[itype], "an array")
-            if count > (size - at) // 8:  # every element needs at least 8 bytes
-                raise ValueError(f"the file is corrupt: an array claims {count:,} elements")
-            for _ in range(count):
-                at = value(at, itype, depth + 1)
-            return at
-        raise ValueError(f"the file is corrupt: unknown or too deeply nested value type {vtype}")
-
-    if bytes(buf[:4]) != b"GGUF":
-        raise ValueError("not a GGUF file: it does not start with the bytes 'GGUF'")
-    if size < 24:
-        raise ValueError(f"the file is truncated: {size} bytes is shorter than a GGUF header (24 bytes)")
-    if u32(4) not in (2, 3):
-        raise ValueError(f"GGUF version {u32(4)} is not one this reader knows (2 or 3)")
-    n_tensors, n_kv = u64(8), u64(16)
-    if n_kv > (size - 24) // 13 or n_tensors > (size - 24) // 24:
-        raise ValueError(
-            f"the file is truncated or corrupt: it claims {n_kv:,} metadata entries and {n_tensors:,} tensors"
-        )
-    at = 24
-    for _ in range(n_kv):
-        at = need(at + 8, u64(at), "a metadata key")
-        start = at + 4
-        at = value(start, u32(at), 0)
-        if u32(start - 4) == _ARRAY and u64(start + 4) > BULK_ARRAY:
-            spans[start] = at
-    return spans
-
-
-def _reader(path: Path, spans: dict[int, int]):
-    """``gguf.GGUFReader`` that reads the long arrays at ``spans`` in bulk (see the module note)."""
-    import gguf
-    import numpy as np
-
-    class Reader(gguf.GGUFReader):
-        def _get_field_parts(self, orig_offs, raw_type):
-            end = spans.get(orig_offs)
-            if raw_type != _ARRAY or end is None:
-                return super()._get_field_parts(orig_offs, raw_type)
-            itype, count = self._get(orig_offs, np.uint32), self._get(orig_offs + 4, np.uint64)
-            types = [gguf.GGUFValueType.ARRAY, gguf.GGUFValueType(int(itype[0]))]
-            nptype = self.gguf_scalar_to_np.get(types[1])
-            if nptype is None:  # an array of strings: skipped, its length kept
-                return end - orig_offs, [itype, count], [], types
-            return end - orig_offs, [itype, count, self._get(orig_offs + 12, nptype, int(count[0]))], [2], types
-
-    return Reader(path, "r")
-
-
 def _scalar_ints(reader, key: str, lowest: int = 1):
     """An integer field (or an array of integers, as a tuple), None if absent, not integers or
     below ``lowest``."""
@@ -216,9 +131,12 @@ def _scalar_ints(reader, key: str, lowest: int = 1):
 
 def _string(reader, key: str) -> str | None:
     field = reader.get_field(key)
-    if field is None or field.types != [_STRING]:
+    if field is None or field.types != [STRING]:
         return None
-    return field.contents()[:200]
+    try:
+        return field.contents()[:200]
+    except UnicodeDecodeError:
+        raise ValueError(f"the file is corrupt: its {key} is not UTF-8 text") from None
 
 
 def _file_type_name(code) -> str | None:
@@ -241,9 +159,9 @@ def read_gguf(path: str | Path, source: str | None = None) -> GGUFSummary:
     if size == 0:
         raise ValueError("the file is empty")
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-        spans = _check_header(buf, size)
+        spans = check_header(buf, size)
     try:
-        reader = _reader(path, spans)
+        reader = open_reader(path, spans)
     except (ValueError, KeyError, IndexError, OverflowError, TypeError, RecursionError, struct.error) as err:
         raise ValueError(
             f"the file is truncated or corrupt: gguf cannot read it ({type(err).__name__}: {str(err)[:100]})"
@@ -303,17 +221,25 @@ def gguf_memory_plan(
         raise ValueError(
             f"the file does not give {', '.join(missing)} for {quoted(summary.architecture, 100)}: no KV plan"
         )
+    if summary.n_layer > MAX_LAYERS:
+        raise ValueError(f"the file claims {summary.n_layer:,} layers: more than any model (up to {MAX_LAYERS:,})")
     kv = summary.n_kv_head if isinstance(summary.n_kv_head, tuple) else (summary.n_kv_head,) * summary.n_layer
     if len(kv) != summary.n_layer:
         raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV plan")
     keys = values = 0
-    for n_kv in kv:  # one term per layer: some models vary the KV heads by layer
-        keys += kv_cache_bytes_typed(1, n_kv, summary.head_dim_k, n_ctx, cache_type_k, batch_size=n_seq)[
-            "kv_cache/keys_bytes"
-        ]
-        values += kv_cache_bytes_typed(
-            1, n_kv, summary.head_dim_v, n_ctx, cache_type_v or cache_type_k, batch_size=n_seq
-        )["kv_cache/values_bytes"]
+    for n_kv, layers in Counter(kv).items():  # one term per KV-head count: some models vary it by layer
+        keys += (
+            layers
+            * kv_cache_bytes_typed(1, n_kv, summary.head_dim_k, n_ctx, cache_type_k, batch_size=n_seq)[
+                "kv_cache/keys_bytes"
+            ]
+        )
+        values += (
+            layers
+            * kv_cache_bytes_typed(1, n_kv, summary.head_dim_v, n_ctx, cache_type_v or cache_type_k, batch_size=n_seq)[
+                "kv_cache/values_bytes"
+            ]
+        )
     notes = []
     if summary.context_length and n_ctx > summary.context_length:
         notes.append(f"n_ctx {n_ctx:,} is past the context length the file states ({summary.context_length:,}).")

@@ -212,3 +212,59 @@ def test_tensor_rows_and_facts(q4_file):
     facts = s.facts()
     assert facts["layers (n_layer)"] == "4" and facts["head size (K / V)"] == "32 / 32"
     assert facts["file bytes"] == f"{os.path.getsize(q4_file):,}"
+
+
+def _with_metadata(path, add, n_tensors: int = 1):
+    """A small llama file: 2 layers, 4 heads, 2 KV heads, then whatever ``add(writer)`` adds."""
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_head_count(4)
+    w.add_head_count_kv(2)
+    w.add_embedding_length(64)
+    add(w)
+    for i in range(n_tensors):
+        w.add_tensor(f"t{i}", np.zeros((1, 1), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def _short_arrays(w):
+    for i in range(700):
+        w.add_array(f"x.a{i}", list(range(16)))
+
+
+def _nested_arrays(w):
+    w.add_array("x.nest", [[1] * 1000] * 16)  # 16 arrays (read one by one) of 1,000 elements each
+
+
+def _metadata_entries(w):
+    for i in range(10_001):
+        w.add_uint8(f"x.k{i}", 1)
+
+
+HOSTILE_SMALL_FILES = {
+    # a 16 kB upload claiming 10⁶ layers: the plan looped once per layer (28 s in the browser, 278 s at 10⁷)
+    "million_layers": (lambda w: w.add_uint64("llama.block_count", 10**6), 1, "claims 1,000,000 layers"),
+    # 2³²−1 layers as a 32-bit value: a MemoryError, shown as a traceback on the page
+    "layers_2_32": (lambda w: w.add_uint32("llama.block_count", 2**32 - 1), 1, "claims 4,294,967,295 layers"),
+    # 900 arrays of 1,024 bytes (under 1 MB) were read as one numpy view per element: 25 s and 600 MB
+    "short_arrays": (_short_arrays, 1, "elements of short or nested arrays"),
+    "nested_arrays": (_nested_arrays, 1, "elements of short or nested arrays"),
+    "metadata_entries": (_metadata_entries, 1, "10,0[0-9]{2} metadata entries"),  # 60,000 took ~6 s
+    "tensors": (lambda w: w.add_block_count(2), 10_001, "10,001 tensors"),  # 20,000 took ~4 s
+    "arch_not_utf8": (lambda w: w.add_block_count(2), 1, "general.architecture is not UTF-8 text"),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_SMALL_FILES))
+def test_small_hostile_files_are_refused(tmp_path, name):
+    """Files of at most a few hundred kB that made the reader or the plan take seconds to hours, or
+    run out of memory, are refused by name; read and planned as the page does (a helper's files)."""
+    add, n_tensors, words = HOSTILE_SMALL_FILES[name]
+    path = _with_metadata(tmp_path / f"{name}.gguf", add, n_tensors)
+    if name == "arch_not_utf8":  # the architecture's bytes made invalid UTF-8 in place
+        path.write_bytes(path.read_bytes().replace(b"llama", b"ll\xc3(a", 1))
+    with pytest.raises(ValueError, match=words):
+        gguf_memory_plan(read_gguf(path), 4096, "f16")
