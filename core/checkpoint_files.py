@@ -29,6 +29,8 @@ def read_config(folder: Path) -> dict:
         hf = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"config.json in {folder.name} is not valid JSON ({e})") from None
+    except RecursionError:
+        raise ValueError(f"config.json in {folder.name} is nested too deeply to be a model's config") from None
     if not isinstance(hf, dict):
         raise ValueError(f"config.json in {folder.name} is not a JSON object")
     supported = ", ".join(SUPPORTED)
@@ -50,15 +52,17 @@ def weight_files(folder: Path) -> list[Path]:
         try:
             weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
             names = sorted(set(weight_map.values()))
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             raise ValueError(f"{INDEX} in {folder.name} is not a valid shard index") from None
+        if not all(isinstance(n, str) and n for n in names):
+            raise ValueError(f"{INDEX} in {folder.name} is not a valid shard index: a shard's name is not a file name")
         if any("/" in n or "\\" in n or n.startswith(".") for n in names):
             raise ValueError(f"{INDEX} in {folder.name} names files outside the folder")
         missing = [n for n in names if not (folder / n).is_file()]
         if missing:
             raise ValueError(f"{folder.name}: missing shard(s) {few(missing)} of {len(names)} listed in {INDEX}")
         return [folder / n for n in names]
-    files = sorted(folder.glob("*.safetensors"))
+    files = sorted(f for f in folder.glob("*.safetensors") if f.is_file())  # not a pipe, which would block
     if files:
         return files
     pickles = sorted(f.name for f in folder.iterdir() if f.suffix in PICKLE_SUFFIXES)
@@ -102,7 +106,7 @@ def eos_token(folder: Path, hf: dict, vocab_size: int) -> int | None:
     if gen.is_file():
         try:
             candidates.append(json.loads(gen.read_text(encoding="utf-8")).get("eos_token_id"))
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             pass  # an unreadable generation config only loses the end token, not the model
     for c in candidates:
         c = c[0] if isinstance(c, list) and c else c

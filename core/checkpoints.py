@@ -68,12 +68,18 @@ def find_checkpoints(models_dir: str | Path | None = None, hub: Path | None = No
 
 
 def _loadable_architecture(folder: Path) -> str | None:
+    """The architecture a folder's checkpoint would load as, or None. Never raises: one odd folder in
+    the cache (config.json nested 100,000 deep, a named pipe) must not take the picker down."""
+    if not (folder / "config.json").is_file():  # a named pipe would block the read
+        return None
     try:
         hf = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         arch = hf["architectures"][0]
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
+    except (OSError, ValueError, KeyError, IndexError, TypeError, RecursionError):
         return None
-    if arch not in SUPPORTED or hf.get("auto_map") or not (folder / "tokenizer.json").is_file():
+    if not isinstance(arch, str) or arch not in SUPPORTED or hf.get("auto_map"):
+        return None
+    if not (folder / "tokenizer.json").is_file():
         return None
     return arch if any(folder.glob("*.safetensors")) else None
 

@@ -25,6 +25,7 @@ from unittest.mock import patch
 import torch
 
 from core import checkpoint_files as F
+from core.cost import params
 from core.families import config_from_hf, tensor_sources
 from core.layout import decode_layout, fuse_projections, fused_buffers
 from core.model import GPT
@@ -98,17 +99,19 @@ def load(
     cfg, context = config_from_hf(hf, max_context)
     if not (folder / "tokenizer.json").is_file():
         raise ValueError(f"no tokenizer.json in {folder.name}: the model cannot turn text into tokens without it")
-    tok = F.read_tokenizer(folder, hf, cfg.vocab_size)
-    with torch.device("meta"), patch.object(torch.nn.Embedding, "reset_parameters", _no_init):
-        model = GPT(cfg)  # shapes only: nothing allocated, no random init
-    expected = {n: tuple(p.shape) for n, p in model.named_parameters()}  # a tied head appears once
-    n_params = sum(p.numel() for p in model.parameters())
+    # The budget from the config alone, before the model is built: a config.json claiming 10⁶ layers
+    # took minutes and gigabytes to build even on the meta device.
+    n_params = params(cfg)["total"]
     need = n_params * dtype.itemsize
     if need > max_gib * GIB:
         raise ValueError(
             f"{folder.name}: {n_params:,} parameters take {need / GIB:.2f} GiB as {_dtype_name(dtype)}, over the "
             f"budget of {max_gib:g} GiB (raise it with --max-model-gib if the machine has the memory)"
         )
+    tok = F.read_tokenizer(folder, hf, cfg.vocab_size)
+    with torch.device("meta"), patch.object(torch.nn.Embedding, "reset_parameters", _no_init):
+        model = GPT(cfg)  # shapes only: nothing allocated, no random init
+    expected = {n: tuple(p.shape) for n, p in model.named_parameters()}  # a tied head appears once
     matrices = {f"{m}.weight" for m, mod in model.named_modules() if isinstance(mod, torch.nn.Linear)}
     if cfg.tie_embeddings:
         matrices.add("embed_tokens.weight")  # it is the output head too

@@ -312,7 +312,37 @@ def _bad_folders(ck, tmp):
     lo = _copy(ck["gpt2"], tmp / "extra")
     _edit_config(lo, n_layer=1)
     out.append((lo, r"tensors this GPT2LMHeadModel does not have: transformer\.h\.1\."))
+    # A helper's hostile folders: a config nested 100,000 deep (a RecursionError before), a shard index
+    # naming numbers (a TypeError), an empty shard name ("missing shard(s)  of 1").
+    deep = _copy(ck["llama"], tmp / "deep")
+    (deep / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    out.append((deep, "config.json in deep is nested too deeply"))
+    for name, weight_map in (("numbers", {"lm_head.weight": 3}), ("blank", {"lm_head.weight": ""})):
+        ix = _copy(ck["llama"], tmp / name)
+        (ix / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+        out.append((ix, "not a valid shard index: a shard's name is not a file name"))
     return out
+
+
+def test_the_weight_budget_is_checked_before_the_model_is_built(checkpoints, tmp_path, monkeypatch):
+    """A config.json claiming 10⁶ layers is refused from its numbers alone: building even a shapes-only
+    model of them took minutes and gigabytes (a helper's folder: 30,000 layers, 85 s and 1.5 GB)."""
+    import core.pretrained as P
+
+    huge = _copy(checkpoints["llama"], tmp_path / "huge")
+    _edit_config(huge, num_hidden_layers=10**6)
+    monkeypatch.setattr(P, "GPT", lambda cfg: pytest.fail("the model was built before the budget check"))
+    with pytest.raises(ValueError, match=r"over the budget of 4 GiB"):
+        load(huge)
+
+
+def test_a_deep_generation_config_only_loses_the_end_token(checkpoints, tmp_path):
+    """generation_config.json is optional: nested too deeply to read, the model still loads."""
+    g = _copy(checkpoints["llama"], tmp_path / "gen")
+    _edit_config(g, eos_token_id=None)
+    (g / "generation_config.json").write_text("[" * 100_000 + "]" * 100_000)
+    model, tok, card = load(g)
+    assert card.eos_token_id is None and model.cfg.n_layer == 2
 
 
 def test_each_bad_folder_is_refused_with_its_message(checkpoints, tmp_path, monkeypatch):
@@ -350,6 +380,10 @@ def test_hub_cache_lists_supported_snapshots_only(checkpoints, tmp_path, monkeyp
         ("my-gpt2", "GPT2LMHeadModel"), ("TinyOrg/tiny-llama", "LlamaForCausalLM")]  # fmt: skip
     assert found[1].path == snap
     assert load(found[1].path)[2].name == "TinyOrg/tiny-llama"
+    # One odd folder (config.json nested 100,000 deep: a RecursionError took every page down) is skipped.
+    deep = _copy(checkpoints["llama"], mine / "deep")
+    (deep / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert [c.name for c in find_checkpoints(models_dir=mine)] == ["my-gpt2", "TinyOrg/tiny-llama"]
 
 
 def test_command_line_options(tmp_path):
