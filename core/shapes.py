@@ -203,6 +203,9 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         raise ValueError(f"unknown torch_dtype {quoted(dtype)}; known: {', '.join(DTYPE_BYTES)}")
     context = cfg.get("max_position_embeddings", cfg.get("n_positions"))
     context = context if isinstance(context, int) and not isinstance(context, bool) and context > 0 else None
+    unused = ""
+    if context is not None and context > MAX_POSITIONS:  # would become T and be refused as if typed
+        unused, context = f"; max_position_embeddings {context:,} is past {MAX_POSITIONS:,}: not used", None
     return KVShape(
         name,
         n_layer,
@@ -212,7 +215,7 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         hidden or n_head * head_dim,
         DTYPE_BYTES[dtype],
         context,
-        note or f"torch_dtype {dtype}",
+        (note or f"torch_dtype {dtype}") + unused,
     )
 
 

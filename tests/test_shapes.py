@@ -282,3 +282,14 @@ def test_a_lone_surrogate_anywhere_gets_a_message_the_browser_can_show(field):
     else:
         for value in vars(shape).values():  # whatever the page may show of it
             str(value).encode("utf-8")
+
+
+def test_a_context_window_past_the_calculators_range_is_not_used_as_t():
+    """max_position_embeddings 10¹³ became the default T, which the page then refused as if the
+    student had typed it ("Check the lengths"), and the rest of the page was gone (a helper's paste)."""
+    cfg = {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096, "torch_dtype": "bfloat16"}
+    shape = parse_hf_config(json.dumps({**cfg, "max_position_embeddings": 10**13}))
+    assert shape.context_window is None
+    past = "max_position_embeddings 10,000,000,000,000 is past 1,000,000,000,000: not used"
+    assert shape.note == f"torch_dtype bfloat16; {past}"
+    assert parse_hf_config(json.dumps({**cfg, "max_position_embeddings": 10**12})).context_window == 10**12
