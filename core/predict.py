@@ -16,6 +16,7 @@ import numpy as np
 
 from core.config import GPTConfig
 from core.cost import causal_pairs, kv_cache_bytes_for
+from core.decode import SamplingConfig
 from core.session import DecodeSession, PendingStep
 from core.session_view import pass_rows, top_tokens
 
@@ -66,7 +67,9 @@ def _numeric(text: str, right: int, wrong: list[int], unit: str, explain: str, k
 
 
 def _token_question(sess, pending, token_text) -> Question:
-    top = [tid for tid, _ in top_tokens(pending.result.logits, sess.sampling, 5)]
+    # The five most likely by the plain softmax: the sampling rule's own order (temperature keeps
+    # it, top-k only cuts the tail), and five options even when top-k is smaller than five.
+    top = [tid for tid, _ in top_tokens(pending.result.logits, SamplingConfig(), 5)]
     if pending.chosen not in top:  # sampling can draw a token outside the top five
         top = [*top[:4], pending.chosen]
     # Alphabetical order, so the options' order does not give away the ranking.

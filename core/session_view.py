@@ -55,8 +55,9 @@ def next_token_table(sess: DecodeSession, k: int = 10) -> list[tuple[int, float]
 
 def top_tokens(logits: torch.Tensor, sampling: SamplingConfig, k: int) -> list[tuple[int, float]]:
     """Top-``k`` (token id, probability) of ``logits`` as drawn under ``sampling`` (greedy: the
-    plain softmax, so the runner-ups show)."""
+    plain softmax, so the runner-ups show). Tokens the rule cannot draw (past its top-k) are left
+    out: with top-k 5, ranks 6–10 were arbitrary tokens at 0.0 %."""
     shown = sampling if sampling.strategy == "sample" else SamplingConfig("sample")
     probs = token_probs(logits, shown)
     top = torch.topk(probs, min(k, probs.numel()))
-    return [(int(i), float(p)) for p, i in zip(top.values, top.indices, strict=True)]
+    return [(i, p) for p, i in zip(top.values.tolist(), top.indices.tolist(), strict=True) if p > 0]

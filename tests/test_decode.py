@@ -165,3 +165,18 @@ def test_mqa_and_mha_variants_also_cache_exactly():
         cfg = GPTConfig(vocab_size=32, block_size=24, n_layer=2, n_head=4, n_kv_head=n_kv, n_embd=16, ffn_hidden=24)
         model = make_model(cfg, seed=1, dtype=torch.float64)
         assert _cached_vs_naive_max_diff(model, [1, 2, 3, 1, 2], 10) < 1e-12
+
+
+def test_the_next_token_bars_show_only_tokens_the_rule_can_draw():
+    """With top-k 2 the bars list the two drawable tokens with their renormalized probabilities, not
+    eight more at 0.0 % in arbitrary order (a teacher saw ranks 6–10 as filler tokens at top-k 5);
+    greedy shows the plain softmax, every token."""
+    from core.session_view import top_tokens
+
+    logits = torch.tensor([2.0, 1.0, 0.0, -1.0])
+    e = np.exp(np.array([2.0, 1.0]) / 0.5)
+    shown = top_tokens(logits, SamplingConfig("sample", temperature=0.5, top_k=2), 10)
+    assert [i for i, _ in shown] == [0, 1] and np.allclose([p for _, p in shown], e / e.sum())
+    plain = np.exp([2.0, 1.0, 0.0, -1.0]) / np.exp([2.0, 1.0, 0.0, -1.0]).sum()
+    greedy = top_tokens(logits, SamplingConfig(), 10)
+    assert [i for i, _ in greedy] == [0, 1, 2, 3] and np.allclose([p for _, p in greedy], plain)
