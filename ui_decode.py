@@ -4,6 +4,7 @@ state. Streamlit glue: every number comes from ``core.session`` / ``core.predict
 from __future__ import annotations
 
 import time
+import urllib.parse
 
 import streamlit as st
 
@@ -23,6 +24,7 @@ REVEALED = "decode.revealed"  # (Question, pick) just revealed, or None
 TALLY = "decode.tally"  # core.predict.Tally
 LAST_PLAY = "decode.last_play"  # time.monotonic() of Play's last step
 STEPPED = "decode.stepped"  # this rerun's Step click has advanced already (Play then does not)
+LINK_WRITTEN = "decode.link_written"  # (request uid, step, query) of the link last put in the address bar
 PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
 
 
@@ -246,6 +248,6 @@ def write_link() -> None:
         return
     ss = st.session_state
     name = None if sess.model_key.source is None else ui_models.active().name
-    st.query_params.from_dict(
-        share.link_for(sess, ss[K.DECODE_LAYER], ss[K.DECODE_HEAD], ss[K.DECODE_PREDICT], ss[K.LINK_PRESENT], name)
-    )
+    params = share.link_for(sess, ss[K.DECODE_LAYER], ss[K.DECODE_HEAD], ss[K.DECODE_PREDICT], ss[K.LINK_PRESENT], name)
+    st.query_params.from_dict(params)
+    ss[LINK_WRITTEN] = (sess.uid, sess.n_steps, "?" + urllib.parse.urlencode(params))  # said under the button

@@ -232,6 +232,13 @@ def _share_and_clock(sess, tok) -> None:
         "Put a link to this request in the address bar", type="tertiary", icon=":material/link:", on_click=D.write_link
     )
     b.checkbox("The link opens in presenter mode", key=K.LINK_PRESENT, persist_state="session")
+    written = st.session_state.get(D.LINK_WRITTEN)
+    if written is not None and written[:2] == (sess.uid, sess.n_steps):  # the link still shows this request
+        st.caption(
+            f"The address bar now holds the link to this request at step {sess.n_steps}: copy it from there "
+            "and send it (students open the same prompt, settings and steps). Its part after the page's address:"
+        )
+        st.code(written[2], language=None, wrap_lines=True)
     st.markdown("**This request's clock (measured here)**")
     lat = summarize_request(0.0, sess.emission_times_ms())
     tpot = "missing (one token: no gap yet)" if lat.tpot_ms is None else f"{lat.tpot_ms:.2f} ms"

@@ -136,3 +136,22 @@ def test_play_steps_at_most_once_per_pace_whatever_reruns_the_page():
     at.run()
     at.toggle(key=K.DECODE_TABLES).set_value(True).run()
     assert not at.exception and at.session_state[K.DECODE_SESSION].n_steps == 1
+
+
+def test_putting_the_link_in_the_address_bar_says_so_on_screen():
+    """The share button only changed the address bar, so on a full-screen projector nothing seemed to
+    happen (a teacher's report): the page now says where the link is and shows its query to copy,
+    for this request at this step only."""
+    import urllib.parse
+
+    at = new_app()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    at.session_state["decode.more"] = True  # open "Share this request"
+    at.run()
+    click(at, "Put a link to this request in the address bar")
+    query = "?" + urllib.parse.urlencode(dict(at.query_params))
+    assert any("address bar now holds the link to this request at step 1" in c.value for c in at.caption)
+    assert [c.value for c in at.code if c.value.startswith("?")] == [query] and "step=1" in query
+    click(at, "Step ▸")  # the link in the bar is now a step behind: no longer claimed as this request's
+    assert not any("address bar now holds" in c.value for c in at.caption)
