@@ -19,6 +19,7 @@ from core.cost import causal_pairs, kv_cache_bytes_for
 from core.decode import SamplingConfig
 from core.session import DecodeSession, PendingStep
 from core.session_view import pass_rows, top_tokens
+from core.viz.stage import show_spaces
 
 KINDS = ("token", "positions", "bytes", "scores", "attends")
 
@@ -79,7 +80,7 @@ def _token_question(sess, pending, token_text) -> Question:
         "Which token will the model choose next?",
         tuple(token_text(t) for t in ids),
         ids.index(pending.chosen),
-        f"It chose {token_text(pending.chosen)!r}"
+        f"It chose {show_spaces(token_text(pending.chosen))}"  # its spaces as ␣, as the options show them
         + (" (greedy: the most likely token)." if sess.sampling.strategy == "greedy" else " (sampled)."),
     )
 

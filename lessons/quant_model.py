@@ -146,5 +146,5 @@ else:
     )
 st.caption(
     "Greedy, up to the end token. To step a quantized model yourself, pick its weights under "
-    "“Sampling · precision · weights” on the decode page."
+    "the decode page's Settings (precision and weights)."
 )

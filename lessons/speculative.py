@@ -117,7 +117,7 @@ if check:
     ui.chart(viz.fig_three_distributions(labels, check.top), key="spec.dist_fig")
 
 st.subheader("Measured on this machine")
-if st.button("Measure k = 1 … 8 (60 tokens each)"):
+if st.button("Measure k = 1, 2, 3, 4, 6, 8 (60 tokens each)"):
     try:
         check_prompt(prompt_ids[-180:], 8, target.cfg.block_size)  # the last 180 tokens leave room for 60 + k
         with st.spinner("Decoding, 3 repeats each way…"):

@@ -78,3 +78,15 @@ def test_kinds_rotate_and_the_tally_counts():
     assert (t.asked, t.answered, t.right) == (3, 2, 1)
     with pytest.raises(ValueError, match="unknown question kind"):
         P.ask("colour", None, None, None, None, None, 0, 0, "")
+
+
+def test_the_token_question_offers_five_with_a_small_top_k_and_names_spaces(tiny_model):
+    """With top-k 2 the question still offers five tokens (the most likely by the plain softmax, the
+    drawn one among them); the explanation shows a leading space as ␣, as the options do (it wrote
+    ' costs' with Python's quotes)."""
+    sess = S.start(tiny_model, PROMPT, SamplingConfig("sample", 1.0, 2, 3))
+    pending = S.preview_step(tiny_model, sess)
+    labels = [str(i) for i in range(len(sess.consumed) + 1)]
+    q = P.ask("token", sess, pending, tiny_model.cfg, lambda t: f" tok{t}", labels, 0, 0, "head 0")
+    assert len(q.options) == 5 and q.options[q.answer] == f" tok{pending.chosen}"
+    assert f"It chose ␣tok{pending.chosen}" in q.explain
