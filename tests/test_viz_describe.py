@@ -183,6 +183,9 @@ def test_policy_description_counts_every_output_token():
     text = description_of(viz.fig_policy_comparison(runs))
     assert f"continuous: 9 output tokens in {runs['continuous'].steps} steps" in text
     assert f"static: 9 output tokens in {runs['static'].steps} steps" in text
+    waits = sorted(r.wait for r in runs["static"].requests)
+    assert "continuous: 9 output tokens in" in text and "no request waited before its prefill" in text  # not "0–0"
+    assert f"each request waited {waits[0]:.0f}–{waits[-1]:.0f} steps" in text and waits[-1] > 0
 
 
 def test_three_distributions_description():

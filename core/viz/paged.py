@@ -229,8 +229,13 @@ def describe_policy_comparison(runs: dict[str, PolicyRun]) -> str:
     for policy, run in runs.items():
         waits = [r.wait for r in run.requests]
         tokens = sum(h.tokens for h in run.history)
-        items.append(
-            f"{policy}: {plural(tokens, 'output token')} in {plural(run.steps, 'step')}, each request waited "
-            f"{min(waits):.0f}–{max(waits):.0f} steps before its prefill"
+        low, high = min(waits), max(waits)
+        waited = (
+            "no request waited before its prefill"
+            if high == 0
+            else f"each request waited {low:.0f} steps before its prefill"
+            if low == high
+            else f"each request waited {low:.0f}–{high:.0f} steps before its prefill"
         )
+        items.append(f"{policy}: {plural(tokens, 'output token')} in {plural(run.steps, 'step')}, {waited}")
     return "; ".join(items) + "."
