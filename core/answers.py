@@ -208,10 +208,8 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
             f"or {quote(f'{shown} KiB')} (1,024 bytes each)"
         )
     if unit == "b" or re.fullmatch(r"[KMGT]i?b", unit):  # IEC/IEEE: b is a bit ("Mib" mebibits), B a byte
-        raise ValueError(
-            f"{quote(unit)} is bits in the standard notation (b a bit, B a byte): write "
-            f"{quote(f'{shown} {unit[:-1]}B')} for bytes or {quote(f'{shown} {unit[:-1]}bit')} for bits"
-        )
+        bits = f"{quote(unit)} is bits in the standard notation (b a bit, B a byte)"
+        raise ValueError(f"{bits}: {_bits_hint(shown, unit)}")
     name = _BYTE_ALIASES.get(unit.lower(), unit) if unit else default_unit
     try:
         u = _units(name)
@@ -265,6 +263,21 @@ def _time_hint(text: str) -> str:
     ms = ureg().Quantity(float(n), unit).to("ms").magnitude
     other = f"{ms / 1000:g} s" if unit == "ms" else f"{ms:g} ms"
     return f"try {quote(f'{n} {unit}')} or {quote(other)}"
+
+
+def _bits_hint(shown: str, unit: str) -> str:
+    """How to write ``shown`` ``unit`` (a bit unit: b, Kb, Mb, Mib …) as bytes, both ways a decimal
+    prefix may have meant ("768 Mb" in a MiB box: 768 MiB, not only 768 MB), or as bits."""
+    prefix = unit[:-1]
+    if not prefix:
+        forms = [f"{shown} B"]
+    elif prefix.endswith("i"):
+        forms = [f"{shown} {prefix}B"]
+    else:
+        forms = [f"{shown} {prefix}iB", f"{shown} {'k' if prefix == 'K' else prefix}B"]
+    each = {f: ureg().Quantity(1, f.split()[1]).to("byte").magnitude for f in forms}
+    named = [quote(f) if each[f] == 1 else f"{quote(f)} ({each[f]:,.0f} bytes each)" for f in forms]
+    return f"for bytes write {' or '.join(named)}; for bits {quote(f'{shown} {prefix}bit')}"
 
 
 def _typed_byte_unit(text: str) -> str | None:

@@ -1,5 +1,7 @@
 """Reading typed answers with units (core.answers)."""
 
+import re
+
 import pytest
 
 from core import answer_lists as L
@@ -184,9 +186,13 @@ def test_a_lower_case_b_is_a_bit_and_is_refused_not_read_as_bytes(typed):
     (and "6144 Mib", exactly 768 MiB in bits, got a wrong named mistake). Refused with both spellings; spelled bits
     convert at 8 bits a byte. All-lower-case "768 mib" has no such meaning and stays MiB."""
     number, unit = typed.split()
-    with pytest.raises(
-        ValueError, match=f"`{unit}` is bits.*`{number} {unit[:-1]}B` for bytes or `{number} {unit[:-1]}bit`"
-    ):
+    p = unit[:-1]
+    byte_forms = {"": "`805306368 B`", "Mi": "`768 MiB`", "M": "`768 MiB` (1,048,576 bytes each) or `768 MB`"}
+    byte_forms |= {"Gi": "`1.5 GiB`", "Mi6144": "`6144 MiB`"}
+    shown = byte_forms["Mi6144" if number == "6144" else p]
+    with pytest.raises(ValueError, match=re.escape(f"`{unit}` is bits") + ".*for bytes write " + re.escape(shown)):
+        A.parse_bytes(typed)
+    with pytest.raises(ValueError, match=re.escape(f"; for bits `{number} {p}bit`")):
         A.parse_bytes(typed)
     assert A.parse_bytes("6144 Mibit") == A.parse_bytes("6442450944 bit") == A.parse_bytes("768 mib") == EX3_BYTES
 

@@ -426,3 +426,12 @@ def test_odd_answers_get_feedback_never_an_exception(typed):
     for ex_id in E.catalogue():
         for p in E.make(ex_id, 0).parts:
             assert E.check(p, typed).status in ("right", "mistake", "wrong", "unreadable", "noted"), (ex_id, p.key)
+
+
+def test_a_bits_unit_in_a_mib_box_suggests_mib_first():
+    """Exercise 3's MiB box with `768 Mb`: the hint led to `768 MB`, which the box then marked as the
+    "MiB read as MB" mistake (a teacher's report). It offers `768 MiB` first, and that is right."""
+    p = _part(E.make("ch30-3", 0), "mib")
+    fb = E.check(p, "768 Mb")
+    assert fb.status == "unreadable" and "for bytes write `768 MiB` (1,048,576 bytes each) or `768 MB`" in fb.message
+    assert E.check(p, "768 MiB").status == "right" and E.check(p, "768 MB").status == "mistake"
