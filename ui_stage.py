@@ -22,12 +22,16 @@ _panel = st.components.v2.component("explainer_panel", js=loader("stage_panel.js
 
 
 # The stage must fit one screen: less empty space above the title, a smaller title, the text line
-# on one row. This CSS is the app's own constant (never user text).
+# on one row, its end (the chosen token) kept in view when the line is wider than its box (the
+# sidebar open on a laptop cut «Yes» off the right): its text box is at least as wide as the line
+# (short text stays left) and sits at the right end, so a longer one overflows on the left. This CSS is the app's own constant (never user text).
 STAGE_CSS = """
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 3rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
 [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre {
-  white-space: pre; overflow: hidden; }
+  white-space: pre; overflow: hidden; display: flex; justify-content: flex-end; }
+[data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre > div {
+  flex-shrink: 0; min-width: 100%; }
 .st-key-stage-question strong { font-size: 1.15em; }
 .attn-desc { margin: 0.2rem 0 0 0; font-size: 0.95em; color: #31333f; }
 .panel-root { font-size: var(--panel-font, 14px); color: #1f1f1f; }

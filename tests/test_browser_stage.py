@@ -228,3 +228,27 @@ def test_key_labels_never_overlap_while_stepping(url):
             m = page.evaluate(TICK_ROOM_JS)
             assert m["room"] >= m["font"], (step, m)
             _steps(page, 1)
+
+
+TEXT_LINE = "[data-testid='stHorizontalBlock']:has(.st-key-stage-step) [data-testid='stCode'] pre"
+
+
+def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url):
+    """With the sidebar open on a 1280×800 laptop the stage is ~340 px narrower and the text line no
+    longer fits: its start is cut, never its end, where the chosen token «…» is (it was cut off)."""
+    n = len(encode(_TOK, K.DEFAULT_PROMPT))
+    with browser_page(1280, 800) as page:
+        page.goto(url)
+        page.get_by_test_id("stExpandSidebarButton").click()
+        page.get_by_test_id("stSidebar").get_by_text("Presenter mode").wait_for(timeout=30000)
+        page.get_by_role("button", name="Prefill").click()
+        wait_rows(page, n)
+        line = page.evaluate(
+            f"""() => {{ const pre = document.querySelector("{TEXT_LINE}"), box = pre.getBoundingClientRect();
+            const text = pre.querySelector('span').getBoundingClientRect();
+            return {{overflows: text.width > box.width, right: text.right, boxRight: box.right,
+                     left: text.left, boxLeft: box.left, text: pre.textContent}}; }}"""
+        )
+        screenshot(page, "stage-sidebar-open-1280x800")
+    assert line["overflows"] and line["text"].endswith("»"), line
+    assert line["right"] <= line["boxRight"] + 1 and line["left"] < line["boxLeft"], line
