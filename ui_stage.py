@@ -24,7 +24,8 @@ _panel = st.components.v2.component("explainer_panel", js=loader("stage_panel.js
 # The stage must fit one screen: less empty space above the title, a smaller title, the text line
 # on one row, its end (the chosen token) kept in view when the line is wider than its box (the
 # sidebar open on a laptop cut «Yes» off the right): its text box is at least as wide as the line
-# (short text stays left) and sits at the right end, so a longer one overflows on the left. This CSS is the app's own constant (never user text).
+# (short text stays left) and sits at the right end, so a longer one overflows on the left. This CSS
+# is the app's own constant (never user text).
 STAGE_CSS = """
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 3rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
@@ -144,7 +145,8 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     cfg = model.cfg
     last = S.last_check(sess)
     eq = None if last is None else equivalence(last[1], last[2], model.dtype, cfg.n_layer)
-    badge = SV.badge_text(eq, None if last is None else last[0], sess.n_steps, S.CHECK_EVERY)
+    why = S.check_spacing(model, sess)
+    badge = SV.badge_text(eq, None if last is None else last[0], sess.n_steps, S.CHECK_EVERY, why)
     b = model.dtype.itemsize
     kv = SV.kv_line(
         cfg.n_layer, cfg.n_kv_head, cfg.head_dim, sess.n_positions, b, sess.cache.nbytes, sess.cache.capacity

@@ -22,6 +22,7 @@ from core.session_types import DecodeSession, ModelKey, PendingStep  # noqa: F40
 from core.text import plural
 
 CHECK_BUDGET_MACS = 2 * 10**9  # a recompute whose products need more multiply-adds is not run at every step
+CHECK_BUDGET_MS = 100.0  # … nor one that took longer than this by the clock (a busy server)
 CHECK_EVERY = 10  # … but every this many steps
 SHIPPED_FLOAT32 = ModelKey()  # the default: the shipped model in float32 with float weights
 
@@ -112,14 +113,23 @@ def _recompute(model: GPT, sess: DecodeSession, token: int) -> torch.Tensor:
     return naive
 
 
-def check_due(model: GPT, sess: DecodeSession, budget_macs: int = CHECK_BUDGET_MACS, every: int = CHECK_EVERY) -> bool:
-    """Whether the next step should also be recomputed without the cache: every step while that
-    recompute's weight products, about ``n_params`` × (positions + 1) multiply-adds, stay within
-    ``budget_macs`` — the shipped model's always do (1.0 M × 256 at its full window) — and every
-    ``every`` steps for a larger model (a SmolLM2-135M at 67 positions: 9 × 10⁹, a recompute of
-    ~0.45 s here against ~60 ms for its cached step). Decided by the model's size, not by a
-    timing, so a busy server never switches the shipped model to spot checks."""
-    if model.n_params() * (sess.cache.pos + 1) <= budget_macs:
+def check_spacing(
+    model: GPT, sess: DecodeSession, budget_macs: int = CHECK_BUDGET_MACS, budget_ms: float = CHECK_BUDGET_MS
+) -> str | None:
+    """Why the recompute check is not run at every step, or None when it is: "model" when its
+    weight products, about ``n_params`` × (positions + 1) multiply-adds, pass ``budget_macs`` (a
+    SmolLM2-135M at 67 positions: 9 × 10⁹, ~0.45 s here; the shipped model at its full window:
+    2.6 × 10⁸), "busy" when the last one took longer than ``budget_ms`` by the clock (a class
+    server under load: skipping it keeps Steps quick, and the badge says why)."""
+    if model.n_params() * (sess.cache.pos + 1) > budget_macs:
+        return "model"
+    return "busy" if sess.check_ms > budget_ms else None
+
+
+def check_due(model: GPT, sess: DecodeSession, every: int = CHECK_EVERY, **budgets) -> bool:
+    """Whether the next step should also be recomputed without the cache: every step unless
+    ``check_spacing`` names a reason, then every ``every`` steps (``budgets``: its budgets)."""
+    if check_spacing(model, sess, **budgets) is None:
         return True
     last = max((i for i, d in enumerate(sess.max_diff) if d == d), default=0)  # NaN: not checked
     return len(sess.max_diff) - last >= every

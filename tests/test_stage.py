@@ -82,3 +82,5 @@ def test_the_badge_says_when_the_check_last_ran():
     assert SV.badge_text(eq, 3, 3, 10) == ("ok", f"✓ Cached vs recomputed logits: {eq.text}")
     state, text = SV.badge_text(eq, 3, 7, 10)
     assert state == "ok" and text.endswith("(checked at step 3; every 10 steps on this model)")
+    busy = SV.badge_text(eq, 3, 7, 10, "busy")[1]
+    assert busy.endswith("(checked at step 3; every 10 steps while the server is busy)")

@@ -147,18 +147,20 @@ def _counters(cached: int, naive: int, layers_x_heads: int) -> list[dict]:
     ]
 
 
-def badge_text(badge, checked_step: int | None, step: int, every: int) -> tuple[str, str]:
+def badge_text(badge, checked_step: int | None, step: int, every: int, why: str | None = "model") -> tuple[str, str]:
     """(state, text) of the equivalence badge: ``badge`` (a ``core.equivalence.Equivalence`` for
     the latest checked step ``checked_step``, or None when no step is checked yet) at ``step``; a
-    model whose recompute is costly is checked every ``every`` steps, and the badge says when."""
+    model whose recompute is costly (``why`` "model") or a busy server ("busy") checks every
+    ``every`` steps, and the badge says when and why."""
     if step == 0:
         return (
             "info",
             "Prefill is itself the full pass: cached and recomputed logits are compared from the first Step on",
         )
+    reason = f"every {every} steps on this model" if why != "busy" else f"every {every} steps while the server is busy"
     if badge is None:
-        return "info", f"Not recomputed yet: on this model the check runs every {every} steps (it is slow)"
-    when = "" if checked_step == step else f" (checked at step {checked_step}; every {every} steps on this model)"
+        return "info", f"Not recomputed yet: the check runs {reason} (it is slow)"
+    when = "" if checked_step == step else f" (checked at step {checked_step}; {reason})"
     return (
         "ok" if badge.equal else "bad"
     ), f"{'✓' if badge.equal else '✗'} Cached vs recomputed logits: {badge.text}{when}"
