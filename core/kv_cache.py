@@ -110,8 +110,8 @@ class KVCache:
     def clone(self) -> KVCache:
         """An independent copy: a step can be computed on it and kept or dropped. Only the ``pos``
         cached positions are copied, into buffers of the same size (slots past ``pos`` are never
-        read): a real checkpoint's buffers for a 2,048-position window are ~94 MB, of which a
-        request of 512 positions fills a quarter (the whole copy took ~146 ms here, this ~30)."""
+        read): a SmolLM2-135M-shaped checkpoint's buffers for a 2,048-position window are 90 MiB, and
+        at 67 cached positions the whole copy took 100 ms here, this one 5.4 ms (timed alone)."""
         out = KVCache.__new__(KVCache)
         out.__dict__.update(self.__dict__)
         out.k_cache = [_filled_copy(t, self.pos) for t in self.k_cache]
