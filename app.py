@@ -34,5 +34,6 @@ ui.sidebar_model_card()
 ui_lesson.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 ui.url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
 ui.keep_presenter_in_url()  # after the bar's page switch, which clears the address bar's parameters
+ui_lesson.keep_in_url()  # the same for a running lesson's stop
 nav.run()
 heap.settle()  # after a run that imported modules: freeze them, so full GC passes skip them

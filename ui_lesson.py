@@ -105,6 +105,21 @@ def leave() -> None:
     st.query_params.clear()
 
 
+def keep_in_url() -> None:
+    """Keep ``?lesson=…&stop=k`` (and ``teacher``) in the address bar while a shipped lesson runs.
+    Streamlit drops a page's query parameters when the top bar switches pages, so a teacher who
+    wandered to another page and reloaded lost the lesson. Other parameters (a share link's, an
+    exercise's) stay; set only when it differs, as each change is one more message to the browser."""
+    ss = st.session_state
+    if not ss[K.LESSON_NAME]:
+        return
+    want = link_params(for_students=True)
+    if ss[K.LESSON_TEACHER]:
+        want["teacher"] = "1"
+    if any(st.query_params.get(k) != v for k, v in want.items()):
+        st.query_params.update(want)
+
+
 def from_url() -> None:
     """Once per session: a lesson link (``?lesson=fifteen-minutes&stop=3&teacher=1``) starts that
     stop. A malformed value is named in a note; what can be used still is."""

@@ -204,3 +204,19 @@ def test_hostile_lesson_files_are_refused_with_their_reason(content, message):
     at.sidebar.button[1].click().run()
     assert not at.exception and at.session_state[K.LESSON] is None
     assert any(message in c.value for c in at.sidebar.code), [c.value for c in at.sidebar.code]
+
+
+def test_the_lesson_stays_in_the_address_after_the_top_bar():
+    """The top bar's page switch clears the address bar's parameters (the browser does this; here the
+    test clears them as it switches): the next run writes the lesson and its stop back, so a reload
+    returns to the lesson instead of dropping it. Other parameters a page sets (the exercise's) stay."""
+    at = app(lesson="fifteen-minutes", stop="3", teacher="1")
+    at.query_params.clear()
+    at.switch_page("lessons/weights.py").run()
+    assert not at.exception and heading(at) == "Weights & model cards"
+    assert at.query_params == {"lesson": "fifteen-minutes", "stop": "3", "teacher": "1"}
+    press(at, "lesson.next")  # → moves the lesson on from wherever the teacher wandered
+    at.query_params.clear()
+    at.switch_page("lessons/practice.py").run()
+    assert at.query_params["lesson"] == "fifteen-minutes" and at.query_params["stop"] == "4"
+    assert "ex" in at.query_params  # the exercise's own parameters are kept beside the lesson's
