@@ -8,6 +8,14 @@ from core import bill, viz
 from core.measure import measure_step_times
 from core.text import big_count, exact_decimal, plural
 
+
+def growth(k: float) -> str:
+    """A fitted exponent as the page writes it. A flat curve's fit lands a little either side of 0 with
+    timing noise; a negative k read as "shrinks with n", so below 0.1 the page says flat."""
+    fit = f"{k:.2f}".replace("-", "−")
+    return f"**≈ 0** (flat within the timing noise; the fit gives {fit})" if k < 0.1 else f"**{fit}**"
+
+
 ui.title("cost")
 st.caption(
     "Ch. 19 “The bill per token”, Ch. 30 §30.4: a prompt of n tokens has n² query-key pairs before "
@@ -69,6 +77,7 @@ with right:
         "still scores all n earlier keys."
     )
 
+
 st.subheader("Measured on this machine: the shipped model")
 ui.shipped_only_note("cost")
 st.caption(
@@ -102,7 +111,7 @@ else:
     st.markdown(
         f"At {times.lengths[-1]} positions a cached step takes **{times.cached_ms[-1]:.2f} ms**, a full recompute "
         f"**{times.naive_ms[-1]:.2f} ms** ({times.ratio_at_longest:.1f}×). Fitted growth over the longer half "
-        f"(time ∝ n^k): cached k = **{k_cached:.2f}**, recompute k = **{k_naive:.2f}**."
+        f"(time ∝ n^k): cached k = {growth(k_cached)}, recompute k = {growth(k_naive)}."
     )
     st.caption(
         "Reading it: a cached step runs one position through every layer, a fixed cost on a model this "
