@@ -26,25 +26,48 @@ def _get(hf: dict, key: str, default):
     return default if value is None else value
 
 
+def _float(hf: dict, key: str, default: float | None = None) -> float:
+    """A number field (``rms_norm_eps``, ``rope_theta`` …) as a float; anything else is refused by
+    its name in config.json (Python's own "could not convert string to float" named no field)."""
+    value = _get(hf, key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"config.json's {key} must be a number, got {quoted(value, 60)}")
+    return float(value)
+
+
+def _flag(hf: dict, key: str, default: bool) -> bool:
+    """A true/false field (``tie_word_embeddings`` …): JSON true or false only ("no" was read as true)."""
+    value = _get(hf, key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"config.json's {key} must be true or false, got {quoted(value, 60)}")
+    return value
+
+
 def _rope(hf: dict) -> tuple[float, RopeScaling | None]:
     """rope_theta and the scaling, from transformers 5's ``rope_parameters`` or the older
     top-level ``rope_theta`` / ``rope_scaling`` keys. Only plain RoPE and "llama3" are known."""
-    params = dict(hf.get("rope_parameters") or hf.get("rope_scaling") or {})
-    theta = float(params.pop("rope_theta", None) or _get(hf, "rope_theta", 10000.0))
+    key = "rope_parameters" if hf.get("rope_parameters") else "rope_scaling"
+    params = hf.get(key) or {}
+    if not isinstance(params, dict):
+        raise ValueError(f"config.json's {key} must be an object of RoPE settings, got {quoted(params, 60)}")
+    params = dict(params)
+    theta = _float(params, "rope_theta") if params.get("rope_theta") else _float(hf, "rope_theta", 10000.0)
     kind = params.pop("rope_type", None) or params.pop("type", None) or "default"
     if kind == "default":
         return theta, None
     if kind != "llama3":
         raise ValueError(f"RoPE scaling of type {quoted(kind)} is not supported (plain RoPE and 'llama3' are)")
-    try:
-        return theta, RopeScaling(
-            factor=float(params["factor"]),
-            low_freq_factor=float(params["low_freq_factor"]),
-            high_freq_factor=float(params["high_freq_factor"]),
-            original_max_position_embeddings=int(params["original_max_position_embeddings"]),
+    names = ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
+    missing = [n for n in names if params.get(n) is None]
+    if missing:
+        raise ValueError(f"rope_scaling 'llama3' lacks {quoted(missing[0])}")
+    original = params["original_max_position_embeddings"]
+    if isinstance(original, bool) or not isinstance(original, int) or original < 1:
+        raise ValueError(
+            f"config.json's original_max_position_embeddings must be a positive integer, got {quoted(original, 60)}"
         )
-    except KeyError as e:
-        raise ValueError(f"rope_scaling 'llama3' lacks {quoted(e.args[0])}") from None
+    factors = (_float(params, n) for n in names[:3])
+    return theta, RopeScaling(*factors, original_max_position_embeddings=original)
 
 
 def config_from_hf(hf: dict, max_context: int | None = None) -> tuple[GPTConfig, int]:
@@ -81,7 +104,7 @@ def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig
     n_head = hf["num_attention_heads"]
     default_window = {"MistralForCausalLM": 131072, "Qwen2ForCausalLM": 32768}.get(arch, 2048)  # the classes' defaults
     context = _get(hf, "max_position_embeddings", default_window)
-    attention_bias = bool(_get(hf, "attention_bias", False))
+    attention_bias = _flag(hf, "attention_bias", False)
     cfg = GPTConfig(
         vocab_size=hf["vocab_size"],
         block_size=_cap(context, max_context),
@@ -92,12 +115,12 @@ def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig
         ffn_hidden=hf["intermediate_size"],
         rope_theta=theta,
         rope_scaling=scaling,
-        norm_eps=float(_get(hf, "rms_norm_eps", 1e-6)),
+        norm_eps=_float(hf, "rms_norm_eps", 1e-6),
         head_dim=hf.get("head_dim"),
         qkv_bias=arch == "Qwen2ForCausalLM" or attention_bias,
         o_bias=attention_bias,
-        mlp_bias=bool(_get(hf, "mlp_bias", False)),
-        tie_embeddings=bool(_get(hf, "tie_word_embeddings", False)),
+        mlp_bias=_flag(hf, "mlp_bias", False),
+        tie_embeddings=_flag(hf, "tie_word_embeddings", False),
         sliding_window=window,
     )
     return cfg, context
@@ -119,13 +142,13 @@ def _gpt2(hf: dict, max_context: int | None) -> tuple[GPTConfig, int]:
         n_embd=c,
         ffn_hidden=_get(hf, "n_inner", 4 * c),
         norm="layernorm",
-        norm_eps=float(_get(hf, "layer_norm_epsilon", 1e-5)),
+        norm_eps=_float(hf, "layer_norm_epsilon", 1e-5),
         positions="learned",
         mlp="gelu_tanh",
         qkv_bias=True,
         o_bias=True,
         mlp_bias=True,
-        tie_embeddings=bool(_get(hf, "tie_word_embeddings", True)),
+        tie_embeddings=_flag(hf, "tie_word_embeddings", True),
     )
     return cfg, context
 

@@ -321,6 +321,17 @@ def _bad_folders(ck, tmp):
         ix = _copy(ck["llama"], tmp / name)
         (ix / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
         out.append((ix, "not a valid shard index: a shard's name is not a file name"))
+    # The same helper's wrong-typed fields got Python's words, naming no field ("could not convert string
+    # to float: 'abc'", "dictionary update sequence element #0 …"), or were taken ("no" as true).
+    for arch, field, value, said in (
+        ("llama", "rms_norm_eps", "abc", "config.json's rms_norm_eps must be a number, got 'abc'"),
+        ("llama", "rope_parameters", "yarn", "config.json's rope_parameters must be an object of RoPE settings"),
+        ("gpt2", "layer_norm_epsilon", [1], r"config.json's layer_norm_epsilon must be a number, got \[1\]"),
+        ("gpt2", "tie_word_embeddings", "no", "config.json's tie_word_embeddings must be true or false, got 'no'"),
+    ):
+        typed = _copy(ck[arch], tmp / f"typed-{field}")
+        _edit_config(typed, **{field: value})
+        out.append((typed, said))
     return out
 
 
