@@ -231,6 +231,7 @@ def _share_and_clock(sess, tok) -> None:
     import ui_decode as D
     from core import state as K
     from core.latency import summarize_request
+    from core.text import plural
     from core.tokenizer import token_text
 
     a, b = st.columns([3, 2], vertical_alignment="center")
@@ -242,7 +243,15 @@ def _share_and_clock(sess, tok) -> None:
     if written is not None and written[:2] == (sess.uid, sess.n_steps):  # the link still shows this request
         st.caption(
             f"The address bar now holds the link to this request at step {sess.n_steps}: copy it from there "
-            "and send it (students open the same prompt, settings and steps). Its part after the page's address:"
+            "and send it (students open the same prompt, settings and steps)."
+            + (
+                f" This request's Prefill kept {plural(sess.reused, 'cached position')} from the request before "
+                "it, so its work counter counts only the new work; the link prefills from scratch, so the "
+                "students' counter counts those positions too (more scores and a smaller ratio; the same text)."
+                if sess.reused
+                else ""
+            )
+            + " Its part after the page's address:"
         )
         st.code(written[2], language=None, wrap_lines=True)
     st.markdown("**This request's clock (measured here)**")

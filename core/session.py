@@ -255,5 +255,5 @@ def restart(
     sess.passes = _keep_rows(old.passes, keep)
     result, chosen, ms = _run_pass(sess, lambda: extend(model, ids[keep:], sess.cache), sess.generator)
     _record(sess, result, chosen, ms, full_forward(model, ids).logits)
-    sess.scores_cached, sess.scores_naive = result.scores, causal_pairs(len(ids))
+    sess.scores_cached, sess.scores_naive, sess.reused = result.scores, causal_pairs(len(ids)), keep
     return sess, Reuse(keep, len(ids) - keep, sess.max_diff[-1], _reuse_reason(old, ids, shared))

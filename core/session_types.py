@@ -67,6 +67,7 @@ class DecodeSession:
     cache_bytes: list[int] = field(default_factory=list)
     scores_cached: int = 0
     scores_naive: int = 0
+    reused: int = 0  # leading positions this request's Prefill kept from the request before it (not counted)
     past_end: bool = False  # the learner chose to keep stepping after the end token
     check_ms: float = 0.0  # how long the latest full-prefix recompute took (ms)
     uid: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # tells figures of two requests apart

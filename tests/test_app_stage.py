@@ -155,3 +155,37 @@ def test_putting_the_link_in_the_address_bar_says_so_on_screen():
     assert [c.value for c in at.code if c.value.startswith("?")] == [query] and "step=1" in query
     click(at, "Step ▸")  # the link in the bar is now a step behind: no longer claimed as this request's
     assert not any("address bar now holds" in c.value for c in at.caption)
+
+
+def test_a_link_after_a_reused_prefill_says_why_its_counter_differs():
+    """A second Prefill of the same prompt keeps P − 1 cached positions and computes only the last row,
+    so the teacher's work counter counts P scores for it where the link's fresh Prefill counts
+    P(P+1)/2 (a helper saw 1,159 against 2,485 and was not told why). The caption says so, and the
+    students' request really counts (P − 1)P/2 more scores (1,275 for the default prompt)."""
+    import urllib.parse
+
+    at = new_app()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    click(at, "Prefill")  # the same prompt again: its cache is reused
+    click(at, "Step ▸")
+    at.session_state["decode.more"] = True
+    at.run()
+    click(at, "Put a link to this request in the address bar")
+    teacher = at.session_state[K.DECODE_SESSION]
+    keep = PROMPT_LEN - 1
+    assert teacher.reused == keep
+    assert any(f"kept {keep} cached positions from the request before it" in c.value for c in at.caption)
+    students = AppTest.from_file(APP, default_timeout=90)
+    for k, v in urllib.parse.parse_qsl(next(c.value for c in at.code if c.value.startswith("?"))[1:]):
+        students.query_params[k] = v
+    students.run()
+    fresh = students.session_state[K.DECODE_SESSION]
+    assert fresh.outputs == teacher.outputs and fresh.reused == 0
+    per = fresh.scores_cached - teacher.scores_cached
+    assert per == keep * (keep + 1) // 2  # the counter counts per layer and head
+    click(students, "Step ▸")
+    students.session_state["decode.more"] = True
+    students.run()
+    click(students, "Put a link to this request in the address bar")
+    assert not any("cached positions from the request before it" in c.value for c in students.caption)
