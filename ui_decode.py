@@ -232,11 +232,12 @@ def replay_link() -> None:
             break
         S.step(model_of(session()), session(), check=S.check_due(model_of(session()), session()))
     sess, message = session(), st.session_state[K.DECODE_MESSAGE]
-    if sess is not None and message is not None and sess.n_steps < steps:  # say why the view is short of the link
-        short = f"The link asked for {steps:,} steps; this request stopped after {sess.n_steps:,}."
-        say("link" if message[0] == "info" else message[0], f"{short} {message[1]}")
+    short = sess is not None and message is not None and sess.n_steps < steps
+    if short:  # say why the view is short of the link
+        said = f"The link asked for {steps:,} steps; this request stopped after {sess.n_steps:,}."
+        say("link" if message[0] == "info" else message[0], f"{said} {message[1]}")
     st.session_state[K.DECODE_PREDICT] = predict
-    if predict and session() is not None:
+    if predict and sess is not None and not short:  # a stopped request has no next step to ask about
         ask()
 
 

@@ -1,5 +1,6 @@
 """App tests of the decode stage: predict then reveal, share links, the end token."""
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui_decode as D
@@ -45,12 +46,13 @@ def test_a_share_link_replays_the_request_with_the_mean_over_heads():
     assert "mean over heads" in stage(at)["explainer_attention"]["title"]
 
 
-def test_a_link_asking_past_the_end_token_says_where_the_request_stopped():
+@pytest.mark.parametrize("predict", [{}, {"predict": "1"}])
+def test_a_link_asking_past_the_end_token_says_where_the_request_stopped(predict):
     """?step=200 on the default prompt: the greedy request reaches its end token first, the view
     stops there, and a note that stays until closed says the link asked for 200 steps and how many
-    were taken."""
+    were taken; with predict=1 too (there the question's "end token" note replaced it)."""
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"step": "200"})
+    at.query_params.update({"step": "200", **predict})
     at.run()
     sess = at.session_state[K.DECODE_SESSION]
     assert not at.exception and 0 < sess.n_steps < 200
