@@ -17,6 +17,8 @@ from core.tokenizer import load_tokenizer
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 INDEX = "model.safetensors.index.json"
+MIB = 2**20
+TOKENIZER_BYTES_PER_TOKEN = 512  # real tokenizer.json files: 27–71 bytes per token (read_tokenizer)
 
 
 def read_config(folder: Path) -> dict:
@@ -85,6 +87,15 @@ def open_safetensors(f: Path):
 def read_tokenizer(folder: Path, hf: dict, vocab_size: int):
     """``tokenizer.json`` with ``eos_token_id`` set (``eos_token``); refused when unreadable or when it
     has more tokens than the model's ``vocab_size``."""
+    # Refused by size before parsing: a 2-million-word tokenizer.json took 8 s and 556 MB to parse only to be
+    # refused for its vocabulary. Real ones use 27–71 bytes per token (GPT-2 1.4 MB for 50,257 tokens,
+    # Llama 3 9.1 MB for 128,256); this bound is several times that.
+    size, bound = (folder / "tokenizer.json").stat().st_size, MIB + TOKENIZER_BYTES_PER_TOKEN * vocab_size
+    if size > bound:
+        raise ValueError(
+            f"tokenizer.json in {folder.name} is {size / MIB:,.1f} MiB, more than a tokenizer of {vocab_size:,} "
+            f"tokens needs (at most {bound / MIB:,.1f} MiB)"
+        )
     try:
         tok = load_tokenizer(folder / "tokenizer.json")
     except Exception as e:  # tokenizers raises a plain Exception for a malformed file

@@ -347,6 +347,22 @@ def test_the_weight_budget_is_checked_before_the_model_is_built(checkpoints, tmp
         load(huge)
 
 
+def test_an_oversized_tokenizer_is_refused_before_it_is_parsed(checkpoints, tmp_path, monkeypatch):
+    """A tokenizer.json far larger than its model's vocabulary needs is refused from its size alone (a
+    helper's 2-million-word file took 8 s and 556 MB to parse before its vocabulary was checked)."""
+    import core.checkpoint_files as F
+
+    big = _copy(checkpoints["llama"], tmp_path / "bigtok")
+    vocab_size = json.loads((big / "config.json").read_text())["vocab_size"]
+    words = {f"w{i}": i for i in range(200_000)}
+    (big / "tokenizer.json").write_text(json.dumps({"model": {"type": "WordLevel", "vocab": words}}))
+    size = (big / "tokenizer.json").stat().st_size
+    assert size > 2**20 + 512 * vocab_size  # 3.4 MiB for a vocabulary of a few hundred tokens
+    monkeypatch.setattr(F, "load_tokenizer", lambda path: pytest.fail("the oversized file was parsed"))
+    with pytest.raises(ValueError, match=rf"is {size / 2**20:.1f} MiB, more than a tokenizer of {vocab_size:,} tokens"):
+        load(big)
+
+
 def test_a_deep_generation_config_only_loses_the_end_token(checkpoints, tmp_path):
     """generation_config.json is optional: nested too deeply to read, the model still loads."""
     g = _copy(checkpoints["llama"], tmp_path / "gen")
