@@ -29,6 +29,9 @@ _panel = st.components.v2.component("explainer_panel", js=loader("stage_panel.js
 STAGE_CSS = """
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 3rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2rem; padding: 0 0 0.3rem 0; }
+/* A narrow main area (the sidebar open on a laptop): the title on one line, not two. */
+[data-testid="stMain"] { container-type: inline-size; }
+@container (max-width: 1000px) { [data-testid="stMainBlockContainer"] h1 { font-size: 1.45rem; } }
 [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre {
   white-space: pre; overflow: hidden; display: flex; justify-content: flex-end; }
 [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre > div {

@@ -59,7 +59,8 @@ def stage() -> None:
 
 
 D.replay_link()
-title, prompt, view, more = st.columns([1.55, 1.75, 1.7, 0.9], vertical_alignment="center")
+# The prompt is a button (its box pops over); the layer and head boxes need room for "Head 0 (KV head 0)".
+title, prompt, view, more = st.columns([1.55, 1.15, 2.3, 0.9], vertical_alignment="center")
 with title:
     ui.title("decode")
 with prompt:

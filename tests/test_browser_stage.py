@@ -249,6 +249,18 @@ def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url)
             return {{overflows: text.width > box.width, right: text.right, boxRight: box.right,
                      left: text.left, boxLeft: box.left, text: pre.textContent}}; }}"""
         )
+        header = page.evaluate(HEADER_FITS_JS)
         screenshot(page, "stage-sidebar-open-1280x800")
     assert line["overflows"] and line["text"].endswith("»"), line
     assert line["right"] <= line["boxRight"] + 1 and line["left"] < line["boxLeft"], line
+    # The header above it: the title on one line and the layer and head boxes showing their whole choice
+    # ("Layer", "Head 0 (KV he" before, with the title wrapped to two lines).
+    assert header["titleLines"] == 1 and header["cut"] == [], header
+
+
+# The decode page's title: how many lines it takes; the layer and head boxes: any whose value is cut.
+HEADER_FITS_JS = """() => {
+  const cut = ['decode-layer', 'decode-head'].map(k => document.querySelector('.st-key-' + k + ' input'))
+    .filter(v => v.scrollWidth > v.clientWidth + 1).map(v => v.value);
+  return {titleLines: document.querySelector('h1 [data-heading-text]').getClientRects().length, cut};
+}"""
