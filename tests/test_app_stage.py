@@ -196,7 +196,7 @@ def test_a_link_after_a_reused_prefill_says_why_its_counter_differs():
 def test_play_keeps_its_pace_when_the_browsers_ticks_jitter():
     """The browser asks for a rerun every pace by its own clock; they reach the server up to 10 % of a
     pace early or late. Each must step (a rule of "0.9 pace since the last step" skipped every early
-    one: a 0.5 s pace ran at 0.6–0.78 s per step in a teacher's rehearsal), while a rerun of the whole
+    one after a late one: half of them here), while a rerun of the whole
     page half a pace after a step (a switch) does not step, and a late start restarts the grid."""
     pace, next_due, steps = 0.5, 0.0, 0
     ticks = [k * pace + (0.05 if k % 2 else -0.05) for k in range(1, 21)]
