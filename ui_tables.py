@@ -25,3 +25,18 @@ def arrow(rows):
         return pa.Table.from_pylist(rows)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return rows
+
+
+def widths(large=(), medium=()) -> dict:
+    """``st.dataframe``'s ``column_config`` giving the ``large`` columns (a request's generated text,
+    the proposed tokens) more room and the ``medium`` ones (a status) enough: with equal shares their
+    text was cut mid-word at 1280 px. In presenter mode the grid is zoomed and sized to its content,
+    and streamlit's "large" cut the text after a few words, so there they get 520 and 200 px."""
+    import streamlit as st
+
+    import ui
+
+    big, mid = (520, 200) if ui.presenter_mode() else ("large", "medium")
+    return {n: st.column_config.Column(width=big) for n in large} | {
+        n: st.column_config.Column(width=mid) for n in medium
+    }

@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+import ui_tables
 from core import session_view, viz
 from core import state as K
 from core.batch import LAYOUTS, Batch
@@ -94,7 +95,8 @@ else:
         | {"status": "finished, left the batch" if r.finished else "in the batch", "cached positions": r.length}
         for n, r in zip(names, batch.requests, strict=True)
     ]
-    st.dataframe(rows, hide_index=True)
+    wide = ui_tables.widths(large=["generated"], medium=["status"])
+    st.dataframe(rows, hide_index=True, column_config=wide)
     g1, g2 = st.columns([3, 2])
     ui.chart_in(
         g1, viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout), key="batch.cache"

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 import ui_models
+import ui_tables as T
 from core import state as K
 from core import viz
 from core.measure import measure_speculative
@@ -16,8 +17,7 @@ ui.title("speculative")
 st.caption(
     "Ch. 19: a cheaper model proposes several tokens; the target checks them; with the proper acceptance "
     "rule the target's sampling distribution is preserved. Target: "
-    + ("the shipped model" if card is None else card.name)
-    + f" ({target.n_params():,} parameters)."
+    + f"{'the shipped model' if card is None else card.name} ({target.n_params():,} parameters)."
     + ("" if draft is None else f" Draft: {draft_name} ({draft.n_params():,} parameters), same vocabulary.")
 )
 if draft is None:
@@ -89,7 +89,7 @@ else:
                 ),
             }
         )
-    st.dataframe(rows[::-1], hide_index=True)
+    st.dataframe(rows[::-1], hide_index=True, column_config=T.widths(["proposed (✓ accepted, ✗ rejected)"]))
     st.caption(
         "The target checks the pending token and all k proposals in one pass, so its cache briefly holds k+1 "
         "new positions; rejected ones are rolled back, exactly as if never consumed."

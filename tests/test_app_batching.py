@@ -1,5 +1,6 @@
 """App tests of the batching page."""
 
+from core import state as K
 from tests.app_util import click, new_app
 
 
@@ -96,3 +97,17 @@ def test_budget_messages_speak_of_tokens():
         click(at, "Prefill the batch")
         [w] = at.warning
         assert expect in w.value and "position" not in w.value
+
+
+def test_the_generated_text_gets_the_tables_room():
+    """With equal column shares the generated text was cut mid-word at 1280 px ("mat. The dog sat on the
+    mat. The c"), and in presenter mode after a few words: it gets streamlit's large width (520 px
+    in presenter mode, where the grid is zoomed and sized to its content) and the status enough."""
+    import json
+
+    for present, widths in ((False, ("large", "medium")), (True, (520, 200))):
+        at = new_app("lessons/batching.py")
+        at.session_state[K.PRESENT] = present
+        click(at, "Prefill the batch")
+        config = json.loads(at.dataframe[0].proto.columns)
+        assert (config["generated"]["width"], config["status"]["width"]) == widths
