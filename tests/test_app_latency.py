@@ -1,5 +1,7 @@
 """App tests of the latency page."""
 
+import pytest
+
 from tests.app_util import click, new_app
 
 
@@ -22,6 +24,9 @@ def test_exercise_1():
     at.radio(key="lat.source").set_value("Exercise 1").run()
     row = _table(at, 0).iloc[0]
     assert (row["TTFT (ms)"], row["gaps (ms)"], row["TPOT (ms)"]) == ("100.00", "50.00, 60.00", "55.00")
+    # The exercise gives no prompt length: the timeline's title does not promise cache-size labels.
+    title = at.get("plotly_chart")[0].proto.spec
+    assert "no prompt length given" in title and "cached positions after the pass" not in title
 
 
 def test_several_requests_errors_and_one_token():
@@ -35,11 +40,22 @@ def test_several_requests_errors_and_one_token():
 
 
 def test_measured_batch_with_and_without_cache():
-    """Measuring serves 4 requests each way and lists 8 traces."""
+    """Measuring serves 4 requests each way and lists 8 traces; the summary is given each way (pooled,
+    its TTFT median mixed the two), each the median of its own 4 requests' TTFT."""
+    import numpy as np
+
     at = new_app("lessons/latency.py")
     at.radio(key="lat.source").set_value("Measured: a batch here, with and without the KV cache").run()
     click(at, "Run 4 requests, each way")
-    assert len(_table(at, 0)) == 8
+    rows = _table(at, 0)
+    assert len(rows) == 8
+    heads = [h.value for h in at.subheader if h.value.startswith("Summary")]
+    assert heads == ["Summary over 4 requests, with the KV cache", "Summary over 4 requests, recomputing the prefix"]
+    summaries = [d.value for d in at.dataframe if "p50 (ms)" in d.value.columns]
+    for tag, summary in zip(("(cache)", "(recompute)"), summaries, strict=True):
+        ttft = [float(v) for n, v in zip(rows["request"], rows["TTFT (ms)"], strict=True) if n.endswith(tag)]
+        assert len(ttft) == 4
+        assert float(summary.iloc[0]["p50 (ms)"]) == pytest.approx(np.median(ttft), abs=0.01)
 
 
 def test_decode_page_request_appears():

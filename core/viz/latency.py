@@ -57,7 +57,7 @@ def _tokens(fig: go.Figure, y: str, t: RequestTrace, first: bool, min_gap_ms: fl
         mode="markers+text",
         text=[str(c) if k and given else "" for c, k in zip(cache, keep, strict=True)],
         textposition="top center",
-        name="token emitted (label: cached positions after the pass)",
+        name="token emitted" + (" (label: cached positions after the pass)" if given else ""),
         legendgroup="tok",
         showlegend=first,
         marker=dict(color=NEW_WORK, size=11, symbol="diamond"),
