@@ -7,18 +7,23 @@ import ui_decode as D
 from core import state as K
 
 
-def prompt_box(present: bool) -> None:
+def prompt_open() -> bool:
+    """Whether the prompt box is open. First visit, or back from another page (streamlit drops the
+    state of a widget its run did not draw): open until a request runs, closed while one does, so
+    the stage keeps its room."""
     ss = st.session_state
     if D.PROMPT_OPEN not in ss:
-        # First visit, or back from another page (streamlit drops the state of a widget its run did
-        # not draw): open until a request runs, closed while one does, so the stage keeps its room.
         ss[D.PROMPT_OPEN] = D.session() is None
+    return ss[D.PROMPT_OPEN]
+
+
+def prompt_box(present: bool) -> None:
     with st.expander("Prompt", icon=":material/edit:", key=D.PROMPT_OPEN, on_change="rerun"):
         st.text_area(
             "Prompt (any text; it is tokenized byte by byte if needed)",
             key=K.DECODE_PROMPT,
             persist_state="session",
-            height=110 if present else 96,
+            height=120,
             max_chars=K.MAX_PROMPT_CHARS,
         )
 

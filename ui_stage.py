@@ -36,6 +36,8 @@ STAGE_CSS = """
   white-space: pre; overflow: hidden; display: flex; justify-content: flex-end; }
 [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre > div {
   flex-shrink: 0; min-width: 100%; }
+/* streamlit's "Press Ctrl+Enter to apply · n/200000" sat over the box's last line: under the box instead. */
+.st-key-decode-prompt [data-testid="InputInstructions"] { position: static; text-align: right; }
 .st-key-stage-question strong { font-size: 1.15em; }
 .attn-desc { margin: 0.2rem 0 0 0; font-size: 0.95em; color: #31333f; }
 .panel-root { font-size: var(--panel-font, 14px); color: #1f1f1f; }

@@ -59,8 +59,10 @@ def stage() -> None:
 
 
 D.replay_link()
-# The prompt is a button (its box pops over); the layer and head boxes need room for "Head 0 (KV head 0)".
-title, prompt, view, more = st.columns([1.55, 1.15, 2.3, 0.9], vertical_alignment="center")
+# Open, the prompt box takes the room (it was 3 short lines); closed, it is a button, and the layer and
+# head boxes get room for "Head 0 (KV head 0)".
+widths = [1.55, 2.6, 1.6, 0.8] if W.prompt_open() else [1.55, 1.15, 2.3, 0.9]
+title, prompt, view, more = st.columns(widths, vertical_alignment="center")
 with title:
     ui.title("decode")
 with prompt:

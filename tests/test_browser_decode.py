@@ -15,6 +15,17 @@ def test_prefill_and_three_steps_grow_the_heatmap():
     n = len(encode(load_shipped_tokenizer(), K.DEFAULT_PROMPT))
     with running_app() as url, browser_page() as page:
         page.goto(url)
+        box = page.get_by_role("textbox", name="Prompt (any text")
+        box.click()
+        page.keyboard.press("Control+End")
+        page.keyboard.type(" ")  # an edit: streamlit shows "Press Ctrl+Enter to apply · n/200000"
+        hint = page.get_by_test_id("InputInstructions").first
+        hint.wait_for(timeout=30000)
+        area, said = box.bounding_box(), hint.bounding_box()
+        screenshot(page, "decode-prompt-open")
+        # The open prompt box was 3 short lines (~170 px wide) with that hint over its last line.
+        assert area["width"] > 380 and said["y"] >= area["y"] + area["height"] - 1, (area, said)
+        page.keyboard.press("Backspace")
         page.get_by_role("button", name="Prefill").click()
         wait_rows(page, n)
         screenshot(page, "decode-prefill")
