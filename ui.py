@@ -149,11 +149,20 @@ def presenter_mode() -> bool:
     return bool(st.session_state.get(state.PRESENT))
 
 
+def share_link_in_url() -> bool:
+    """Whether the address bar holds a share link (``core.share.link_for`` always writes ``step``). The
+    page says "copy it from there": nothing may add to it, or the students' link would open the
+    teacher's presenter mode or lesson view."""
+    return "step" in st.query_params
+
+
 def keep_presenter_in_url() -> None:
     """Keep ``?present=1`` in the address bar exactly while presenter mode is on. Streamlit drops
     a page's query parameters when the menu switches pages, so without this a teacher who reloads
     the projected tab after moving on lands back in laptop mode. Set only when it differs: each
-    change is one more message to the browser."""
+    change is one more message to the browser. A share link in the bar is left as written."""
+    if share_link_in_url():
+        return
     on = presenter_mode()
     if on and st.query_params.get("present") != "1":
         st.query_params["present"] = "1"

@@ -109,9 +109,10 @@ def keep_in_url() -> None:
     """Keep ``?lesson=…&stop=k`` (and ``teacher``) in the address bar while a shipped lesson runs.
     Streamlit drops a page's query parameters when the top bar switches pages, so a teacher who
     wandered to another page and reloaded lost the lesson. Other parameters (a share link's, an
-    exercise's) stay; set only when it differs, as each change is one more message to the browser."""
+    exercise's) stay; set only when it differs, as each change is one more message to the browser. A share
+    link in the bar is left as written (``ui.share_link_in_url``)."""
     ss = st.session_state
-    if not ss[K.LESSON_NAME]:
+    if not ss[K.LESSON_NAME] or ui.share_link_in_url():
         return
     want = link_params(for_students=True)
     if ss[K.LESSON_TEACHER]:

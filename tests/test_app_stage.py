@@ -212,3 +212,27 @@ def test_play_keeps_its_pace_when_the_browsers_ticks_jitter():
         if now - last >= 0.9 * pace:
             old_steps, last = old_steps + 1, now
     assert old_steps == 10
+
+
+@pytest.mark.parametrize(
+    "opened_with",
+    [{"present": "1"}, {"lesson": "fifteen-minutes", "stop": "2", "teacher": "1", "present": "1"}],
+)
+def test_the_link_in_the_address_bar_is_only_the_share_link(opened_with):
+    """The page says to copy the link from the address bar; in presenter mode, or in a lesson's teacher
+    view, the keepers of those modes wrote present=1 (and lesson, stop, teacher=1) back beside it in the
+    same run, so students would have opened the teacher's presenter mode and speaker notes. The bar holds
+    exactly the query shown under the button."""
+    import urllib.parse
+
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params.update(opened_with)
+    at.run()
+    if "lesson" not in opened_with:
+        click(at, "Prefill")
+    at.session_state["decode.more"] = True
+    at.run()
+    click(at, "Put a link to this request in the address bar")
+    [shown] = [c.value for c in at.code if c.value.startswith("?")]
+    assert dict(at.query_params) == dict(urllib.parse.parse_qsl(shown[1:]))
+    assert not {"present", "lesson", "teacher"} & set(at.query_params)
