@@ -68,7 +68,8 @@ def prefill() -> None:
         return say("warning", "The prompt is empty: type a few words first.")
     ss = st.session_state
     sampling = SamplingConfig(ss[K.DECODE_STRATEGY], ss[K.DECODE_TEMPERATURE], ss[K.DECODE_TOP_K], ss[K.DECODE_SEED])
-    key = S.ModelKey(ss[K.DECODE_DTYPE], ss[K.DECODE_WEIGHT_BITS], ui_models.chosen_source())
+    bits = ss[K.DECODE_WEIGHT_BITS] or None  # K.FLOAT_WEIGHTS: float weights (ModelKey says None)
+    key = S.ModelKey(ss[K.DECODE_DTYPE], bits, ui_models.chosen_source())
     old = session()
     try:
         too_slow = quantize_refusal(key)

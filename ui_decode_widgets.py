@@ -39,11 +39,11 @@ def settings() -> None:
         a.radio("Precision", ["float32", "float64"], key=K.DECODE_DTYPE, persist_state="session", horizontal=True)
         a.radio(
             "Weights",
-            [None, 8, 4, 3, 2],
+            [K.FLOAT_WEIGHTS, 8, 4, 3, 2],
             key=K.DECODE_WEIGHT_BITS,
             persist_state="session",
             horizontal=True,
-            format_func=lambda b: "float" if b is None else f"{b}-bit",
+            format_func=lambda b: "float" if b == K.FLOAT_WEIGHTS else f"{b}-bit",
             help="Weight-only quantization, groups of 32.",
         )
         a.radio("Choose the next token by", ["greedy", "sample"], key=K.DECODE_STRATEGY, persist_state="session")

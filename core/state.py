@@ -22,7 +22,10 @@ DECODE_PROMPT = "decode.prompt"  # the prompt text, kept across page changes
 DECODE_PLAYING = "decode.playing"  # bool: Play is stepping on its own
 DECODE_MESSAGE = "decode.message"  # (level, text) | None: the last refusal, shown once
 DECODE_DTYPE = "decode.dtype"
-DECODE_WEIGHT_BITS = "decode.weight_bits"  # None (float) or 8/4/3/2: weight-only quantization
+DECODE_WEIGHT_BITS = "decode.weight_bits"  # FLOAT_WEIGHTS or 8/4/3/2: weight-only quantization
+# The float choice of that radio. Not None: streamlit shows a radio whose value is None with no
+# option selected, so a fresh page looked as if it had no weights chosen.
+FLOAT_WEIGHTS = 0
 DECODE_STRATEGY = "decode.strategy"
 DECODE_TEMPERATURE = "decode.temperature"
 DECODE_TOP_K = "decode.top_k"
@@ -43,7 +46,7 @@ DECODE = {
     DECODE_PLAYING: False,
     DECODE_MESSAGE: None,
     DECODE_DTYPE: "float32",
-    DECODE_WEIGHT_BITS: None,
+    DECODE_WEIGHT_BITS: FLOAT_WEIGHTS,
     DECODE_STRATEGY: "greedy",
     DECODE_TEMPERATURE: 0.8,
     DECODE_TOP_K: 20,

@@ -123,9 +123,14 @@ def test_editing_the_prompt_reuses_the_cached_prefix():
 
 
 def test_changing_weights_invalidates_the_cache_with_a_reason():
-    """A new weight precision recomputes everything and says why."""
+    """A new weight precision recomputes everything and says why. On a fresh page the Weights
+    radio shows "float" chosen (a None value showed no option selected) and Prefill runs the float
+    model; after 8-bit and back, float again."""
     at = new_app()
+    radio = at.radio(key=K.DECODE_WEIGHT_BITS)
+    assert radio.index == 0 and radio.options[0] == "float"
     click(at, "Prefill")
+    assert at.session_state[K.DECODE_SESSION].model_key.weight_bits is None
     at.radio(key=K.DECODE_WEIGHT_BITS).set_value(8).run()
     click(at, "Prefill")
     assert any("Whole cache recomputed" in i.value and "weights changed" in i.value for i in [*at.info, *at.toast])
