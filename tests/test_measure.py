@@ -66,3 +66,35 @@ def test_speculative_measure_repeats_and_reports_spread(tiny_model):
     [row] = measure_speculative(tiny_model, tiny_model, [1, 2, 3], ks=(2,), n_tokens=10, repeats=3)
     assert row.acceptance == 1.0 and row.tokens == 1 + 3 * (2 + 1) and row.target_passes_per_token == 4 / 10
     assert row.repeats == 3 and row.speedup_low <= row.speedup <= row.speedup_high
+
+
+def test_shown_speed_up_is_the_ratio_of_the_shown_numbers(tiny_model, monkeypatch):
+    """Batching, B = 2, 16 tokens each: one-by-one walls 100, 300, 200 ms against batched 50, 100, 40 ms
+    give speed-ups 2×, 3×, 5×. The row is the median repeat's: 3×, 32 tokens in 100 ms batched (320 tokens/s)
+    and in 300 ms one by one (106.7 tokens/s), 320 ÷ 106.7 = 3. Each timing's own median (200 ÷ 50 ms) would
+    have shown 4× beside 3×."""
+    import core.measure as M
+
+    batched = iter([(1.0, 0.1), (50.0, 5.0), (100.0, 6.0), (40.0, 7.0)])  # the warm-up first
+    solo = iter([100.0, 300.0, 200.0])
+    monkeypatch.setattr(M, "_serve_batched", lambda *a: next(batched))
+    monkeypatch.setattr(M, "_serve_one_by_one", lambda *a: next(solo))
+    [row] = M.measure_batching(tiny_model, [[1, 2, 3]], sizes=(2,), n_new=16, repeats=3)
+    assert (row.speedup, row.speedup_low, row.speedup_high, row.step_ms) == (3.0, 2.0, 5.0, 6.0)
+    assert row.batched_tokens_per_s == pytest.approx(320.0) and row.solo_tokens_per_s == pytest.approx(32 / 0.3)
+    assert row.batched_tokens_per_s / row.solo_tokens_per_s == pytest.approx(row.speedup)
+
+
+def test_speculative_speed_up_is_the_ratio_of_the_shown_times(tiny_model, monkeypatch):
+    """Plain 90, 120, 100 ms against speculative 60, 30, 100 ms: speed-ups 1.5×, 4×, 1×; the row is the median
+    repeat's (1.5×: 90 ÷ 60 ms), not the medians taken apart (100 ÷ 60 ms = 1.67×)."""
+    import core.measure as M
+
+    real = M._speculate
+    spec = iter([60.0, 30.0, 100.0])
+    plain = iter([90.0, 120.0, 100.0])
+    monkeypatch.setattr(M, "_speculate", lambda *a: (next(spec), real(*a)[1]) if a[3] == 2 else real(*a))
+    monkeypatch.setattr(M, "_plain_ms", lambda *a: next(plain))
+    [row] = M.measure_speculative(tiny_model, tiny_model, [1, 2, 3], ks=(2,), n_tokens=10, repeats=3)
+    assert (row.speedup, row.speedup_low, row.speedup_high) == (1.5, 1.0, 4.0)
+    assert (row.plain_ms, row.spec_ms) == (90.0, 60.0)

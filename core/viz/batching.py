@@ -55,8 +55,8 @@ def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: st
 
 
 def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
-    """Output tokens per second against batch size, batched vs one by one (medians), each batched
-    point labelled with its median speed-up."""
+    """Output tokens per second against batch size, batched vs one by one (each batch size's
+    median repeat, ``core.measure.median_repeat``), each batched point labelled with its speed-up."""
     b = [r.batch_size for r in rows]
     top = max(max(r.batched_tokens_per_s, r.solo_tokens_per_s) for r in rows)
     fig = go.Figure()
@@ -82,7 +82,7 @@ def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
     fig.update_layout(
         template=TEMPLATE,
         height=360,
-        title=dict(text="Throughput: output tokens per second (medians)"),
+        title=dict(text="Throughput: output tokens per second (the median repeat)"),
         legend=dict(orientation="h", y=-0.3),
         xaxis=dict(title="batch size B", type="log", tickvals=b),
         # Headroom above the highest point: its "6.1×" label sits above it and was cut off.
@@ -112,4 +112,4 @@ def describe_batch_speed(rows: list[BatchSpeed]) -> str:
         f"({r.speedup:.1f}×)"
         for r in rows
     ]
-    return "Output tokens per second (medians): " + "; ".join(items) + "."
+    return "Output tokens per second (the median repeat): " + "; ".join(items) + "."
