@@ -296,9 +296,11 @@ def summary_rows(summary: dict) -> list[dict]:
     ]
 
 
-def convention_rows(traces: list[RequestTrace]) -> list[dict]:
-    """``conventions`` as table rows, each with what it measures."""
-    conv = conventions(traces)
+def convention_rows(groups: dict[str, list[RequestTrace]]) -> list[dict]:
+    """``conventions`` as table rows, each with what it measures: one value column per group of
+    traces, named by its key ("value (ms)" for a single group named ""). Traces of different runs
+    (the same requests with the KV cache and by recompute) are never pooled into one value."""
+    convs = {f"value (ms){name}": conventions(traces) for name, traces in groups.items()}
     meaning = {
         "tpot_request_weighted": (
             "TPOT, request-weighted",
@@ -314,5 +316,6 @@ def convention_rows(traces: list[RequestTrace]) -> list[dict]:
         ),
     }
     return [
-        {"convention": name, "value (ms)": _ms(conv[key]), "what it is": what} for key, (name, what) in meaning.items()
+        {"convention": name, **{col: _ms(conv[key]) for col, conv in convs.items()}, "what it is": what}
+        for key, (name, what) in meaning.items()
     ]

@@ -95,5 +95,6 @@ for way, tag in ways.items():
     st.dataframe(LAT.summary_rows(summary), hide_index=True)
 st.caption("Percentiles interpolate linearly between sorted values (numpy's default).")
 st.markdown("**One trace, several conventions** — a number called “latency” is only comparable with its boundaries:")
-st.dataframe(LAT.convention_rows(traces), hide_index=True)
+by_way = {way: [t for t in traces if t.name.endswith(tag)] for way, tag in ways.items()}
+st.dataframe(LAT.convention_rows(by_way), hide_index=True)
 st.download_button("Download this trace as CSV", LAT.traces_to_csv(traces), "trace.csv", "text/csv")

@@ -56,6 +56,16 @@ def test_measured_batch_with_and_without_cache():
         ttft = [float(v) for n, v in zip(rows["request"], rows["TTFT (ms)"], strict=True) if n.endswith(tag)]
         assert len(ttft) == 4
         assert float(summary.iloc[0]["p50 (ms)"]) == pytest.approx(np.median(ttft), abs=0.01)
+    # "One trace, several conventions": one column each way (pooled, its TPOT was both ways' mean), each
+    # the mean of that way's own four per-request TPOTs.
+    [conv] = [d.value for d in at.dataframe if "convention" in d.value.columns]
+    tpot = conv.set_index("convention").loc["TPOT, request-weighted"]
+    for tag, col in (
+        ("(cache)", "value (ms), with the KV cache"),
+        ("(recompute)", "value (ms), recomputing the prefix"),
+    ):
+        mine = [float(v) for n, v in zip(rows["request"], rows["TPOT (ms)"], strict=True) if n.endswith(tag)]
+        assert float(tpot[col]) == pytest.approx(np.mean(mine), abs=0.011)  # both rounded to 0.01
 
 
 def test_decode_page_request_appears():
