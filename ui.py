@@ -174,6 +174,18 @@ def apply_presenter_style() -> None:
     """The app's accessibility style on every page (``assets/style/a11y.css``) and, in presenter mode,
     larger text for a projector (``presenter.css``). The CSS is the app's own file, never user text."""
     style_sheet(A11Y_CSS + (PRESENTER_CSS if presenter_mode() else ""))
+    if presenter_mode():  # shown by presenter.css only on a screen narrower than the layout's 1920 px
+        st.markdown(f'<div class="present-narrow-note" role="note">{NARROW_NOTE}</div>', unsafe_allow_html=True)
+
+
+# Presenter mode's larger text is laid out for a 1920 × 1080 screen; on a 1280 × 800 projector controls were cut
+# ("Setti…", "Predict f…") and the stage ran below the screen. The laptop layout fits that screen, and so does
+# presenter mode at the browser's 67 % zoom (a 1920-px-wide page). The app's own text, never user input.
+NARROW_NOTE = (
+    "This screen is narrower than presenter mode's 1920 × 1080 layout, so parts of the page are cut off. "
+    "Zoom the browser out (Ctrl + −, to 67 % on a 1280-pixel-wide screen) until this note disappears, or turn "
+    "<b>Presenter mode</b> off in the sidebar (») for the laptop layout, which fits 1280 × 800."
+)
 
 
 def style_sheet(css: str) -> None:
