@@ -119,6 +119,8 @@ def keep_in_url() -> None:
         want["teacher"] = "1"
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
+    if not ss[K.LESSON_TEACHER] and "teacher" in st.query_params:  # the sidebar's toggle turned it off
+        del st.query_params["teacher"]
 
 
 def from_url() -> None:
@@ -159,6 +161,7 @@ def from_url() -> None:
 def _start_shipped() -> None:
     name = st.session_state[K.LESSON_PICK]
     start(shipped(name), name)
+    st.session_state[K.LESSON_CLOSE_SIDEBAR] = True  # the lesson gets the whole screen (lesson_scroll.js)
 
 
 def _start_upload() -> None:
@@ -174,6 +177,7 @@ def _start_upload() -> None:
         ss[K.LESSON_PROBLEMS] = str(err)
         return
     start(lesson, None)
+    ss[K.LESSON_CLOSE_SIDEBAR] = True
 
 
 def sidebar() -> None:
@@ -183,6 +187,12 @@ def sidebar() -> None:
         names = shipped_lessons()
         st.selectbox(
             "Shipped lesson", names, key=K.LESSON_PICK, persist_state="session", format_func=lambda n: shipped(n).title
+        )
+        st.toggle(
+            "Teacher view: speaker notes",
+            key=K.LESSON_TEACHER,
+            persist_state="session",
+            help="Each stop offers its speaker note (the link's teacher=1). Off: what a student sees.",
         )
         st.button("Start this lesson", on_click=_start_shipped, icon=":material/school:", width="stretch")
         st.file_uploader(
@@ -273,7 +283,9 @@ def bar(nav) -> None:
                 help="Leave the lesson (the pages keep their settings)",
             )
     with st.container(key="lesson-scroll"):
-        _scroll(data={"arrival": ss[K.LESSON_ARRIVAL], "page": nav.title}, key="lesson.scroll")
+        close = ss[K.LESSON_CLOSE_SIDEBAR]
+        ss[K.LESSON_CLOSE_SIDEBAR] = False
+        _scroll(data={"arrival": ss[K.LESSON_ARRIVAL], "page": nav.title, "closeSidebar": close}, key="lesson.scroll")
     if not on_decode:  # → / ← are the stage's own keys on the decode page
         with st.container(key="lesson-keys"):
             st.button("next stop", key="lesson.right", on_click=go, args=(k + 1,), shortcut="Right")

@@ -239,7 +239,8 @@ LESSON_NAME = "lesson.name"  # its shipped name (it goes into the address), None
 LESSON_STOP = "lesson.stop"  # the stop on screen, counted from 0
 LESSON_GOTO = "lesson.goto"  # True: a move asked for the stop's page (st.switch_page before the page runs)
 LESSON_ARRIVAL = "lesson.arrival"  # moves so far: the browser scrolls to the stop's figure once per move
-LESSON_TEACHER = "lesson.teacher"  # teacher view (?teacher=1): the speaker note is offered
+LESSON_TEACHER = "lesson.teacher"  # teacher view (?teacher=1, or the sidebar's toggle): the speaker note is offered
+LESSON_CLOSE_SIDEBAR = "lesson.close_sidebar"  # True once: started from the sidebar, the browser closes it
 LESSON_MESSAGE = "lesson.message"  # (level, text) | None: why a lesson file or link was refused
 LESSON_PICK = "lesson.pick"  # the sidebar's choice of shipped lesson
 LESSON_UPLOAD = "lesson.upload"  # the sidebar's file uploader (a widget value: never seeded here)
@@ -253,6 +254,7 @@ LESSON_STATE = {
     LESSON_GOTO: False,
     LESSON_ARRIVAL: 0,
     LESSON_TEACHER: False,
+    LESSON_CLOSE_SIDEBAR: False,
     LESSON_MESSAGE: None,
     LESSON_PROBLEMS: None,
     LESSON_PICK: "fifteen-minutes",

@@ -75,9 +75,19 @@ function uncut(main, el, top, bottom) {
   else if (fig.bottom + up <= bottom) main.scrollTop -= up;
 }
 
+// A lesson started from the sidebar: close it, as the teacher would, so the lesson gets the whole
+// screen (open, it left the page ~600 px at 1280 presenting). Streamlit's own button, so the choice
+// is remembered as if clicked; the sidebar's » opens it again.
+function closeSidebar() {
+  const sel = '[data-testid="stSidebar"][data-collapsed="false"] button[aria-label="Collapse sidebar"]';
+  const button = document.querySelector(sel);
+  if (button) button.click();
+}
+
 export default function (component) {
   const { data } = component;
   if (!data) return;
+  if (data.closeSidebar) closeSidebar();
   const moved = window.__lessonPage !== undefined && window.__lessonPage !== data.page;
   window.__lessonPage = data.page;
   if (window.__lessonArrival === data.arrival) {

@@ -115,6 +115,24 @@ def test_teacher_note_only_in_the_teacher_view():
     assert len(teacher.get("popover")) == len(student.get("popover")) + 1  # the Note popover
 
 
+def test_teacher_view_from_the_sidebar_when_starting_there():
+    """Started from the sidebar (the README's first way), the lesson had no way to the speaker note: the
+    sidebar's Teacher view toggle offers it, and it outlives the switch to the stop's page (a widget
+    without persist_state was reset by it: on, then Start, showed no Note). The sidebar is asked to close
+    once (lesson_scroll.js clicks its collapse button), not at later moves."""
+    note = "Per layer and head, a prompt of n tokens has n² query–key pairs"  # stop 3's
+    at = app()
+    at.toggle(key=K.LESSON_TEACHER).set_value(True).run()
+    next(b for b in at.sidebar.button if b.label == "Start this lesson").click().run()
+    assert at.session_state[K.LESSON_TEACHER] and "Note" in [p.proto.popover.label for p in at.get("popover")]
+    assert at.query_params["teacher"] == "1"
+    press(press(at, "lesson.next"), "lesson.next")
+    assert any(t.value.startswith(note) for t in at.text)
+    assert at.session_state[K.LESSON_CLOSE_SIDEBAR] is False  # sent once, with the first stop
+    at.toggle(key=K.LESSON_TEACHER).set_value(False).run()
+    assert not any(t.value.startswith(note) for t in at.text) and "teacher" not in at.query_params
+
+
 @pytest.mark.parametrize(
     "params, note",
     [

@@ -88,3 +88,29 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
         html = open(download.value.path(), encoding="utf-8").read()
     assert html.count('<section class="stop">') == n
     assert "decode step 12: the attention as you left it" in html
+
+
+def test_starting_from_the_sidebar_closes_it_for_the_lesson():
+    """The README's first way to start a lesson: open the sidebar, Start this lesson. The sidebar stayed open
+    and squeezed the lesson into ~600 px at 1280 presenting ("N" for Note, vertical chart labels); it closes
+    now, and its » opens it again. Teacher view turned on there gives the Note."""
+    with running_app() as url, browser_page(1280, 800) as page:
+        page.goto(f"{url}/?present=1")
+        page.get_by_test_id("stExpandSidebarButton").click()
+        sidebar = page.get_by_test_id("stSidebar")
+        page.wait_for_function("() => document.querySelector('[data-testid=stSidebar]').dataset.collapsed === 'false'")
+        page.get_by_text("Teacher view: speaker notes").click()
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Start this lesson").click()
+        page.locator(".st-key-lesson-bar").wait_for(timeout=60000)
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=stSidebar]').dataset.collapsed === 'true'", timeout=30000
+        )
+        page.locator(".st-key-lesson-bar").get_by_role("button", name=re.compile("Note")).wait_for(timeout=30000)
+        screenshot(page, "lesson-started-from-sidebar-1280-present")
+        assert sidebar.get_attribute("data-collapsed") == "true" and "teacher=1" in page.url
+        page.keyboard.press("PageDown")  # later moves leave the sidebar as the teacher sets it
+        page.get_by_test_id("stExpandSidebarButton").click()
+        page.wait_for_function("() => document.querySelector('.st-key-lesson-title').innerText.startsWith('Stop 2')")
+        page.wait_for_timeout(1500)
+        assert sidebar.get_attribute("data-collapsed") == "false"
