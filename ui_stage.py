@@ -152,6 +152,9 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     eq = None if last is None else equivalence(last[1], last[2], model.dtype, cfg.n_layer)
     why = S.check_spacing(model, sess)
     badge = SV.badge_text(eq, None if last is None else last[0], sess.n_steps, S.CHECK_EVERY, why)
+    if sess.n_steps == 0 and sess.reused:  # a Prefill that kept cached positions was checked against a fresh one
+        fresh = equivalence(sess.max_diff[0], sess.max_logit[0], model.dtype, cfg.n_layer)
+        badge = SV.reuse_badge(fresh, sess.reused, len(sess.prompt_ids) - sess.reused)
     b = model.dtype.itemsize
     kv = SV.kv_line(
         cfg.n_layer, cfg.n_kv_head, cfg.head_dim, sess.n_positions, b, sess.cache.nbytes, sess.cache.capacity

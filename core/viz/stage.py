@@ -166,6 +166,16 @@ def badge_text(badge, checked_step: int | None, step: int, every: int, why: str 
     ), f"{'✓' if badge.equal else '✗'} Cached vs recomputed logits: {badge.text}{when}"
 
 
+def reuse_badge(badge, reused: int, recomputed: int) -> tuple[str, str]:
+    """(state, text) of the badge after a Prefill that kept ``reused`` cached positions and
+    recomputed ``recomputed``: ``badge`` compares its logits with a fresh prefill of the whole
+    prompt (``core.equivalence.Equivalence``; Ch. 30 §30.4, cache validity)."""
+    mark = "✓" if badge.equal else "✗"
+    return ("ok" if badge.equal else "bad"), (
+        f"{mark} {reused:,} cached positions reused, {recomputed:,} recomputed; vs a fresh prefill: {badge.text}"
+    )
+
+
 def panel(bars: dict, scores: tuple[int, int], layers_x_heads: int, badge: tuple[str, str], kv: dict, style) -> dict:
     """The stage's right-hand panel as one payload: the next-token ``bars`` (``next_token_bars``),
     the work counter (query-key scores with the cache and by recompute, per layer and head), the
