@@ -114,7 +114,7 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, c
         "every row in one parallel pass" if sess.n_steps == 0 else "one new row, the rest from the cache"
     )
     if not sess.model_key.plain:  # say when the class is not looking at the float32 model
-        title += f" ({sess.model_key.label})"
+        title += f" ({sess.model_key.change})"
     if sess.model_key.source is not None:  # a checkpoint from the sidebar: name it (presenting hides the card)
         import ui_models
 

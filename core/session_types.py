@@ -40,6 +40,15 @@ class ModelKey:
         """Precision and weights ("float64, 4-bit weights"); the model is named elsewhere."""
         return self.dtype + ("" if self.weight_bits is None else f", {self.weight_bits}-bit weights")
 
+    @property
+    def change(self) -> str:
+        """Only what differs from ``plain`` ("4-bit weights", "float64", "float64, 8-bit weights"):
+        the heatmap's title adds it, and "float32, " made that title run under the chart's icons."""
+        parts = ([] if self.dtype == "float32" else [self.dtype]) + (
+            [] if self.weight_bits is None else [f"{self.weight_bits}-bit weights"]
+        )
+        return ", ".join(parts)
+
 
 @dataclass
 class DecodeSession:

@@ -142,3 +142,9 @@ def test_changing_weights_invalidates_the_cache_with_a_reason():
     at.radio(key=K.DECODE_WEIGHT_BITS).set_value(8).run()
     click(at, "Prefill")
     assert any("Whole cache recomputed" in i.value and "weights changed" in i.value for i in [*at.info, *at.toast])
+    # The heatmap's title names only what differs from float32 with float weights ("float32, " ran it under the
+    # chart's icons at 1280).
+    assert (
+        stage(at)["explainer_attention"]["title"]
+        == "Layer 3, head 0, prefill: every row in one parallel pass (8-bit weights)"
+    )

@@ -192,3 +192,17 @@ def test_a_step_that_cannot_run_changes_nothing(tiny_model):
     with pytest.raises(ValueError, match="context window"):
         S.step(tiny_model, sess)
     assert (sess.cache.pos, sess.outputs, sess.consumed) == before
+
+
+def test_model_key_change_names_only_what_differs_from_plain():
+    """The heatmap's title suffix: nothing for float32 with float weights, else the precision and/or the bits."""
+    from core.session_types import ModelKey
+
+    assert [
+        ModelKey(d, b).change for d, b in [("float32", None), ("float32", 4), ("float64", None), ("float64", 8)]
+    ] == [
+        "",
+        "4-bit weights",
+        "float64",
+        "float64, 8-bit weights",
+    ]
