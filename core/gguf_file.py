@@ -99,7 +99,7 @@ class GGUFSummary:
             "parameters (values in tensors)": f"{self.n_params:,}",
             "tensor bytes": f"{self.weight_bytes:,}",
             "file bytes": f"{self.file_bytes:,}",
-            "bits per weight (8 · tensor bytes / values)": f"{self.bits_per_weight:.4f}",
+            "bits per weight, all tensors (8 · tensor bytes / values)": f"{self.bits_per_weight:.4f}",
         }
 
     def by_type(self) -> dict[str, dict]:

@@ -56,14 +56,16 @@ st.markdown(
     + ("." if card is None else f"; on disk {card.file_bytes:,} bytes ({card.stored_dtype}).")
 )
 mine = weights.weight_rows(n_params, None if group == "none" else group, scale_bits)
+every = "every parameter at these bits, with scales"
 st.dataframe(
-    [{"bits per weight": r.bits, "weight bytes (with scales)": f"{math.ceil(r.bytes_with_scales):,} B"} for r in mine],
-    hide_index=True,
+    [{"bits per weight": r.bits, every: f"{math.ceil(r.bytes_with_scales):,} B"} for r in mine], hide_index=True
 )
 st.caption(
     "GB = 10⁹ bytes. 16- and 32-bit floats need no scales. Group-wise integer formats store one scale per "
     "group: 4 bits + 16/32 = 4.5 bits per weight. Ch. 30's tiny block (four 4-bit values + one FP32 scale) "
-    "is 6 bytes, not 2: choose group size 4 and a 32-bit scale to see 12 bits per weight."
+    "is 6 bytes, not 2: choose group size 4 and a 32-bit scale to see 12 bits per weight. The model's row "
+    "counts every parameter, the embedding and norms too; a real file quantizes fewer (the GGUF export on "
+    "*Quantizing the model* keeps the embedding, output head and norms in float32), so it is larger."
 )
 
 st.subheader("llama.cpp's K-quants: where the extra bits go")

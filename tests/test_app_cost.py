@@ -224,3 +224,18 @@ def test_bill_page_rounds_a_count_too_wide_for_its_metric():
     [metric] = [x for x in at.metric if x.label == "Scores with the KV cache"]
     assert metric.value == "≈ 5.010 × 10²³" and f"{exact:,}" in metric.help
     assert not at.exception
+
+
+def test_the_models_weight_bytes_say_every_parameter_is_counted():
+    """Weights page, the model in use at 4 bits with a 16-bit scale per 32 weights: every parameter (the
+    embedding and norms too) at 4.5 bits, ceil(n · 4.5 / 8) bytes. The column says so: a helper read it as the
+    Q4_0 file's size, which keeps the embedding, head and norms in float32 and is larger."""
+    import math
+
+    from core.assets import load_model
+
+    n = load_model().n_params()
+    at = new_app("lessons/weights.py")
+    [table] = [d.value for d in at.dataframe if "every parameter at these bits, with scales" in d.value.columns]
+    row = table.set_index("bits per weight").loc[4]
+    assert row["every parameter at these bits, with scales"] == f"{math.ceil(n * 4.5 / 8):,} B"
