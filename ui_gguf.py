@@ -200,7 +200,9 @@ def gguf_plan_section() -> None:
     ctype = c[1].selectbox(
         "Cache type (llama.cpp --cache-type-k/v)", list(cost.KV_CACHE_TYPES), key="memory.gguf_cache_type", **kw
     )
-    budget = c[2].number_input("Memory budget (GB)", 0.001, 100_000.0, step=1.0, key="memory.gguf_budget_gb", **kw)
+    budget = c[2].number_input(
+        "Memory budget (GB)", 0.001, 100_000.0, step=1.0, format="%.3f", key="memory.gguf_budget_gb", **kw
+    )  # three decimals: its smallest value, 0.001 GB (1 MB), showed as 0.00 beside a 1.00 MB budget
     try:
         plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=round(budget * 10**9))
     except ValueError as err:  # may quote the header's architecture: literally

@@ -192,7 +192,9 @@ def test_memory_plan_from_the_apps_own_export():
     assert at.number_input(key="memory.gguf_n_ctx").value == 256
     assert f"({2 * 131_072:,} bytes)" in _texts(at) and any("Fits" in s.value for s in at.success)
     at.number_input(key="memory.gguf_budget_gb").set_value(0.001).run()
-    assert any("Does not fit" in e.value for e in at.error)
+    assert any("Does not fit" in e.value and "over the 1.00 MB budget" in e.value for e in at.error)
+    budget = at.number_input(key="memory.gguf_budget_gb")
+    assert budget.proto.format % budget.value == "0.001"  # the box shows the budget used (it read "0.00")
 
 
 def test_memory_plan_from_an_uploaded_tiny_gguf(tiny_gguf):
