@@ -103,3 +103,41 @@ def test_growth_marks_labels_take_different_places(n_max):
     fig = viz.fig_growth_shapes(bill.growth(n_max), "per layer, per head")
     places = [(a.ax, a.ay, a.axref, a.ayref) for a in fig.layout.annotations]
     assert len(places) == len([x for x in (1_000, 10_000) if x <= n_max]) == len(set(places)), places
+
+
+def test_attention_labels_never_closer_than_their_spacing():
+    """62 rows, labels every 2nd: the newest row (61) is always labelled, and its even neighbour 60 goes
+    (both drawn, "60: yuan" sat on "61: ,"); a kept key mid-way drops its neighbours the same way."""
+    from core.viz.attention import tick_positions
+
+    shown = tick_positions(62, [33])
+    assert 61 in shown and 33 in shown and 60 not in shown and 32 not in shown and 34 not in shown
+    assert min(b - a for a, b in zip(shown, shown[1:], strict=False)) >= 2
+    assert tick_positions(12) == list(range(12))  # few rows: every one labelled
+
+
+def test_the_cached_rows_note_sits_where_the_mask_leaves_the_row_blank():
+    """The worked example's 4 × 4 grid (3 earlier rows): the note stood on row 1, over its 0.88 share. It sits
+    on a row whose cells right of the first are all masked (blank), in two lines."""
+    import numpy as np
+
+    from core.viz.attention import fig_attention
+
+    att = np.full((4, 4), np.nan)
+    for i in range(4):
+        att[i, : i + 1] = 1.0 / (i + 1)
+    fig = fig_attention(att, ["0: the", "1: cat", "2: sat", "3: on"], 1, "t")
+    [note] = [a for a in fig.layout.annotations if "earlier rows" in a.text]
+    row = ["0: the", "1: cat", "2: sat", "3: on"].index(note.y)
+    assert np.isnan(att[row, 1:]).all() and "<br>" in note.text
+
+
+def test_ruler_labels_close_together_take_a_second_row():
+    """The handout's ruler: reconstructions −1, 0, 0.5, 2, 3.5 on an axis 12.5 wide. "q=0" and "q=1" half a unit
+    apart (under 12.5 / 16) ran together; the second drops to the lower row, the rest stay on the first."""
+    import numpy as np
+
+    from core.viz.quant import label_rows
+
+    x_hat = np.array([0.5, -1.0, 2.0, 0.0, 3.5])
+    assert label_rows(x_hat, x_hat, 12.5).tolist() == [-0.5, -0.32, -0.32, -0.32, -0.32]

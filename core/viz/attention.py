@@ -17,10 +17,11 @@ DIMMED = 0.4  # opacity of the rows read from the cache
 def tick_positions(T: int, keep=(), max_labels: int = 40) -> list[int]:
     """Positions to label on an axis of ``T``: about ``max_labels`` evenly spaced, always the newest
     (T − 1) and every position in ``keep`` (e.g. the newest row's most-attended key); an evenly
-    spaced label too close to a kept one is dropped so the kept label stays readable."""
+    spaced label closer to a kept one than the spacing is dropped, so no two labels are nearer than
+    the spacing (a handout's 62-row heatmap had "60: yuan" over "61: ,")."""
     step = max(1, int(np.ceil(T / max_labels)))
     must = {T - 1, *(int(k) for k in keep if 0 <= k < T)}
-    even = [i for i in range(0, T, step) if all(abs(i - m) >= max(1, step / 2) or i == m for m in must)]
+    even = [i for i in range(0, T, step) if all(abs(i - m) >= step or i == m for m in must)]
     return sorted(set(even) | must)
 
 
@@ -100,13 +101,15 @@ def fig_attention(
     fig = go.Figure()
     if old > 0:
         _heat(fig, att, slice(0, old), ticks, earlier, DIMMED)
+        # On the first row, in two lines: the causal mask leaves that row blank but for its first cell,
+        # so the note covers no share (in the middle rows it hid the worked example's 0.88).
         fig.add_annotation(
             x=1.0,
             xref="paper",
-            y=ticks[(old - 1) // 2],
+            y=ticks[0],
             xanchor="right",
             showarrow=False,
-            text=f"earlier rows (dimmed): {earlier}, never redone",
+            text=f"earlier rows (dimmed):<br>{earlier}, never redone",
             font=dict(color=CACHED),  # no fixed size: it follows the figure's font (larger in presenter mode)
             bgcolor="rgba(255,255,255,0.85)",
         )

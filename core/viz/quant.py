@@ -69,13 +69,35 @@ def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, s
     if len(r.x) <= 30:
         fig.add_scatter(
             x=r.x_hat[mask],
-            y=np.full(mask.sum(), -0.32),
+            y=label_rows(r.x_hat, r.x_hat[mask], np.diff(axis_range(r)).item()),
             mode="text",
             text=[f"q={k}" for k in r.q[mask]],
             textfont=dict(color=text),  # the value's hue, dark enough for text (4.5:1)
             showlegend=False,
             hoverinfo="skip",
         )
+
+
+def axis_range(r: Ruler) -> tuple[float, float]:
+    """The ruler's value axis: every value, reconstruction and shelf, padded by a scale step."""
+    ends = [r.x, r.x_hat] + ([] if r.levels is None else [r.levels])
+    lo, hi = min(float(a.min()) for a in ends), max(float(a.max()) for a in ends)
+    pad = max(r.scale, (hi - lo) * 0.05)
+    return lo - pad, hi + pad
+
+
+def label_rows(every: np.ndarray, these: np.ndarray, span: float, rows=(-0.32, -0.5)) -> np.ndarray:
+    """y of the "q=…" label under each of ``these`` reconstructions: the first row, or the second when
+    the nearest label to its left (over ``every`` reconstruction on the ruler, in value order) is on
+    the first row and closer than 1/16 of the axis ``span`` (about a label's width in a handout's
+    800-px plot): side by side, "q=0" and "q=1" ran together."""
+    xs = np.unique(every)
+    near = span / 16
+    y, prev = {}, None
+    for x in xs:
+        y[x] = rows[1] if prev is not None and x - prev < near and y[prev] == rows[0] else rows[0]
+        prev = x
+    return np.array([y[x] for x in these])
 
 
 def fig_ruler(r: Ruler) -> go.Figure:
@@ -95,15 +117,13 @@ def fig_ruler(r: Ruler) -> go.Figure:
             _values(fig, r, mask, name, color, symbol, text)
     # Zero, marked from just above the "q=…" labels up: an axis zero line ran through a label at 0.
     fig.add_shape(type="line", x0=0, x1=0, y0=-0.16, y1=1.4, line=dict(color="#444444", width=1), layer="below")
-    ends = [r.x, r.x_hat] + ([] if r.levels is None else [r.levels])
-    lo, hi = min(float(a.min()) for a in ends), max(float(a.max()) for a in ends)
-    pad = max(r.scale, (hi - lo) * 0.05)
     fig.update_layout(
         template=TEMPLATE,
-        height=340,
+        height=360,
         title=dict(text=r.title),
-        legend=dict(orientation="h", y=-0.3),
-        xaxis=dict(title="value", range=[lo - pad, hi + pad], zeroline=False),
+        # Under the axis title (at y = -0.3 the handout's narrower figure had "value" over the legend).
+        legend=dict(orientation="h", y=-0.42, yanchor="top"),
+        xaxis=dict(title="value", range=list(axis_range(r)), zeroline=False),
         yaxis=dict(range=[-0.6, 1.4], tickvals=[0, 1], ticktext=["stored (shelf)", "original"], showgrid=False),
     )
     return described(fig, describe_ruler(r))
