@@ -108,10 +108,10 @@ else:
         ),
         key="measured",
     )
+    # The times at the longest context are in the chart's sentence just above: not said twice.
     st.markdown(
-        f"At {times.lengths[-1]} positions a cached step takes **{times.cached_ms[-1]:.2f} ms**, a full recompute "
-        f"**{times.naive_ms[-1]:.2f} ms** ({times.ratio_at_longest:.1f}×). Fitted growth over the longer half "
-        f"(time ∝ n^k): cached k = {growth(k_cached)}, recompute k = {growth(k_naive)}."
+        f"Fitted growth over the longer half (time ∝ n^k): cached k = {growth(k_cached)}, recompute k = "
+        f"{growth(k_naive)}."
     )
     st.caption(
         "Reading it: a cached step runs one position through every layer, a fixed cost on a model this "

@@ -65,6 +65,10 @@ def test_a_flat_measured_curve_is_called_flat_not_negative():
     [line] = [m.value for m in at.markdown if "Fitted growth" in m.value]
     assert "cached k = **≈ 0** (flat within the timing noise; the fit gives −0.29)" in line
     assert "recompute k = **0.85**" in line and "-0.29" not in line
+    # The times at 256 positions are said once, in the chart's sentence (a helper read them twice in a row).
+    texts = [m.value for m in [*at.markdown, *at.caption]] + [h.proto.body for h in at.get("html")]
+    said = [t for t in texts if "0.98 ms" in t]
+    assert len(said) == 1 and "a full recompute 9.00 ms" in said[0]
 
 
 @pytest.mark.parametrize(
