@@ -71,7 +71,9 @@ def question_panel(present: bool, across: bool = False) -> None:
     _options(pick, q, picked, revealed=True)
     # The verdict and why in one small paragraph, so the panel fits one screen; escaped, as the
     # explanation may quote typed tokens.
-    why = f"{verdict} {q.explain} → asks the next question.{score}"
+    miss = q.miss(picked)  # the mistake behind this wrong pick, named first
+    miss = f" {q.options[picked]} is {miss}." if miss else ""
+    why = f"{verdict}{miss} {q.explain} → asks the next question.{score}"
     box.html(
         f'<p class="chart-desc stage-why"><strong>{html.escape(verdict)}</strong>{html.escape(why[len(verdict) :])}</p>'
     )

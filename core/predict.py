@@ -27,13 +27,21 @@ KINDS = ("token", "positions", "bytes", "scores", "attends")
 @dataclass(frozen=True)
 class Question:
     """One multiple-choice question: its kind, the text, up to five options (plain text), the
-    index of the right one, and the sentence shown at the reveal."""
+    index of the right one, the sentence shown at the reveal, and per option the mistake that
+    leads to it ("" for the right one, or when none is named)."""
 
     kind: str
     text: str
     options: tuple[str, ...]
     answer: int
     explain: str
+    misses: tuple[str, ...] = ()
+
+    def miss(self, pick: int | None) -> str:
+        """The mistake behind a wrong ``pick``, or "" (right, unanswered or unnamed)."""
+        if pick is None or pick == self.answer or pick >= len(self.misses):
+            return ""
+        return self.misses[pick]
 
 
 @dataclass
@@ -60,11 +68,18 @@ def kind_for(step: int) -> str:
     return KINDS[(step - 1) % len(KINDS)]
 
 
-def _numeric(text: str, right: int, wrong: list[int], unit: str, explain: str, kind: str) -> Question:
-    values = sorted({right, *(w for w in wrong if w >= 0 and w != right)})[:5]
+def _numeric(text: str, right: int, wrong: list[tuple[int, str]], unit: str, explain: str, kind: str) -> Question:
+    """Options: ``right`` and the ``wrong`` values, each with the mistake that gives it (a value
+    two mistakes give keeps the first), sorted, at most five."""
+    why = {}
+    for value, mistake in wrong:
+        if value >= 0 and value != right:
+            why.setdefault(value, mistake)
+    values = sorted({right, *why})[:5]
     if right not in values:
         values = sorted([right, *values[:4]])
-    return Question(kind, text, tuple(f"{v:,}{unit}" for v in values), values.index(right), explain)
+    misses = tuple(why.get(v, "") for v in values)
+    return Question(kind, text, tuple(f"{v:,}{unit}" for v in values), values.index(right), explain, misses)
 
 
 def _token_question(sess, pending, token_text) -> Question:
@@ -113,7 +128,12 @@ def ask(kind, sess: DecodeSession, pending: PendingStep, cfg: GPTConfig, token_t
         return _numeric(
             f"The cache holds {T} positions. How many will it hold after this step?",
             T + 1,
-            [T, T + 2, len(sess.prompt_ids), 2 * (T + 1)],
+            [
+                (T, "the count before this step: it adds the pending token's keys and values"),
+                (T + 2, "the token this step chooses counted too: it waits outside until the next pass"),
+                (len(sess.prompt_ids), "the prompt alone: every token consumed since is cached too"),
+                (2 * (T + 1), "keys and values counted apart: each position holds one of each"),
+            ],
             "",
             "This step consumes the pending token, so its keys and values enter the cache: one more position. "
             "The token it chooses waits for the next pass (Ch. 30 Table 30.1).",
@@ -125,7 +145,15 @@ def ask(kind, sess: DecodeSession, pending: PendingStep, cfg: GPTConfig, token_t
         return _numeric(
             f"How many bytes will the KV cache hold after this step? ({b}-byte values)",
             right,
-            [right - per_position, right // 2, right * cfg.n_head // cfg.n_kv_head, right + per_position],
+            [
+                (right - per_position, "the cache before this step: it adds one position"),
+                (right // 2, "keys only (or values only): the 2 counts both"),
+                (
+                    right * cfg.n_head // cfg.n_kv_head,
+                    f"every query head: only the {cfg.n_kv_head} KV heads are cached",
+                ),
+                (right + per_position, "one position too many: the token this step chooses is not cached yet"),
+            ],
             " B",
             f"M = 2·B·L·T·H_kv·d·b = 2 · 1 · {cfg.n_layer} · {T + 1} · {cfg.n_kv_head} · {cfg.head_dim} · {b} = "
             f"{right:,} bytes: keys and values (the 2), KV heads only (not every query head).",
@@ -135,7 +163,12 @@ def ask(kind, sess: DecodeSession, pending: PendingStep, cfg: GPTConfig, token_t
         return _numeric(
             "How many query-key scores does this step compute, per layer and head?",
             T + 1,
-            [T, causal_pairs(T + 1), 1, (T + 1) ** 2],
+            [
+                (T, "the earlier keys only: the new query scores its own key too"),
+                (causal_pairs(T + 1), "a full recompute: with the cache no earlier query is scored again"),
+                (1, "its own key only: the new query reads every earlier key"),
+                ((T + 1) ** 2, "every query against every key: no causal mask and no cache"),
+            ],
             "",
             f"One new query against all {T + 1} keys (its own included): linear work. A full recompute "
             f"would score {causal_pairs(T + 1):,} pairs.",

@@ -33,6 +33,12 @@ def test_predict_asks_then_reveals_then_asks_again():
     assert at.session_state[D.QUESTION] is None and at.session_state[D.REVEALED][1] == q.answer
     click(at, "Step ▸")
     assert at.session_state[D.QUESTION].kind == "positions" and attention_rows(at) == PROMPT_LEN + 1
+    # A wrong pick: the reveal names its mistake before the rule (T = P + 1 cached, T + 1 after this step).
+    q = at.session_state[D.QUESTION]
+    _answers(at)[q.options.index(f"{PROMPT_LEN + 1:,}")].click().run()
+    click(at, "Step ▸")
+    [why] = [h.proto.body for h in at.get("html") if "stage-why" in h.proto.body]
+    assert f"Not this time.</strong> {PROMPT_LEN + 1} is the count before this step" in why
 
 
 def test_a_share_link_replays_the_request_with_the_mean_over_heads():

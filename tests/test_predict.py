@@ -90,3 +90,20 @@ def test_the_token_question_offers_five_with_a_small_top_k_and_names_spaces(tiny
     q = P.ask("token", sess, pending, tiny_model.cfg, lambda t: f" tok{t}", labels, 0, 0, "head 0")
     assert len(q.options) == 5 and q.options[q.answer] == f" tok{pending.chosen}"
     assert f"It chose ␣tok{pending.chosen}" in q.explain
+
+
+def test_a_wrong_pick_names_its_mistake(tiny_model):
+    """The bytes question after an 8-position prompt: picking M(8), the cache before this step, is named as that
+    (the reveal gave only the formula); M(10) as the token chosen but not cached yet; M(9)·n_head/n_kv_head as
+    every query head. The right pick and no pick name nothing."""
+    cfg, T = tiny_model.cfg, len(PROMPT)
+    _, _, q = _ask(tiny_model, "bytes")
+    m = lambda t: 2 * cfg.n_layer * t * cfg.n_kv_head * cfg.head_dim * 4  # noqa: E731
+    at = {o: i for i, o in enumerate(q.options)}
+    assert q.miss(at[f"{m(T):,} B"]).startswith("the cache before this step")
+    assert q.miss(at[f"{m(T + 2):,} B"]).startswith("one position too many")
+    if cfg.n_head != cfg.n_kv_head:
+        assert q.miss(at[f"{m(T + 1) * cfg.n_head // cfg.n_kv_head:,} B"]).startswith("every query head")
+    assert q.miss(q.answer) == "" and q.miss(None) == ""
+    _, _, q = _ask(tiny_model, "scores")
+    assert q.miss(q.options.index(f"{causal_pairs(T + 1):,}")).startswith("a full recompute")
