@@ -217,9 +217,17 @@ def toggle_play() -> None:
     ss = st.session_state
     ss[K.DECODE_PLAYING] = not ss[K.DECODE_PLAYING]
     ss[K.DECODE_MESSAGE] = None
-    if ss[K.DECODE_PLAYING]:
-        ss[K.DECODE_PREDICT] = False  # Play steps on its own: nothing to predict
+    if ss[K.DECODE_PLAYING] and ss[K.DECODE_PREDICT]:
+        # Play steps on its own: nothing to predict. Said, not done silently (the switch just went off).
+        ss[K.DECODE_PREDICT] = False
+        open_question = ss.get(QUESTION) is not None
         _clear_question()
+        say(
+            "info",
+            "Predict first is off while Play steps on its own"
+            + (": the open question was put away" if open_question else "")
+            + ". Pause, then turn it on again to predict.",
+        )
 
 
 def continue_past_end() -> None:

@@ -242,3 +242,17 @@ def test_the_link_in_the_address_bar_is_only_the_share_link(opened_with):
     [shown] = [c.value for c in at.code if c.value.startswith("?")]
     assert dict(at.query_params) == dict(urllib.parse.parse_qsl(shown[1:]))
     assert not {"present", "lesson", "teacher"} & set(at.query_params)
+
+
+def test_play_in_predict_mode_says_it_turns_predicting_off():
+    """Play steps on its own, so it turns Predict first off; it did so silently, the open question gone. Now
+    it says so, and the switch is off and no question is left on screen."""
+    at = new_app()
+    at.toggle(key=K.DECODE_PREDICT).set_value(True).run()
+    click(at, "Prefill")
+    assert at.session_state[D.QUESTION] is not None
+    play = next(b for b in at.button if b.label.startswith("Play"))
+    play.click().run()
+    said = " ".join(t.value for t in [*at.toast, *at.info])
+    assert "Predict first is off while Play steps on its own: the open question was put away" in said
+    assert at.session_state[K.DECODE_PREDICT] is False and at.session_state[D.QUESTION] is None
