@@ -74,22 +74,8 @@ else:
     m[1].metric("Target forward passes", spec.target_passes, help="Prefill + one pass per round.")
     m[2].metric("Draft forward passes", spec.draft_passes)
     st.code(decode(tok, spec.ids[spec.n_prompt :]), language=None, wrap_lines=True)
-    rows = []
-    for i, r in enumerate(spec.rounds, 1):
-        marks = [f"{token_text(tok, t)} {'✓' if ok else '✗'}" for t, ok in zip(r.proposed, r.accepted, strict=False)]
-        marks += [f"{token_text(tok, t)} (not checked)" for t in r.proposed[len(r.accepted) :]]
-        rows.append(
-            {
-                "round": i,
-                "proposed (✓ accepted, ✗ rejected)": " | ".join(marks),
-                "then": f"{'bonus' if r.final_is_bonus else 'resampled'}: {token_text(tok, r.final_token)}",
-                "tokens produced": r.produced,
-                "target cache: before → after checking k → after rollback": (
-                    f"{r.cache_before} → {r.cache_peak} → {r.cache_after}"
-                ),
-            }
-        )
-    st.dataframe(rows[::-1], hide_index=True, column_config=T.widths(["proposed (✓ accepted, ✗ rejected)"]))
+    rows = viz.speculative_rounds(spec.rounds, lambda t: token_text(tok, t))
+    st.dataframe(rows[::-1], hide_index=True, column_config=T.widths([viz.PROPOSED]))
     st.caption(
         "The target checks the pending token and all k proposals in one pass, so its cache briefly holds k+1 "
         "new positions; rejected ones are rolled back, exactly as if never consumed."
@@ -109,7 +95,9 @@ if st.button("Sample"):
 check = st.session_state.get("spec.dist")
 if check:
     st.markdown(
-        f"Temperature {check.temperature:g}, {check.n:,} samples: total variation (speculative samples vs target) "
+        f"Temperature {check.temperature:g}"
+        + (" (the slider's 0 is greedy, where both are one token: sampled at 1)" if temperature == 0 else "")
+        + f", {check.n:,} samples: total variation (speculative samples vs target) "
         f"= **{check.tv_samples:.4f}**; (draft vs target) = **{check.tv_draft:.4f}**. Sampling alone gives "
         f"{check.tv_noise:.4f} on average at this sample size."
     )

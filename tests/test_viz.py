@@ -141,3 +141,24 @@ def test_ruler_labels_close_together_take_a_second_row():
 
     x_hat = np.array([0.5, -1.0, 2.0, 0.0, 3.5])
     assert label_rows(x_hat, x_hat, 12.5).tolist() == [-0.5, -0.32, -0.32, -0.32, -0.32]
+
+
+def test_speculative_rounds_mark_proposals_after_a_rejection_discarded():
+    """k = 4: the second proposal rejected, so the last two were scored in the same pass and thrown away: marked
+    "(discarded)", not "(not checked)"; the round ends with a resampled token."""
+    from types import SimpleNamespace
+
+    from core.viz.speculative import PROPOSED, speculative_rounds
+
+    r = SimpleNamespace(
+        proposed=[5, 6, 7, 8],
+        accepted=[True, False],
+        final_is_bonus=False,
+        final_token=9,
+        produced=2,
+        cache_before=10,
+        cache_peak=15,
+        cache_after=12,
+    )
+    [row] = speculative_rounds([r], lambda t: f"t{t}")
+    assert row[PROPOSED] == "t5 ✓ | t6 ✗ | t7 (discarded) | t8 (discarded)" and row["then"] == "resampled: t9"

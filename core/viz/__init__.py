@@ -36,7 +36,7 @@ from core.viz.quant import (
     fig_quant_sweep,
     fig_ruler,
 )
-from core.viz.speculative import describe_three_distributions, fig_three_distributions
+from core.viz.speculative import PROPOSED, describe_three_distributions, fig_three_distributions, speculative_rounds
 from core.viz.table import figure_table
 from core.viz.theme import CACHED, COLORSCALE, MUTED, NEW_WORK, TEMPLATE, safe
 
@@ -79,6 +79,8 @@ __all__ = [
     "fig_block_tables",
     "fig_policy_comparison",
     "fig_three_distributions",
+    "PROPOSED",
+    "speculative_rounds",
     "CACHED",
     "COLORSCALE",
     "MUTED",

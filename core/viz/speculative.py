@@ -12,6 +12,32 @@ if TYPE_CHECKING:  # types only
     from core.speculative import TokenShare
 
 
+PROPOSED = "proposed (✓ accepted, ✗ rejected, then discarded)"
+
+
+def speculative_rounds(rounds, text) -> list[dict]:
+    """One table row per round of ``core.speculative.Speculative`` (``text``: token id → its raw text):
+    the proposals marked accepted, rejected, or discarded — the target scored those in the same pass,
+    but after a rejection they are thrown away unused (they read "not checked") — the token that
+    ends the round, the tokens produced and the target cache's length through the round."""
+    rows = []
+    for i, r in enumerate(rounds, 1):
+        marks = [f"{text(t)} {'✓' if ok else '✗'}" for t, ok in zip(r.proposed, r.accepted, strict=False)]
+        marks += [f"{text(t)} (discarded)" for t in r.proposed[len(r.accepted) :]]
+        rows.append(
+            {
+                "round": i,
+                PROPOSED: " | ".join(marks),
+                "then": f"{'bonus' if r.final_is_bonus else 'resampled'}: {text(r.final_token)}",
+                "tokens produced": r.produced,
+                "target cache: before → after checking k → after rollback": (
+                    f"{r.cache_before} → {r.cache_peak} → {r.cache_after}"
+                ),
+            }
+        )
+    return rows
+
+
 def fig_three_distributions(texts: list[str], shares: list[TokenShare]) -> go.Figure:
     """Grouped bars per token: target p, draft q, and the speculative samples (``shares``, one
     ``core.speculative.TokenShare`` per token; ``texts``: each token's raw text, escaped here)."""
@@ -34,7 +60,9 @@ def fig_three_distributions(texts: list[str], shares: list[TokenShare]) -> go.Fi
         barmode="group",
         height=360,
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
-        xaxis=dict(type="category"),
+        # Ordered by the larger of p and q, not by p: a token the draft favours ranks high however
+        # unlikely the target finds it ("2. No" at target p = 0.003 read as the runner-up).
+        xaxis=dict(type="category", title="tokens, most likely under the target or the draft first (max of p, q)"),
         yaxis=dict(title="probability"),
         margin=dict(t=60),
     )
