@@ -60,11 +60,21 @@ def find_checkpoints(models_dir: str | Path | None = None, hub: Path | None = No
     found = []
     for path, rev in candidates:
         arch = _loadable_architecture(path)
-        if arch is not None:
+        size = _safetensors_bytes(path) if arch is not None else None
+        if size is not None:  # an unreadable shard (a broken link: an interrupted download) leaves it out
             name = checkpoint_name(path) + (f"@{rev}" if rev else "")
-            size = sum(f.stat().st_size for f in path.glob("*.safetensors"))
             found.append(FoundCheckpoint(name, path, arch, size))
     return sorted(found, key=lambda c: c.name.lower())
+
+
+def _safetensors_bytes(folder: Path) -> int | None:
+    """Bytes of a folder's ``*.safetensors`` files, or None when one cannot be read: a hub snapshot's
+    files are links to blobs, and an interrupted download leaves a link to nothing, whose ``stat``
+    raised and took every page down for every session."""
+    try:
+        return sum(f.stat().st_size for f in folder.glob("*.safetensors"))
+    except OSError:
+        return None
 
 
 def _loadable_architecture(folder: Path) -> str | None:

@@ -411,6 +411,12 @@ def test_hub_cache_lists_supported_snapshots_only(checkpoints, tmp_path, monkeyp
     deep = _copy(checkpoints["llama"], mine / "deep")
     (deep / "config.json").write_text("[" * 100_000 + "]" * 100_000)
     assert [c.name for c in find_checkpoints(models_dir=mine)] == ["my-gpt2", "TinyOrg/tiny-llama"]
+    # An interrupted download: the snapshot's model.safetensors links to a blob that is not there. Its stat
+    # raised FileNotFoundError on every page for every session; the snapshot is left out.
+    broken = _copy(checkpoints["llama"], hub / "models--x--broken" / "snapshots" / "r3")
+    (broken / "model.safetensors").unlink()
+    (broken / "model.safetensors").symlink_to("../../blobs/deadbeef")
+    assert [c.name for c in find_checkpoints(models_dir=mine)] == ["my-gpt2", "TinyOrg/tiny-llama"]
 
 
 def test_command_line_options(tmp_path):
