@@ -31,6 +31,8 @@ def read_config(folder: Path) -> dict:
         hf = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"config.json in {folder.name} is not valid JSON ({e})") from None
+    except ValueError:  # Python's own limit on integer digits, whose message named sys.set_int_max_str_digits()
+        raise ValueError(f"config.json in {folder.name} holds a number over 4,300 digits long: not a model's") from None
     except RecursionError:
         raise ValueError(f"config.json in {folder.name} is nested too deeply to be a model's config") from None
     if not isinstance(hf, dict):

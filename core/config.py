@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,8 +106,10 @@ class GPTConfig:
             object.__setattr__(self, "rope_scaling", RopeScaling(**self.rope_scaling))
         if self.sliding_window is not None:
             _check_positive("sliding_window", self.sliding_window)
-        if not (self.norm_eps > 0 and self.rope_theta > 0):
-            raise ValueError(f"norm_eps and rope_theta must be positive, got {self.norm_eps}, {self.rope_theta}")
+        if not (0 < self.norm_eps < math.inf and 0 < self.rope_theta < math.inf):  # Infinity passed "> 0"
+            raise ValueError(
+                f"norm_eps and rope_theta must be positive finite numbers, got {self.norm_eps}, {self.rope_theta}"
+            )
 
     @property
     def attention_kind(self) -> str:
@@ -132,9 +135,16 @@ class GPTConfig:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
+MAX_COUNT = 2**40  # far past any real model's count (vocabularies ~10⁵, contexts ~10⁷)
+
+
 def _check_positive(name: str, value) -> None:
+    """A positive whole number up to ``MAX_COUNT``: a config.json claiming 10⁴⁰⁰ layers passed, then
+    overflowed turning its size into GiB (an OverflowError on every page)."""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"{name} must be a positive integer, got {quoted(value)}")
+    if value > MAX_COUNT:
+        raise ValueError(f"{name} must be at most 2⁴⁰ ({MAX_COUNT:,}); got a number {len(str(value))} digits long")
 
 
 PRESETS: dict[str, GPTConfig] = {

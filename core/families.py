@@ -87,6 +87,12 @@ def config_from_hf(hf: dict, max_context: int | None = None) -> tuple[GPTConfig,
 
 
 def _cap(window: int, max_context: int | None) -> int:
+    """The context window, capped at ``max_context``; a window that is not a whole number is refused
+    by name ("256" as a string gave "'<' not supported between instances of 'int' and 'str')."""
+    if isinstance(window, bool) or not isinstance(window, int):
+        raise ValueError(
+            f"config.json's context window (max_position_embeddings) must be a whole number, got {quoted(window, 60)}"
+        )
     return window if max_context is None else min(window, max_context)
 
 

@@ -317,6 +317,11 @@ def _bad_folders(ck, tmp):
     deep = _copy(ck["llama"], tmp / "deep")
     (deep / "config.json").write_text("[" * 100_000 + "]" * 100_000)
     out.append((deep, "config.json in deep is nested too deeply"))
+    digits = _copy(ck["llama"], tmp / "digits")  # Python's int limit named sys.set_int_max_str_digits()
+    (digits / "config.json").write_text(
+        (digits / "config.json").read_text().replace("{", '{"x": ' + "9" * 5000 + ",", 1)
+    )
+    out.append((digits, "holds a number over 4,300 digits long"))
     for name, weight_map in (("numbers", {"lm_head.weight": 3}), ("blank", {"lm_head.weight": ""})):
         ix = _copy(ck["llama"], tmp / name)
         (ix / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
@@ -328,8 +333,13 @@ def _bad_folders(ck, tmp):
         ("llama", "rope_parameters", "yarn", "config.json's rope_parameters must be an object of RoPE settings"),
         ("gpt2", "layer_norm_epsilon", [1], r"config.json's layer_norm_epsilon must be a number, got \[1\]"),
         ("gpt2", "tie_word_embeddings", "no", "config.json's tie_word_embeddings must be true or false, got 'no'"),
+        # A hostile-input probe: 10⁴⁰⁰ layers overflowed turning the size into GiB (OverflowError on every page),
+        # Infinity passed "> 0", and a window given as text compared an int with a str.
+        ("llama", "num_hidden_layers", 10**400, "n_layer must be at most 2⁴⁰ .* a number 401 digits long"),
+        ("llama", "rms_norm_eps", float("inf"), "norm_eps and rope_theta must be positive finite numbers"),
+        ("llama", "max_position_embeddings", "256", "max_position_embeddings\\) must be a whole number, got '256'"),
     ):
-        typed = _copy(ck[arch], tmp / f"typed-{field}")
+        typed = _copy(ck[arch], tmp / f"typed-{field}-{len(out)}")
         _edit_config(typed, **{field: value})
         out.append((typed, said))
     return out
