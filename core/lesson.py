@@ -10,6 +10,7 @@ field is written (found by scanning the text, since tomllib keeps no positions).
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -134,7 +135,7 @@ def _parse_lesson(text: str | bytes, name: str) -> Lesson:
         field = key[1].strip("\"'") if key else None
         problem = Problem(line, field, f"TOML syntax: {msg[:1].lower()}{msg[1:]}", column=int(m[2]) if m else None)
         raise LessonError([problem], name) from None
-    validator = jsonschema.Draft202012Validator(lesson_schema())
+    validator = STRICT_VALIDATOR(lesson_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     problems = [_problem(text, data, e) for e in errors if e.validator not in ("allOf", "if")]
     if problems:
@@ -188,6 +189,20 @@ LIMITS = {
     "maxItems": "has more than {v} entries",
     "minItems": "needs at least {v} entry",
 }
+
+
+# JSON Schema counts 3.0 as an integer and NaN as a number within any bounds (every comparison with it
+# is false): a lesson with `step = 3.0` or `temperature = nan` passed and crashed its page. Whole numbers
+# are ints here, and numbers finite.
+STRICT_VALIDATOR = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
+        {
+            "integer": lambda _, x: isinstance(x, int) and not isinstance(x, bool),
+            "number": lambda _, x: isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x),
+        }
+    ),
+)
 
 
 def _problem(text: str, data: dict, e: jsonschema.ValidationError) -> Problem:

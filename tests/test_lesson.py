@@ -113,6 +113,18 @@ def _line(text: str, needle: str) -> int:
         ("scaled = false", "scaled = 1", "scaled = 1", 1, "settings.scaled", "1 is not true or false"),
         ('title = "The bill per token"', 'title = ""', 'title = ""', 3, "title", "is empty"),
         ('ex = "ch30-1"', 'ex = "ch30-9"', 'ex = "ch30-9"', 8, "settings.ex", "'ch30-9' is not one of"),
+        # JSON Schema takes 3.0 for a whole number and NaN for a number inside any bounds: both passed and
+        # crashed their page ("'float' object cannot be interpreted as an integer", "temperature … got nan").
+        ("step = 11", "step = 11.0", "step = 11.0", 2, "settings.step", "11.0 is not a whole number"),
+        ("numbers = 0", "numbers = 4.0", "numbers = 4.0", 8, "settings.numbers", "4.0 is not a whole number"),
+        (
+            "step = 11",
+            "step = 11\ntemperature = nan",
+            "temperature = nan",
+            2,
+            "settings.temperature",
+            "nan is not a number",
+        ),
     ],
 )
 def test_broken_lesson_names_line_and_field(old, new, needle, stop, field, message):
