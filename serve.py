@@ -36,6 +36,7 @@ from pathlib import Path
 from serve_nginx import (  # noqa: F401 — names the tests and bench use through ``serve``
     COOKIE,
     ServeError,
+    address_problem,
     check_config,
     find_nginx,
     free_port,
@@ -252,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.replicas < 1:
         ap.error("--replicas must be at least 1")
+    problem = address_problem(args.host, args.port, args.backend)
+    if problem:  # before anything binds or writes a config: ";evil" was written into nginx's
+        ap.error(problem)
     if args.print_config:
         named = [(f"r{i}", a) for i, a in enumerate(args.backend)] or [
             (f"r{i}", f"127.0.0.1:{8600 + i}") for i in range(args.replicas)

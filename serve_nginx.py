@@ -91,3 +91,21 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$|^\[?[0-9A-Fa-f:.]+\]?$")  # a name or an IP address
+
+
+def address_problem(host: str, port: int, backends: list[str]) -> str | None:
+    """What is wrong with ``--host``, ``--port`` or a ``--backend`` host:port, or None. They go into
+    nginx's config verbatim, so only names, IP addresses and ports 1 … 65535 pass (port 70000 raised
+    Python's OverflowError, and a host ";evil" was reported as a taken port)."""
+    if not 1 <= port <= 65535:
+        return f"--port must be 1 … 65535, got {port}"
+    if not HOST.match(host):
+        return f"--host must be a host name or an IP address, got {host!r}"
+    for b in backends:
+        name, _, num = b.rpartition(":")
+        if not (name and HOST.match(name) and num.isdigit() and 1 <= int(num) <= 65535):
+            return f"--backend must be host:port (port 1 … 65535), got {b!r}"
+    return None

@@ -93,6 +93,25 @@ def test_refuses_clearly_without_nginx_or_on_a_taken_port():
     assert done.returncode == 1 and f"port {port}" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--port", "70000"], "--port must be 1 … 65535, got 70000"),  # was an OverflowError traceback, exit 0
+        (["--port", "-1"], "--port must be 1 … 65535, got -1"),
+        (["--host", ";evil"], "--host must be a host name or an IP address, got ';evil'"),  # was "port … taken"
+        (["--backend", "x y;z:1", "--print-config"], "--backend must be host:port"),  # was written into nginx's config
+    ],
+)
+def test_bad_addresses_are_refused_before_anything_starts(args, said):
+    """The public port, host and backends go into nginx's config verbatim: anything but a name or IP address
+    and a port 1 … 65535 is refused by argparse (exit 2), with no traceback and no config printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "serve", "--replicas", "1", *args], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr and not done.stdout
+    assert serve.address_problem("10.0.0.12", 8601, ["10.0.0.11:8601", "app-2.school.lan:8602"]) is None
+
+
 def test_ctrl_c_stops_every_child():
     """`python -m serve` prints the address and hands what follows `--` to its replica's app.py;
     Ctrl-C (SIGINT) stops nginx and every replica, exit 0."""
