@@ -159,6 +159,9 @@ def _read_weights(name: str, files, arch: str, cfg, expected: dict, layouts, dty
     with ExitStack() as stack:
         handles = {f: stack.enter_context(F.open_safetensors(f)) for f in files}
         stored = {k: (f, h.get_slice(k)) for f, h in handles.items() for k in h.keys()}  # headers only
+        twice = sorted({k for f, h in handles.items() for k in h.keys() if stored[k][0] != f})
+        if twice:  # two files holding one tensor: whichever was read last won, silently
+            raise ValueError(f"{name}: tensors stored in more than one weights file: {F.few(twice)}")
         plan = _plan(name, arch, cfg, expected, stored)
         state, done, total = {}, 0, sum(_numel(expected[n]) for n in plan)
         for param, src in plan.items():

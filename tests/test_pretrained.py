@@ -317,6 +317,9 @@ def _bad_folders(ck, tmp):
     deep = _copy(ck["llama"], tmp / "deep")
     (deep / "config.json").write_text("[" * 100_000 + "]" * 100_000)
     out.append((deep, "config.json in deep is nested too deeply"))
+    twice = _copy(ck["llama"], tmp / "twice")  # the same tensors in two files: the last read won, silently
+    shutil.copy(twice / "model.safetensors", twice / "model-copy.safetensors")
+    out.append((twice, "twice: tensors stored in more than one weights file: "))
     digits = _copy(ck["llama"], tmp / "digits")  # Python's int limit named sys.set_int_max_str_digits()
     (digits / "config.json").write_text(
         (digits / "config.json").read_text().replace("{", '{"x": ' + "9" * 5000 + ",", 1)
