@@ -177,7 +177,10 @@ def read_gguf(path: str | Path, source: str | None = None) -> GGUFSummary:
     a = arch or "?"
     n_head = _scalar_ints(reader, f"{a}.attention.head_count")
     n_embd = _scalar_ints(reader, f"{a}.embedding_length")
-    head_dim = n_embd // n_head if isinstance(n_embd, int) and isinstance(n_head, int) and n_head else None
+    # n_embd / n_head when the file gives no key/value length, as llama.cpp derives it; llama.cpp
+    # refuses an embedding that does not divide into the heads (66 over 4 read as 16 here).
+    whole = isinstance(n_embd, int) and isinstance(n_head, int) and n_head and n_embd % n_head == 0
+    head_dim = n_embd // n_head if whole else None
     n_params = sum(r.n_elements for r in rows)
     weight_bytes = sum(r.n_bytes for r in rows)
     summary = GGUFSummary(

@@ -95,6 +95,16 @@ def test_plan_refuses_a_file_without_kv_terms():
         gguf_memory_plan(s, 100)
 
 
+def test_an_embedding_that_does_not_divide_into_the_heads_gives_no_head_size(tmp_path):
+    """embedding_length 66 over 4 heads and no key/value length: llama.cpp refuses such a file; the summary
+    read 66 // 4 = 16 and planned a cache from it. Now there is no head size, and the plan names it missing."""
+    s = read_gguf(_llama_like(tmp_path / "odd.gguf", n_layer=2, n_head=4, n_kv=4, n_embd=66, ctx=64, vocab=10))
+    assert (s.head_dim_k, s.head_dim_v) == (None, None)
+    with pytest.raises(ValueError, match="head_dim_k"):
+        gguf_memory_plan(s, 64)
+    assert read_gguf(_llama_like(tmp_path / "even.gguf", 2, 4, 4, 64, 64, 10)).head_dim_k == 16
+
+
 def _kv_header(key: bytes, vtype: int, payload: bytes, n_tensors=0) -> bytes:
     return (
         b"GGUF"
