@@ -195,6 +195,10 @@ def gguf_plan_section() -> None:
     if st.session_state.get("memory.gguf_shown") != (s.source, s.file_bytes):  # a new file: its own context
         st.session_state["memory.gguf_shown"] = (s.source, s.file_bytes)
         st.session_state["memory.gguf_n_ctx"] = min(s.context_length or K.MEMORY["memory.gguf_n_ctx"], MAX_N_CTX)
+    # Hand each box its value again before drawing it: hidden for a run (a refused upload: no plan), the boxes
+    # came back showing their first option and minimum (f32, 0.001 GB) while the plan used f16 and 8 GB.
+    for key in ("memory.gguf_n_ctx", "memory.gguf_cache_type", "memory.gguf_budget_gb"):
+        st.session_state[key] = st.session_state[key]
     c = st.columns(3)
     n_ctx = c[0].number_input("n_ctx: positions", 1, MAX_N_CTX, key="memory.gguf_n_ctx", **kw)
     ctype = c[1].selectbox(

@@ -28,6 +28,18 @@ def models(tmp_path_factory):
     return folder
 
 
+def _export(path, n_layer=1):
+    """A small F32 export (one or two layers: two different files of well under the 1 MB upload limit)."""
+    from core.assets import load_shipped_tokenizer
+    from core.config import GPTConfig
+    from core.gguf_export import write_gguf
+    from tests.conftest import make_model
+
+    cfg = GPTConfig(vocab_size=1024, block_size=64, n_layer=n_layer, n_head=2, n_kv_head=1, n_embd=32, ffn_hidden=64)
+    write_gguf(make_model(cfg), load_shipped_tokenizer(), "F32", path, name="tiny")
+    return path
+
+
 @pytest.fixture(scope="module")
 def url(models):
     with running_app(app_args=("--models-dir", str(models))) as u:
@@ -99,6 +111,27 @@ def test_download_and_upload(url, models, tmp_path):
         page.get_by_role("cell", name="16 / 16", exact=True).wait_for(timeout=30000)
         _to_top(page, "A memory plan from a real .gguf file")
         screenshot(page, "gguf-upload-laptop")
+
+
+def test_boxes_show_the_plans_values_after_a_refused_upload(url, models, tmp_path):
+    """Upload a file, then one over the 1 MB limit (the uploader refuses it: no plan for a run), then another
+    file: the boxes came back showing f32 and 0.001 GB while the plan said f16 and 8 GB (a hostile-input probe,
+    3 of 3 runs). They show what the plan uses."""
+    (tmp_path / "big.gguf").write_bytes(b"GGUF" + bytes(1_100_000))
+    other = _export(tmp_path / "two-layers.gguf", n_layer=2)
+    with browser_page(1280, 900) as page:
+        _open(page, url, "/memory")
+        page.get_by_text("upload a .gguf").click()
+        page.wait_for_timeout(2500)
+        for path in (models / "tiny-F32.gguf", tmp_path / "big.gguf", other):
+            page.get_by_test_id("stMain").locator("input[type=file]").last.set_input_files(str(path))
+            page.wait_for_timeout(4000)
+        page.wait_for_function(IDLE_JS, timeout=30000)
+        budget = page.get_by_label("Memory budget (GB)").input_value()
+        cache_type = page.get_by_role("combobox", name="Cache type (llama.cpp --cache-type-k/v)").input_value()
+        said = page.get_by_text("KV cache in").first.inner_text()
+        screenshot(page, "gguf-after-refused-upload-laptop")
+        assert (budget, cache_type) == ("8.000", "f16") and said.startswith("KV cache in f16 at 64 positions")
 
 
 EVIL = "<b>bold</b> <img src=x onerror=alert(2)> **md** [l](javascript:alert(1)) :red[x]"
