@@ -140,7 +140,7 @@ def test_broken_lesson_names_line_and_field(old, new, needle, stop, field, messa
 
 def test_missing_field_points_at_its_stop():
     """A stop without its note: the message names the field and the line of that stop's [[stops]]."""
-    text = _broken('note = """Chapter 19', 'notes = """Chapter 19')
+    text = _broken('note = """Chapter 10', 'notes = """Chapter 10')
     with pytest.raises(L.LessonError) as err:
         L.parse_lesson(text)
     first = err.value.problems[0]
