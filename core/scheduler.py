@@ -56,13 +56,21 @@ class Request:
 
 @dataclass(frozen=True)
 class StepReport:
-    """One step: the requests in its forward pass, output tokens emitted, what happened, compute ms."""
+    """One step (``step`` counted from 1): the requests in its forward pass, output tokens emitted, what
+    happened, compute ms."""
 
     step: int
     rows: list[str]
     tokens: int
     events: list[str]
     ms: float
+
+    def said(self) -> list[str]:
+        """What the page says about this step: its events, or for a plain decode step (none) what it did
+        (the page's first-step hint stayed up at every such step)."""
+        return self.events or [
+            f"{', '.join(self.rows)} each added a token ({self.tokens} in one pass, {self.ms:.1f} ms)."
+        ]
 
 
 @dataclass(frozen=True)
@@ -208,8 +216,9 @@ class Engine:
                 freed = cache.free(r.name)
                 r.state, r.finished_at = "finished", self.clock
                 events.append(f"{r.name} finished after {len(r.outputs)} tokens: {_n(freed)} free again.")
-        report = StepReport(self.steps, [r.name for r in running], len(running), events, ms)
         self.steps += 1
+        # Counted from 1, as the page's "Step N" counts: numbered from 0 its lines read "Step 1: …" under "Step 2".
+        report = StepReport(self.steps, [r.name for r in running], len(running), events, ms)
         self.history.append(report)
         return report
 

@@ -80,8 +80,8 @@ status = (
 )
 if engine.done:
     st.success(f"{status}  \nEvery request has finished and freed its blocks: the pool is empty. Reset replays.")
-elif last and last.events:
-    st.info(status + "".join(f"  \nStep {last.step}: {e}" for e in last.events))
+elif last:
+    st.info(status + "".join(f"  \nStep {last.step}: {e}" for e in last.said()))
 else:
     st.info(f"{status}  \nPress **Step ▸**: requests that have arrived are prefilled together, one pass per step.")
 

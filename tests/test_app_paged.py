@@ -37,7 +37,7 @@ def test_eight_students_share_two_blocks():
     metrics = _metrics(at)
     assert any(k.startswith("Sharing saves 14 of ") for k in metrics)
     assert metrics["Preallocated for the window"] == f"{8 * 524_288:,} B"
-    assert "Step 8" in at.info[0].value and "R8 joins the batch" in at.info[0].value
+    assert "**Step 8**" in at.info[0].value and "Step 8: R8 joins the batch" in at.info[0].value  # one numbering
 
 
 def test_one_request_allocates_on_demand():
@@ -58,6 +58,13 @@ def test_one_request_allocates_on_demand():
     for step in range(2, 16):
         click(at, STEP)
         assert sum(1 for x in _pool_labels(at) if x.endswith("R1")) == (5 if step == 15 else 4)
+        if step == 2:  # a plain decode step says what it did (the first step's "Press Step ▸" hint stayed up)
+            said = at.info[0].value
+            assert (
+                "**Step 2**" in said
+                and "Step 2: R1 each added a token (1 in one pass, " in said
+                and "Press" not in said
+            )
     click(at, "Run to the end")
     assert "Every request has finished" in at.success[0].value
     assert all(not x.endswith("R1") for x in _pool_labels(at)) and _metrics(at)["Paged: blocks in use"] == "0 B"
