@@ -89,7 +89,12 @@ except ValueError as err:
     ui.refuse(err, "Check the lengths: ")
     st.stop()
 B = len(lengths)
-c[2].metric("B: requests", f"{B:,}")
+c[2].metric("B: requests", f"{B:,}", help="Counted from T: one length per request (“4096, 4096” is B = 2).")
+if shape.context_window and max(lengths) > shape.context_window:  # the arithmetic holds; the model cannot go there
+    st.warning(
+        f"T = {max(lengths):,} is past this model's context window of {shape.context_window:,} positions: the "
+        "bytes below are what such a cache would take, but the model cannot attend that far."
+    )
 if len(set(lengths)) == 1:
     head, terms = "2 · B · L · T", f"2 · {B:,} · {L:,} · {lengths[0]:,}"
 else:  # unequal lengths: B · T becomes their sum (a mean T would not be a whole number of positions)

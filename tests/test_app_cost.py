@@ -132,6 +132,11 @@ def test_memory_shipped_model_checked_against_real_cache():
     t.set_value("100, 37").run()
     assert any("equal to the formula" in s.value for s in at.success)
     assert any(f"{2 * 4 * 2 * 32 * 4 * 137:,} bytes" in m.value for m in at.markdown)
+    assert not any("context window" in w.value for w in at.warning)  # 100 and 37 are within 256
+    # Past the shipped model's 256-position window: the bytes still follow, and the page says so (it did not).
+    t.set_value("4096").run()
+    assert any("T = 4,096 is past this model's context window of 256 positions" in w.value for w in at.warning)
+    assert any(f"{2 * 4 * 2 * 32 * 4 * 4096:,} bytes" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("bad", ["", "abc", "-5", "1.5", "0"])
