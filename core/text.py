@@ -128,3 +128,13 @@ def quoted(value, limit: int = 40) -> str:
         for c in cut
     )
     return f"'{shown}'"
+
+
+def show_spaces(text: str) -> str:
+    """Token text with its leading and trailing spaces made visible as '␣' (two tokens " yuan" and
+    "yuan" must not look the same)."""
+    core = text.strip(" ")
+    if not core:
+        return "␣" * len(text)
+    lead, trail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
+    return "␣" * lead + core + "␣" * trail

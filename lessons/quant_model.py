@@ -9,7 +9,7 @@ from core import quant, viz
 from core import state as K
 from core.flip import find_flip, greedy_by_bits, top_two
 from core.quant_model import divergence, row_lengths, valid_group_sizes
-from core.text import ordinal
+from core.text import markdown_literal, ordinal, show_spaces
 from core.tokenizer import decode, encode, end_token_id, token_text
 
 tok, model, card, source = M.chosen_tokenizer(), M.chosen_model(), M.chosen_card(), M.chosen_source()
@@ -33,11 +33,12 @@ else:
 logits = sess.logits.double().numpy()
 two = top_two(logits)
 a, b, c = st.columns(3)
-a.metric("Greedy next token", repr(token_text(tok, two.greedy)), help=f"token id {two.greedy}")
-b.metric("Runner-up", repr(token_text(tok, two.runner_up)), help=f"token id {two.runner_up}")
+shown = lambda i: show_spaces(token_text(tok, i))  # noqa: E731 — as the decode page shows tokens: "␣Yes"
+lit = lambda i: markdown_literal(shown(i))  # noqa: E731 — in running text: literal, never markup
+a.metric("Greedy next token", shown(two.greedy), help=f"token id {two.greedy}")
+b.metric("Runner-up", shown(two.runner_up), help=f"token id {two.runner_up}")
 c.metric("Margin between them (logit units)", f"{two.margin:.4f}")
-rows = greedy_by_bits(logits)
-flip = find_flip(logits, rows)
+flip = find_flip(logits, rows := greedy_by_bits(logits))
 if flip is None:
     st.markdown("No scale changes the greedy token: it has token id 0, so no tie can go against it.")
 else:
@@ -45,7 +46,7 @@ else:
         f"Rounding the logits to multiples of a scale s first changes the greedy token for every s just above "
         f"**{flip.threshold:.6g}** (exactly {flip.threshold!r}). Rounding never reorders logits, it only makes "
         f"them equal: there **{len(flip.tied)} tokens** land on the top shelf together, and greedy takes the "
-        f"first in token-id order, {token_text(tok, flip.chosen)!r} (id {flip.chosen}), which ranked "
+        f"first in token-id order, “{lit(flip.chosen)}” (id {flip.chosen}), which ranked "
         f"**{ordinal(flip.rank)}** before rounding."
     )
 st.markdown("By bit width (automatic symmetric scale over all logits):")
@@ -54,7 +55,7 @@ st.dataframe(
         {
             "bits": r.bits,
             "scale s": round(r.scale, 6),
-            "greedy token": token_text(tok, r.greedy),
+            "greedy token": shown(r.greedy),
             "changed?": "yes" if r.changed else "no",
             "tokens on the top shelf": r.tied,
         }
@@ -140,9 +141,8 @@ if div.at is None:
     )
 else:
     st.warning(
-        f"The texts first differ at output token {div.at + 1}: {token_text(tok, div.reference[div.at])!r} "
-        f"(float) vs {token_text(tok, div.other[div.at])!r} ({n_bit}-bit). After that, every later input "
-        "differs too."
+        f"The texts first differ at output token {div.at + 1}: “{lit(div.reference[div.at])}” "
+        f"(float) vs “{lit(div.other[div.at])}” ({n_bit}-bit). After that, every later input differs too."
     )
 st.caption(
     "Greedy, up to the end token. To step a quantized model yourself, pick its weights under "

@@ -131,6 +131,19 @@ def test_quant_model_page_tables_and_divergence():
     assert float(weights["greedy changed"][1].rstrip("%")) <= 1.0
     assert at.success or any("first differ at output token" in w.value for w in at.warning)
     assert any(m.label == "Margin between them (logit units)" for m in at.metric)
+    # Tokens read as the decode page shows them (spaces as ␣, no Python quotes): "␣Yes", not "' Yes'".
+    from core import state as K
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.decode import SamplingConfig
+    from core.flip import top_two
+    from core.session import start
+    from core.tokenizer import encode, token_text
+
+    tok = load_shipped_tokenizer()
+    sess = start(load_model(), encode(tok, K.DEFAULT_PROMPT), SamplingConfig())
+    want = token_text(tok, top_two(sess.logits.double().numpy()).greedy)
+    got = next(m.value for m in at.metric if m.label == "Greedy next token")
+    assert got == want.replace(" ", "␣") and not got.startswith("'")
 
 
 def test_decode_page_runs_the_quantized_model():

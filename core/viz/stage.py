@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.text import show_spaces  # noqa: F401 (also imported from here: ui_question, core.predict)
 from core.viz.theme import CACHED, NEW_WORK
 
 SCALE = 10_000  # shares are sent as round(share × SCALE)
@@ -100,16 +101,6 @@ def heatmap_row(row: np.ndarray, labels: list[str], title: str, fig_id: str, sty
         "label": labels[T - 1],
         **_common(fig_id, title, row, labels, style, desc),
     }
-
-
-def show_spaces(text: str) -> str:
-    """Token text with its leading and trailing spaces made visible as '␣' (two tokens " yuan" and
-    "yuan" must not look the same)."""
-    core = text.strip(" ")
-    if not core:
-        return "␣" * len(text)
-    lead, trail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
-    return "␣" * lead + core + "␣" * trail
 
 
 def next_token_bars(rows: list[tuple[int, str, float]], chosen: int | None, title: str, style: StageStyle) -> dict:
