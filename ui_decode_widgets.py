@@ -29,12 +29,9 @@ def prompt_box(present: bool) -> None:
 
 
 def settings() -> None:
-    with st.popover(
-        "Settings",
-        icon=":material/tune:",
-        help="Sampling, precision, weights and Play pace; they apply at the next Prefill.",
-        width="stretch",
-    ):
+    # No tooltip: while the pointer rested on the button it covered the open panel's Temperature and float64.
+    with st.popover("Settings", icon=":material/tune:", width="stretch"):
+        st.caption("Sampling, precision, weights and Play pace: they apply at the next Prefill.")
         a, b = st.columns(2)
         a.radio("Precision", ["float32", "float64"], key=K.DECODE_DTYPE, persist_state="session", horizontal=True)
         a.radio(

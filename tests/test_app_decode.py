@@ -137,6 +137,9 @@ def test_changing_weights_invalidates_the_cache_with_a_reason():
     at = new_app()
     radio = at.radio(key=K.DECODE_WEIGHT_BITS)
     assert radio.index == 0 and radio.options[0] == "float"
+    # Settings says when its choices apply inside the panel, not in a tooltip that covered the open panel.
+    [settings] = [p.proto.popover for p in at.get("popover") if p.proto.popover.label == "Settings"]
+    assert settings.help == "" and any("they apply at the next Prefill" in c.value for c in at.caption)
     click(at, "Prefill")
     assert at.session_state[K.DECODE_SESSION].model_key.weight_bits is None
     at.radio(key=K.DECODE_WEIGHT_BITS).set_value(8).run()
