@@ -76,3 +76,34 @@ def test_measured_chart_title_clear_of_the_y_title_in_presenter_mode():
         page.wait_for_timeout(1000)
         assert not page.evaluate(OVERLAP_JS, ["Median of", ".gtitle", ".g-ytitle"])
         screenshot(page, "cost-measured-presenter")
+
+
+HUGE = (
+    '{"num_hidden_layers":1000000,"num_attention_heads":1000000,"num_key_value_heads":1000000,"hidden_size":1000000,'
+    '"torch_dtype":"float64","max_position_embeddings":1000000000000}'
+)
+# Where each metric value's text is laid out, against its metric's box: an ellipsis leaves the text's own width
+# running past the box (its last digits hidden); wrapped, it stays inside.
+TEXT_PAST_BOX_JS = """() => [...document.querySelectorAll('[data-testid=stMetric]')].map(m => {
+  const v = m.querySelector('[data-testid=stMetricValue]'), r = document.createRange();
+  r.selectNodeContents(v);
+  return [v.innerText, r.getBoundingClientRect().right - m.getBoundingClientRect().right];
+})"""
+
+
+def test_a_huge_metric_wraps_instead_of_hiding_its_digits():
+    """A pasted config with 10⁶ layers, heads and width and 10¹² positions: the cache is 16,000,000,000,000,000.00
+    GB, and the metrics showed "14,901,161,193,847,65…" with the rest cut off. Every digit is on screen now."""
+    with running_app() as url, browser_page(1280, 1000) as page:
+        page.goto(f"{url}/memory")
+        page.get_by_role("combobox", name="Model shape").click()
+        page.get_by_role("option", name="From a config.json (paste or upload)").click()
+        box = page.get_by_role("textbox", name="…or paste its text")
+        box.fill(HUGE)
+        box.press("Control+Enter")
+        page.get_by_text("16,000,000,000,000,000.00 GB").first.wait_for(timeout=30000)
+        page.wait_for_timeout(1000)
+        placed = page.evaluate(TEXT_PAST_BOX_JS)
+        screenshot(page, "memory-huge-metrics-1280")
+        assert "14,901,161,193,847,656.25 GiB" in [t for t, _ in placed]
+        assert all(past <= 1 for _, past in placed), placed
