@@ -137,7 +137,7 @@ def test_ruler_labels_close_together_take_a_second_row():
     apart (under 12.5 / 16) ran together; the second drops to the lower row, the rest stay on the first."""
     import numpy as np
 
-    from core.viz.quant import label_rows
+    from core.viz.ruler import label_rows
 
     x_hat = np.array([0.5, -1.0, 2.0, 0.0, 3.5])
     assert label_rows(x_hat, x_hat, 12.5).tolist() == [-0.5, -0.32, -0.32, -0.32, -0.32]

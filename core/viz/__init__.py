@@ -30,12 +30,11 @@ from core.viz.quant import (
     describe_bits_per_weight,
     describe_block,
     describe_quant_sweep,
-    describe_ruler,
     fig_bits_per_weight,
     fig_block,
     fig_quant_sweep,
-    fig_ruler,
 )
+from core.viz.ruler import describe_ruler, fig_ruler
 from core.viz.speculative import PROPOSED, describe_three_distributions, fig_three_distributions, speculative_rounds
 from core.viz.table import figure_table
 from core.viz.theme import CACHED, COLORSCALE, MUTED, NEW_WORK, TEMPLATE, safe
