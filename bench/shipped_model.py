@@ -24,8 +24,8 @@ import torch
 from core.assets import ASSETS, load_model, load_shipped_tokenizer
 from core.decode import decode_one_token, prefill
 from core.kv_cache import KVCache
-from core.measure import measure_speculative
 from core.quant_model import eval_windows, quantize_weights, sweep
+from core.speedups import measure_speculative
 from core.state import DEFAULT_PROMPT
 from core.tokenizer import decode, encode, end_token_id, token_text
 

@@ -7,8 +7,8 @@ import ui_models
 import ui_tables as T
 from core import state as K
 from core import viz
-from core.measure import measure_speculative
 from core.speculative import Speculative, acceptance_check, check_prompt
+from core.speedups import measure_speculative
 from core.tokenizer import decode, encode, token_text
 
 tok, card = ui_models.chosen_tokenizer(), ui_models.chosen_card()

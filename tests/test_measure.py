@@ -61,7 +61,7 @@ def test_measured_traces_exclude_a_cold_start(tiny_model):
 def test_speculative_measure_repeats_and_reports_spread(tiny_model):
     """Draft = target, greedy: every proposal is accepted, so with k = 2 each round adds 3 tokens: 10 tokens take
     prefill + 3 rounds = 4 target passes (0.4 per token); 3 repeats give a median inside its range."""
-    from core.measure import measure_speculative
+    from core.speedups import measure_speculative
 
     [row] = measure_speculative(tiny_model, tiny_model, [1, 2, 3], ks=(2,), n_tokens=10, repeats=3)
     assert row.acceptance == 1.0 and row.tokens == 1 + 3 * (2 + 1) and row.target_passes_per_token == 4 / 10
@@ -73,7 +73,7 @@ def test_shown_speed_up_is_the_ratio_of_the_shown_numbers(tiny_model, monkeypatc
     give speed-ups 2×, 3×, 5×. The row is the median repeat's: 3×, 32 tokens in 100 ms batched (320 tokens/s)
     and in 300 ms one by one (106.7 tokens/s), 320 ÷ 106.7 = 3. Each timing's own median (200 ÷ 50 ms) would
     have shown 4× beside 3×."""
-    import core.measure as M
+    import core.speedups as M
 
     batched = iter([(1.0, 0.1), (50.0, 5.0), (100.0, 6.0), (40.0, 7.0)])  # the warm-up first
     solo = iter([100.0, 300.0, 200.0])
@@ -88,7 +88,7 @@ def test_shown_speed_up_is_the_ratio_of_the_shown_numbers(tiny_model, monkeypatc
 def test_speculative_speed_up_is_the_ratio_of_the_shown_times(tiny_model, monkeypatch):
     """Plain 90, 120, 100 ms against speculative 60, 30, 100 ms: speed-ups 1.5×, 4×, 1×; the row is the median
     repeat's (1.5×: 90 ÷ 60 ms), not the medians taken apart (100 ÷ 60 ms = 1.67×)."""
-    import core.measure as M
+    import core.speedups as M
 
     real = M._speculate
     spec = iter([60.0, 30.0, 100.0])

@@ -12,12 +12,12 @@ from colorspacious import cspace_convert
 from core import bill, viz
 from core import ruler as R
 from core.latency import EDITABLE
-from core.measure import BatchSpeed
 from core.paged import PagedKVCache
 from core.paged_presets import compare_policies
 from core.quant_model import QuantReport
 from core.scheduler import Request
 from core.speculative import TokenShare
+from core.speedups import BatchSpeed
 from core.viz import latency as VL
 from core.viz import memory as VM
 from core.viz import paged as VP

@@ -10,12 +10,12 @@ from core import bill, viz
 from core import ruler as R
 from core.config import PRESETS
 from core.latency import CH30_TRACE, EXERCISE_1, RequestTrace
-from core.measure import BatchSpeed
 from core.paged import PagedKVCache
 from core.paged_presets import compare_policies
 from core.quant_model import QuantReport
 from core.scheduler import Request
 from core.speculative import TokenShare
+from core.speedups import BatchSpeed
 from core.viz import stage as SV
 from core.viz.theme import description_of
 from tests.conftest import make_model
