@@ -7,6 +7,7 @@ import streamlit as st
 import heap
 import ui
 import ui_lesson
+import ui_lesson_start
 
 st.set_page_config(
     page_title="Inference, efficiently",
@@ -29,7 +30,7 @@ pages = {
 nav = st.navigation(pages, position="top")
 ui.track_page(nav)
 ui.sidebar_controls()
-ui_lesson.sidebar()
+ui_lesson_start.sidebar()
 ui.sidebar_model_card()
 ui_lesson.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 ui.url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that

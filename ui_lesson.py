@@ -21,7 +21,7 @@ import ui
 import ui_handout as H
 import ui_static
 from core import state as K
-from core.lesson import MAX_BYTES, LessonError, load_shipped, parse_lesson, shipped_lessons
+from core.lesson import load_shipped, shipped_lessons
 from core.lesson_pages import PAGES
 
 # Served with the stage's modules (ui_static: static/stage-<hash>/), so a rerun does not resend it.
@@ -155,64 +155,7 @@ def from_url() -> None:
         ss["url.ignored"] = [*ss.get("url.ignored", []), *notes]
 
 
-# ---- starting a lesson (sidebar) ------------------------------------------------------------------
-
-
-def _start_shipped() -> None:
-    name = st.session_state[K.LESSON_PICK]
-    start(shipped(name), name)
-    st.session_state[K.LESSON_CLOSE_SIDEBAR] = True  # the lesson gets the whole screen (lesson_scroll.js)
-
-
-def _start_upload() -> None:
-    """Validate the uploaded file; a malformed one is refused with its problems, nothing else changes."""
-    ss, up = st.session_state, st.session_state.get(K.LESSON_UPLOAD)
-    if up is None:
-        ui.set_message(K.LESSON_MESSAGE, "Choose a lesson file (.toml) first", "info")
-        return
-    try:
-        lesson = parse_lesson(up.getvalue(), up.name)
-    except LessonError as err:
-        ui.set_message(K.LESSON_MESSAGE, "This lesson file can't be used; nothing was changed", "error")
-        ss[K.LESSON_PROBLEMS] = str(err)
-        return
-    start(lesson, None)
-    ss[K.LESSON_CLOSE_SIDEBAR] = True
-
-
-def sidebar() -> None:
-    """Start the shipped lesson or a teacher's own file; say why a file was refused."""
-    with st.sidebar:
-        st.subheader("Guided lesson")
-        names = shipped_lessons()
-        st.selectbox(
-            "Shipped lesson", names, key=K.LESSON_PICK, persist_state="session", format_func=lambda n: shipped(n).title
-        )
-        st.toggle(
-            "Teacher view: speaker notes",
-            key=K.LESSON_TEACHER,
-            persist_state="session",
-            help="Each stop offers its speaker note (the link's teacher=1). Off: what a student sees.",
-        )
-        st.button("Start this lesson", on_click=_start_shipped, icon=":material/school:", width="stretch")
-        st.file_uploader(
-            f"…or your own lesson file (TOML, ≤ {MAX_BYTES // 1000} kB; format in the README)",
-            type=["toml"],
-            key=K.LESSON_UPLOAD,
-            max_upload_size=1,
-        )
-        st.button("Start my lesson", on_click=_start_upload, icon=":material/upload_file:", width="stretch")
-        messages()
-
-
-def messages() -> None:
-    ui.show_message(K.LESSON_MESSAGE)
-    problems = st.session_state[K.LESSON_PROBLEMS]
-    if problems:
-        st.code(problems, language=None, wrap_lines=True)  # the file's text, shown literally
-
-
-# ---- the bar ----------------------------------------------------------------------------------------
+# ---- the bar (starting a lesson from the sidebar: ui_lesson_start) --------------------------------
 
 
 def bar(nav) -> None:
