@@ -68,9 +68,11 @@ class StepReport:
     def said(self) -> list[str]:
         """What the page says about this step: its events, or for a plain decode step (none) what it did
         (the page's first-step hint stayed up at every such step)."""
-        return self.events or [
-            f"{', '.join(self.rows)} each added a token ({self.tokens} in one pass, {self.ms:.1f} ms)."
-        ]
+        if self.events:
+            return self.events
+        if not self.rows:  # nothing running and nothing admitted: no pass ran
+            return ["no request was running, so no pass ran."]
+        return [f"{', '.join(self.rows)} each added a token ({self.tokens} in one pass, {self.ms:.1f} ms)."]
 
 
 @dataclass(frozen=True)

@@ -90,13 +90,18 @@ n = st.select_slider("Samples", [1_000, 5_000, 20_000], key="spec.n", persist_st
 if st.button("Sample"):
     try:
         st.session_state["spec.dist"] = acceptance_check(target, draft, prompt_ids, temperature, n, int(seed))
+        st.session_state["spec.dist_greedy"] = temperature == 0  # asked at 0: said below, whatever the slider is now
     except ValueError as err:
         ui.refuse(err, level="warning")
 check = st.session_state.get("spec.dist")
 if check:
     st.markdown(
         f"Temperature {check.temperature:g}"
-        + (" (the slider's 0 is greedy, where both are one token: sampled at 1)" if temperature == 0 else "")
+        + (
+            " (asked at 0, greedy, where both are one token: sampled at 1)"
+            if st.session_state["spec.dist_greedy"]
+            else ""
+        )
         + f", {check.n:,} samples: total variation (speculative samples vs target) "
         f"= **{check.tv_samples:.4f}**; (draft vs target) = **{check.tv_draft:.4f}**. Sampling alone gives "
         f"{check.tv_noise:.4f} on average at this sample size."

@@ -64,8 +64,8 @@ st.caption(
     "GB = 10⁹ bytes. 16- and 32-bit floats need no scales. Group-wise integer formats store one scale per "
     "group: 4 bits + 16/32 = 4.5 bits per weight. Ch. 30's tiny block (four 4-bit values + one FP32 scale) "
     "is 6 bytes, not 2: choose group size 4 and a 32-bit scale to see 12 bits per weight. The model's row "
-    "counts every parameter, the embedding and norms too; a real file quantizes fewer (the GGUF export on "
-    "*Quantizing the model* keeps the embedding, output head and norms in float32), so it is larger."
+    "counts every parameter, the embedding and norms too; a real file quantizes fewer (the GGUF export below "
+    "keeps the embedding, output head and norms in float32), so it is larger."
 )
 
 st.subheader("llama.cpp's K-quants: where the extra bits go")

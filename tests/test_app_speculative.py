@@ -60,3 +60,16 @@ def test_long_prompt_is_named_by_its_length():
     assert not any("empty" in w.value for w in at.warning)
     click(at, "Sample")
     assert at.session_state["spec.dist"] is not None
+
+
+def test_the_greedy_note_follows_what_was_sampled_not_the_slider():
+    """Sampled at the slider's 0 (greedy makes both distributions one token), the check runs at temperature 1 and
+    says why; moving the slider afterwards does not change what the result says about itself."""
+    at = new_app("lessons/speculative.py")
+    at.slider(key="spec.t").set_value(0.0).run()
+    next(b for b in at.button if b.label == "Sample").click().run()
+    assert at.session_state["spec.dist"].temperature == 1.0
+    said = lambda: " ".join(m.value for m in at.markdown if "samples: total variation" in m.value)  # noqa: E731
+    assert "Temperature 1 (asked at 0, greedy" in said()
+    at.slider(key="spec.t").set_value(0.8).run()
+    assert "Temperature 1 (asked at 0, greedy" in said()

@@ -228,3 +228,13 @@ def test_payload_formula_matches_a_float32_model():
     model = make_model()
     cache = PagedKVCache(model.cfg, 2, 4)
     assert cache.bytes_per_position == 256 and cache.bytes_per_block == 1024
+
+
+def test_a_step_report_says_what_a_plain_step_did():
+    """A decode step with no events names its rows and tokens; one where nothing ran (no rows) says so, rather
+    than " each added a token (0 in one pass)" with no names."""
+    from core.scheduler import StepReport
+
+    assert StepReport(3, ["R1", "R2"], 2, [], 4.25).said() == ["R1, R2 each added a token (2 in one pass, 4.2 ms)."]
+    assert StepReport(4, [], 0, [], 0.0).said() == ["no request was running, so no pass ran."]
+    assert StepReport(5, ["R1"], 1, ["R2 joins the batch."], 3.0).said() == ["R2 joins the batch."]
