@@ -34,9 +34,9 @@ logits = sess.logits.double().numpy()
 two = top_two(logits)
 a, b, c = st.columns(3)
 shown = lambda i: show_spaces(token_text(tok, i))  # noqa: E731 — as the decode page shows tokens: "␣Yes"
-lit = lambda i: markdown_literal(shown(i))  # noqa: E731 — in running text: literal, never markup
-a.metric("Greedy next token", shown(two.greedy), help=f"token id {two.greedy}")
-b.metric("Runner-up", shown(two.runner_up), help=f"token id {two.runner_up}")
+lit = lambda i: markdown_literal(shown(i))  # noqa: E731 — text and metric values are markdown: literal, never markup
+a.metric("Greedy next token", lit(two.greedy), help=f"token id {two.greedy}")
+b.metric("Runner-up", lit(two.runner_up), help=f"token id {two.runner_up}")
 c.metric("Margin between them (logit units)", f"{two.margin:.4f}")
 flip = find_flip(logits, rows := greedy_by_bits(logits))
 if flip is None:

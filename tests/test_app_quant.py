@@ -288,3 +288,20 @@ def test_a_huge_dot_product_is_written_with_an_exponent():
     at.radio(key="quant.scale_mode").set_value("automatic").run()
     dot = next(m.value for m in at.markdown if m.value.startswith("before: **"))
     assert "before: **1.0000e+300** · after: **1.0000e+300**" in dot and len(dot) < 120
+
+
+def test_flip_finder_tokens_are_shown_literally_not_as_markdown():
+    """A metric's value is markdown: the greedy "," and runner-up "!" after "User: Hi" (the shipped
+    model) are backslash-escaped, so punctuation tokens (``*``, ``_``, ``[``) cannot format the card."""
+    from core import state as K
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.decode import SamplingConfig
+    from core.session import start
+    from core.tokenizer import encode
+
+    at = new_app()
+    hi = encode(load_shipped_tokenizer(), "User: Hi")
+    at.session_state[K.DECODE_SESSION] = start(load_model(), hi, SamplingConfig())
+    at.switch_page("lessons/quant_model.py").run()
+    values = {m.label: m.value for m in at.metric}
+    assert (values["Greedy next token"], values["Runner-up"]) == ("\\,", "\\!")
