@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from core.answers import MINUS_SIGNS, _checked, parse_time_ms, quote, split_number_unit
+from core.answer_numbers import MINUS_SIGNS, quote, split_number_unit
+from core.answers import _checked, parse_time_ms
 
 LIST_EXAMPLE = "4, -2, 0, 6"  # examples in messages are never an exercise's answer
 

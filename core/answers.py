@@ -7,15 +7,26 @@ ambiguous ``KB`` (Windows' 1,024 or SI's 1,000?), which is refused with both spe
 
 Every reader raises ``ValueError`` with a message meant for the student, quoting what they
 typed as a Markdown code span (``quote``), e.g. "couldn't read `12 foo` as bytes: try
-`12 KiB` or `12288`". Nothing else escapes: no traceback reaches a page.
+`12 KiB` or `12288`". Nothing else escapes: no traceback reaches a page. The number part of an
+answer is read by ``core.answer_numbers``.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-import unicodedata
+
+from core.answer_numbers import (
+    BEYOND_FLOAT,
+    PLAIN_NUMBER,
+    TooLarge,
+    guess,
+    normalize,
+    quote,
+    split_number_unit,
+    unit_of,
+    ureg,
+)
 
 MAX_CHARS = 120  # an answer, not an essay; also bounds what pint is asked to evaluate
 # What an answer box takes: more than MAX_CHARS, so an over-long paste arrives and gets a message (a box
@@ -57,108 +68,6 @@ _TIME_ALIASES = {"msec": "ms", "millisecond": "ms", "milliseconds": "ms", "sec":
 _TIME_ALIASES |= {u: u for u in ("ms", "s", "us", "µs", "μs", "min")}
 _PERCENT = {"%", "percent", "per cent", "pct"}
 _RATIO = {"x", "×", "times", "fold", "-fold"}
-_PLAIN = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
-_NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ -]*)?$")
-BEYOND_FLOAT = "is beyond the largest number the computer can store (±1.8 × 10³⁰⁸)"
-
-
-class TooLarge(ValueError):
-    """A typed number (or expression: ``10^309``, ``1e200 * 1e200``) past the largest float."""
-
-
-def quote(text: str, limit: int = 40) -> str:
-    """``text`` as a Markdown code span, cut to ``limit`` characters, so it shows literally
-    (a backtick inside cannot end the span: the fence is one backtick longer than any run)."""
-    # Control and invisible format characters (a zero-width space, NUL) would hide in the message or
-    # break the line: each is shown as its code point, [U+200B], as the ruler's messages do.
-    text = "".join(
-        ch if ch.isprintable() or ch in "\u200d\ufe0f" else (f"[U+{ord(ch):04X}]" if ch not in "\n\r\t" else " ")
-        for ch in str(text)
-    )
-    text = text if len(text) <= limit else text[: limit - 1] + "…"
-    if not text:
-        return "(empty)"  # an empty code span is not one: it would show two backticks
-    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-@functools.lru_cache(maxsize=1)
-def ureg():
-    """One shared pint registry (loading it takes ~0.7 s; it is only read afterwards)."""
-    import pint
-
-    return pint.UnitRegistry()
-
-
-@functools.lru_cache(maxsize=256)
-def _units(name: str):
-    """pint's unit for a name (cached: the same few units are typed all day)."""
-    return ureg().parse_units(name)
-
-
-# The minus sign, en dash, figure dash, small and fullwidth hyphen-minus: all typed for "minus".
-MINUS_SIGNS = ("−", "–", "‒", "﹣", "－")
-
-
-def normalize(text: str) -> str:
-    """Typographic forms to ASCII and thousands separators out: "805,306,368 B" → "805306368 B",
-    "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
-    (so "1,5 GiB" stays unreadable instead of becoming 15 GiB)."""
-    s = str(text).strip()
-    s = "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in s)  # ١٠٠, １００
-    for a, b in (*((m, "-") for m in MINUS_SIGNS), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
-        s = s.replace(a, b)
-    s = re.sub(r"(?<=[A-Za-z%µμ])\.$", "", s)  # "100 ms." ends a sentence
-    s = re.sub(r"(\d\.\d+)\.$", r"\1", s)  # and so does "0.125."
-    # 3 × 2^28, 3x2^28; but not "0x300", which is hexadecimal (768), not 0 × 300: left unreadable.
-    s = re.sub(r"(?<=\d)(?!(?<=(?<![\d.])0)[xX][0-9a-fA-F])\s*[×x]\s*(?=\d)", " * ", s)
-    # 805,306,368 · 805_306_368 · 805 306 368, but not "0,055": a decimal comma (left unreadable), not 55.
-    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)
-    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
-    return s
-
-
-def _number(expr: str) -> float:
-    """Evaluate a plain-number expression ("805306368", "0.75", "3*2**28", "1e6", "10^9").
-
-    pint parses it (no Python eval). At most one power, with an exponent of at most two
-    digits, so a typed "9^9^9" cannot stall the server."""
-    if _PLAIN.fullmatch(expr):  # the common case, without the expression parser
-        value = float(expr)
-        if not math.isfinite(value):
-            raise TooLarge(expr)
-        return value
-    powers = re.findall(r"(?:\*\*|\^)\s*\(?\s*([-+]?\d+(?:\.\d*)?)", expr)
-    if len(re.findall(r"\*\*|\^", expr)) > 1 or any(len(p.lstrip("+-").split(".")[0]) > 2 for p in powers):
-        raise ValueError("too many powers")
-    if re.search(r"\d\s+[\d.]", expr):  # "50 100": two numbers, not one (pint would multiply them)
-        raise ValueError("two numbers")
-    if re.search(r"\.\d*\.", expr):  # "1.610.612.736": dots as thousands separators, not 1.61
-        raise ValueError("two decimal points")
-    value = ureg().parse_expression(expr)
-    if hasattr(value, "units"):
-        if not value.dimensionless or value.units != ureg().dimensionless:
-            raise ValueError("not a plain number")
-        value = value.magnitude
-    value = float(value)
-    if not math.isfinite(value):
-        raise TooLarge(expr)
-    return value
-
-
-def split_number_unit(text: str) -> tuple[float, str]:
-    """(number, unit text) from one answer such as "0.75 GiB" or "3*2^28 B"; unit "" if none.
-    Raises ``ValueError`` (a short reason) if the number part cannot be evaluated."""
-    m = _NUMBER.match(normalize(text))
-    if not m:
-        raise ValueError("no number")
-    try:
-        return _number(m["num"].strip()), (m["unit"] or "").strip()
-    except (TooLarge, OverflowError):
-        raise TooLarge(f"{quote(m['num'].strip())} {BEYOND_FLOAT}") from None
-    except Exception as err:  # pint raises many kinds (syntax, undefined names, zero division …)
-        raise ValueError(str(err) or "no number") from None
 
 
 def _checked(text: str, what: str, example: str) -> str:
@@ -169,7 +78,7 @@ def _checked(text: str, what: str, example: str) -> str:
         raise ValueError(f"type {what} first, e.g. {quote(example)}")
     if len(str(text).strip()) > MAX_CHARS:
         raise ValueError(f"that is {len(str(text).strip()):,} characters; type {what} here, e.g. {quote(example)}")
-    for number in _PLAIN.finditer(normalize(text)):
+    for number in PLAIN_NUMBER.finditer(normalize(text)):
         if math.isinf(float(number.group())):
             raise ValueError(f"{quote(number.group())} {BEYOND_FLOAT}; type {what}, e.g. {quote(example)}")
     return str(text)
@@ -192,7 +101,7 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
     except ValueError:
         if re.search(r"\d,\d", normalize(text)):  # a decimal comma ("0,5 GiB"): the same with a point
             unit = _typed_byte_unit(text) or "B"
-            raise ValueError(f"couldn't read {quote(text)} as bytes: try {quote(f'{_guess(text)} {unit}')}") from None
+            raise ValueError(f"couldn't read {quote(text)} as bytes: try {quote(f'{guess(text)} {unit}')}") from None
         raise ValueError(f"couldn't read {quote(text)} as bytes: {BYTES_EXAMPLES}") from None
     shown = f"{number:.0f}" if number.is_integer() and abs(number) < 1e15 else f"{number:g}"  # 805306368, not 8.05e+08
     typed = _typed_byte_unit(text) or "KiB"  # the hint keeps a unit the student wrote ("768 MiB/s": MiB)
@@ -212,7 +121,7 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
         raise ValueError(f"{bits}: {_bits_hint(shown, unit)}")
     name = _BYTE_ALIASES.get(unit.lower(), unit) if unit else default_unit
     try:
-        u = _units(name)
+        u = unit_of(name)
         # One unit, to the first power, whose base (prefix stripped) is byte or bit: pint 0.25
         # makes information dimensionless, so the dimension alone cannot tell bytes from %.
         ((unit_name, power),) = u._units.items()
@@ -245,7 +154,7 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
     text = _checked(text, "a time", "120 ms")
     try:
         number, unit = split_number_unit(text)
-        u = _units(_TIME_ALIASES.get(unit.lower(), unit) if unit else default_unit)
+        u = unit_of(_TIME_ALIASES.get(unit.lower(), unit) if unit else default_unit)
         if u.dimensionality != ureg().second.dimensionality:
             raise ValueError("not a time")
         return float((number * u).to("millisecond").magnitude)
@@ -257,7 +166,7 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
 
 def _time_hint(text: str) -> str:
     """ "try `0.21 s` or `210 ms`": the leading number in the time unit the student typed (ms if none)."""
-    n = _guess(text)
+    n = guess(text)
     words = (_TIME_ALIASES.get(w.lower(), w) for w in re.findall(r"[A-Za-zµμ]+", normalize(text)))
     unit = next((w for w in words if w in ("ms", "s", "µs", "us", "min")), "ms")
     ms = ureg().Quantity(float(n), unit).to("ms").magnitude
@@ -300,7 +209,7 @@ def parse_percent(text: str) -> float:
     except ValueError:
         number, unit = None, None
     if number is None or (unit and unit.lower() not in _PERCENT):
-        raise ValueError(f"couldn't read {quote(text)} as a percentage: try {quote(f'{_guess(text)} %')}")
+        raise ValueError(f"couldn't read {quote(text)} as a percentage: try {quote(f'{guess(text)} %')}")
     return number
 
 
@@ -317,15 +226,5 @@ def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
         number, unit = None, None
     allowed = _RATIO | {u.lower() for u in units}
     if number is None or (unit and unit.lower() not in allowed):
-        raise ValueError(f"couldn't read {quote(text)} as a number: try {quote(_guess(text))} or {quote('1,000,000')}")
+        raise ValueError(f"couldn't read {quote(text)} as a number: try {quote(guess(text))} or {quote('1,000,000')}")
     return number
-
-
-def _guess(text: str) -> str:
-    """The first number in what was typed, in the digits 0-9 (for a suggestion the readers accept:
-    "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12."""
-    ascii_digits = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
-    if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", ascii_digits):  # "0x300" suggests its value, 768
-        return str(int(hexadecimal.group(1)[:12], 16))
-    m = re.search(r"[-+]?[0-9]+(?:\.[0-9]+)?", ascii_digits)  # "<b>100</b> ms", "~100 ms": 100
-    return m.group(0) if m else "12"

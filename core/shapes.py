@@ -1,5 +1,6 @@
 """Model shapes for the cost calculators: the chapters' examples, published open models,
-Hugging Face ``config.json`` parsing, and the "7B, Q4, 8K" model-card reading (Ch. 19).
+Hugging Face ``config.json`` parsing, and the "7B, Q4, 8K" model-card reading (Ch. 19). Typed request
+lengths are read by ``core.request_sizes``.
 
 Open-model shapes are copied from their published ``config.json`` files.
 """
@@ -11,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from core.request_sizes import MAX_POSITIONS
 from core.text import quoted
 from core.weight_formats import WeightFormat, read_weight_format
 
@@ -264,68 +266,3 @@ def parse_model_card(text: str) -> ModelCard:
         raise ValueError(f"the context window must be a whole number of tokens, got {m['c']}{m['cu']}")
     shape, note = assumed_kv_shape(n_params)
     return ModelCard(n_params, fmt.bits_per_weight, int(ctx), fmt, shape, note)
-
-
-MAX_REQUESTS = 10_000
-# A trillion positions, far past any context window; at 30 digits the memory page's byte counts no
-# longer fit their boxes and its chart's axis read 1e+35.
-MAX_POSITIONS = 10**12
-
-
-def parse_lengths(text: str) -> list[int]:
-    """Request lengths from text like "4096, 4096" or "8 10" (positions per request).
-
-    Raises ``ValueError`` for an empty list, a non-integer, zero or negative length, a length
-    with a leading zero (what "4,096" leaves after its comma), a length over ``MAX_POSITIONS``
-    or more than ``MAX_REQUESTS`` requests. Lengths up to ``MAX_POSITIONS`` stay exact integers.
-    """
-    parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
-    if not parts:
-        raise ValueError("give at least one request length, e.g. 4096")
-    if len(parts) > MAX_REQUESTS:
-        raise ValueError(f"{len(parts):,} requests is more than this calculator takes ({MAX_REQUESTS:,})")
-    out = []
-    for p in parts:
-        clean = p.replace("_", "")
-        if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
-            raise ValueError(f"{quoted(p, 20)} is negative: a request holds at least 1 position")
-        if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"{quoted(p, 20)} is not a whole number of positions (digits 0-9)")
-        if len(clean) > 13 or int(clean) > MAX_POSITIONS:  # the length test first: int() of 5,000 digits is slow
-            raise ValueError(
-                f"{quoted(p, 20)} is more positions than any context window: this calculator takes up to "
-                f"{MAX_POSITIONS:,} per request"
-            )
-        if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
-            raise ValueError(
-                f"{quoted(p, 20)} starts with 0: commas and spaces separate requests, so write one length "
-                "without a thousands separator (4096, not 4,096)"
-            )
-        if int(clean) < 1:
-            raise ValueError("every request needs at least 1 position")
-        out.append(int(clean))
-    return out
-
-
-def parse_budgets(text: str, max_tokens: int) -> list[int]:
-    """Token budgets from text like "12, 20, 6" (tokens each request may generate), for the
-    batching page: the words are about tokens to generate, not cache positions.
-
-    Raises ``ValueError`` for an empty list, a non-integer, a budget below 1 or above
-    ``max_tokens`` (the context window)."""
-    parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
-    if not parts:
-        raise ValueError("give one token budget per prompt, e.g. 12, 20")
-    out = []
-    for i, p in enumerate(parts, 1):
-        clean = p.replace("_", "")
-        if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"budget {i} ({quoted(p, 20)}) is not a whole number of tokens")
-        if int(clean) < 1:
-            raise ValueError(f"budget {i} is {int(clean)}: every request must generate at least 1 token")
-        if int(clean) > max_tokens:
-            raise ValueError(
-                f"budget {i} ({quoted(p, 20)}) is more tokens than the context window holds ({max_tokens})"
-            )
-        out.append(int(clean))
-    return out

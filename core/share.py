@@ -5,7 +5,7 @@ now. Limits come from the loaded model's config."""
 
 from __future__ import annotations
 
-from core.answers import quote  # a code span: the link's text is shown literally
+from core.answer_numbers import quote  # a code span: the link's text is shown literally
 from core.config import GPTConfig
 from core.state import (
     DECODE_DTYPE,

@@ -8,7 +8,7 @@ from core import session_view, viz
 from core import state as K
 from core.batch import LAYOUTS, Batch
 from core.cost import batch_kv_bytes, kv_cache_bytes_for
-from core.shapes import parse_budgets
+from core.request_sizes import parse_budgets
 from core.speedups import measure_batching
 from core.text import visible
 from core.tokenizer import decode, encode, end_token_id, token_labels

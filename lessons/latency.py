@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from core import latency as LAT
+from core import latency_tables as LT
 from core import state as K
 from core import viz
 from core.measure import measure_request_traces
@@ -24,7 +25,7 @@ SOURCES = [
 ]
 source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source", persist_state="session")
 if source in LAT.EDITABLE:
-    rows = LAT.editor_rows(LAT.EDITABLE[source])
+    rows = LT.editor_rows(LAT.EDITABLE[source])
     positions = st.column_config.NumberColumn(
         help="Positions in the prompt, for the cache length after each pass; 0: not given (no labels)", min_value=0
     )
@@ -37,7 +38,7 @@ if source in LAT.EDITABLE:
         column_config={"prompt positions": positions},
     )
     try:
-        traces = LAT.traces_from_rows(edited)
+        traces = LT.traces_from_rows(edited)
     except ValueError as err:
         ui.refuse(err, "Check the trace: ")
         st.stop()
@@ -78,7 +79,7 @@ labels = (
 )
 ui.chart(viz.fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key="timeline")
 
-st.dataframe(LAT.request_rows(traces), hide_index=True)
+st.dataframe(LT.request_rows(traces), hide_index=True)
 st.caption("“Full duration / tokens” includes the first-token wait: a different quantity from TPOT, labelled apart.")
 
 # The measured batch served the same requests twice: one summary each way, not both pooled.
@@ -92,9 +93,9 @@ for way, tag in ways.items():
     a.metric("Requests", summary["requests/total"])
     b.metric("Errors (no tokens; excluded below)", summary["requests/errors"])
     c.metric("Output tokens", summary["tokens/output"])
-    st.dataframe(LAT.summary_rows(summary), hide_index=True)
+    st.dataframe(LT.summary_rows(summary), hide_index=True)
 st.caption("Percentiles interpolate linearly between sorted values (numpy's default).")
 st.markdown("**One trace, several conventions** — a number called “latency” is only comparable with its boundaries:")
 by_way = {way: [t for t in traces if t.name.endswith(tag)] for way, tag in ways.items()}
-st.dataframe(LAT.convention_rows(by_way), hide_index=True)
+st.dataframe(LT.convention_rows(by_way), hide_index=True)
 st.download_button("Download this trace as CSV", LAT.traces_to_csv(traces), "trace.csv", "text/csv")

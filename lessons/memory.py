@@ -7,7 +7,8 @@ import ui_gguf
 import ui_models
 from core import cost, kv_compare, viz
 from core import state as K
-from core.shapes import PRESETS, KVShape, parse_hf_config, parse_lengths
+from core.request_sizes import parse_lengths
+from core.shapes import PRESETS, KVShape, parse_hf_config
 
 ui.title("memory")
 st.caption(

@@ -18,9 +18,9 @@ from core.gguf_export import (  # noqa: E402
     storage_bytes,
     write_gguf,
 )
-from core.model import apply_rope, rope_tables  # noqa: E402
 from core.quant import dequantize_blocks, quantize_blocks  # noqa: E402
 from core.quant_model import quantizable_weights, weight_storage_bytes  # noqa: E402
+from core.rope import apply_rope, rope_tables  # noqa: E402
 
 
 @pytest.fixture(scope="module")

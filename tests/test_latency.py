@@ -103,7 +103,8 @@ def test_parse_times_and_csv():
 
 def test_editor_rows_round_trip_and_errors_name_the_row():
     """Editing rows gives the same traces back; a bad time names its row; out-of-order times are refused."""
-    from core.latency import CH30_TRACE, EXERCISE_1, editor_rows, traces_from_rows
+    from core.latency import CH30_TRACE, EXERCISE_1
+    from core.latency_tables import editor_rows, traces_from_rows
 
     rows = editor_rows([CH30_TRACE, EXERCISE_1])
     assert traces_from_rows(rows) == [CH30_TRACE, EXERCISE_1]

@@ -18,8 +18,8 @@ from core.checkpoints import AppArgs, find_checkpoints, hub_dir, parse_app_args
 from core.cost import params
 from core.decode import decode_one_token, prefill
 from core.kv_cache import KVCache
-from core.model import rope_inv_freq
 from core.pretrained import load
+from core.rope import rope_inv_freq
 from core.tokenizer import encode, end_token_id, token_labels, token_text
 
 transformers = pytest.importorskip("transformers")

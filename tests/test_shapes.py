@@ -3,7 +3,8 @@ import json
 import pytest
 
 from core.cost import kv_cache_bytes
-from core.shapes import PRESETS, parse_hf_config, parse_lengths, parse_model_card
+from core.request_sizes import parse_lengths
+from core.shapes import PRESETS, parse_hf_config, parse_model_card
 
 
 def _kv_per_token(s):
@@ -84,7 +85,7 @@ def test_model_card_errors(bad):
 
 def test_parse_lengths():
     """Comma or space separated whole numbers; huge values stay exact; bad ones are named."""
-    from core.shapes import parse_lengths
+    from core.request_sizes import parse_lengths
 
     assert parse_lengths("4096, 4096") == [4096, 4096]
     assert parse_lengths("8 10") == [8, 10]
@@ -237,7 +238,7 @@ def test_parse_hf_config_reads_text_config():
 
 def test_parse_budgets_speaks_of_tokens():
     """Budgets "12, 20" parse; 0, a word and more than the window are refused in tokens."""
-    from core.shapes import parse_budgets
+    from core.request_sizes import parse_budgets
 
     assert parse_budgets("12, 20 6", 256) == [12, 20, 6]
     for bad, match in (
