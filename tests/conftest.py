@@ -6,6 +6,29 @@ import torch
 from core.config import PRESETS
 from core.model import GPT
 
+# The slowest test files (``pytest --durations``, one after another on a 2-core machine: the two
+# accessibility sweeps 160 s, the stage 170 s, the classroom load 90 s, GGUF in the browser 90 s, the
+# class server 60 s, the walked lesson 40 s). The suite runs on two workers (``-n 2 --dist loadfile``
+# in pyproject.toml), each taking a whole file: started first, the long files do not end up running
+# alone at the end while the other worker idles.
+SLOWEST_FIRST = (
+    "test_browser_stage.py",
+    "test_browser_a11y.py",
+    "test_classroom_load.py",
+    "test_browser_gguf.py",
+    "test_serve.py",
+    "test_browser_lesson.py",
+    "test_browser_cost.py",
+    "test_browser_quant.py",
+    "test_browser_projector.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    """Put ``SLOWEST_FIRST``'s files first, in that order; the rest keep their order."""
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
 
 def make_model(cfg=PRESETS["tiny"], seed: int = 0, dtype=torch.float32) -> GPT:
     torch.manual_seed(seed)
