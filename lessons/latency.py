@@ -31,7 +31,9 @@ if source in LAT.EDITABLE:
     )
     edited = st.data_editor(
         rows,
-        num_rows="dynamic",
+        # One chapter trace: its row only (a blank row to add pushed the numbers below a projector's
+        # fold in the lesson); requests are added under "Edit several requests".
+        num_rows="dynamic" if len(rows) > 1 else "fixed",
         key=f"lat.editor.{source}",
         hide_index=True,
         width="stretch",
@@ -77,10 +79,13 @@ else:
 labels = (
     "label: cached positions after the pass" if any(t.prompt_positions for t in traces) else "no prompt length given"
 )
-ui.chart(viz.fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key="timeline")
-
-st.dataframe(LT.request_rows(traces), hide_index=True)
-st.caption("“Full duration / tokens” includes the first-token wait: a different quantity from TPOT, labelled apart.")
+# In a lesson, the stop scrolls this into view as one: the question is about the table's numbers.
+with st.container(key="lesson-focus"):
+    ui.chart(viz.fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key="timeline")
+    st.dataframe(LT.request_rows(traces), hide_index=True)
+    st.caption(
+        "“Full duration / tokens” includes the first-token wait: a different quantity from TPOT, labelled apart."
+    )
 
 # The measured batch served the same requests twice: one summary each way, not both pooled.
 ways = (

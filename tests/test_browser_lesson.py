@@ -13,28 +13,31 @@ from tests.browser_util import browser_page, heatmap_rows, running_app, screensh
 
 pytestmark = pytest.mark.browser
 
-# The stop's main figure: the first plotly figure, the decode stage's heatmap or the Practice form.
+# The stop's main figure: the first plotly figure, the decode stage's heatmap or the Practice form, or
+# where a page marks one (the latency page) the figure with the numbers its question is about.
+MAIN = ", ".join(
+    f'[data-testid="stMain"] {s}'
+    for s in (".st-key-lesson-focus", ".js-plotly-plot", ".attn-root", "[data-testid=stForm]")
+)
 IN_VIEW_JS = """() => {
-  const el = document.querySelector('[data-testid="stMain"] .js-plotly-plot, [data-testid="stMain"] .attn-root,'
-                                    + ' [data-testid="stMain"] [data-testid="stForm"]');
+  const el = document.querySelector('MAIN');
   const bar = document.querySelector('.st-key-lesson-bar');
   if (!el || !bar) return null;
   const f = el.getBoundingClientRect(), b = bar.getBoundingClientRect();
   return {title: document.querySelector('.st-key-lesson-title').innerText, top: f.top, bottom: f.bottom,
           height: f.height, bar: b.bottom, screen: window.innerHeight};
-}"""
+}""".replace("MAIN", MAIN)
 
 # Rows of the page cut by the lesson bar's bottom edge (more than 2 px on each side): boxes showing
 # below it with their labels hidden under it. Rows holding the main figure do not count.
 CUT_ROWS_JS = """() => {
   const edge = document.querySelector('.st-key-lesson-bar').getBoundingClientRect().bottom;
-  const fig = document.querySelector('[data-testid="stMain"] .js-plotly-plot, [data-testid="stMain"] .attn-root,'
-                                     + ' [data-testid="stMain"] [data-testid="stForm"]');
+  const fig = document.querySelector('MAIN');
   return [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stVerticalBlock"] > *')]
     .filter(r => !r.querySelector('.st-key-lesson-bar') && !(fig && r.contains(fig)))
     .map(r => r.getBoundingClientRect()).filter(b => b.height > 0 && b.top < edge - 2 && b.bottom > edge + 2)
     .map(b => [Math.round(b.top), Math.round(b.bottom), Math.round(edge)]);
-}"""
+}""".replace("MAIN", MAIN)
 
 
 def wait_for_stop(page, k: int, n: int, heading: str) -> dict:
@@ -73,6 +76,9 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
             screenshot(page, f"lesson-stop-{k}-1920x1080")
             assert box["top"] >= box["bar"] and box["bottom"] <= 1080, (k, box)
             assert page.evaluate(CUT_ROWS_JS) == [], k  # no row half under the bar (stops 4-6 had one)
+            if stop.page == "latency":  # the table the question is about (TTFT 150, full duration / tokens 67.5)
+                table = page.locator(".st-key-lesson-focus [data-testid=stDataFrame]").bounding_box()
+                assert box["top"] <= table["y"] and table["y"] + table["height"] <= 1080, (k, table)
             if stop.page == "decode":
                 rows = heatmap_rows(page)
                 page.keyboard.press("ArrowRight")  # the stage's Step, not the next stop

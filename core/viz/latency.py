@@ -96,7 +96,7 @@ def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
     fig.update_layout(
         template=TEMPLATE,
         barmode="overlay",
-        height=230 + 60 * len(traces),
+        height=200 + 60 * len(traces),
         title=dict(text=title),
         # At the foot of the figure: above the plot, in presenter fonts or a narrow handout, the
         # legend wrapped to two lines and ran over the title.
