@@ -6,6 +6,8 @@ sends, the panels around them and what lies below the first screen. Their code i
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 import ui
@@ -91,7 +93,7 @@ def forget_view() -> None:
 
 
 STAGE_STYLE = SV.StageStyle()
-COMPACT_BARS_PX = 180  # the next-token bars beside a question: 5 bars, readable at presenter size
+COMPACT_BARS_PX = 170  # the next-token bars beside a question: 5 bars, readable at presenter size
 QUESTION_ROW_PX = 220  # presenter mode: the question row across the stage takes this from the heatmap
 
 
@@ -106,7 +108,7 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, c
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
     if compact:
-        style = SV.StageStyle(style.height - QUESTION_ROW_PX, style.row_px, style.font, style.bars_height)
+        style = dataclasses.replace(style, height=style.height - QUESTION_ROW_PX)
     T, new = sess.n_positions, sess.passes[-1][0].shape[1]
     labels = token_labels(tok, sess.consumed)
     where = f"Layer {layer}, {head_label}, " + ("prefill" if sess.n_steps == 0 else f"step {sess.n_steps}")
@@ -141,7 +143,9 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
     if compact:  # a question is on screen too: five bars (as many as the question offers) in less height
-        style = SV.StageStyle(style.height, style.row_px, style.font, COMPACT_BARS_PX)
+        # … and a panel font between the heatmap's and the presenter panel's (20 px ran the KV line
+        # 21 px past a 1080 px screen under a long question).
+        style = dataclasses.replace(style, bars_height=COMPACT_BARS_PX, panel_font=min(style.panel_font, 18))
     rows = [(i, token_text(tok, i), p) for i, p in V.next_token_table(sess, 5 if compact else 10)]
     if sess.pending not in [r[0] for r in rows]:
         rows.append((sess.pending, token_text(tok, sess.pending), 0.0))

@@ -47,6 +47,12 @@ def _outside(page, boxes: dict) -> list[str]:
     return out
 
 
+# The smallest font of the stage panel's text: the counters' labels and ratio, the badge, the KV lines.
+PANEL_TEXT_PX_JS = """() => Math.min(...[...document.querySelectorAll(
+  '.panel-root .metric-label, .panel-root .metric-delta, .panel-badge, .panel-kv .kv-formula, .panel-kv .kv-shelf')]
+  .map(e => parseFloat(getComputedStyle(e).fontSize)))"""
+
+
 def _steps(page, n: int) -> None:
     for _ in range(n):
         rows = heatmap_rows(page)
@@ -65,6 +71,8 @@ def test_the_stage_fits_one_screen_at_step_0_10_and_near_the_window(url, width, 
         _steps(page, 10)
         page.wait_for_timeout(500)
         assert _outside(page, boxes) == [], "step 10"
+        if query:  # the panel's labels on a projector (body text 21 px): 15–16 px before, now at least 18
+            assert page.evaluate(PANEL_TEXT_PX_JS) >= 18
         screenshot(page, f"stage-step10-{width}x{height}")
         page.goto(f"{url}/?{query}&" + urllib.parse.urlencode({"prompt": LONG_PROMPT, "step": "1"}))
         wait_rows(page, 250, timeout_ms=60000)
@@ -117,6 +125,7 @@ def test_predict_with_keys_then_reveal(url):
         assert "Predictions so far" in panel.inner_text() and panel.locator("button:disabled").count() == 5
         page.wait_for_timeout(800)
         assert _outside(page, PRESENTER) == []  # … and with the revealed answer and its explanation
+        assert page.evaluate(PANEL_TEXT_PX_JS) >= 16  # the compact panel: 18 px, its smallest text 0.9 of it (was 15.3)
         screenshot(page, "stage-predict-revealed")
         page.keyboard.press("ArrowRight")
         panel.get_by_text("How many will it hold after this step?", exact=False).wait_for()

@@ -21,17 +21,22 @@ SCALE = 10_000  # shares are sent as round(share × SCALE)
 
 @dataclass(frozen=True)
 class StageStyle:
-    """Pixel sizes of the stage: heatmap height, the smallest readable row height, font size and
-    the next-token bars' height. (The browser fits the key labels to the plot's width.)"""
+    """Pixel sizes of the stage: heatmap height, the smallest readable row height, the heatmap's
+    font size, the next-token bars' height and the right-hand panel's font size (bars, counters,
+    badge, KV line). (The browser fits the key labels to the plot's width.)"""
 
     height: int = 440
     row_px: int = 15
     font: int = 13
     bars_height: int = 300
+    panel_font: int = 13
 
     @classmethod
     def presenter(cls) -> StageStyle:
-        return cls(height=650, row_px=19, font=17, bars_height=300)
+        # The heatmap's labels are bounded by its 19 px rows; the panel beside it has room, and its
+        # labels (the counters' names, the badge, the KV line) at 17 px were 15–16 px on a projector
+        # whose text is 21 px.
+        return cls(height=650, row_px=19, font=17, bars_height=300, panel_font=20)
 
 
 def _ints(values) -> list[int]:
@@ -177,7 +182,7 @@ def panel(bars: dict, scores: tuple[int, int], layers_x_heads: int, badge: tuple
         "counters": _counters(*scores, layers_x_heads),
         "badge": {"state": state, "text": text},
         "kv": kv,
-        "font": style.font,
+        "font": style.panel_font,
     }
 
 
