@@ -54,21 +54,31 @@ def parse_budgets(text: str, max_tokens: int) -> list[int]:
     """Token budgets from text like "12, 20, 6" (tokens each request may generate), for the
     batching page: the words are about tokens to generate, not cache positions.
 
-    Raises ``ValueError`` for an empty list, a non-integer, a budget below 1 or above
-    ``max_tokens`` (the context window)."""
+    Raises ``ValueError`` for an empty list, a non-integer, a negative budget, a budget below 1 or
+    above ``max_tokens`` (the context window), or one with a leading zero (what "4,096" leaves after
+    its comma)."""
     parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
     if not parts:
         raise ValueError("give one token budget per prompt, e.g. 12, 20")
     out = []
     for i, p in enumerate(parts, 1):
         clean = p.replace("_", "")
+        if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
+            raise ValueError(f"budget {i} ({quoted(p, 20)}) is negative: every request must generate at least 1 token")
         if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"budget {i} ({quoted(p, 20)}) is not a whole number of tokens")
-        if int(clean) < 1:
-            raise ValueError(f"budget {i} is {int(clean)}: every request must generate at least 1 token")
-        if int(clean) > max_tokens:
+            raise ValueError(f"budget {i} ({quoted(p, 20)}) is not a whole number of tokens (digits 0-9)")
+        # The length first: int() of a 5,000-digit string is refused by Python with a message about
+        # sys.set_int_max_str_digits, and any budget past 20 digits is past every context window.
+        if len(clean) > 20 or int(clean) > max_tokens:
             raise ValueError(
                 f"budget {i} ({quoted(p, 20)}) is more tokens than the context window holds ({max_tokens})"
             )
+        if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
+            raise ValueError(
+                f"budget {i} ({quoted(p, 20)}) starts with 0: commas and spaces separate budgets, so write "
+                "each without a thousands separator (4096, not 4,096)"
+            )
+        if int(clean) < 1:
+            raise ValueError(f"budget {i} is {int(clean)}: every request must generate at least 1 token")
         out.append(int(clean))
     return out

@@ -246,6 +246,10 @@ def test_parse_budgets_speaks_of_tokens():
         ("x", "whole number of tokens"),
         ("300", "context window"),
         ("", "e.g."),
+        ("-5", "budget 1 .* is negative"),
+        ("12, 4,096", r"budget 3 .* starts with 0: .* \(4096, not 4,096\)"),
+        # Python's int() refuses 5,000 digits with a message naming sys.set_int_max_str_digits.
+        ("9" * 5000, r"budget 1 \('9{19}…'\) is more tokens than the context window holds \(256\)"),
     ):
         with pytest.raises(ValueError, match=match):
             parse_budgets(bad, 256)
