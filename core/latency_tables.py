@@ -31,7 +31,10 @@ def editor_rows(traces: list[RequestTrace]) -> list[dict]:
 
 def traces_from_rows(rows: list[dict]) -> list[RequestTrace]:
     """Traces from edited rows (``editor_rows``' columns; a blank cell counts as 0, a blank name as
-    "request i"). Raises ``ValueError`` naming the row for unreadable times or out-of-order ones."""
+    "request i"). Raises ``ValueError`` naming the row for unreadable times or out-of-order ones, and
+    for no rows at all."""
+    if not rows:
+        raise ValueError("no requests: add a row (a name and its times)")
     traces = []
     for i, r in enumerate(rows, 1):
         name = str(r.get("request") or f"request {i}")

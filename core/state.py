@@ -79,6 +79,9 @@ CONTEXT = {
     "ctx.head": 3,
 }
 LATENCY = {"lat.source": "Ch. 30 example", "lat.n_new": 12, "lat.measured": None}
+# The latency page's edited rows per trace (a list of row dicts), kept when the page is left: the editor's
+# own state is dropped by streamlit whenever another page runs. A lesson stop on the page clears them.
+LATENCY_EDITS = "lat.edits."  # + the trace's name
 
 # ---- batching, speculative decoding -----------------------------------------------------------
 BATCH_PROMPTS_DEFAULT = (

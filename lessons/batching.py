@@ -13,8 +13,7 @@ from core.speedups import measure_batching
 from core.text import visible
 from core.tokenizer import decode, encode, end_token_id, token_labels
 
-tok = ui.tokenizer()
-model = ui.model()
+tok, model = ui.tokenizer(), ui.model()
 ui.title("batching")
 ui.shipped_only_note("batching")
 st.caption(
@@ -26,6 +25,7 @@ st.caption(
 LAYOUT_NAMES = {"padded": "padding to the longest", "ragged": "per-request caches"}
 PADDING = "Every row padded to the longest row so far."
 RESERVED = "Slots each padded row keeps for the tokens its request may still generate: not waste until it ends."
+OLD_BATCH = "; nothing ran: the batch below is the one prefilled before"
 left, right = st.columns([3, 2])
 kw = {"persist_state": "session"}
 left.text_area("Prompts, one per line (up to 16)", height=130, max_chars=20_000, key="batch.prompts", **kw)
@@ -49,8 +49,8 @@ def new_batch() -> None:
             model, [encode(tok, p) for p in prompts], budgets, st.session_state["batch.layout"], end_token_id(tok)
         )
         batch.prefill()
-    except ValueError as err:
-        ui.set_message("batch.error", err)
+    except ValueError as err:  # a batch prefilled before stays on screen below: say whose it is
+        ui.set_message("batch.error", f"{err}{OLD_BATCH * (st.session_state.get('batch.obj') is not None)}")
         return
     st.session_state["batch.obj"], st.session_state["batch.error"] = batch, None
 

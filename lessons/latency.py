@@ -25,7 +25,10 @@ SOURCES = [
 ]
 source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source", persist_state="session")
 if source in LAT.EDITABLE:
-    rows = LT.editor_rows(LAT.EDITABLE[source])
+    key, kept = f"lat.editor.{source}", K.LATENCY_EDITS + source
+    if key not in st.session_state:  # a new editor (first visit, back from a page): from the last edits
+        st.session_state[kept + ".base"] = st.session_state.get(kept) or LT.editor_rows(LAT.EDITABLE[source])
+    rows = st.session_state[kept + ".base"]  # fixed while the editor lives: its edits are relative to it
     positions = st.column_config.NumberColumn(
         help="Positions in the prompt, for the cache length after each pass; 0: not given (no labels)", min_value=0
     )
@@ -33,12 +36,13 @@ if source in LAT.EDITABLE:
         rows,
         # One chapter trace: its row only (a blank row to add pushed the numbers below a projector's
         # fold in the lesson); requests are added under "Edit several requests".
-        num_rows="dynamic" if len(rows) > 1 else "fixed",
-        key=f"lat.editor.{source}",
+        num_rows="dynamic" if len(LAT.EDITABLE[source]) > 1 else "fixed",
+        key=key,
         hide_index=True,
         width="stretch",
         column_config={"prompt positions": positions},
     )
+    st.session_state[kept] = edited
     try:
         traces = LT.traces_from_rows(edited)
     except ValueError as err:

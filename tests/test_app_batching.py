@@ -111,3 +111,19 @@ def test_the_generated_text_gets_the_tables_room():
         click(at, "Prefill the batch")
         config = json.loads(at.dataframe[0].proto.columns)
         assert (config["generated"]["width"], config["status"]["width"]) == widths
+
+
+def test_a_refused_prefill_says_the_batch_below_is_the_earlier_one():
+    """A refused Prefill (a helper's 5,000-digit budget) left the earlier batch on screen with nothing to
+    say it was not these prompts: the message says so, and the earlier batch is kept."""
+    from core.text import markdown_literal
+
+    at = new_app("lessons/batching.py")
+    click(at, "Prefill the batch")
+    before = list(at.dataframe[0].value["prompt tokens"])
+    at.text_input(key="batch.budgets").set_value("9" * 5000).run()
+    click(at, "Prefill the batch")
+    [warning] = [w.value for w in at.warning]
+    assert "more tokens than the context window holds" in warning
+    assert warning.endswith(markdown_literal("nothing ran: the batch below is the one prefilled before."))
+    assert list(at.dataframe[0].value["prompt tokens"]) == before

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.app_util import click, new_app
+from tests.test_app_lesson import app
 
 
 def _table(at, i):
@@ -78,3 +79,30 @@ def test_decode_page_request_appears():
     at.radio(key="lat.source").set_value("Measured: the decode page's request").run()
     assert not at.exception
     assert len(_table(at, 0).iloc[0]["gaps (ms)"].split(", ")) == 2
+
+
+def _tpot(at) -> str:
+    """The per-request table's TPOT cell of the first request."""
+    return at.dataframe[1].value["TPOT (ms)"][0]
+
+
+def test_edits_to_a_trace_are_kept_when_the_page_is_left_and_a_lesson_stop_clears_them():
+    """Streamlit drops a data editor's edits whenever another page runs (a helper renamed a row, added one,
+    went to the memory page and back: the four default rows again). The page keeps each trace's last rows;
+    a lesson's stop on the page shows the chapter's trace, as its speaker note has it (TPOT 40 ms)."""
+    from core import state as K
+    from core.latency import CH30_TRACE
+    from core.latency_tables import editor_rows
+
+    at = new_app("lessons/latency.py")
+    assert _tpot(at) == "40.00"
+    edited = editor_rows([CH30_TRACE])
+    edited[0]["tokens emitted at (ms)"] = "150, 200"  # what the editor returned after an edit
+    at.session_state[K.LATENCY_EDITS + "Ch. 30 example"] = edited
+    at.switch_page("lessons/memory.py").run()
+    at.switch_page("lessons/latency.py").run()
+    assert not at.exception and _tpot(at) == "50.00"
+    lesson = app(lesson="fifteen-minutes", stop="6")
+    lesson.session_state[K.LATENCY_EDITS + "Ch. 30 example"] = edited
+    lesson.button(key="lesson.next").click().run()
+    assert lesson.title[0].value == "Latency on a timeline" and _tpot(lesson) == "40.00"

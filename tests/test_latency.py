@@ -1,3 +1,5 @@
+import math
+
 import pytest
 
 from core.latency import summarize_request
@@ -114,3 +116,24 @@ def test_editor_rows_round_trip_and_errors_name_the_row():
     rows[1]["tokens emitted at (ms)"] = "5"
     with pytest.raises(ValueError, match="before prefill starts"):
         traces_from_rows(rows)
+
+
+def test_times_past_the_clock_and_no_rows_are_refused():
+    """1.7e308 ms parsed (it is finite) but made the summaries' TPOT and mean inf (two gaps of
+    1.7e308 overflow) and fell off the chart: times past 10¹² ms are refused, naming the row's
+    request; an editor with every row deleted says to add one instead of drawing an empty chart."""
+    from core.latency import CH30_TRACE
+    from core.latency_tables import editor_rows, traces_from_rows
+
+    huge = RequestTrace("huge", 0.0, 0.0, (150.0, 1.7e308), 0)
+    assert math.isinf(2 * 1.7e308)  # the sum of two such times, in a mean: what the page showed
+    rows = editor_rows([CH30_TRACE, huge])
+    with pytest.raises(ValueError, match=r"huge: 1\.7e\+308 ms is past this page's clock"):
+        traces_from_rows(rows)
+    rows[1]["arrival (ms)"], rows[1]["tokens emitted at (ms)"] = -2e12, "150"
+    with pytest.raises(ValueError, match=r"huge: -2e\+12 ms is past"):
+        traces_from_rows(rows)
+    rows[1]["arrival (ms)"] = -1e12  # the clock's reach, exactly: accepted
+    assert traces_from_rows(rows)[1].arrival_ms == -1e12
+    with pytest.raises(ValueError, match="no requests: add a row"):
+        traces_from_rows([])
