@@ -15,6 +15,29 @@ MAX_REQUESTS = 10_000
 MAX_POSITIONS = 10**12
 
 
+def _whole(part: str, name: str, unit: str, cap: int, past_cap: str, least: str, separated: str) -> int:
+    """``part`` as a whole number from 1 to ``cap``, else ``ValueError`` naming it as ``name``: negative,
+    not in the digits 0-9 (as ``unit``), past ``cap`` (``past_cap`` says why), a leading zero (what
+    "4,096" leaves after its comma: ``separated`` says what commas separate) or 0 (``least``)."""
+    clean = part.replace("_", "")
+    if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
+        raise ValueError(f"{name} is negative: {least}")
+    if not (clean.isascii() and clean.isdecimal()):
+        raise ValueError(f"{name} is not a whole number of {unit} (digits 0-9)")
+    # The length first: int() of a 5,000-digit string is slow, and Python refuses it with a message
+    # about sys.set_int_max_str_digits.
+    if len(clean) > len(str(cap)) or int(clean) > cap:
+        raise ValueError(f"{name} is {past_cap}")
+    if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
+        raise ValueError(
+            f"{name} starts with 0: commas and spaces separate {separated} without a thousands separator "
+            "(4096, not 4,096)"
+        )
+    if int(clean) < 1:
+        raise ValueError(f"{name} is 0: {least}")
+    return int(clean)
+
+
 def parse_lengths(text: str) -> list[int]:
     """Request lengths from text like "4096, 4096" or "8 10" (positions per request).
 
@@ -27,27 +50,9 @@ def parse_lengths(text: str) -> list[int]:
         raise ValueError("give at least one request length, e.g. 4096")
     if len(parts) > MAX_REQUESTS:
         raise ValueError(f"{len(parts):,} requests is more than this calculator takes ({MAX_REQUESTS:,})")
-    out = []
-    for p in parts:
-        clean = p.replace("_", "")
-        if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
-            raise ValueError(f"{quoted(p, 20)} is negative: a request holds at least 1 position")
-        if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"{quoted(p, 20)} is not a whole number of positions (digits 0-9)")
-        if len(clean) > 13 or int(clean) > MAX_POSITIONS:  # the length test first: int() of 5,000 digits is slow
-            raise ValueError(
-                f"{quoted(p, 20)} is more positions than any context window: this calculator takes up to "
-                f"{MAX_POSITIONS:,} per request"
-            )
-        if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
-            raise ValueError(
-                f"{quoted(p, 20)} starts with 0: commas and spaces separate requests, so write one length "
-                "without a thousands separator (4096, not 4,096)"
-            )
-        if int(clean) < 1:
-            raise ValueError("every request needs at least 1 position")
-        out.append(int(clean))
-    return out
+    past = f"more positions than any context window: this calculator takes up to {MAX_POSITIONS:,} per request"
+    least, separated = "a request holds at least 1 position", "requests, so write one length"
+    return [_whole(p, quoted(p, 20), "positions", MAX_POSITIONS, past, least, separated) for p in parts]
 
 
 def parse_budgets(text: str, max_tokens: int) -> list[int]:
@@ -60,25 +65,9 @@ def parse_budgets(text: str, max_tokens: int) -> list[int]:
     parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
     if not parts:
         raise ValueError("give one token budget per prompt, e.g. 12, 20")
-    out = []
-    for i, p in enumerate(parts, 1):
-        clean = p.replace("_", "")
-        if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
-            raise ValueError(f"budget {i} ({quoted(p, 20)}) is negative: every request must generate at least 1 token")
-        if not (clean.isascii() and clean.isdecimal()):
-            raise ValueError(f"budget {i} ({quoted(p, 20)}) is not a whole number of tokens (digits 0-9)")
-        # The length first: int() of a 5,000-digit string is refused by Python with a message about
-        # sys.set_int_max_str_digits, and any budget past 20 digits is past every context window.
-        if len(clean) > 20 or int(clean) > max_tokens:
-            raise ValueError(
-                f"budget {i} ({quoted(p, 20)}) is more tokens than the context window holds ({max_tokens})"
-            )
-        if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
-            raise ValueError(
-                f"budget {i} ({quoted(p, 20)}) starts with 0: commas and spaces separate budgets, so write "
-                "each without a thousands separator (4096, not 4,096)"
-            )
-        if int(clean) < 1:
-            raise ValueError(f"budget {i} is {int(clean)}: every request must generate at least 1 token")
-        out.append(int(clean))
-    return out
+    past = f"more tokens than the context window holds ({max_tokens})"
+    least, separated = "every request must generate at least 1 token", "budgets, so write each"
+    return [
+        _whole(p, f"budget {i} ({quoted(p, 20)})", "tokens", max_tokens, past, least, separated)
+        for i, p in enumerate(parts, 1)
+    ]
