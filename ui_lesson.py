@@ -82,7 +82,7 @@ def go(k: int) -> None:
         if setting.key in K.DEFAULTS:
             ss[setting.key] = copy.deepcopy(K.DEFAULTS[setting.key])
     if stop.page == "latency":  # the chapter's trace as the note has it, not the class's edits of it
-        for key in [key for key in ss if str(key).startswith(K.LATENCY_EDITS)]:
+        for key in [key for key in ss if str(key).startswith((K.LATENCY_EDITS, "lat.editor."))]:
             del ss[key]
     if stop.page == "decode" and "step" in stop.settings:
         import ui_decode

@@ -26,7 +26,7 @@ SOURCES = [
 source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source", persist_state="session")
 if source in LAT.EDITABLE:
     key, kept = f"lat.editor.{source}", K.LATENCY_EDITS + source
-    if key not in st.session_state:  # a new editor (first visit, back from a page): from the last edits
+    if key not in st.session_state or kept + ".base" not in st.session_state:  # a new editor, or a lesson stop
         st.session_state[kept + ".base"] = st.session_state.get(kept) or LT.editor_rows(LAT.EDITABLE[source])
     rows = st.session_state[kept + ".base"]  # fixed while the editor lives: its edits are relative to it
     positions = st.column_config.NumberColumn(

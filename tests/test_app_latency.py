@@ -106,3 +106,33 @@ def test_edits_to_a_trace_are_kept_when_the_page_is_left_and_a_lesson_stop_clear
     lesson.session_state[K.LATENCY_EDITS + "Ch. 30 example"] = edited
     lesson.button(key="lesson.next").click().run()
     assert lesson.title[0].value == "Latency on a timeline" and _tpot(lesson) == "40.00"
+
+
+def test_a_lesson_stop_after_a_stop_on_the_same_page_shows_the_chapters_trace():
+    """A teacher's lesson with two latency stops in a row: the move clears the kept edits while the editor is
+    still on the page (its base rows were looked up and gone: a KeyError on screen); the next stop shows the
+    chapter's trace, TPOT 40 ms."""
+    from core import state as K
+    from core.latency import CH30_TRACE
+    from core.latency_tables import editor_rows
+    from tests.test_app_lesson import SHIPPED
+
+    start = SHIPPED.index('[[stops]]\ntitle = "The latency trace"')
+    latency_stop = SHIPPED[start : SHIPPED.index('[[stops]]\ntitle = "Your turn')]
+    mine = SHIPPED[:start] + latency_stop + latency_stop + SHIPPED[start + len(latency_stop) :]
+    at = app()
+    at.sidebar.file_uploader(key="lesson.upload").upload("two.toml", mine.encode(), "application/toml").run()
+    at.sidebar.button[1].click().run()  # Start my lesson
+    for _ in range(6):
+        at.button(key="lesson.next").click().run()
+    assert at.title[0].value == "Latency on a timeline" and _tpot(at) == "40.00"
+    edited = editor_rows([CH30_TRACE])
+    edited[0]["tokens emitted at (ms)"] = "150, 200"
+    at.session_state[K.LATENCY_EDITS + "Ch. 30 example"] = edited
+    at.session_state[K.LATENCY_EDITS + "Ch. 30 example.base"] = edited
+    at.run()
+    assert _tpot(at) == "50.00"
+    at.button(key="lesson.next").click().run()
+    assert not at.exception, at.exception
+    assert next(t.value for t in at.text if t.value.startswith("Stop ")).startswith("Stop 8 of 9")
+    assert _tpot(at) == "40.00"
