@@ -6,8 +6,9 @@
 //
 // The main figure is the page's first plotly figure, the decode stage's heatmap, or the Practice
 // page's form — or, where a page marks one (a container keyed "lesson-focus"), the figure together
-// with the numbers a stop's question asks about (the latency page: the timeline and its table). Figures draw and resize for a while after a page switch: whenever the target's
-// box has stayed the same for a moment and is not wholly visible, scroll as little as needed.
+// with the numbers a stop's question asks about (the latency page: the timeline and its table).
+// Figures draw and resize for a while after a page switch: whenever the target's box has stayed the
+// same for a moment and is not wholly visible, scroll as little as needed.
 
 const MAIN = [".st-key-lesson-focus", ".js-plotly-plot", ".attn-root", '[data-testid="stForm"]']
   .map((s) => '[data-testid="stMain"] ' + s)
