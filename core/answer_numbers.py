@@ -78,16 +78,27 @@ def normalize(text: str) -> str:
 def _number(expr: str) -> float:
     """Evaluate a plain-number expression ("805306368", "0.75", "3*2**28", "1e6", "10^9").
 
-    pint parses it (no Python eval). At most one power, with an exponent of at most two
-    digits, so a typed "9^9^9" cannot stall the server."""
+    pint parses it (no Python eval). At most one power, with an exponent of at most three
+    digits, so a typed "9^9^9" cannot stall the server (pint raises a whole number to a power
+    exactly: 9^999 has 954 digits, 9^99999 would take seconds). "10^400" is ``TooLarge``, as
+    "1e400" is (a hint "try `10`" would mislead), and so is a number past 1 raised to a longer
+    positive power."""
     if PLAIN_NUMBER.fullmatch(expr):  # the common case, without the expression parser
         value = float(expr)
         if not math.isfinite(value):
             raise TooLarge(expr)
         return value
+    # pint's tokenizer misreads a whole number with leading zeros ("10^05" came out 5, "2*05" 0):
+    # drop them first ("0.5" and "100" are untouched).
+    expr = re.sub(r"(?<![\d.])0+(?=\d)", "", expr)
     powers = re.findall(r"(?:\*\*|\^)\s*\(?\s*([-+]?\d+(?:\.\d*)?)", expr)
-    if len(re.findall(r"\*\*|\^", expr)) > 1 or any(len(p.lstrip("+-").split(".")[0]) > 2 for p in powers):
+    if len(re.findall(r"\*\*|\^", expr)) > 1:
         raise ValueError("too many powers")
+    if any(len(p.lstrip("+-").split(".")[0]) > 3 for p in powers):
+        power = re.fullmatch(r"([-+]?\d*\.?\d+)\s*(?:\*\*|\^)\s*\(?\s*(\+?\d+)\s*\)?", expr)
+        if power and abs(float(power[1])) > 1:
+            raise TooLarge(expr)  # a number past 1 raised to a power of 1,000 or more
+        raise ValueError("a power of at most three digits")
     if re.search(r"\d\s+[\d.]", expr):  # "50 100": two numbers, not one (pint would multiply them)
         raise ValueError("two numbers")
     if re.search(r"\.\d*\.", expr):  # "1.610.612.736": dots as thousands separators, not 1.61
