@@ -24,7 +24,7 @@ from core.checkpoints import parse_app_args, script_args
 from core.gguf_export import EXPORT_FORMATS, export_file
 from core.gguf_file import gguf_memory_plan
 from core.model_files import list_gguf_files, read_from_models_dir, read_upload
-from core.text import markdown_literal
+from core.text import format_bytes, markdown_literal
 from core.weights import parts_gb, verdict
 
 kw = {"persist_state": "session"}
@@ -156,7 +156,7 @@ def _summary():
                 "File in the models folder",
                 list(files),
                 key="memory.gguf_file",
-                format_func=lambda n: f"{n} ({cost.format_bytes(files[n].size_bytes, binary=False)})",
+                format_func=lambda n: f"{n} ({format_bytes(files[n].size_bytes, binary=False)})",
                 **kw,
             )
             return read_from_models_dir(folder, name)
@@ -215,13 +215,13 @@ def gguf_plan_section() -> None:
     for note in plan["notes"]:
         st.warning(note)
     k, v, kv, total = (plan[x] for x in ("kv_cache/keys_bytes", "kv_cache/values_bytes", "memory/kv_cache", "total"))
-    mib = lambda n: cost.format_bytes(n, unit="MiB")  # noqa: E731 — llama.cpp logs its KV cache in MiB
+    mib = lambda n: format_bytes(n, unit="MiB")  # noqa: E731 — llama.cpp logs its KV cache in MiB
     st.markdown(
         f"KV cache in {ctype} at {int(n_ctx):,} positions: K = **{mib(k)}**, V = **{mib(v)}**, "
         f"K + V = **{mib(kv)}** ({kv:,} bytes); weights {mib(plan['memory/weights'])} "
         f"({plan['memory/weights']:,} bytes)."
     )
-    dec = lambda n: cost.format_bytes(n, binary=False)  # noqa: E731
+    dec = lambda n: format_bytes(n, binary=False)  # noqa: E731
     labels = {"weights": dec(plan["memory/weights"]), "KV cache": dec(kv)}
     ui.chart(viz.fig_memory_budget(parts_gb(plan), budget, labels), key="gguf_budget")
     fits, text = verdict(total, round(budget * 10**9), dec)

@@ -17,7 +17,7 @@ import streamlit as st
 
 from core import state
 from core.checkpoints import AppArgs, find_checkpoints, hub_dir, parse_app_args
-from core.model_choice import SHIPPED, ModelOption, ModelStore, default_choice, model_options
+from core.model_choice import SHIPPED, ModelOption, ModelStore, default_choice, model_options, window_cap
 
 APP = Path(__file__).resolve().parent / "app.py"
 REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
@@ -263,21 +263,10 @@ def forget_model_state(cfg, checkpoint: bool) -> None:
     for layer, head in ((state.DECODE_LAYER, state.DECODE_HEAD), ("ctx.layer", "ctx.head")):
         ss[layer] = min(ss[layer], cfg.n_layer - 1)
         ss[head] = ss[head] if ss[head] == state.MEAN_HEADS else min(ss[head], cfg.n_head - 1)
-    ss["ctx.window"] = min(ss["ctx.window"], context_window_cap(cfg))
+    ss["ctx.window"] = min(ss["ctx.window"], window_cap(cfg))
     preset = ss.get("memory.preset")
     if checkpoint or preset == state.CHOSEN_PRESET:
         ss["memory.preset"] = state.CHOSEN_PRESET if checkpoint else "The shipped model"
-
-
-CONTEXT_BUDGET = 64 * 2**20  # bytes one session's context-page run may hold (KV cache + attention kept)
-CONTEXT_MAX_NEW = 200  # the page's largest "tokens to generate"
-
-
-def context_window_cap(cfg) -> int:
-    """The context page's largest window for ``cfg`` (``core.model_choice.window_cap``)."""
-    from core.model_choice import window_cap
-
-    return window_cap(cfg, CONTEXT_BUDGET, CONTEXT_MAX_NEW)
 
 
 CHECK_FLOPS = 4e10  # one check's prefill: well under a second on a laptop core (≈ 2 · parameters per position)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 from core.config import GPTConfig
-from core.text import exact_decimal
 
 
 def _check_count(name: str, value) -> int:
@@ -136,30 +135,6 @@ def generation_scores(n_prompt: int, m_new: int, cached: bool) -> int:
     # Σ_{T=1}^{N} T(T+1)/2 = N(N+1)(N+2)/6 (tetrahedral numbers).
     tetra = lambda N: N * (N + 1) * (N + 2) // 6  # noqa: E731
     return tetra(n + m - 1) - tetra(n - 1)
-
-
-# ---- units -------------------------------------------------------------------------------
-
-BINARY = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
-DECIMAL = (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
-
-
-def byte_count(n_bytes) -> str:
-    """ "2,048 bytes", or one decimal for a fractional count of packed sub-byte values: "1,024.5 bytes"."""
-    whole = Fraction(n_bytes).denominator == 1
-    return f"{exact_decimal(n_bytes, 0 if whole else 1)} {'byte' if n_bytes == 1 else 'bytes'}"
-
-
-def format_bytes(n_bytes: int, binary: bool = True, unit: str | None = None) -> str:
-    """``n_bytes`` in the largest binary (KiB = 1,024 B) or decimal (kB = 1,000 B) unit ≥ 1, two
-    decimals, computed exactly: a 40-digit count prints 40 right digits (a float keeps ~16).
-    ``unit`` ("MiB", "GB" …) forces one unit: "4,352.00 MiB", as llama.cpp logs its KV cache."""
-    if unit is not None:
-        return f"{exact_decimal(Fraction(n_bytes) / dict(BINARY + DECIMAL)[unit])} {unit}"
-    for unit, size in BINARY if binary else DECIMAL:
-        if n_bytes >= size:
-            return f"{exact_decimal(Fraction(n_bytes) / size)} {unit}"
-    return f"{exact_decimal(n_bytes, 0 if Fraction(n_bytes).denominator == 1 else 1)} B"
 
 
 # ---- KV cache with every term named ---------------------------------------------------------

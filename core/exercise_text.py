@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from core import answer_lists, cost
+from core import answer_lists
+from core.text import BINARY, DECIMAL, format_bytes
 
 
 def format_value(kind: str, value, unit: str = "", digits: int = 3) -> str:
@@ -19,7 +20,7 @@ def format_value(kind: str, value, unit: str = "", digits: int = 3) -> str:
     if kind == "bytes":
         v = float(value)
         whole = f"{round(v):,} bytes" if abs(v - round(v)) < 1e-6 else f"{v:,.1f} bytes"
-        size = dict(cost.BINARY + cost.DECIMAL).get(unit)
+        size = dict(BINARY + DECIMAL).get(unit)
         if size:  # the box asked for this unit: lead with it
             return f"{v / size:,.4g} {unit} = {whole}"
         return f"{whole} ({bytes_text(v)} = {bytes_text(v, binary=False)})" if v >= 1024 else whole
@@ -52,8 +53,8 @@ def minus(text: str) -> str:
 
 
 def bytes_text(n_bytes: float, binary: bool = True) -> str:
-    """``cost.format_bytes`` without trailing zeros: "768 MiB", "805.31 MB", "4.5 MiB"."""
-    text = cost.format_bytes(round(n_bytes), binary)
+    """``format_bytes`` without trailing zeros: "768 MiB", "805.31 MB", "4.5 MiB"."""
+    text = format_bytes(round(n_bytes), binary)
     return re.sub(r"\.(\d*?)0+ ", lambda m: f".{m[1]} " if m[1] else " ", text)
 
 

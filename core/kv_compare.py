@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from core.cost import format_bytes, kv_cache_bytes
-from core.text import exact_decimal
+from core.cost import kv_cache_bytes
+from core.text import exact_decimal, format_bytes
 
 
 def kv_mistakes(

@@ -40,7 +40,7 @@ class ModelOption:
     @property
     def label(self) -> str:
         """What the picker shows: name · family · bytes on disk ("SmolLM2-135M · Llama · 269.06 MB")."""
-        from core.cost import format_bytes
+        from core.text import format_bytes
 
         if self.path is None:
             return f"{SHIPPED} (1 M parameters, trained here)"
@@ -179,8 +179,14 @@ class ModelStore:
 # ---- bounded work for a large model -------------------------------------------------------------
 
 
-def window_cap(cfg, budget_bytes: int, n_new: int, itemsize: int = 4, step: int = 8) -> int:
-    """The largest context window (a multiple of ``step``, at most ``cfg.block_size``, at least
+CONTEXT_BUDGET = 64 * 2**20  # bytes one session's context-page run may hold (KV cache + attention kept)
+CONTEXT_MAX_NEW = 200  # the context page's largest "tokens to generate"
+
+
+def window_cap(
+    cfg, budget_bytes: int = CONTEXT_BUDGET, n_new: int = CONTEXT_MAX_NEW, itemsize: int = 4, step: int = 8
+) -> int:
+    """The context page's largest window (a multiple of ``step``, at most ``cfg.block_size``, at least
     ``step``) whose run on the context page fits ``budget_bytes``: the KV cache (2·L·H_kv·d·b per
     position) plus the attention kept for the figure, ``n_layer · n_head`` shares per query and
     key (the prompt's W² when it fills the window, then W per generated token, ``n_new`` of them)."""

@@ -138,3 +138,27 @@ def show_spaces(text: str) -> str:
         return "␣" * len(text)
     lead, trail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
     return "␣" * lead + core + "␣" * trail
+
+
+# ---- byte counts in units ---------------------------------------------------------------------
+
+BINARY = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+DECIMAL = (("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+
+
+def byte_count(n_bytes) -> str:
+    """ "2,048 bytes", or one decimal for a fractional count of packed sub-byte values: "1,024.5 bytes"."""
+    whole = Fraction(n_bytes).denominator == 1
+    return f"{exact_decimal(n_bytes, 0 if whole else 1)} {'byte' if n_bytes == 1 else 'bytes'}"
+
+
+def format_bytes(n_bytes: int, binary: bool = True, unit: str | None = None) -> str:
+    """``n_bytes`` in the largest binary (KiB = 1,024 B) or decimal (kB = 1,000 B) unit ≥ 1, two
+    decimals, computed exactly: a 40-digit count prints 40 right digits (a float keeps ~16).
+    ``unit`` ("MiB", "GB" …) forces one unit: "4,352.00 MiB", as llama.cpp logs its KV cache."""
+    if unit is not None:
+        return f"{exact_decimal(Fraction(n_bytes) / dict(BINARY + DECIMAL)[unit])} {unit}"
+    for unit, size in BINARY if binary else DECIMAL:
+        if n_bytes >= size:
+            return f"{exact_decimal(Fraction(n_bytes) / size)} {unit}"
+    return f"{exact_decimal(n_bytes, 0 if Fraction(n_bytes).denominator == 1 else 1)} B"

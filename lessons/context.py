@@ -9,11 +9,12 @@ from core import state as K
 from core import viz
 from core.context import POLICIES, band_matrix
 from core.cost import kv_cache_bytes_for
+from core.model_choice import CONTEXT_BUDGET, window_cap
 from core.text import sentence
 from core.tokenizer import decode, encode, end_token_id, token_labels
 
 tok, model, card = ui_models.chosen_tokenizer(), ui_models.chosen_model(), ui_models.chosen_card()
-cap = ui_models.context_window_cap(model.cfg)
+cap = window_cap(model.cfg)
 ui.title("context")
 st.caption(
     "The shelf meets the wall. Ch. 19 “The context window”: the window limits prompt plus continuation. At "
@@ -25,7 +26,7 @@ if card is not None and cap < card.context_window:
     st.caption(
         f"{card.name}'s own context window is {card.context_window:,} positions; this page offers up to {cap:,}: "
         f"a run keeps its KV cache and every layer's attention for the figure, and one session may hold "
-        f"{ui_models.CONTEXT_BUDGET // 2**20} MiB of them."
+        f"{CONTEXT_BUDGET // 2**20} MiB of them."
     )
 
 if model.cfg.positions == "learned":

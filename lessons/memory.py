@@ -9,6 +9,7 @@ from core import cost, kv_compare, viz
 from core import state as K
 from core.request_sizes import parse_lengths
 from core.shapes import PRESETS, KVShape, parse_hf_config
+from core.text import byte_count, format_bytes
 
 ui.title("memory")
 st.caption(
@@ -103,15 +104,15 @@ else:  # unequal lengths: B · T becomes their sum (a mean T would not be a whol
     head, terms = "2 · L · (T₁ + T₂ + …)", f"2 · {L:,} · ({summed})"
 st.markdown(f"M = {head} · H_kv · d · b = {terms} · {H:,} · {d:,} · {float(b):g} = **{kv['total']:,} bytes**")
 u1, u2, u3 = st.columns(3)
-u1.metric("Binary units (KiB = 1,024 B)", cost.format_bytes(kv["total"]))
-u2.metric("Decimal units (kB = 1,000 B)", cost.format_bytes(kv["total"], binary=False))
-u3.metric("Per position", cost.byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
+u1.metric("Binary units (KiB = 1,024 B)", format_bytes(kv["total"]))
+u2.metric("Decimal units (kB = 1,000 B)", format_bytes(kv["total"], binary=False))
+u3.metric("Per position", byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
 if cache_type is not None:
     st.markdown(
         f"As llama.cpp logs it ({cache_type}, block overhead included): "
-        f"K = **{cost.format_bytes(kv['kv_cache/keys_bytes'], unit='MiB')}**, "
-        f"V = **{cost.format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
-        f"K + V = **{cost.format_bytes(kv['total'], unit='MiB')}**."
+        f"K = **{format_bytes(kv['kv_cache/keys_bytes'], unit='MiB')}**, "
+        f"V = **{format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
+        f"K + V = **{format_bytes(kv['total'], unit='MiB')}**."
     )
 real_model = {"The shipped model": ui.model, K.CHOSEN_PRESET: ui_models.chosen_model}.get(name)
 if real_model and B <= 8 and b == 4:
@@ -122,9 +123,7 @@ with left:
     variants = kv_compare.kv_sharing_variants(shape.n_head, int(H))
     totals = [cost.kv_cache_itemized(int(L), h, int(d), lengths, b)["total"] for h in variants.values()]
     current = next((k for k, h in variants.items() if h == H), None)
-    ui.chart(
-        viz.fig_kv_variants(list(variants), totals, [cost.format_bytes(t) for t in totals], current), key="variants"
-    )
+    ui.chart(viz.fig_kv_variants(list(variants), totals, [format_bytes(t) for t in totals], current), key="variants")
 with right:
     st.markdown("**Common mistakes, beside the right value**")
     m = kv_compare.kv_mistakes(int(L), int(H), int(d), shape.hidden_size, kv["kv_cache/positions"], b)

@@ -71,7 +71,7 @@ def test_generation_scores_match_step_by_step_sums():
 
 def test_units_binary_and_decimal():
     """402,653,184 bytes = 384.00 MiB (binary) = 402.65 MB (decimal)."""
-    from core.cost import format_bytes
+    from core.text import format_bytes
 
     assert format_bytes(402_653_184) == "384.00 MiB"
     assert format_bytes(402_653_184, binary=False) == "402.65 MB"
@@ -178,7 +178,7 @@ def test_huge_byte_counts_print_every_digit_right():
     """10⁴⁰ bytes in GiB and 8·10⁴⁸ bytes in GB: every digit equals Python's exact Decimal division."""
     from decimal import ROUND_HALF_UP, Decimal, localcontext
 
-    from core.cost import format_bytes
+    from core.text import format_bytes
 
     for n, size, unit, binary in ((10**40, 2**30, "GiB", True), (8 * 10**48, 10**9, "GB", False)):
         with localcontext() as ctx:
@@ -270,7 +270,8 @@ def test_kv_cache_typed_choices_and_mib():
     2,176 MiB (printed so), and the plain formula with b = 34/32 gives the same total."""
     from fractions import Fraction
 
-    from core.cost import format_bytes, kv_cache_itemized, kv_cache_itemized_typed, kv_value_choices
+    from core.cost import kv_cache_itemized, kv_cache_itemized_typed, kv_value_choices
+    from core.text import format_bytes
 
     choices = {ctype: b for b, ctype in kv_value_choices().values() if ctype}
     assert choices == {"f16": 2, "q8_0": Fraction(34, 32), "q4_0": Fraction(18, 32)}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
-from core import cost
 from core.exercises import Mistake, Tolerance
+from core.text import BINARY, DECIMAL
 
 BYTES_TOL = Tolerance(rel=0.001)  # 805.3 MB is right for 805,306,368 B; 768 MB (MiB read as MB) is 4.6% off
 ABOUT_TOL = Tolerance(rel=0.005)  # "about 9.66 GB": 9.7 GB is fine, 9 GB (GiB read as GB) is not
@@ -22,7 +22,7 @@ WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "sev
 def unit_mixups(n_bytes: float) -> list[Mistake]:
     """The figure in binary units read as decimal (768 MiB typed as 768 MB) and the other way."""
     out = []
-    for (b_unit, b_size), (d_unit, d_size) in zip(cost.BINARY, cost.DECIMAL, strict=True):
+    for (b_unit, b_size), (d_unit, d_size) in zip(BINARY, DECIMAL, strict=True):
         if n_bytes >= b_size:
             x, y = n_bytes / b_size, n_bytes / d_size
             out.append(
