@@ -162,3 +162,16 @@ def test_speculative_rounds_mark_proposals_after_a_rejection_discarded():
     )
     [row] = speculative_rounds([r], lambda t: f"t{t}")
     assert row[PROPOSED] == "t5 ✓ | t6 ✗ | t7 (discarded) | t8 (discarded)" and row["then"] == "resampled: t9"
+
+
+def test_a_failed_request_label_stays_inside_the_plot():
+    """ "error: no tokens" was written rightwards from the request's prefill start: a failed request
+    starting last (here at 120 ms of an axis from −100 to 120 ms) had its label cut at the figure's edge."""
+    from core.latency import RequestTrace
+
+    ok = RequestTrace("A", 0, 10, (50, 80, 110))
+    late, early = RequestTrace("B", -100, 120, ()), RequestTrace("C", 0, 5, ())
+    [label] = viz.fig_timeline([ok, late], "t").layout.annotations
+    assert (label.text, label.x, label.xanchor) == ("error: no tokens", 120, "right")
+    [label] = viz.fig_timeline([ok, early], "t").layout.annotations
+    assert (label.x, label.xanchor) == (5, "left")

@@ -75,6 +75,7 @@ def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
     (``labelled``; the hover still tells). A request that emitted nothing is marked as an error."""
     fig = go.Figure()
     span = max([e for t in traces for e in t.emissions_ms] + [t.prefill_start_ms for t in traces] + [1.0])
+    start = min([t.arrival_ms for t in traces] + [0.0])  # the axis starts here (an arrival may be < 0)
     min_gap = span * LABEL_WIDTH
     for i, t in enumerate(traces):
         y, first = _row_name(i, t.name), i == 0
@@ -90,7 +91,10 @@ def fig_timeline(traces: list[RequestTrace], title: str) -> go.Figure:
                 x=t.prefill_start_ms,
                 text="error: no tokens",
                 showarrow=False,
-                xanchor="left",
+                # In the right half of the axis the label ends at its point: written rightwards it
+                # ran past the plot and was cut. Over a bar it keeps a background to stay legible.
+                xanchor="right" if t.prefill_start_ms - start > (span - start) / 2 else "left",
+                bgcolor="rgba(255, 255, 255, 0.85)",
                 font_color=NEW_WORK_TEXT,
             )
     fig.update_layout(
