@@ -39,6 +39,13 @@ CUT_ROWS_JS = """() => {
     .map(b => [Math.round(b.top), Math.round(b.bottom), Math.round(edge)]);
 }""".replace("MAIN", MAIN)
 
+QUESTION_FONT_JS = """() => {
+  const size = (el) => getComputedStyle(el).fontSize;
+  const bar = [...document.querySelectorAll('.st-key-lesson-bar [data-testid=stText]')];
+  return {question: size(bar.find((e) => e.innerText.startsWith('Ask:'))),
+          text: size(document.querySelector('[data-testid=stMain] [data-testid=stMarkdownContainer] p'))};
+}"""
+
 
 def wait_for_stop(page, k: int, n: int, heading: str) -> dict:
     """Wait until stop ``k``'s page (its ``heading``) is on screen with its main figure drawn wholly
@@ -79,6 +86,9 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
             if stop.page == "latency":  # the table the question is about (TTFT 150, full duration / tokens 67.5)
                 table = page.locator(".st-key-lesson-focus [data-testid=stDataFrame]").bounding_box()
                 assert box["top"] <= table["y"] and table["y"] + table["height"] <= 1080, (k, table)
+            if k == 1:  # the question the class reads is as large as the page's text (it was 22 px beside 24)
+                sizes = page.evaluate(QUESTION_FONT_JS)
+                assert sizes["question"] == sizes["text"] == "24.15px", sizes
             if stop.page == "decode":
                 rows = heatmap_rows(page)
                 page.keyboard.press("ArrowRight")  # the stage's Step, not the next stop
