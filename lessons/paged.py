@@ -30,7 +30,16 @@ c[1].radio(
     persist_state="session",
     help="Continuous: newcomers join at any step. Static: a batch starts only when the previous one is done.",
 )
-c[2].number_input("Block size (positions)", step=1, key="paged.block_size", persist_state="session")
+# Bounded in the box, as the pool is: past a float's exact integers the browser kept the typed number
+# while the page still worked with (and named) the last one it had sent.
+c[2].number_input(
+    "Block size (positions)",
+    min_value=1,
+    max_value=model.cfg.block_size,
+    step=1,
+    key="paged.block_size",
+    persist_state="session",
+)
 c[3].number_input("Pool (blocks)", min_value=1, max_value=256, step=1, key="paged.n_blocks", persist_state="session")
 
 

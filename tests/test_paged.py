@@ -238,3 +238,19 @@ def test_a_step_report_says_what_a_plain_step_did():
     assert StepReport(3, ["R1", "R2"], 2, [], 4.25).said() == ["R1, R2 each added a token (2 in one pass, 4.2 ms)."]
     assert StepReport(4, [], 0, [], 0.0).said() == ["no request was running, so no pass ran."]
     assert StepReport(5, ["R1"], 1, ["R2 joins the batch."], 3.0).said() == ["R2 joins the batch."]
+
+
+@pytest.mark.parametrize(
+    "block_size, message",
+    [
+        (0, "block size must be a whole number of positions ≥ 1, got 0"),
+        (True, "block size must be a whole number of positions ≥ 1, got True"),
+        (300, "block size 300 is larger than the context window of 256 positions"),
+    ],
+)
+def test_a_block_size_outside_one_to_the_window_is_refused_by_name(block_size, message):
+    """The paged page's box holds 1 … the context window; the cache itself refuses anything else."""
+    cfg = PRESETS["shipped"]
+    assert cfg.block_size == 256
+    with pytest.raises(ValueError, match=message):
+        PagedKVCache(cfg, 4, block_size)
