@@ -24,7 +24,7 @@ from core.checkpoints import parse_app_args, script_args
 from core.gguf_export import EXPORT_FORMATS, export_file
 from core.gguf_file import gguf_memory_plan
 from core.model_files import list_gguf_files, read_from_models_dir, read_upload
-from core.text import format_bytes, markdown_literal
+from core.text import format_bytes, markdown_literal, plural
 from core.weights import parts_gb, verdict
 
 kw = {"persist_state": "session"}
@@ -190,7 +190,7 @@ def gguf_plan_section() -> None:
         st.dataframe(s.tensor_rows(), hide_index=True, column_config={"values": count, "bytes": count})
         st.caption(
             "Every tensor: its ggml type and bytes. By type: "
-            + "; ".join(f"{t} {r['tensors']} tensors, {r['bytes']:,} B" for t, r in s.by_type().items())
+            + "; ".join(f"{t} {plural(r['tensors'], 'tensor')}, {r['bytes']:,} B" for t, r in s.by_type().items())
         )
     if st.session_state.get("memory.gguf_shown") != (s.source, s.file_bytes):  # a new file: its own context
         st.session_state["memory.gguf_shown"] = (s.source, s.file_bytes)

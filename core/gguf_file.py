@@ -204,6 +204,14 @@ def read_gguf(path: str | Path, source: str | None = None) -> GGUFSummary:
     return summary
 
 
+KV_TERM_WORDS = {  # the KV-cache terms a plan needs, as a message names them
+    "n_layer": "the layer count (n_layer)",
+    "n_kv_head": "the KV heads (n_kv_head)",
+    "head_dim_k": "the key head size (head_dim_k)",
+    "head_dim_v": "the value head size (head_dim_v)",
+}
+
+
 def gguf_memory_plan(
     summary: GGUFSummary,
     n_ctx: int,
@@ -219,16 +227,16 @@ def gguf_memory_plan(
     ``"kv_cache/values_bytes"``, ``"total"``, ``"fits"`` (None without a budget) and ``"notes"``.
     Compute buffers and the runtime are not counted. Raises ``ValueError`` if the file lacks the
     KV terms (layers, KV heads, head size) or a term is bad."""
-    missing = [k for k in ("n_layer", "n_kv_head", "head_dim_k", "head_dim_v") if getattr(summary, k) is None]
+    missing = [words for k, words in KV_TERM_WORDS.items() if getattr(summary, k) is None]
     if missing:
-        raise ValueError(
-            f"the file does not give {', '.join(missing)} for {quoted(summary.architecture, 100)}: no KV plan"
-        )
+        arch = summary.architecture
+        of = f"architecture {quoted(arch, 100)}" if arch is not None else "model (the file names no architecture)"
+        raise ValueError(f"the file does not give {', '.join(missing)} for its {of}: no KV-cache plan")
     if summary.n_layer > MAX_LAYERS:
         raise ValueError(f"the file claims {summary.n_layer:,} layers: more than any model (up to {MAX_LAYERS:,})")
     kv = summary.n_kv_head if isinstance(summary.n_kv_head, tuple) else (summary.n_kv_head,) * summary.n_layer
     if len(kv) != summary.n_layer:
-        raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV plan")
+        raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV-cache plan")
     keys = values = 0
     for n_kv, layers in Counter(kv).items():  # one term per KV-head count: some models vary it by layer
         keys += (

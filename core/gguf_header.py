@@ -17,6 +17,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+from core.text import plural
+
 # gguf.GGUFReader makes one numpy view per array element: a crafted array of 10⁸ numbers would
 # take minutes and gigabytes. Real vocabularies (tokens, merges, scores) hold under 10⁶ entries.
 MAX_ARRAY = 2_000_000
@@ -88,7 +90,8 @@ def check_header(buf, size: int) -> dict[int, int]:
     n_tensors, n_kv = u64(8), u64(16)
     if n_kv > (size - 24) // 13 or n_tensors > (size - 24) // 24:
         raise ValueError(
-            f"the file is truncated or corrupt: it claims {n_kv:,} metadata entries and {n_tensors:,} tensors"
+            f"the file is truncated or corrupt: it claims {plural(n_kv, 'metadata entry', 'metadata entries')} "
+            f"and {plural(n_tensors, 'tensor')}"
         )
     if n_kv > MAX_METADATA:
         raise ValueError(f"the file has {n_kv:,} metadata entries: more than a model file holds ({MAX_METADATA:,})")

@@ -55,8 +55,8 @@ def _check_prompt(model: GPT, ids) -> list[int]:
         raise ValueError("the prompt is empty: give at least one token")
     if len(ids) > model.cfg.block_size:
         raise ValueError(
-            f"the prompt is {len(ids)} tokens but the context window holds {model.cfg.block_size}: "
-            f"remove at least {len(ids) - model.cfg.block_size} tokens"
+            f"the prompt is {plural(len(ids), 'token')} but the context window holds {model.cfg.block_size:,}: "
+            f"remove at least {plural(len(ids) - model.cfg.block_size, 'token')}"
         )
     return ids
 

@@ -278,3 +278,27 @@ def test_small_hostile_files_are_refused(tmp_path, name):
         path.write_bytes(path.read_bytes().replace(b"llama", b"ll\xc3(a", 1))
     with pytest.raises(ValueError, match=words):
         gguf_memory_plan(read_gguf(path), 4096, "f16")
+
+
+def test_an_empty_gguf_names_what_is_missing_in_words(tmp_path):
+    """A 24-byte version-3 file with no tensors and no metadata: the plan said "… head_dim_v for None:
+    no KV plan", Python's None where the architecture goes."""
+    path = tmp_path / "minimal.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 0))
+    s = read_gguf(path)
+    assert (s.architecture, s.n_layer, s.n_kv_head) == (None, None, None)
+    with pytest.raises(ValueError) as err:
+        gguf_memory_plan(s, 100)
+    assert str(err.value) == (
+        "the file does not give the layer count (n_layer), the KV heads (n_kv_head), the key head size "
+        "(head_dim_k), the value head size (head_dim_v) for its model (the file names no architecture): "
+        "no KV-cache plan"
+    )
+
+
+def test_a_header_claiming_one_entry_too_many_is_refused_in_the_singular(tmp_path):
+    """ "it claims 1 metadata entries and 0 tensors": a 24-byte file announcing one metadata entry."""
+    path = tmp_path / "one.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1))
+    with pytest.raises(ValueError, match="it claims 1 metadata entry and 0 tensors$"):
+        read_gguf(path)

@@ -65,6 +65,16 @@ def test_too_long_prompt_is_refused_with_count(tiny_model):
         S.start(tiny_model, [1] * (tiny_model.cfg.block_size + 3), SamplingConfig())
 
 
+def test_a_long_prompt_s_counts_have_thousands_separators_and_one_token_is_singular(tiny_model):
+    """A 100,000-character paste read "the prompt is 60001 tokens … remove at least 59745 tokens"."""
+    window = tiny_model.cfg.block_size
+    with pytest.raises(ValueError) as err:
+        S.start(tiny_model, [1] * (window + 59_745), SamplingConfig())
+    assert f"is {window + 59_745:,} tokens" in str(err.value) and "remove at least 59,745 tokens" in str(err.value)
+    with pytest.raises(ValueError, match="remove at least 1 token$"):
+        S.start(tiny_model, [1] * (window + 1), SamplingConfig())
+
+
 def test_two_sessions_are_independent(tiny_model):
     """Stepping one session leaves another's cache, tokens and matrix untouched."""
     a = S.start(tiny_model, [1, 2, 3], SamplingConfig("sample", seed=1))
