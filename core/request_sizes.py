@@ -1,11 +1,13 @@
 """Typed request sizes for the calculators: the memory page's request lengths (positions each
 request holds, "4096, 4096") and the batching page's token budgets (tokens each may generate).
-Whole numbers in the digits 0-9 only, each refusal saying which entry and why.
+Whole numbers, each refusal saying which entry and why. Digits of other scripts ("٤٠٩٦", "４０９６") read
+as 0-9, as the exercises' answer boxes read them.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from core.text import quoted
 
@@ -17,13 +19,13 @@ MAX_POSITIONS = 10**12
 
 def _whole(part: str, name: str, unit: str, cap: int, past_cap: str, least: str, separated: str) -> int:
     """``part`` as a whole number from 1 to ``cap``, else ``ValueError`` naming it as ``name``: negative,
-    not in the digits 0-9 (as ``unit``), past ``cap`` (``past_cap`` says why), a leading zero (what
+    not a whole number (as ``unit``), past ``cap`` (``past_cap`` says why), a leading zero (what
     "4,096" leaves after its comma: ``separated`` says what commas separate) or 0 (``least``)."""
-    clean = part.replace("_", "")
+    clean = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in part.replace("_", ""))
     if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
         raise ValueError(f"{name} is negative: {least}")
     if not (clean.isascii() and clean.isdecimal()):
-        raise ValueError(f"{name} is not a whole number of {unit} (digits 0-9)")
+        raise ValueError(f"{name} is not a whole number of {unit}")
     # The length first: int() of a 5,000-digit string is slow, and Python refuses it with a message
     # about sys.set_int_max_str_digits.
     if len(clean) > len(str(cap)) or int(clean) > cap:

@@ -90,12 +90,13 @@ def test_parse_lengths():
     assert parse_lengths("4096, 4096") == [4096, 4096]
     assert parse_lengths("8 10") == [8, 10]
     assert parse_lengths("1000000000000") == [10**12]  # the most it takes: exact
+    assert parse_lengths("٤٠٩٦, ４０９６") == [4096, 4096]  # other scripts' digits, as the answer boxes read them
     for bad, match in [
         ("", "at least one"),
         ("1.5", "whole number"),
         ("-3", "is negative"),
         ("−3", "is negative"),
-        ("٣", r"whole number of positions \(digits 0-9\)"),
+        ("³", "whole number of positions"),  # a superscript is a digit but not a decimal one
         ("1000000000001", "up to 1,000,000,000,000 per request"),
         ("9" * 30, "more positions than any context window"),  # 30 digits garbled the page's boxes and axis
         ("9" * 5000, "more positions than any context window"),
