@@ -12,7 +12,7 @@ from core.text import big_count, exact_decimal, plural
 def growth(k: float) -> str:
     """A fitted exponent as the page writes it. A flat curve's fit lands a little either side of 0 with
     timing noise; a negative k read as "shrinks with n", so below 0.1 the page says flat."""
-    fit = f"{k:.2f}".replace("-", "−")
+    fit = f"{k:.2f}".replace("-", "−").replace("−0.00", "0.00")  # −0.004 rounds to 0.00, with no sign
     return f"**≈ 0** (flat within the timing noise; the fit gives {fit})" if k < 0.1 else f"**{fit}**"
 
 
@@ -117,7 +117,11 @@ else:
         "Reading it: a cached step runs one position through every layer, a fixed cost on a model this "
         "small, plus n scores per head, which barely show, so its curve stays nearly flat. The recompute "
         "reruns every position through every layer (linear in n) and scores n(n+1)/2 pairs (quadratic): "
-        "its exponent heads for 1–2 as n grows, and sits below 1 while fixed per-pass costs still dominate, "
-        "as they do at a few hundred positions on this model. Timing noise from other work on this machine "
-        "shows as bumps; press the button again to re-measure."
+        "its exponent heads for 1–2 as n grows"
+        + (
+            ", and sits below 1 while fixed per-pass costs still dominate, as they do here."
+            if k_naive < 1
+            else f"; here it is past 1 ({k_naive:.2f}): the growing work outweighs the fixed per-pass costs."
+        )
+        + " Timing noise from other work on this machine shows as bumps; press the button again to re-measure."
     )

@@ -65,6 +65,21 @@ def test_a_flat_measured_curve_is_called_flat_not_negative():
     [line] = [m.value for m in at.markdown if "Fitted growth" in m.value]
     assert "cached k = **≈ 0** (flat within the timing noise; the fit gives −0.29)" in line
     assert "recompute k = **0.85**" in line and "-0.29" not in line
+    [reading] = [c.value for c in at.caption if c.value.startswith("Reading it")]
+    assert "sits below 1 while fixed per-pass costs still dominate, as they do here" in reading
+    # A recompute past k = 1 and a cached fit of −0.0032: the caption said "sits below 1" beside "recompute
+    # k = 1.01", and the fit read "−0.00" (a teacher's review).
+    steep = tuple(float(n) for n in lengths)  # time ∝ n: k = 1.00
+    flat = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.997)
+    assert round(float(np.polyfit(np.log(lengths[4:]), np.log(flat[4:]), 1)[0]), 4) == -0.0032
+    at.session_state["cost.measured"] = StepTimes(lengths, flat, steep, 11, 2)
+    at.run()
+    [line] = [m.value for m in at.markdown if "Fitted growth" in m.value]
+    assert "the fit gives 0.00)" in line and "recompute k = **1.00**" in line
+    [reading] = [c.value for c in at.caption if c.value.startswith("Reading it")]
+    assert "here it is past 1 (1.00)" in reading and "sits below 1" not in reading
+    at.session_state["cost.measured"] = StepTimes(lengths, cached, naive, 11, 2)
+    at.run()
     # The times at 256 positions are said once, in the chart's sentence (a helper read them twice in a row).
     texts = [m.value for m in [*at.markdown, *at.caption]] + [h.proto.body for h in at.get("html")]
     said = [t for t in texts if "0.98 ms" in t]
