@@ -48,12 +48,17 @@ def kv_mistake_notes(m: dict) -> dict[str, str]:
 
 
 def kv_sharing_variants(n_head: int, current_kv_heads: int) -> dict[str, int]:
-    """KV-head counts to compare for one model: MHA (= n_head), a GQA group (the divisor of
-    ``n_head`` nearest n_head/4, if one lies strictly between 1 and n_head) and MQA (1), plus
-    the current count if it is none of those. Returns {label: n_kv_head}."""
+    """KV-head counts to compare for one model: MHA (= n_head), GQA and MQA (1). The GQA bar is the
+    model's own count when it shares (strictly between 1 and n_head; Llama-3-70B: 64 heads, 8 KV heads),
+    else the divisor of ``n_head`` nearest n_head/4, if one lies strictly between; any other current count
+    is added as "yours". Returns {label: n_kv_head}."""
     out = {f"MHA ({n_head} KV heads)": n_head}
     divisors = [g for g in range(2, n_head) if n_head % g == 0]
-    if divisors:
+    if current_kv_heads in divisors:
+        # The model's own grouping, not a made-up one beside it: a bar "GQA (16 KV heads)" next to
+        # "yours (8 KV heads)" read as if the preset were not GQA.
+        out[f"GQA ({current_kv_heads} KV heads)"] = current_kv_heads
+    elif divisors:
         g = min(divisors, key=lambda x: (abs(x - n_head / 4), x))
         out[f"GQA ({g} KV heads)"] = g
     out["MQA (1 KV head)"] = 1

@@ -147,7 +147,12 @@ def test_kv_sharing_variants():
     assert list(kv_sharing_variants(32, 8).values()) == [32, 8, 1]
     assert list(kv_sharing_variants(71, 1).values()) == [71, 1]
     assert list(kv_sharing_variants(2, 2).values()) == [2, 1]
-    assert list(kv_sharing_variants(12, 4).values()) == [12, 3, 1, 4]
+    assert list(kv_sharing_variants(12, 4).values()) == [12, 4, 1]  # a GQA model's own group is the GQA bar
+    # Llama-3-70B (64 heads, 8 KV heads) and Llama-3.2-3B (24, 8): the bars read "GQA (16 KV heads)" and
+    # "GQA (6 KV heads)" beside "yours (8 KV heads)".
+    assert list(kv_sharing_variants(64, 8)) == ["MHA (64 KV heads)", "GQA (8 KV heads)", "MQA (1 KV head)"]
+    assert list(kv_sharing_variants(24, 8).values()) == [24, 8, 1]
+    assert list(kv_sharing_variants(64, 64).values()) == [64, 16, 1]  # MHA: a GQA group for comparison
 
 
 def test_llama_cpp_q8_0_cache_with_block_overhead():
