@@ -115,18 +115,20 @@ g[1].metric(
     "request's last block (at most one partly filled block per request).",
 )
 g[2].metric(
-    "Ideal payload",
+    # Not "ideal": with shared prefix blocks the paged figure can be the smaller one.
+    "Payload, unshared",
     f"{m.payload:,} B",
     f"{cache.bytes_per_position:,} B × {m.positions} positions",
     delta_color="off",
     delta_arrow="off",
-    help="2·L·H_kv·d·b·Σ lengths (Ch. 30 §30.4).",
+    help="2·L·H_kv·d·b·Σ lengths (Ch. 30 §30.4): every request's positions counted, a shared prefix once "
+    "per request. Shared blocks store it once, so paged can be below this.",
 )
 saved = m.blocks_unshared - m.blocks_used
 g[3].metric(f"Sharing saves {saved} of {m.blocks_unshared} blocks", f"{m.shared_block_saving:.0%}")
 pool_tab.caption(
     "Blocks: the coloured part is filled, hatched ×n = shared by n requests, blank = free. "
-    f"Ideal payload = 2·L·H_kv·d·b·Σ lengths = {cache.bytes_per_position:,} B × {m.positions} positions. "
+    f"Payload, unshared = 2·L·H_kv·d·b·Σ lengths = {cache.bytes_per_position:,} B × {m.positions} positions. "
     f"Internal fragmentation: {m.fragmentation:,} B, the unused tail of each request's last block (at most one "
     f"partly filled block per request). Shared blocks store {m.shared_saving:,} B of the payload once: "
     "paged = payload − shared + fragmentation."

@@ -49,7 +49,7 @@ def test_one_request_allocates_on_demand():
     at.selectbox(key="paged.preset").set_value("one request").run()
     click(at, STEP)
     m = _metrics(at)
-    assert (m["Paged: blocks in use"], m["Ideal payload"], m["Preallocated for the window"]) == (
+    assert (m["Paged: blocks in use"], m["Payload, unshared"], m["Preallocated for the window"]) == (
         "131,072 B",
         "104,448 B",
         "524,288 B",
