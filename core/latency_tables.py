@@ -10,7 +10,9 @@ COLUMNS = ("request", "arrival (ms)", "prefill starts (ms)", "tokens emitted at 
 
 
 def editor_rows(traces: list[RequestTrace]) -> list[dict]:
-    """One editable row per trace (columns ``COLUMNS``; emissions as text "150, 190")."""
+    """One editable row per trace (columns ``COLUMNS``; emissions as text "150, 190"; prompt positions
+    blank when not given: a 0 there read as a prompt of no positions beside the chart's "no prompt
+    length given")."""
     return [
         dict(
             zip(
@@ -20,7 +22,7 @@ def editor_rows(traces: list[RequestTrace]) -> list[dict]:
                     t.arrival_ms,
                     t.prefill_start_ms,
                     ", ".join(f"{e:g}" for e in t.emissions_ms),
-                    t.prompt_positions,
+                    t.prompt_positions or None,
                 ),
                 strict=True,
             )

@@ -30,7 +30,8 @@ if source in LAT.EDITABLE:
         st.session_state[kept + ".base"] = st.session_state.get(kept) or LT.editor_rows(LAT.EDITABLE[source])
     rows = st.session_state[kept + ".base"]  # fixed while the editor lives: its edits are relative to it
     positions = st.column_config.NumberColumn(
-        help="Positions in the prompt, for the cache length after each pass; 0: not given (no labels)", min_value=0
+        help="Positions in the prompt, for the cache length after each pass; blank or 0: not given (no labels)",
+        min_value=0,
     )
     edited = st.data_editor(
         rows,

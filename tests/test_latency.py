@@ -110,6 +110,8 @@ def test_editor_rows_round_trip_and_errors_name_the_row():
 
     rows = editor_rows([CH30_TRACE, EXERCISE_1])
     assert traces_from_rows(rows) == [CH30_TRACE, EXERCISE_1]
+    # Exercise 1 gives no prompt length: its cell is blank, not 0 (a prompt of no positions).
+    assert [r["prompt positions"] for r in rows] == [8, None] and EXERCISE_1.prompt_positions == 0
     rows[1]["tokens emitted at (ms)"] = "110, x"
     with pytest.raises(ValueError, match=r"row 2 \(Exercise 1\): time 2"):
         traces_from_rows(rows)
