@@ -74,7 +74,7 @@ else:
     m[1].metric("Target forward passes", spec.target_passes, help="Prefill + one pass per round.")
     m[2].metric("Draft forward passes", spec.draft_passes)
     st.code(decode(tok, spec.ids[spec.n_prompt :]), language=None, wrap_lines=True)
-    rows = viz.speculative_rounds(spec.rounds, lambda t: token_text(tok, t))
+    rows = viz.speculative_rounds(spec.rounds, lambda t: token_text(tok, t), greedy=spec.temperature == 0)
     st.dataframe(rows[::-1], hide_index=True, column_config=T.widths([viz.PROPOSED]))
     st.caption(
         "The target checks the pending token and all k proposals in one pass, so its cache briefly holds k+1 "

@@ -162,6 +162,9 @@ def test_speculative_rounds_mark_proposals_after_a_rejection_discarded():
     )
     [row] = speculative_rounds([r], lambda t: f"t{t}")
     assert row[PROPOSED] == "t5 ✓ | t6 ✗ | t7 (discarded) | t8 (discarded)" and row["then"] == "resampled: t9"
+    # Greedy: the replacement is the target's argmax, nothing was resampled (a teacher's review).
+    [row] = speculative_rounds([r], lambda t: f"t{t}", greedy=True)
+    assert row["then"] == "target's token: t9" and row["target cache: before → checked → after"] == "10 → 15 → 12"
 
 
 def test_a_failed_request_label_stays_inside_the_plot():

@@ -13,13 +13,18 @@ if TYPE_CHECKING:  # types only
 
 
 PROPOSED = "proposed (✓ accepted, ✗ rejected, then discarded)"
+# Short enough for a projector's table (a longer name was cut at 1920 × 1080 in presenter mode).
+CACHE_COLUMN = "target cache: before → checked → after"
 
 
-def speculative_rounds(rounds, text) -> list[dict]:
+def speculative_rounds(rounds, text, greedy: bool = False) -> list[dict]:
     """One table row per round of ``core.speculative.Speculative`` (``text``: token id → its raw text):
     the proposals marked accepted, rejected, or discarded — the target scored those in the same pass,
     but after a rejection they are thrown away unused (they read "not checked") — the token that
-    ends the round, the tokens produced and the target cache's length through the round."""
+    ends the round, the tokens produced and the target cache's length before the round, with all k
+    checked, and after rolling back. A rejection's replacement is "resampled" from norm(max(0, p − q));
+    when ``greedy`` (temperature 0) it is the target's own most likely token, nothing random."""
+    replaced = "target's token" if greedy else "resampled"
     rows = []
     for i, r in enumerate(rounds, 1):
         marks = [f"{text(t)} {'✓' if ok else '✗'}" for t, ok in zip(r.proposed, r.accepted, strict=False)]
@@ -28,11 +33,9 @@ def speculative_rounds(rounds, text) -> list[dict]:
             {
                 "round": i,
                 PROPOSED: " | ".join(marks),
-                "then": f"{'bonus' if r.final_is_bonus else 'resampled'}: {text(r.final_token)}",
+                "then": f"{'bonus' if r.final_is_bonus else replaced}: {text(r.final_token)}",
                 "tokens produced": r.produced,
-                "target cache: before → after checking k → after rollback": (
-                    f"{r.cache_before} → {r.cache_peak} → {r.cache_after}"
-                ),
+                CACHE_COLUMN: (f"{r.cache_before} → {r.cache_peak} → {r.cache_after}"),
             }
         )
     return rows
