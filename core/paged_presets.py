@@ -93,3 +93,19 @@ def compare_policies(model: GPT, requests: list[dict], n_blocks: int, block_size
         engine.run()
         runs[policy] = PolicyRun(policy, engine.steps, engine.history, engine.requests, engine.summary())
     return runs
+
+
+def request_rows(requests: list[Request], decode) -> list[dict]:
+    """The paged page's "Requests and text" table: one row per request (``decode``: token ids → text)."""
+    return [
+        {
+            "request": r.name,
+            "role": r.role,
+            "arrives at step": int(r.arrival),
+            "status": r.state,
+            "prompt tokens": len(r.prompt),
+            "shared positions": r.shared,
+            "generated": decode(r.outputs),
+        }
+        for r in requests
+    ]

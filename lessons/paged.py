@@ -5,7 +5,7 @@ import streamlit as st
 import ui
 import ui_runs
 from core import viz
-from core.paged_presets import PRESETS, build_engine, preset_requests
+from core.paged_presets import PRESETS, build_engine, preset_requests, request_rows
 from core.scheduler import POLICIES
 from core.tokenizer import decode, end_token_id
 
@@ -30,17 +30,9 @@ c[1].radio(
     persist_state="session",
     help="Continuous: newcomers join at any step. Static: a batch starts only when the previous one is done.",
 )
-# Bounded in the box, as the pool is: past a float's exact integers the browser kept the typed number
-# while the page still worked with (and named) the last one it had sent.
-c[2].number_input(
-    "Block size (positions)",
-    min_value=1,
-    max_value=model.cfg.block_size,
-    step=1,
-    key="paged.block_size",
-    persist_state="session",
-)
-c[3].number_input("Pool (blocks)", min_value=1, max_value=256, step=1, key="paged.n_blocks", persist_state="session")
+# Bounded in the box, as the pool is (unbounded, a 20-digit size stayed typed while the page named the last one sent).
+c[2].number_input("Block size (positions)", 1, model.cfg.block_size, key="paged.block_size", persist_state="session")
+c[3].number_input("Pool (blocks)", 1, 256, key="paged.n_blocks", persist_state="session")
 
 
 def rebuild() -> None:
@@ -96,8 +88,9 @@ else:
 
 pool_tab, policy_tab, text_tab = st.tabs(["Pool, block tables, bytes", "Static vs continuous", "Requests and text"])
 left, right = pool_tab.columns([3, 2])
-ui.chart_in(left, viz.fig_block_pool(cache, engine.requests), key="paged.pool")
-ui.chart_in(right, viz.fig_block_tables(cache, engine.requests), key="paged.tables")
+label_px = 18 if ui.presenter_mode() else 14  # the blocks' labels: 14 px was a projector's smallest text
+ui.chart_in(left, viz.fig_block_pool(cache, engine.requests, label_px=label_px), key="paged.pool")
+ui.chart_in(right, viz.fig_block_tables(cache, engine.requests, label_px=label_px), key="paged.tables")
 m = engine.memory()
 g = pool_tab.columns(4)
 g[0].metric(
@@ -105,24 +98,22 @@ g[0].metric(
     f"{m.preallocated:,} B",
     help=f"One KVCache per running request, each for the whole {model.cfg.block_size}-position window.",
 )
+quiet = dict(delta_color="off", delta_arrow="off")  # the deltas are breakdowns, not changes
 g[1].metric(
     "Paged: blocks in use",
     f"{m.paged:,} B",
     f"{m.fragmentation:,} B unused",
-    delta_color="off",
-    delta_arrow="off",
     help="Blocks in use × bytes per block; a shared block once. Fragmentation: the unused tail of each "
     "request's last block (at most one partly filled block per request).",
+    **quiet,
 )
-g[2].metric(
-    # Not "ideal": with shared prefix blocks the paged figure can be the smaller one.
+g[2].metric(  # not "ideal": with shared prefix blocks the paged figure can be the smaller one
     "Payload, unshared",
     f"{m.payload:,} B",
     f"{cache.bytes_per_position:,} B × {m.positions} positions",
-    delta_color="off",
-    delta_arrow="off",
     help="2·L·H_kv·d·b·Σ lengths (Ch. 30 §30.4): every request's positions counted, a shared prefix once "
     "per request. Shared blocks store it once, so paged can be below this.",
+    **quiet,
 )
 saved = m.blocks_unshared - m.blocks_used
 g[3].metric(f"Sharing saves {saved} of {m.blocks_unshared} blocks", f"{m.shared_block_saving:.0%}")
@@ -144,18 +135,4 @@ policy_tab.caption(
         for p, s in ((p, run.summary) for p, run in compare.items())
     )
 )
-text_tab.dataframe(
-    [
-        {
-            "request": r.name,
-            "role": r.role,
-            "arrives at step": int(r.arrival),
-            "status": r.state,
-            "prompt tokens": len(r.prompt),
-            "shared positions": r.shared,
-            "generated": decode(tok, r.outputs),
-        }
-        for r in engine.requests
-    ],
-    hide_index=True,
-)
+text_tab.dataframe(request_rows(engine.requests, lambda ids: decode(tok, ids)), hide_index=True)

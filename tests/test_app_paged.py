@@ -1,11 +1,12 @@
 """App tests of the paged KV cache page: presets, stepping, a request leaving, refusals."""
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from core.assets import load_shipped_tokenizer
 from core.state import DEFAULT_PROMPT
 from core.tokenizer import encode
-from tests.app_util import charts, click, new_app
+from tests.app_util import APP, charts, click, new_app
 
 PAGE = "lessons/paged.py"
 STEP = "Step ▸ (one pass)"
@@ -137,3 +138,16 @@ def test_the_block_size_box_is_bounded_by_the_context_window():
     at = new_app(PAGE)
     box = at.number_input(key="paged.block_size")
     assert (box.min, box.max, box.value) == (1, 256, 16)
+
+
+@pytest.mark.parametrize("present, label_px", [({}, 14), ({"present": "1"}, 18)])
+def test_block_labels_grow_for_a_projector(present, label_px):
+    """The pool's and the block tables' labels ("#10 R5", "#0 ×8") were 14 px on a projector whose text is
+    24 px (a teacher's review): 18 px in presenter mode, the laptop's 14 otherwise."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(present)
+    at.run()
+    at.switch_page(PAGE).run()
+    click(at, STEP)
+    sizes = [t["textfont"]["size"] for c in charts(at)[:2] for t in c["data"] if t.get("mode") == "text"]
+    assert sizes == [label_px, label_px]

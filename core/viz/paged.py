@@ -38,7 +38,7 @@ def _rect(x: float, y: float, frac: float) -> tuple[list, list]:
     return [x0, x1, x1, x0, x0, None], [y0, y0, y1, y1, y0, None]
 
 
-def _draw(fig: go.Figure, cells: list[dict], names: list[str]) -> None:
+def _draw(fig: go.Figure, cells: list[dict], names: list[str], label_px: int = 14) -> None:
     """``cells``: dict(x, y, owner: request index | "shared" | None, frac, text, hover)."""
     outline_x, outline_y = [], []
     for c in cells:
@@ -71,7 +71,7 @@ def _draw(fig: go.Figure, cells: list[dict], names: list[str]) -> None:
     fig.add_scatter(
         x=[c["x"] + 0.5 for c in cells], y=[c["y"] for c in cells], mode="text",
         text=[c["text"] for c in cells], hovertext=[c["hover"] for c in cells], hoverinfo="text",
-        textfont=dict(size=14, color=TEXT, shadow=HALO), showlegend=False,
+        textfont=dict(size=label_px, color=TEXT, shadow=HALO), showlegend=False,
     )  # fmt: skip
 
 
@@ -89,9 +89,10 @@ def figure_height(cache: PagedKVCache, requests: list[Request], columns: int = 8
     return 50 + max(30 * -(-cache.n_blocks // columns), 24 * len(requests))
 
 
-def fig_block_pool(cache: PagedKVCache, requests: list[Request], columns: int = 8) -> go.Figure:
+def fig_block_pool(cache: PagedKVCache, requests: list[Request], columns: int = 8, label_px: int = 14) -> go.Figure:
     """The physical pool, block #0 top left: each block labelled and coloured by the request holding
-    it (hatched and ×n when n requests share it, blank when free), filled in proportion to its positions."""
+    it (hatched and ×n when n requests share it, blank when free), filled in proportion to its positions.
+    ``label_px``: the blocks' labels (presenter mode passes a projector's size)."""
     index = {r.name: i for i, r in enumerate(requests)}
     names = [r.name for r in requests]
     owners, fill = _owners(cache, index), cache.block_fill()
@@ -108,7 +109,7 @@ def fig_block_pool(cache: PagedKVCache, requests: list[Request], columns: int = 
             )
         )  # fmt: skip
     fig = go.Figure()
-    _draw(fig, cells, names)
+    _draw(fig, cells, names, label_px)
     rows = -(-cache.n_blocks // columns)
     fig.update_layout(
         template=TEMPLATE,
@@ -122,9 +123,9 @@ def fig_block_pool(cache: PagedKVCache, requests: list[Request], columns: int = 
     return described(fig, describe_block_pool(cache, requests))
 
 
-def fig_block_tables(cache: PagedKVCache, requests: list[Request]) -> go.Figure:
+def fig_block_tables(cache: PagedKVCache, requests: list[Request], label_px: int = 14) -> go.Figure:
     """One row per request: its block table (logical block j → physical block #id), the same colours
-    as the pool; waiting and finished requests hold no blocks."""
+    as the pool; waiting and finished requests hold no blocks. ``label_px`` as in ``fig_block_pool``."""
     index = {r.name: i for i, r in enumerate(requests)}
     names = [r.name for r in requests]
     owners, cells = _owners(cache, index), []
@@ -142,7 +143,7 @@ def fig_block_tables(cache: PagedKVCache, requests: list[Request]) -> go.Figure:
             )  # fmt: skip
     width = max([len(cache.tables.get(r.name, [])) for r in requests] + [4])
     fig = go.Figure()
-    _draw(fig, cells, names)
+    _draw(fig, cells, names, label_px)
     fig.update_traces(showlegend=False)
     labels = [safe(f"{r.name} · {r.state}") for r in requests]
     fig.update_layout(
