@@ -138,6 +138,8 @@ if speed:
     )
     st.caption(
         f"{speed[0].repeats} interleaved repeats, each row the one with the median speed-up (plain ÷ speculative ms,"
-        " as shown), the range over all; plain decoding makes as many tokens with the target alone. Speed-up > 1 is "
-        "faster, < 1 a slow-down; it depends on the acceptance rate and on how much cheaper the draft is."
+        " as shown), the range over all; plain decoding makes as many tokens with the target alone, timed again beside"
+        " each k, so its column moves with the machine's load (another program, other students) while each speed-up"
+        " compares runs made side by side. Speed-up > 1 is faster, < 1 a slow-down; it depends on the acceptance rate"
+        " and on how much cheaper the draft is."
     )
