@@ -59,9 +59,9 @@ def stage() -> None:
 
 
 D.replay_link()
-# Open, the prompt box takes the room (it was 3 short lines) that the one-line title and a whole "Head 0 (KV
-# head 0)" leave (the larger title needs less of a projector's width); closed, it is a button.
-widths = ([1.3, 2.6, 1.85] if present else [1.55, 2.37, 1.83]) + [0.8] if W.prompt_open() else [1.55, 1.15, 2.3, 0.9]
+# Open, the prompt box takes the room (it was 3 short lines) beside a whole "Head 0 (KV head 0)"; on a 1280-px
+# laptop the title wraps then, beside a box taller than its two lines. Closed, the prompt is a button.
+widths = [1.3, 2.6, 1.85, 0.8] if W.prompt_open() else [1.55, 1.15, 2.3, 0.9]
 title, prompt, view, more = st.columns(widths, vertical_alignment="center")
 with title:
     ui.title("decode")
