@@ -57,12 +57,17 @@ def unit_of(name: str):
 MINUS_SIGNS = ("−", "–", "‒", "﹣", "－")
 
 
+def ascii_digits(text: str) -> str:
+    """Decimal digits of any script as 0-9 ("١٠٠", "１００" → "100"); every other character kept."""
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in str(text))
+
+
 def normalize(text: str) -> str:
     """Typographic forms to ASCII and thousands separators out: "805,306,368 B" → "805306368 B",
     "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
     (so "1,5 GiB" stays unreadable instead of becoming 15 GiB)."""
     s = str(text).strip()
-    s = "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in s)  # ١٠٠, １００
+    s = ascii_digits(s)  # ١٠٠, １００
     for a, b in (*((m, "-") for m in MINUS_SIGNS), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
         s = s.replace(a, b)
     s = re.sub(r"(?<=[A-Za-z%µμ])\.$", "", s)  # "100 ms." ends a sentence

@@ -7,8 +7,8 @@ as 0-9, as the exercises' answer boxes read them.
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from core.answer_numbers import ascii_digits
 from core.text import quoted
 
 MAX_REQUESTS = 10_000
@@ -21,7 +21,7 @@ def _whole(part: str, name: str, unit: str, cap: int, past_cap: str, least: str,
     """``part`` as a whole number from 1 to ``cap``, else ``ValueError`` naming it as ``name``: negative,
     not a whole number (as ``unit``), past ``cap`` (``past_cap`` says why), a leading zero (what
     "4,096" leaves after its comma: ``separated`` says what commas separate) or 0 (``least``)."""
-    clean = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in part.replace("_", ""))
+    clean = ascii_digits(part.replace("_", ""))
     if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
         raise ValueError(f"{name} is negative: {least}")
     if not (clean.isascii() and clean.isdecimal()):

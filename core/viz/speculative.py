@@ -35,7 +35,7 @@ def speculative_rounds(rounds, text, greedy: bool = False) -> list[dict]:
                 PROPOSED: " | ".join(marks),
                 "then": f"{'bonus' if r.final_is_bonus else replaced}: {text(r.final_token)}",
                 "tokens produced": r.produced,
-                CACHE_COLUMN: (f"{r.cache_before} → {r.cache_peak} → {r.cache_after}"),
+                CACHE_COLUMN: f"{r.cache_before} → {r.cache_peak} → {r.cache_after}",
             }
         )
     return rows
