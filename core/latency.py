@@ -92,18 +92,22 @@ def parse_times(text: str) -> tuple[float, ...]:
 # The clock's reach: 10¹² ms is about 32 years. Times near float's largest (1.7e308) read, but their
 # sums and gaps overflow to inf in the summaries and the chart cannot place them.
 MAX_MS = 1e12
+# Prompt positions past a billion belong to no model's context window; their labels would only overflow the chart.
+MAX_PROMPT_POSITIONS = 10**9
 
 
 def check_trace(t: RequestTrace) -> None:
     """Raise ``ValueError`` if the trace's times are out of order: prefill before arrival,
-    an emission before prefill starts, or emissions that decrease; or if any time lies beyond
-    ±``MAX_MS``."""
+    an emission before prefill starts, or emissions that decrease; if any time lies beyond
+    ±``MAX_MS``; or if the prompt's positions are negative or past ``MAX_PROMPT_POSITIONS``."""
     if not (math.isfinite(t.arrival_ms) and math.isfinite(t.prefill_start_ms)):
         raise ValueError(f"{t.name}: arrival and prefill start must be finite numbers")
     if far := [v for v in (t.arrival_ms, t.prefill_start_ms, *t.emissions_ms) if abs(v) > MAX_MS]:
         raise ValueError(f"{t.name}: {far[0]:g} ms is past this page's clock (up to 10¹² ms, about 32 years)")
     if t.prompt_positions < 0:
         raise ValueError(f"{t.name}: a prompt cannot have {t.prompt_positions} positions")
+    if t.prompt_positions > MAX_PROMPT_POSITIONS:
+        raise ValueError(f"{t.name}: {t.prompt_positions:.3g} prompt positions is past this page's reach (up to 10⁹)")
     if t.prefill_start_ms < t.arrival_ms:
         raise ValueError(
             f"{t.name}: prefill starts ({t.prefill_start_ms:g} ms) before the request arrives ({t.arrival_ms:g} ms)"

@@ -4,15 +4,19 @@ conventions tables built from ``core.latency``'s measures. Times in ms, shown to
 
 from __future__ import annotations
 
+import math
+
+from core.answer_numbers import ascii_digits
 from core.latency import RequestTrace, check_trace, conventions, parse_times, summarize_request
+from core.text import quoted
 
 COLUMNS = ("request", "arrival (ms)", "prefill starts (ms)", "tokens emitted at (ms)", "prompt positions")
 
 
 def editor_rows(traces: list[RequestTrace]) -> list[dict]:
     """One editable row per trace (columns ``COLUMNS``; emissions as text "150, 190"; prompt positions
-    blank when not given: a 0 there read as a prompt of no positions beside the chart's "no prompt
-    length given")."""
+    as text too, "" when not given: a 0 there read as a prompt of no positions beside the chart's "no
+    prompt length given", and a number column shows a blank cell as a grey "None")."""
     return [
         dict(
             zip(
@@ -22,7 +26,7 @@ def editor_rows(traces: list[RequestTrace]) -> list[dict]:
                     t.arrival_ms,
                     t.prefill_start_ms,
                     ", ".join(f"{e:g}" for e in t.emissions_ms),
-                    t.prompt_positions or None,
+                    str(t.prompt_positions or ""),
                 ),
                 strict=True,
             )
@@ -42,7 +46,7 @@ def traces_from_rows(rows: list[dict]) -> list[RequestTrace]:
         name = str(r.get("request") or f"request {i}")
         try:
             arrival, start = float(r.get("arrival (ms)") or 0), float(r.get("prefill starts (ms)") or 0)
-            positions = int(r.get("prompt positions") or 0)
+            positions = prompt_positions(r.get("prompt positions"))
             emissions = parse_times(r.get("tokens emitted at (ms)"))
         except (TypeError, ValueError) as err:
             raise ValueError(f"row {i} ({name}): {err}") from None
@@ -50,6 +54,21 @@ def traces_from_rows(rows: list[dict]) -> list[RequestTrace]:
     for t in traces:
         check_trace(t)
     return traces
+
+
+def prompt_positions(cell) -> int:
+    """A prompt-positions cell as a count: blank (None, "") is 0, not given; "8", 8, 8.0 and other
+    scripts' digits ("٨") are 8. Raises ``ValueError`` for anything else ("8 tokens", "1.5")."""
+    text = ascii_digits(str(cell if cell is not None else "")).strip()
+    if not text:
+        return 0
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value.is_integer():
+        raise ValueError(f"prompt positions {quoted(text, 20)} is not a whole number of positions")
+    return int(value)
 
 
 def _ms(v: float | None, missing: str = "—") -> str:

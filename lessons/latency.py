@@ -29,9 +29,9 @@ if source in LAT.EDITABLE:
     if key not in st.session_state or kept + ".base" not in st.session_state:  # a new editor, or a lesson stop
         st.session_state[kept + ".base"] = st.session_state.get(kept) or LT.editor_rows(LAT.EDITABLE[source])
     rows = st.session_state[kept + ".base"]  # fixed while the editor lives: its edits are relative to it
-    positions = st.column_config.NumberColumn(
-        help="Positions in the prompt, for the cache length after each pass; blank or 0: not given (no labels)",
-        min_value=0,
+    # Text, not a number column: that shows a blank cell as a grey "None" (Exercise 1 gives no length).
+    positions = st.column_config.TextColumn(
+        help="Positions in the prompt, for the cache length after each pass; blank or 0: not given (no labels)"
     )
     edited = st.data_editor(
         rows,

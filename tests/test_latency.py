@@ -110,14 +110,48 @@ def test_editor_rows_round_trip_and_errors_name_the_row():
 
     rows = editor_rows([CH30_TRACE, EXERCISE_1])
     assert traces_from_rows(rows) == [CH30_TRACE, EXERCISE_1]
-    # Exercise 1 gives no prompt length: its cell is blank, not 0 (a prompt of no positions).
-    assert [r["prompt positions"] for r in rows] == [8, None] and EXERCISE_1.prompt_positions == 0
+    # Exercise 1 gives no prompt length: its cell is blank, not 0 (a prompt of no positions), and
+    # text, as a number column shows a blank cell as a grey "None".
+    assert [r["prompt positions"] for r in rows] == ["8", ""] and EXERCISE_1.prompt_positions == 0
     rows[1]["tokens emitted at (ms)"] = "110, x"
     with pytest.raises(ValueError, match=r"row 2 \(Exercise 1\): time 2"):
         traces_from_rows(rows)
     rows[1]["tokens emitted at (ms)"] = "5"
     with pytest.raises(ValueError, match="before prefill starts"):
         traces_from_rows(rows)
+
+
+def test_prompt_positions_cells_read_as_whole_numbers():
+    """The prompt-positions cell is text: blank is "not given" (0), any script's digits count, and
+    what is not a whole number, a negative count or one past 10⁹ is refused naming the request."""
+    from core.latency import CH30_TRACE, cache_lengths
+    from core.latency_tables import editor_rows, prompt_positions, traces_from_rows
+
+    assert [prompt_positions(c) for c in (None, "", "  ", "0", "8", 8, 8.0, " 12 ", "١٢", "１２")] == [
+        0,
+        0,
+        0,
+        0,
+        8,
+        8,
+        8,
+        12,
+        12,
+        12,
+    ]
+    rows = editor_rows([CH30_TRACE])
+    rows[0]["prompt positions"] = "١٢"
+    assert cache_lengths(traces_from_rows(rows)[0]) == [12, 13, 14, 15]  # Table 30.1's n, n+1, … from 12
+    for typed, message in (
+        ("8 tokens", r"row 1 \(Ch. 30 example\): prompt positions '8 tokens' is not a whole number"),
+        ("1.5", "'1.5' is not a whole number"),
+        ("inf", "'inf' is not a whole number"),
+        ("-3", "a prompt cannot have -3 positions"),
+        ("2000000000", r"2e\+09 prompt positions is past this page's reach"),
+    ):
+        rows[0]["prompt positions"] = typed
+        with pytest.raises(ValueError, match=message):
+            traces_from_rows(rows)
 
 
 def test_times_past_the_clock_and_no_rows_are_refused():
