@@ -71,6 +71,23 @@ def prompt_positions(cell) -> int:
     return int(value)
 
 
+def shared_times(traces: list[RequestTrace]) -> list[str]:
+    """One sentence per request whose tokens share an emission time ("Tokens 2 and 3 of 'r' share
+    150 ms", the name quoted as typed): one forward pass emitted them together (speculative
+    decoding's accepted run does), so their gap is 0 ms and their markers sit on one another."""
+    notes = []
+    for t in traces:
+        groups: dict[float, list[int]] = {}
+        for k, e in enumerate(t.emissions_ms, 1):
+            groups.setdefault(e, []).append(k)
+        for e, ks in groups.items():
+            if len(ks) > 1:
+                which = ", ".join(map(str, ks[:-1])) + f" and {ks[-1]}"
+                shared = f"Tokens {which} of {quoted(t.name)} share {e:g} ms"
+                notes.append(f"{shared}: one pass emitted them, a gap of 0 ms.")
+    return notes
+
+
 def _ms(v: float | None, missing: str = "—") -> str:
     return missing if v is None else f"{v:,.2f}"
 

@@ -8,7 +8,7 @@ from core import latency_tables as LT
 from core import state as K
 from core import viz
 from core.measure import measure_request_traces
-from core.text import plural
+from core.text import markdown_literal, plural
 from core.tokenizer import encode
 
 tok = ui.tokenizer()
@@ -88,6 +88,8 @@ labels = (
 with st.container(key="lesson-focus"):
     ui.chart(viz.fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key="timeline")
     st.dataframe(LT.request_rows(traces), hide_index=True)
+    for note in LT.shared_times(traces)[:3]:  # markers on one another hide their labels: say it in words
+        st.caption(markdown_literal(note))
     st.caption(
         "“Full duration / tokens” includes the first-token wait: a different quantity from TPOT, labelled apart."
     )

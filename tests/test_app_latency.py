@@ -136,3 +136,23 @@ def test_a_lesson_stop_after_a_stop_on_the_same_page_shows_the_chapters_trace():
     assert not at.exception, at.exception
     assert next(t.value for t in at.text if t.value.startswith("Stop ")).startswith("Stop 8 of 9")
     assert _tpot(at) == "40.00"
+
+
+def test_tokens_sharing_a_time_get_a_sentence_shown_literally():
+    """Three tokens at 150 ms (one speculative pass) are accepted with gaps of 0 ms, and a caption under the
+    chart names them, the request's typed name shown as typed (markdown characters escaped)."""
+    from core import state as K
+    from core.latency import CH30_TRACE
+    from core.latency_tables import editor_rows
+
+    at = new_app("lessons/latency.py")
+    edited = editor_rows([CH30_TRACE])
+    edited[0]["request"], edited[0]["tokens emitted at (ms)"] = "**spec**", "150, 150, 150, 190"
+    at.session_state[K.LATENCY_EDITS + "Ch. 30 example"] = edited
+    at.session_state[K.LATENCY_EDITS + "Ch. 30 example.base"] = edited
+    at.run()
+    assert _table(at, 0).iloc[0]["gaps (ms)"] == "0.00, 0.00, 40.00"
+    notes = [c.value for c in at.caption if "share 150 ms" in c.value]
+    assert len(notes) == 1 and r"\*\*spec\*\*" in notes[0]  # not bold: the asterisks escaped
+    plain = "Tokens 1, 2 and 3 of '**spec**' share 150 ms: one pass emitted them, a gap of 0 ms."
+    assert notes[0].replace("\\", "") == plain

@@ -154,6 +154,20 @@ def test_prompt_positions_cells_read_as_whole_numbers():
             traces_from_rows(rows)
 
 
+def test_tokens_sharing_an_emission_time_are_named():
+    """Equal emission times are accepted (one pass can emit several tokens: speculative decoding), their
+    gap is 0 ms, and a sentence names them, as their markers on the chart sit on one another."""
+    from core.latency import summarize_request
+    from core.latency_tables import shared_times
+
+    spec = RequestTrace("<b>spec</b>", 0.0, 0.0, (150.0, 150.0, 150.0, 190.0, 230.0, 230.0), 8)
+    assert summarize_request(0.0, spec.emissions_ms).gaps_ms == (0.0, 0.0, 40.0, 40.0, 0.0)
+    assert shared_times([spec, RequestTrace("plain", 0.0, 0.0, (1.0, 2.0), 0)]) == [
+        "Tokens 1, 2 and 3 of '<b>spec</b>' share 150 ms: one pass emitted them, a gap of 0 ms.",
+        "Tokens 5 and 6 of '<b>spec</b>' share 230 ms: one pass emitted them, a gap of 0 ms.",
+    ]
+
+
 def test_times_past_the_clock_and_no_rows_are_refused():
     """1.7e308 ms parsed (it is finite) but made the summaries' TPOT and mean inf (two gaps of
     1.7e308 overflow) and fell off the chart: times past 10¹² ms are refused, naming the row's
