@@ -69,7 +69,7 @@ TOAST_OVER_CONTROLS_JS = """() => {
 def test_a_shared_links_note_covers_no_control(width, height, query):
     """A link asking for more steps than the request runs (the model ends after 47) leaves a note until it is
     closed. It floats at the bottom right: at the top right it covered the head picker, Settings and "Continue
-    past the end token" (at 1920×1080), Settings (at 1280×800)."""
+    past the end token" (at 1920×1080), Settings (at 1280×800). On a projector it covers no part of the stage."""
     with running_app() as url, browser_page(width, height) as page:
         page.goto(f"{url}/?step=200{query}")
         page.get_by_test_id("stToast").wait_for(timeout=60000)
@@ -77,4 +77,11 @@ def test_a_shared_links_note_covers_no_control(width, height, query):
         page.wait_for_timeout(500)  # the toast's slide-in
         covered = page.evaluate(TOAST_OVER_CONTROLS_JS)
         screenshot(page, f"link-note-{width}x{height}")
+        toast, kv = page.get_by_test_id("stToast").bounding_box(), page.locator(".kv-shelf").bounding_box()
+        clamped = page.get_by_test_id("stToastViewButton").count()
     assert not covered, covered
+    if query:
+        # On a projector the note lies under the stage's right column, its whole text in two lines: it
+        # covered the positions bar and its caption, its end behind "view more".
+        assert toast["y"] >= kv["y"] + kv["height"], (toast, kv)
+        assert toast["height"] < 100 and not clamped, (toast, clamped)
