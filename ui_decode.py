@@ -234,8 +234,9 @@ def continue_past_end() -> None:
     session().past_end = True
     say(
         "info",
-        "Continuing past the end token: it is fed back in as input, and what follows is the model's "
-        "guess at a new text. A server would have stopped the request here.",
+        # Two lines of a projector's toast: longer ones covered the stage's KV caption.
+        "Past the end token: it is fed back in as input, and what follows is the model's guess at a new "
+        "text (a server would have stopped here).",
     )
 
 
