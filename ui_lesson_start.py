@@ -21,7 +21,9 @@ def _start_upload() -> None:
     """Validate the uploaded file; a malformed one is refused with its problems, nothing else changes."""
     ss, up = st.session_state, st.session_state.get(K.LESSON_UPLOAD)
     if up is None:
-        ui.set_message(K.LESSON_MESSAGE, "Choose a lesson file (.toml) first", "info")
+        # A file over the upload limit (1 MB) never arrives: streamlit's own note under the box says so,
+        # and this one gives the lesson's limit, so "first" does not read as if nothing was chosen.
+        ui.set_message(K.LESSON_MESSAGE, f"Choose a lesson file (.toml, at most {MAX_BYTES // 1000} kB) first", "info")
         return
     try:
         lesson = parse_lesson(up.getvalue(), up.name)

@@ -34,8 +34,19 @@ class PageSpec:
     settings: dict
 
 
+# The temperature sliders move in tenths: a lesson's 0.123 was used while its slider showed "0.12".
+# "steps" is this app's keyword (core.lesson_problems.STRICT_VALIDATOR checks it).
+SLIDER_STEP = 0.1
+
+
 def _int(lo, hi) -> dict:
     return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def _text(lo: int, hi: int) -> dict:
+    """Text of ``lo`` … ``hi`` characters; when it may not be empty, not only spaces either (a title of
+    "   " passed the length check and showed a blank bar: "Stop 1 of 1 · ")."""
+    return {"type": "string", "minLength": lo, "maxLength": hi} | ({"pattern": r"\S"} if lo else {})
 
 
 def _decode_settings() -> dict:
@@ -44,7 +55,7 @@ def _decode_settings() -> dict:
     prefill. ``head`` is a query head or "mean over heads"; ``predict`` turns predict-first on."""
     limits = share.url_limits(PRESETS["shipped"])
     types = {
-        str: {"type": "string", "minLength": 1, "maxLength": 5_000},
+        str: _text(1, 5_000),
         int: {"type": "integer"},
         float: {"type": "number"},
     }
@@ -60,6 +71,8 @@ def _decode_settings() -> dict:
             schema = dict(types[parse])
             if key in limits:
                 schema["minimum"], schema["maximum"] = limits[key]
+            if parse is float:
+                schema["steps"] = SLIDER_STEP  # the page's slider moves in tenths
         out[name] = Setting(key, schema)
     out["step"] = Setting(state.URL_STEP, _int(*limits[state.URL_STEP]))
     return out
@@ -99,8 +112,8 @@ PAGES: dict[str, PageSpec] = {
         "lessons/batching.py",
         "Batching",
         {
-            "prompts": Setting("batch.prompts", {"type": "string", "minLength": 1, "maxLength": 20_000}),
-            "budgets": Setting("batch.budgets", {"type": "string", "minLength": 1, "maxLength": 200}),
+            "prompts": Setting("batch.prompts", _text(1, 20_000)),
+            "budgets": Setting("batch.budgets", _text(1, 200)),
             "layout": Setting("batch.layout", {"enum": ["padded", "ragged"]}),
         },
     ),
@@ -109,7 +122,7 @@ PAGES: dict[str, PageSpec] = {
         "Speculative decoding",
         {
             "k": Setting("spec.k", _int(1, 8)),
-            "temperature": Setting("spec.t", {"type": "number", "minimum": 0, "maximum": 1.5}),
+            "temperature": Setting("spec.t", {"type": "number", "minimum": 0, "maximum": 1.5, "steps": SLIDER_STEP}),
             "seed": Setting("spec.seed", _int(0, 2**31 - 1)),
         },
     ),
@@ -165,10 +178,6 @@ PAGES: dict[str, PageSpec] = {
         },
     ),
 }
-
-
-def _text(lo: int, hi: int) -> dict:
-    return {"type": "string", "minLength": lo, "maxLength": hi}
 
 
 def lesson_schema() -> dict:

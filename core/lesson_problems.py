@@ -50,7 +50,17 @@ LIMITS = {
     "minLength": "is empty",
     "maxItems": "has more than {v} entries",
     "minItems": "needs at least {v} entry",
+    "pattern": "holds only spaces",
+    "steps": "is not on the slider's steps of {v}",
 }
+
+
+def _on_steps(validator, step, instance, schema):
+    """The ``steps`` keyword: a number a whole multiple of ``step`` (to 1e-9, as 0.3 / 0.1 is
+    2.9999999999999996; JSON Schema's ``multipleOf`` refuses 0.3 for that reason)."""
+    if isinstance(instance, int | float) and not isinstance(instance, bool) and math.isfinite(instance):
+        if abs(instance / step - round(instance / step)) > 1e-9:
+            yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {step}")
 
 
 # JSON Schema counts 3.0 as an integer and NaN as a number within any bounds (every comparison with it
@@ -58,6 +68,7 @@ LIMITS = {
 # are ints here, and numbers finite.
 STRICT_VALIDATOR = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,
+    validators={"steps": _on_steps},
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
         {
             "integer": lambda _, x: isinstance(x, int) and not isinstance(x, bool),
@@ -88,6 +99,12 @@ def problem_from(text: str, data: dict, e: jsonschema.ValidationError) -> Proble
     stop, field = _where(path)
     line = _line_of(text, path)
     shown = repr(inst) if len(repr(inst)) <= 40 else repr(inst)[:39] + "…"
+    if isinstance(inst, list):  # a count, not a dump of the list: "41 entries has more than 40 entries"
+        shown = f"{len(inst)} {'entry' if len(inst) == 1 else 'entries'}:"
+        if e.validator == "maxItems":
+            return Problem(line, field, f"{shown} at most {e.validator_value}", stop)
+    elif isinstance(inst, str) and e.validator == "pattern":
+        shown = "the text"
     if e.validator == "enum":
         options = e.validator_value
         listed = ", ".join(map(repr, options[:12])) + (", …" if len(options) > 12 else "")
@@ -139,8 +156,13 @@ def _code_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def _quotable(name) -> str:
+    """A key as a pattern, bare or quoted (TOML allows ``"page" = …``)."""
+    return rf"[\"']?{re.escape(str(name))}[\"']?"
+
+
 def _key_re(name: str) -> re.Pattern:
-    return re.compile(rf"^\s*(?:settings\s*\.\s*)?[\"']?{re.escape(str(name))}[\"']?\s*=")
+    return re.compile(rf"^\s*(?:settings\s*\.\s*)?{_quotable(name)}\s*=")
 
 
 def _line_of(text: str, path: list) -> int | None:
@@ -163,7 +185,7 @@ def _line_of(text: str, path: list) -> int | None:
         return begin
     field = path[2]
     table = next((i for i, ln in region if re.match(rf"\s*\[\s*stops\.{re.escape(str(field))}\s*\]", ln)), None)
-    written = next((i for i, ln in region if re.match(rf"\s*{re.escape(str(field))}\s*[=.]", ln)), None)
+    written = next((i for i, ln in region if re.match(rf"\s*{_quotable(field)}\s*[=.]", ln)), None)
     if len(path) == 3:
         return written or table or begin
     sub = path[3]
@@ -173,7 +195,5 @@ def _line_of(text: str, path: list) -> int | None:
         hit = next((i for i, ln in after if i < nxt and _key_re(sub).match(ln)), None)
         if hit:
             return hit
-    dotted = next(
-        (i for i, ln in region if re.match(rf"\s*{re.escape(str(field))}\s*\.\s*{re.escape(str(sub))}\s*=", ln)), None
-    )
+    dotted = next((i for i, ln in region if re.match(rf"\s*{_quotable(field)}\s*\.\s*{_quotable(sub)}\s*=", ln)), None)
     return dotted or table or written or begin

@@ -112,6 +112,19 @@ def _line(text: str, needle: str) -> int:
         ('preset = "Llama-3-8B (GQA)"', 'preset = "Llama-4"', 'preset = "Llama-4"', 4, "settings.preset", "'Llama-4'"),
         ("scaled = false", "scaled = 1", "scaled = 1", 1, "settings.scaled", "1 is not true or false"),
         ('title = "The bill per token"', 'title = ""', 'title = ""', 3, "title", "is empty"),
+        # Only spaces passed the length check and showed a blank bar ("Stop 3 of 9 · "): refused like "".
+        ('title = "The bill per token"', 'title = "   "', 'title = "   "', 3, "title", "the text holds only spaces"),
+        # A quoted key is located on its own line (the stop's first line was named).
+        ('page = "cost"', '"page" = "costs"', '"page" = "costs"', 3, "page", "'costs' is not one of"),
+        # The temperature slider moves in tenths: 0.123 was used while it showed "0.12".
+        (
+            "step = 11",
+            "step = 11\ntemperature = 0.123",
+            "temperature = 0.123",
+            2,
+            "settings.temperature",
+            "0.123 is not on the slider's steps of 0.1",
+        ),
         ('ex = "ch30-1"', 'ex = "ch30-9"', 'ex = "ch30-9"', 8, "settings.ex", "'ch30-9' is not one of"),
         # JSON Schema takes 3.0 for a whole number and NaN for a number inside any bounds: both passed and
         # crashed their page ("'float' object cannot be interpreted as an integer", "temperature … got nan").
@@ -174,7 +187,10 @@ def test_a_speaker_note_that_looks_like_structure_is_not_structure():
 @pytest.mark.parametrize(
     "data, message",
     [(b"\xff\xfe\x00", "not UTF-8"), (b"x" * 300_000, "too large"), ("", "missing field `title`"),
-     ('title = "x"\nstops = []\n', "needs at least 1 entry")],
+     ('title = "x"\nstops = []\n', "needs at least 1 entry"),
+     # the count, not a dump of the 41 stops' tables
+     ('title = "x"\n' + '[[stops]]\ntitle = "S"\npage = "worked"\nnote = "n"\nquestion = "q"\n' * 41,
+      "line 2, field `stops`: 41 entries: at most 40")],
 )  # fmt: skip
 def test_not_a_lesson_at_all(data, message):
     """Binary, oversized, empty and stop-less files are refused with a reason."""
@@ -195,3 +211,12 @@ def test_a_hostile_lesson_file_is_refused_not_a_traceback(text, message):
     an integer Python will not convert, are refused like any other unusable lesson."""
     with pytest.raises(L.LessonError, match=message):
         L.parse_lesson(text.encode())
+
+
+@pytest.mark.parametrize("value", ["0.3", "0.7", "1", "1.5", "0"])
+def test_temperatures_on_the_sliders_steps_are_accepted(value):
+    """0.3 / 0.1 is 2.9999999999999996 (JSON Schema's multipleOf would refuse it): every tenth passes, whole
+    numbers too, on the speculative page's slider (0 … 1.5)."""
+    stop = 'title = "S"\npage = "speculative"\nnote = "n"\nquestion = "q"\nsettings.temperature = ' + value
+    lesson = L.parse_lesson(f'title = "T"\n[[stops]]\n{stop}\n')
+    assert lesson.stops[0].settings == {"temperature": float(value)}
