@@ -33,9 +33,10 @@ def reaches_the_output(r, rounding: str) -> None:
         c1.markdown("The sum is beyond float64's range (±1.8 × 10³⁰⁸): there is no finite result to compare.")
     c2.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")
     p, ly, s = c2.columns(3)
-    paris = p.number_input("Paris", step=0.05, key="quant.paris", **kw)
-    lyon = ly.number_input("Lyon", step=0.05, key="quant.lyon", **kw)
-    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, key="quant.tie_scale", **kw)
+    # "%g": as typed (the default "%.2f" showed a scale of 1e-300 as 0.00 while it was used)
+    paris = p.number_input("Paris", step=0.05, format="%g", key="quant.paris", **kw)
+    lyon = ly.number_input("Lyon", step=0.05, format="%g", key="quant.lyon", **kw)
+    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, format="%g", key="quant.tie_scale", **kw)
     try:
         choice, rounded = quant.greedy_after_quantizing([paris, lyon], tie_scale, rounding)
     except ValueError as err:

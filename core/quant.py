@@ -290,8 +290,12 @@ def parse_values(text: str, max_values: int = 1000) -> np.ndarray:
 
 def greedy_after_quantizing(logits, scale: float, rounding: str = "half_even") -> tuple[int, np.ndarray]:
     """Greedy choice (first maximum, i.e. first in candidate order) after rounding ``logits``
-    to multiples of ``scale`` (no clipping). Ch. 30 §30.6: [0.6, 0.7] at 0.5 → [0.5, 0.5] → 0."""
+    to multiples of ``scale`` (no clipping). Ch. 30 §30.6: [0.6, 0.7] at 0.5 → [0.5, 0.5] → 0.
+    Raises ``ValueError`` as ``quantize`` does, and when x / s overflows float64."""
     x = _check_values(logits)
     s = float(_check_scale(scale))
-    xq = round_half(x / s, rounding) * s
+    with np.errstate(over="ignore"):
+        xq = round_half(x / s, rounding) * s
+    if not np.all(np.isfinite(xq)):  # 1e308 / 1e-300 is inf: "rounded to [inf, inf]" read as a result
+        raise ValueError(f"the scale {s:g} is too small for these logits: x / s overflows")
     return int(np.argmax(xq)), xq

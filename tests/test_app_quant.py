@@ -305,3 +305,24 @@ def test_flip_finder_tokens_are_shown_literally_not_as_markdown():
     at.switch_page("lessons/quant_model.py").run()
     values = {m.label: m.value for m in at.metric}
     assert (values["Greedy next token"], values["Runner-up"]) == ("\\,", "\\!")
+
+
+def test_a_near_tie_that_overflows_is_refused_not_shown_as_inf():
+    """Paris and Lyon at 1e308 with a scale of 1e-300: x / s is past float64's range. The near tie
+    said "rounded to [inf, inf] → Paris (a tie…)"; it now says the scale is too small, as the ruler
+    does, and the scale box shows 1e-300, not 0.00 (its format was "%.2f")."""
+    import math
+
+    from core.quant import greedy_after_quantizing
+
+    assert math.isinf(1e308 / 1e-300)
+    with pytest.raises(ValueError, match="x / s overflows"):
+        greedy_after_quantizing([1e308, 1e308], 1e-300)
+    assert greedy_after_quantizing([1e308, -1e308], 1e300)[0] == 0  # a finite quotient still rounds
+    at = new_app("lessons/quantize.py")
+    for key, v in (("quant.paris", 1e308), ("quant.lyon", 1e308), ("quant.tie_scale", 1e-300)):
+        at.number_input(key=key).set_value(v).run()
+    assert not at.exception
+    said = " ".join(m.value for m in [*at.error, *at.warning, *at.markdown]).replace("\\", "")  # markdown escapes
+    assert "too small for these logits: x / s overflows" in said and "[inf" not in said
+    assert at.number_input(key="quant.tie_scale").proto.format == "%g"

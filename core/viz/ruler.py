@@ -90,7 +90,8 @@ def label_rows(every: np.ndarray, these: np.ndarray, span: float, rows=(-0.32, -
     near = span / 16
     y, prev = {}, None
     for x in xs:
-        y[x] = rows[1] if prev is not None and x - prev < near and y[prev] == rows[0] else rows[0]
+        # Python floats: 1.7e308 − (−1.7e308) is inf without numpy's overflow warning in the log
+        y[x] = rows[1] if prev is not None and float(x) - float(prev) < near and y[prev] == rows[0] else rows[0]
         prev = x
     return np.array([y[x] for x in these])
 
