@@ -15,8 +15,13 @@ from core.text import exact_decimal
 
 
 def gb(n_bytes) -> str:
-    """Bytes in GB (10⁹ bytes), two decimals, computed exactly: "3.94 GB"."""
-    return f"{exact_decimal(Fraction(n_bytes) / 10**9)} GB"
+    """Bytes in GB (10⁹ bytes), two decimals, computed exactly: "3.94 GB"; under 0.01 GB, to two
+    significant digits ("0.00050 GB" for 10⁶ parameters at 4 bits, which two decimals showed as 0.00)."""
+    v = Fraction(n_bytes) / 10**9
+    digits = 2
+    while 0 < v < Fraction(1, 10**digits) and digits < 20:
+        digits += 1
+    return f"{exact_decimal(v, digits + (digits > 2))} GB"
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ n_max = c.select_slider(
     key="cost.n_max",
     persist_state="session",
 )
-per = "per layer, per head" if n_layer * n_head == 1 else f"× {n_layer} layers × {n_head} heads"
+per = "per layer, per head" if n_layer * n_head == 1 else f"× {plural(n_layer, 'layer')} × {plural(n_head, 'head')}"
 ui.chart(ui_figures.figure("fig_growth_shapes", bill.growth(n_max, n_layer, n_head), per), key="shapes")
 st.caption(
     "The dotted curve is the triangle a causal model actually scores: about half the grid, the same "

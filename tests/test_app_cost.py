@@ -263,3 +263,15 @@ def test_the_models_weight_bytes_say_every_parameter_is_counted():
     [table] = [d.value for d in at.dataframe if "every parameter at these bits, with scales" in d.value.columns]
     row = table.set_index("bits per weight").loc[4]
     assert row["every parameter at these bits, with scales"] == f"{math.ceil(n * 4.5 / 8):,} B"
+
+
+def test_bill_page_counts_layers_and_heads_with_separators():
+    """10,000 layers × 10,000 heads: the per-what caption writes "× 10,000 layers × 10,000 heads" like every
+    other count on the page (it read "× 10000 layers"), and one layer is "1 layer"."""
+    at = new_app("lessons/cost.py")
+    at.number_input(key="cost.layers").set_value(10_000).run()
+    at.number_input(key="cost.heads").set_value(10_000).run()
+    said = " ".join(c.value for c in at.caption)
+    assert "× 10,000 layers × 10,000 heads" in said and "10000" not in said
+    at.number_input(key="cost.layers").set_value(1).run()
+    assert "× 1 layer × 10,000 heads" in " ".join(c.value for c in at.caption)

@@ -212,6 +212,11 @@ def test_weight_rows_and_card_budget():
     rows = {r.bits: r for r in weight_rows(7 * 10**9, 32, 16)}
     assert rows[4].effective_bits == 4.5 and rows[4].bytes_with_scales == 3_937_500_000
     assert rows[16].effective_bits == 16 and gb(rows[32].nominal_bytes) == "28.00 GB"
+    # The page's smallest model, 0.001 B parameters: 500,000 bytes at 4 bits, 4,000,000 at 32 (two decimals
+    # showed every row as 0.00 GB); a value of 0.01 GB or more keeps two decimals.
+    small = {r.bits: r for r in weight_rows(10**6, None, 16)}
+    assert [gb(small[b].nominal_bytes) for b in (32, 8, 4)] == ["0.0040 GB", "0.0010 GB", "0.00050 GB"]
+    assert gb(0) == "0.00 GB" and gb(10**7) == "0.01 GB" and gb(9_999_999) == "0.0100 GB" and gb(123) == "0.00000012 GB"
     bill = card_budget(parse_model_card("7B, Q4, 8K"), PRESETS["Llama-2-7B (MHA)"], True, 2, 1, 1.0, 8.0)
     assert bill.plan["total"] == 3_937_500_000 + 2 * 32 * 8192 * 32 * 128 * 2 + 10**9 and not bill.fits
 
