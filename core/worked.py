@@ -9,7 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from core.answer_numbers import ascii_digits
 from core.model import attend, causal_mask
+from core.text import quoted
 
 TOKENS = ("the", "cat", "sat", "on")
 # Ch. 19's supplied vectors. Only q_on is given for the queries; the earlier rows' queries are
@@ -36,7 +38,8 @@ class Worked:
 
 def worked_example(q, k, v, scaled: bool = False) -> Worked:
     """Run the cast through ``attend`` in float64. ``scaled`` applies the usual 1/√d (Ch. 19
-    omits it). Raises ``ValueError`` for non-finite entries or mismatched shapes."""
+    omits it). Raises ``ValueError`` for non-finite entries, mismatched shapes, or scores or
+    outputs past float64's range."""
     q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
     if not (q.shape == k.shape and k.shape[0] == v.shape[0] and q.ndim == 2 and v.ndim == 2):
         raise ValueError("q and k need the same shape (positions × d); v one row per position")
@@ -47,6 +50,9 @@ def worked_example(q, k, v, scaled: bool = False) -> Worked:
     y, att, scores = attend(t(q), t(k), t(v), causal_mask(len(q), len(q)).unsqueeze(1), scale)
     att, scores = att[0, 0].numpy(), scores[0, 0].numpy()
     mask = np.triu(np.ones_like(att, dtype=bool), 1)
+    if not (np.all(np.isfinite(scores[~mask])) and np.all(np.isfinite(y.numpy()))):
+        # 1e308 · 2 is inf: the softmax of inf is nan, which the page would print as shares
+        raise ValueError("a score or output is past float64's range (±1.8 × 10³⁰⁸): use smaller numbers")
     rounded = np.round(att[-1], 2)
     return Worked(
         np.where(mask, np.nan, scores), np.where(mask, np.nan, att), y[0, 0].numpy(), rounded, rounded @ v, scale
@@ -54,23 +60,43 @@ def worked_example(q, k, v, scaled: bool = False) -> Worked:
 
 
 def table_rows(vectors: dict = DEFAULTS) -> list[dict]:
-    """The editable table: one row per token, columns q₁ q₂ k₁ k₂ v₁ v₂."""
+    """The editable table: one row per token, columns q₁ q₂ k₁ k₂ v₁ v₂, each cell text ("2", "-1").
+    Text, not numbers: streamlit's number cells read a typed 1e308 as 1308, 1.5e3 as 1.53, and
+    dropped 12345678901234567890 without a word; text reaches ``vectors_from_rows`` as typed."""
     return [
-        {"token": t} | {f"{x}{sub}": vectors[x][i][j] for x in "qkv" for j, sub in enumerate("₁₂")}
+        {"token": t} | {f"{x}{sub}": f"{vectors[x][i][j]:g}" for x in "qkv" for j, sub in enumerate("₁₂")}
         for i, t in enumerate(TOKENS)
     ]
 
 
-def vectors_from_rows(rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """q, k, v ``(4, 2)`` from edited table rows. Raises ``ValueError`` naming empty cells (up to
-    four) or a cell that is not a number."""
-    empty = [f"{r['token']}: {c}" for r in rows for c in r if c != "token" and r[c] is None]
-    if empty:
-        raise ValueError(f"empty cell(s): {', '.join(empty[:4])}")
+def cell_number(cell) -> float:
+    """One cell as a number: "2", "-1.5", "−1.5", "1,5" (a decimal comma), "1e3", other scripts'
+    digits ("٢"), or a number. Raises ``ValueError`` for a blank cell ("empty") or other text."""
+    text = ascii_digits(str("" if cell is None else cell)).strip().replace("−", "-")
+    if not text:
+        raise ValueError("is empty")
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
     try:
-        q, k, v = (np.array([[float(r[f"{x}₁"]), float(r[f"{x}₂"])] for r in rows]) for x in "qkv")
-    except (TypeError, ValueError):
-        raise ValueError("a cell is not a number") from None
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{quoted(text, 20)} is not a number") from None
+
+
+def vectors_from_rows(rows: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q, k, v ``(4, 2)`` from edited table rows (``table_rows``' columns). Raises ``ValueError``
+    naming up to four cells that are empty or not numbers ("on: q₁ 'abc' is not a number")."""
+    bad, values = [], {}
+    for r in rows:
+        for c in r:
+            if c != "token":
+                try:
+                    values[r["token"], c] = cell_number(r[c])
+                except ValueError as err:
+                    bad.append(f"{r['token']}: {c} {err}")
+    if bad:
+        raise ValueError("; ".join(bad[:4]) + (f"; {len(bad) - 4} more" if len(bad) > 4 else ""))
+    q, k, v = (np.array([[values[r["token"], f"{x}₁"], values[r["token"], f"{x}₂"]] for r in rows]) for x in "qkv")
     return q, k, v
 
 

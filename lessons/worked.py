@@ -40,7 +40,7 @@ ask_first = st.toggle(
 try:
     w = worked_example(*vectors_from_rows(edited), scaled)
 except ValueError as err:
-    ui.refuse(f"every cell needs a finite number ({err})", "Check the vectors: ")
+    ui.refuse(err, "Check the vectors: ")
     st.stop()
 
 s, a = w.scores[-1], w.shares[-1]

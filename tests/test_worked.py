@@ -51,3 +51,38 @@ def test_table_round_trip_denominator_and_empty_cells():
     with pytest.raises(ValueError, match="on: k₂"):
         vectors_from_rows(rows)
     assert np.isfinite(den.terms).all()
+
+
+def test_cells_are_read_as_typed_and_refusals_name_them():
+    """The editor's cells are text: 1e308, 1.5e3 and 20-digit integers arrive as typed (streamlit's number cells
+    read them as 1308, 1.53 and dropped the last); a decimal comma, U+2212 and other scripts' digits read;
+    a word or a blank cell is named ("abc" was called an empty cell); scores past float64 are refused, not nan."""
+    import math
+
+    import pytest
+
+    from core.worked import cell_number, table_rows, vectors_from_rows, worked_example
+
+    assert [cell_number(c) for c in ("1e308", "1.5e3", "12345678901234567890", "1,5", "−2", " ٣ ", 4, 2.5)] == [
+        1e308,
+        1500.0,
+        1.2345678901234567e19,
+        1.5,
+        -2.0,
+        3.0,
+        4.0,
+        2.5,
+    ]
+    rows = table_rows()
+    assert rows[3] == {"token": "on", "q₁": "2", "q₂": "1", "k₁": "1", "k₂": "0", "v₁": "0", "v₂": "1"}  # Ch. 19
+    rows[0]["k₂"], rows[1]["v₁"] = "abc", ""
+    with pytest.raises(ValueError, match=r"^the: k₂ 'abc' is not a number; cat: v₁ is empty$"):
+        vectors_from_rows(rows)
+    rows = table_rows()
+    rows[3]["q₁"] = "1e308"  # q_on · k_the = 1e308 · 1 + 1 · (−1): finite, and the shares exact thirds
+    w = worked_example(*vectors_from_rows(rows))
+    assert w.scores[-1][0] == 1e308 and w.shares[-1].tolist() == pytest.approx([1 / 3, 1 / 3, 0, 1 / 3])
+    rows[3]["k₁"] = "2"  # q_on · k_on = 2e308: inf, and its softmax nan
+    assert math.isinf(1e308 * 2)
+    with pytest.raises(ValueError, match="past float64's range"):
+        worked_example(*vectors_from_rows(rows))
