@@ -73,3 +73,27 @@ def test_the_greedy_note_follows_what_was_sampled_not_the_slider():
     assert "Temperature 1 (asked at 0, greedy" in said()
     at.slider(key="spec.t").set_value(0.8).run()
     assert "Temperature 1 (asked at 0, greedy" in said()
+
+
+def test_a_round_past_the_end_token_says_so():
+    """ "Thank you! Goodbye." ends at once (greedy's first token is the end token, as on the decode page): the
+    round's tokens hold it and a line says a server would have stopped there; the default prompt's first four
+    rounds do not, and say nothing."""
+    from core.tokenizer import end_token_id
+
+    at = new_app("lessons/speculative.py")
+    click(at, "Start (prefill the target)")
+    for _ in range(4):
+        click(at, "Round ▸")
+    end = end_token_id(load_shipped_tokenizer())
+    assert end not in at.session_state["spec.obj"].ids
+    assert not [c for c in at.caption if "a server would have stopped there" in c.value]
+    at.session_state[K.DECODE_PROMPT] = "Thank you! Goodbye."
+    at.run()  # as opening the page after editing the prompt on the decode page
+    click(at, "Start (prefill the target)")
+    click(at, "Round ▸")
+    spec = at.session_state["spec.obj"]
+    assert spec.ids[spec.n_prompt] == end
+    assert [c.value for c in at.caption if "a server would have stopped there" in c.value] == [
+        "<|endoftext|> was produced: a server would have stopped there. Rounds go on past it."
+    ]
