@@ -90,9 +90,11 @@ def _token_question(sess, pending, token_text) -> Question:
         top = [*top[:4], pending.chosen]
     # Alphabetical order, so the options' order does not give away the ranking.
     ids = sorted(top, key=lambda t: (token_text(t).strip().lower(), t))
+    # The stage already shows the pending token as "◀ chosen" (the last step chose it; this one consumes
+    # it): "next" read as that token, which is not among the options. Name it, and ask for the one after.
     return Question(
         "token",
-        "Which token will the model choose next?",
+        f"This step consumes {show_spaces(token_text(sess.pending))}. Which token will the model choose after it?",
         tuple(token_text(t) for t in ids),
         ids.index(pending.chosen),
         f"It chose {show_spaces(token_text(pending.chosen))}"  # its spaces as ␣, as the options show them
@@ -170,8 +172,11 @@ def ask(kind, sess: DecodeSession, pending: PendingStep, cfg: GPTConfig, token_t
                 ((T + 1) ** 2, "every query against every key: no causal mask and no cache"),
             ],
             "",
-            f"One new query against all {T + 1} keys (its own included): linear work. A full recompute "
-            f"would score {causal_pairs(T + 1):,} pairs.",
+            # The work counter then reads the same number for the cache's whole request: say why, as the
+            # coincidence read as "the cache saves nothing" (each cached pass scored 1, 2, …, T + 1 keys).
+            f"One new query against all {T + 1} keys (its own included): linear work. A full recompute of this "
+            f"step alone would score {causal_pairs(T + 1):,} pairs: as many as the cache has scored over the "
+            "whole request so far.",
             kind,
         )
     raise ValueError(f"unknown question kind {kind!r}; one of {KINDS}")

@@ -37,8 +37,10 @@ def test_preview_holds_the_step_back_and_commit_equals_a_plain_step(tiny_model):
 
 def test_the_token_question_offers_the_chosen_token_among_five(tiny_model):
     """Five options, the right one is the token the held-back step chose."""
-    _, pending, q = _ask(tiny_model, "token")
+    sess, pending, q = _ask(tiny_model, "token")
     assert len(q.options) == 5 and q.options[q.answer] == f"tok{pending.chosen}"
+    # The pending token (shown as chosen on the stage) is named: "next" read as that token.
+    assert q.text == f"This step consumes tok{sess.pending}. Which token will the model choose after it?"
 
 
 def test_sampling_outside_the_top_five_still_offers_the_chosen_token(tiny_model):
@@ -58,8 +60,11 @@ def test_numeric_questions_have_the_right_answer_and_the_classic_mistakes(tiny_m
     assert right == kv_cache_bytes_for(cfg, T + 1, 4) and q.options[q.answer] == f"{right:,} B"
     assert f"{right // 2:,} B" in q.options  # no factor 2 for keys and values
     assert f"{right * cfg.n_head // cfg.n_kv_head:,} B" in q.options  # every query head counted
-    _, _, q = _ask(tiny_model, "scores")
+    sess, _, q = _ask(tiny_model, "scores")
     assert q.options[q.answer] == f"{T + 1:,}" and f"{causal_pairs(T + 1):,}" in q.options
+    # The reveal says why the cached work counter then reads the recompute's number: Σ 1 … T+1 = (T+1)(T+2)/2.
+    assert sum(range(1, T + 2)) == causal_pairs(T + 1) and sess.scores_cached + T + 1 == causal_pairs(T + 1)
+    assert f"would score {causal_pairs(T + 1):,} pairs: as many as the cache has scored" in q.explain
 
 
 def test_the_attends_question_is_the_new_rows_argmax(tiny_model):
