@@ -105,17 +105,24 @@ def ex3(seed: int) -> Exercise:
     h = H0 // r
     kv = lambda heads, batch: cost.kv_cache_bytes(L, heads, d, T, b, batch)["total"]  # noqa: E731
     right, base = kv(h, B), kv(H0, 1)
-    cut, cut_past = ("halved", "You halved") if r == 2 else (f"cut to {h}", f"You cut to {h}")
+    cut, cut_past = ("halved", "You halved the KV heads") if r == 2 else (f"cut to {h}", f"You cut the KV heads to {h}")
     mistakes = [
         Mistake(
             kv(H0, B),
             "KV heads not reduced",
             f"You have {WORDS[B]} requests, but the KV heads were not {cut}: H_kv = {h} now, not {H0}.",
         ),
-        Mistake(kv(h, 1), "one request", f"{cut_past} the KV heads, but one request instead of {WORDS[B]}: B = {B}."),
+        Mistake(kv(h, 1), "one request", f"{cut_past}, but one request instead of {WORDS[B]}: B = {B}."),
         Mistake(base, "original cache", "That is the original cache: one request with the original KV heads."),
         Mistake(right / 2, "no factor 2", "Keys and values: the factor 2 (K plus V) is missing."),
-        Mistake(right * H0, "query heads as a factor", "The query-head count is not an extra factor."),
+        # The question gives no query-head count (it named one in this mistake and a hint): the factor a
+        # student can add is the old KV-head count, or 8 for bits; with 8 old heads the two are one number.
+        Mistake(right * 8, "bits, not bytes", "That is bits: b is bytes per value, so M is in bytes (divide by 8)."),
+        Mistake(
+            right * H0,
+            "old KV heads as a factor",
+            f"H_kv appears once, as the new count ({h}): the old {H0} is not a factor as well.",
+        ),
         *unit_mixups(right),
     ]
     parts = (
@@ -134,13 +141,13 @@ def ex3(seed: int) -> Exercise:
         "Keep the other dimensions fixed. Compute the ideal total cache bytes and MiB.",
         parts,
         (
-            "M = 2 · B · L · T · H_kv · d · b: the query-head count does not appear.",
+            "M = 2 · B · L · T · H_kv · d · b, in bytes (b bytes per value), with the new H_kv.",
             f"Going from {H0} to {h} KV heads divides the per-request cache by {r}; {B} requests multiply it by {B}.",
             "1 MiB = 2²⁰ = 1,048,576 bytes.",
         ),
         f"M = 2 · {B} · {L} · {T:,} · {h} · {d} · {b} = **{right:,} bytes** = **{right / 2**20:,.4g} MiB**. "
         f"Reducing the KV heads divides the per-request {bytes_text(base)} by {r}; {B} requests multiply "
-        f"it by {B}. The query-head count is not an extra factor.",
+        f"it by {B}.",
         {
             "n_layer": L,
             "n_kv_head_before": H0,

@@ -15,6 +15,19 @@ from core.ruler import ruler as ruler_of
 CH19_VALUES = (0.34, -0.12, 0.7, 0.23)
 
 
+def small_number_mistakes(diff: float, fraction: float, tol: float) -> list[Mistake]:
+    """A relative error typed below 1 %: the fraction before × 100, or the difference itself. Two
+    mistakes when their values are told apart at ``tol``, else one naming both."""
+    recipe = "relative error = |difference| ÷ |original result|, × 100 for a percentage"
+    if abs(diff - fraction) <= tol:
+        message = f"A number below 1 here is the difference itself or the fraction before the × 100: {recipe}."
+        return [Mistake(fraction, "fraction, not percent", message)]
+    return [
+        Mistake(fraction, "fraction, not percent", "That is a fraction; as a percentage multiply by 100."),
+        Mistake(diff, "difference, not relative", f"That is the difference itself: {recipe}."),
+    ]
+
+
 def ex4(seed: int) -> Exercise:
     """Ch. 30 exercise 4: a tie under half-to-even, then an outlier that clips."""
     rng = random.Random(seed)
@@ -284,7 +297,8 @@ def output(seed: int) -> Exercise:
             "percent",
             rel,
             "%",
-            Tolerance(abs=0.02),
+            # ±0.05 points: the percentage rounded to one decimal is right (4.348 % typed as 4.3 %).
+            Tolerance(abs=0.05),
             [
                 Mistake(
                     abs(after - before) / abs(after) * 100,
@@ -297,7 +311,9 @@ def output(seed: int) -> Exercise:
                     f"{abs(after - before):.3g} is the "
                     f"difference itself; relative to {before:.4g} it is a different percentage.",
                 ),
-                Mistake(rel / 100, "fraction, not percent", "That is a fraction; as a percentage multiply by 100."),
+                # The fraction (0.0435) and the difference itself (0.05) lie within the tolerance of one
+                # another: one message for both ("multiply by 100" sent a student typing 0.05 to 5 %).
+                *small_number_mistakes(abs(after - before), rel / 100, 0.05),
                 Mistake(
                     float(np.abs(r.x_hat - x).sum()) / abs(before) * 100,
                     "errors don't cancel",
