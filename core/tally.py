@@ -40,8 +40,13 @@ class Tally:
     attempts: list = field(default_factory=list)
 
     def record(self, ex: Exercise, p: Part, typed: str, fb: Feedback) -> None:
+        """Count one Check of part ``p``: nothing for an empty box or for the same text as this
+        part's last attempt (Check pressed again counted every unchanged box once more)."""
         if fb.status == "empty":
             return
+        last = self.last(ex, p.key)
+        if last is not None and last.typed == str(typed):
+            return  # Check pressed again over an unchanged box: the same answer, not another attempt
         self.attempts.append(
             Attempt(
                 ex.id,

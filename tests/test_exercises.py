@@ -359,6 +359,11 @@ def test_tally_counts_and_keeps_the_latest_attempt():
     assert [a.typed for a in t.latest()] == ["768 MiB"] and t.last(ex, "bytes").status == "right"
     assert t.attempted(ex) and not t.attempted(E.make("ch30-3", 5))
     assert [t.take_hint(ex) for _ in range(5)] == [1, 2, 3, 3, 3]
+    # Check pressed again over the same box: not another attempt (a student's tally read 16 checked after one
+    # exercise); a changed answer, even back to an earlier one, is.
+    for text in ["768 MiB", "768 MiB", "1,536 MiB", "1,536 MiB", "768 MiB"]:
+        t.record(ex, p, text, E.check(p, text))
+    assert (t.checked, t.right, len(t.attempts)) == (4, 2, 5) and t.mistakes == {"KV heads not reduced": 2}
 
 
 # Seeds whose generated answers met a fixed example: ch19-growth 0 (1,000,000), ch30-6 4 and ch30-3 12
