@@ -33,18 +33,20 @@ def normalize_list(text: str) -> str:
     return s[1:-1] if len(s) >= 2 and s[0] + s[-1] in ("[]", "()", "{}") else s
 
 
-def parse_int_list(text: str) -> tuple[int, ...]:
-    """Whole numbers from "3, -1, 7, 2", "3 −1 7 2" or "[3, -1, 7, 2]". Raises ``ValueError``
-    naming the first entry that is not a whole number."""
+def parse_int_list(text: str) -> tuple[float, ...]:
+    """Numbers for an answer of whole numbers: "3, -1, 7, 2", "3 −1 7 2" or "[3, -1, 7, 2]". A
+    decimal entry ("1.5", "0.71") is read as it is, not refused: it is a wrong answer the checker
+    can name (forgot to round, applied 1/√d), not unreadable. Raises ``ValueError`` naming the
+    first entry that is not a number."""
     text = _checked(text, "whole numbers separated by commas", LIST_EXAMPLE)
     out = []
     for i, p in enumerate(_entries(text), 1):
-        if not re.fullmatch(r"[-+]?\d+(\.0*)?", p):
+        if not re.fullmatch(r"[-+]?(\d+(\.\d*)?|\.\d+)", p):
             raise ValueError(
-                f"couldn't read {quote(text)} as whole numbers: entry {i} ({quote(p)}) is not a whole number; "
+                f"couldn't read {quote(text)} as whole numbers: entry {i} ({quote(p)}) is not a number; "
                 f"try {quote(LIST_EXAMPLE)}"
             )
-        out.append(int(float(p)))
+        out.append(int(p.split(".")[0]) if re.fullmatch(r"[-+]?\d+(\.0*)?", p) else float(p))
     if not out:
         raise ValueError(f"couldn't read {quote(text)} as whole numbers: try {quote(LIST_EXAMPLE)}")
     return tuple(out)
@@ -79,7 +81,11 @@ def parse_number_list(text: str, each=None) -> tuple[float, ...]:
 
 
 def _plain(p: str) -> float:
+    """One entry of a list of plain numbers; a percentage ("8.3%", shares typed as percent) is its
+    fraction, 0.083."""
     number, unit = split_number_unit(p)
+    if unit.lower() in ("%", "percent"):
+        return number / 100
     if unit:
         raise ValueError("unit")
     return number

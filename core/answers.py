@@ -68,6 +68,13 @@ _TIME_ALIASES = {"msec": "ms", "millisecond": "ms", "milliseconds": "ms", "sec":
 _TIME_ALIASES |= {u: u for u in ("ms", "s", "us", "µs", "μs", "min")}
 _PERCENT = {"%", "percent", "per cent", "pct"}
 _RATIO = {"x", "×", "times", "fold", "-fold"}
+# A rate box says "tokens/s": its other spellings ("25 tok/s", "25/s", "25 tokens per second") are the
+# same unit, not an unknown one.
+_PER_SECOND = {"tokens/s", "token/s", "tok/s", "t/s", "tokens/sec", "tok/sec", "/sec", "tps"} | {
+    f"{word}per {s}" for word in ("", "tokens ", "token ", "tok ") for s in ("s", "sec", "second")
+}
+# Counts written with a word: "100 million" (not "M" or "B": those are units of bytes here).
+_SCALE_WORDS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 
 
 def _checked(text: str, what: str, example: str) -> str:
@@ -214,17 +221,25 @@ def parse_percent(text: str) -> float:
 
 
 def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
-    """A plain number or count: "1000000", "1,000,000", "1e6", "10^6", "100x", "100 ×"; a unit
-    in ``units`` may follow (e.g. "25 tokens/s"). Raises ``ValueError`` for any other unit or
-    no number."""
+    """A plain number or count: "1000000", "1,000,000", "1e6", "10^6", "100 million", "100x",
+    "100 ×"; a unit in ``units`` may follow (e.g. "25 tokens/s", also as "25 tok/s", "25/s" or
+    "25 tokens per second"). Raises ``ValueError`` for any other unit or no number."""
     text = _checked(text, "a number", "42").replace("-fold", " fold")  # "100-fold": not 100 minus a unit
+    wanted = {u.lower() for u in units}
+    if "tokens/s" in wanted:  # "25/s": a slash straight after the number read as a fraction
+        text = re.sub(r"(?<=\d)\s*/\s*s(ec(ond)?)?\s*$", " per second", text)
     try:
         number, unit = split_number_unit(text)
     except TooLarge:
         raise
     except ValueError:
         number, unit = None, None
-    allowed = _RATIO | {u.lower() for u in units}
-    if number is None or (unit and unit.lower() not in allowed):
+    unit = " ".join((unit or "").lower().replace(" / ", "/").split())
+    if unit in _SCALE_WORDS and number is not None:
+        number, unit = number * _SCALE_WORDS[unit], ""
+    allowed = _RATIO | wanted
+    if "tokens/s" in wanted:
+        allowed |= _PER_SECOND
+    if number is None or (unit and unit not in allowed):
         raise ValueError(f"couldn't read {quote(text)} as a number: try {quote(guess(text))} or {quote('1,000,000')}")
     return number

@@ -161,8 +161,11 @@ def check(p: Part, text: str | None) -> Feedback:
         return _unreadable(p, text, str(err)[:1].upper() + str(err)[1:] + ".")
     if _close(p.kind, value, p.answer, p.tolerance):
         return Feedback("right", f"Right: {format_answer(p)}.")
+    # Whole-number answers are exact, but their named mistakes (x / s unrounded, scores × 1/√d) are
+    # decimals a student types to two places: matched to ±0.005.
+    near = Tolerance(abs=0.005) if p.kind == "int_list" else p.tolerance
     for m in p.mistakes:
-        if _close(p.kind, value, m.value, p.tolerance):
+        if _close(p.kind, value, m.value, near):
             return Feedback("mistake", m.message, m.name)
     if p.kind == "bytes" and p.unit != "B" and not re.search(r"[A-Za-z]", answers.normalize(text).replace("e", "")):
         if _close("bytes", answers.parse_bytes(text, "B"), p.answer, p.tolerance):
@@ -180,6 +183,8 @@ def check(p: Part, text: str | None) -> Feedback:
         if sign:  # as for one number: the sign is the slip, not the size
             return Feedback("wrong", f"Not quite: number {sign[0]} is negative, and a time cannot be; check the sign.")
         verb = "is" if len(off) == 1 else "are"
+        if p.kind == "int_list" and (frac := [i for i, t in enumerate(value, 1) if t != int(t)]):
+            return Feedback("wrong", f"Not quite: each value here is a whole number, and number {frac[0]} is not.")
         return Feedback("wrong", f"Not quite: {len(off)} of the {len(value)} numbers {verb} off.")
     if value < 0 <= p.answer and p.kind in ("bytes", "time"):
         # "Too small" would send a student hunting for a bigger number; the sign is the slip.

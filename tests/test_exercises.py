@@ -33,6 +33,11 @@ ACCEPTED = [
     ("ch30-3", "bytes", ["805306368", "805,306,368 B", "768 MiB"]),
     ("ch30-3", "mib", ["768", "0.75 GiB", "805.3 MB"]),
     ("ch30-4", "q", ["2, -2", "2, −2", "[2 -2]"]),
+    (
+        "ch19-scores",
+        "shares",
+        ["0.0826, 0.6103, 0.0826, 0.2245", "8.3%, 61%, 8.3%, 22.4%", "8.26 %; 61.03 %; 8.26 %; 22.45 %"],
+    ),
     ("ch30-4", "x_hat", ["1, -1", "1.0, −1.0", "1 -1"]),
     ("ch30-4", "q5", ["7", "7.0", "+7"]),
     ("ch30-4", "x5", ["3.5", "3.50", "7/2"]),
@@ -46,14 +51,14 @@ ACCEPTED = [
     ("ch30-6", "which", ["the weights", "weights", "Weights"]),
     ("ch30-trace", "ttft", ["150", "150 ms", "0.15 s"]),
     ("ch30-trace", "tpot", ["40", "40 ms", "40000 µs"]),
-    ("ch30-trace", "rate", ["25", "25 tokens/s", "25.0"]),
+    ("ch30-trace", "rate", ["25", "25 tokens/s", "25.0", "25 tok/s", "25/s", "25 tokens per second"]),
     ("ch30-trace", "full", ["67.5", "67.5 ms", "0.0675 s"]),
     ("ch19-scores", "scores", ["1, 3, 1, 2", "[1, 3, 1, 2]", "1 3 1 2"]),
     ("ch19-scores", "shares", ["0.0826, 0.6103, 0.0826, 0.2245", "0.08, 0.61, 0.08, 0.22", "0.083 0.610 0.083 0.224"]),
     ("ch19-cache", "per_token", ["4,718,592", "4.5 MiB", "4718592 B"]),
     ("ch19-cache", "total", ["9.66", "9.66 GB", "9 GiB"]),
     ("ch19-growth", "small", ["1,000,000", "1e6", "10^6"]),
-    ("ch19-growth", "big", ["100,000,000", "1e8", "10**8"]),
+    ("ch19-growth", "big", ["100,000,000", "1e8", "10**8", "100 million"]),
     ("ch19-growth", "ratio", ["100", "100x", "100 ×"]),
     ("ch19-weights", "w32", ["28", "28 GB", "28e9 B"]),
     ("ch19-weights", "w16", ["14", "14 GB", "14000 MB"]),
@@ -94,6 +99,7 @@ NEAR_MISSES = [
     ("ch30-trace", "ttft", "120", "TTFT from prefill start", "start of prefill (30 ms)"),
     ("ch30-trace", "tpot", "67.5", "first wait in TPOT", "“TPOT” including the first wait"),
     ("ch30-trace", "rate", "40", "ms as tokens/s", "1000 / TPOT"),
+    ("ch30-trace", "rate", "0.025", "per ms, not per s", "tokens per millisecond"),
     ("ch19-scores", "scores", "1, 3, 1", "left out its own key", "attends to itself"),
     ("ch19-scores", "shares", "0.14, 0.43, 0.14, 0.29", "no exponent", "exponentiates first"),
     ("ch19-scores", "shares", "0.12, 0.51, 0.12, 0.25", "scaled by 1/√d", "omits it"),
@@ -109,6 +115,9 @@ NEAR_MISSES = [
     ("ch19-ruler", "scale", "0.0875", "qmax 8", "/ 7"),
     ("ch19-ruler", "q", "3, 1, 7, 2", "dropped a sign", "negative"),
     ("ch19-ruler", "x_hat", "3, -1, 7, 2", "forgot the scale", "multiply"),
+    # Decimals in a whole-number list are read (they were "not a whole number; try 4, -2, 0, 6") and named.
+    ("ch19-scores", "scores", "0.71, 2.12, 0.71, 1.41", "scaled by 1/√d", "omits the scaling"),
+    ("ch30-4", "q", "1.5, -1.5", "forgot to round", "Those are x / s"),
     ("ch19-output", "rel", "4.55 %", "relative to the wrong result", "relative to the original"),
     ("ch19-output", "rel", "5 %", "difference as percent", "difference itself"),
     ("ch19-output", "rel", "0.0435", "fraction, not percent", "× 100 for a percentage"),
@@ -445,6 +454,15 @@ def test_a_bits_unit_in_a_mib_box_suggests_mib_first():
     fb = E.check(p, "768 Mb")
     assert fb.status == "unreadable" and "for bytes write `768 MiB` (1,048,576 bytes each) or `768 MB`" in fb.message
     assert E.check(p, "768 MiB").status == "right" and E.check(p, "768 MB").status == "mistake"
+
+
+def test_a_decimal_in_a_whole_number_answer_is_said_to_be_one():
+    """A decimal list no mistake explains, typed where the answer is whole numbers, gets that said (it was
+    refused as unreadable: "not a whole number; try 4, -2, 0, 6")."""
+    p = _part(E.make("ch19-scores", 0), "scores")
+    assert p.answer == (1, 3, 1, 2)
+    fb = E.check(p, "1.2, 3, 1, 2")
+    assert fb.status == "wrong" and fb.message == "Not quite: each value here is a whole number, and number 1 is not."
 
 
 def test_a_relative_error_typed_below_one_names_what_it_is():

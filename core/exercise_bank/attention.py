@@ -4,6 +4,7 @@ model's own ``attend``).
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -55,6 +56,11 @@ def scores(seed: int) -> Exercise:
                     tuple(int(x) for x in v @ q[-1]), "values for keys", "Scored against the values; scores use keys."
                 ),
                 Mistake(s[:3], "left out its own key", own),
+                Mistake(
+                    tuple(x / math.sqrt(2) for x in s),
+                    "scaled by 1/√d",
+                    "Those are scaled by 1/√d; Ch. 19 omits the scaling here: the plain dot products.",
+                ),
             ],
         ),
         part("shares", "Their shares (softmax)", "number_list", a, "", Tolerance(abs=0.005), share_mistakes),

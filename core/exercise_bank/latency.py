@@ -190,6 +190,11 @@ def trace(seed: int) -> Exercise:
                     "ms as tokens/s",
                     f"{r.tpot_ms:g} is milliseconds per token; tokens per second is 1000 / TPOT.",
                 ),
+                Mistake(
+                    1 / r.tpot_ms,
+                    "per ms, not per s",
+                    "That is tokens per millisecond: a second has 1,000 of them.",
+                ),
             ],
         ),
         part(

@@ -68,6 +68,11 @@ def ex4(seed: int) -> Exercise:
                     "truncated",
                     "Truncated toward zero instead of rounding to the nearest integer.",
                 ),
+                Mistake(
+                    tuple(float(i) for i in pair / s),
+                    "forgot to round",
+                    "Those are x / s: the stored integer is x / s rounded (ties to the even neighbour).",
+                ),
             ],
         ),
         part(
@@ -213,6 +218,11 @@ def ruler(seed: int) -> Exercise:
             Tolerance(),
             [
                 Mistake(as_ints(np.ceil(x / r.scale)), "rounded up", "Rounded up; take the nearest shelf."),
+                Mistake(
+                    tuple(float(i) for i in x / r.scale),
+                    "forgot to round",
+                    "Those are x / s: the stored integer is x / s rounded to the nearest shelf.",
+                ),
                 Mistake(as_ints(np.abs(r.q)), "dropped a sign", "A negative weight stores a negative integer."),
                 Mistake(
                     as_ints(quant.quantize(x, 4, wrong_scale, qmin=-8, qmax=8).q),
