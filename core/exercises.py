@@ -85,7 +85,14 @@ def _unreadable(p: Part, typed: str, message: str) -> Feedback:
     typed_numbers = re.findall(r"\d+(?:\.\d+)?", answers.normalize(typed))[:8] if short else []
     if any(_gives_away(p, n) for n in typed_numbers):
         return Feedback("unreadable", message)
+    # The student's own numbers, a decimal comma read as a point ("0,75 GiB" → 0.75): an example that only
+    # re-spells them ("768 Mb" → `768 MiB`) gives nothing away, so the reader's own advice stands.
+    own_numbers = re.findall(r"\d+(?:[.,]\d+)?", answers.normalize(typed))[:8] if short else []
+    own = {n.replace(",", ".") for n in own_numbers}
     for example in re.findall(r"`([^`]+)`", message)[1:]:  # the first is the typed text
+        shown = re.findall(r"\d+(?:\.\d+)?", answers.normalize(example))
+        if shown and set(shown) <= own:
+            continue
         if _gives_away(p, example):
             return Feedback("unreadable", f"Couldn't read {answers.quote(typed)}: type {NOTATIONS[p.kind]}.")
     return Feedback("unreadable", message)

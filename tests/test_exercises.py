@@ -496,3 +496,16 @@ def test_exercise_3_names_no_query_heads_and_reads_well_with_new_numbers():
     assert E.check(p, f"{right * 16}").mistake == "old KV heads as a factor"
     one = E.check(p, f"{right // g['batch']}")
     assert one.mistake == "one request" and one.message.startswith("You cut the KV heads to 4, but one request")
+
+
+def test_advice_that_only_respells_the_students_own_number_is_kept():
+    """In exercise 3's bytes box (answer 768 MiB), "768 Mb" and "0,75 GiB" got only "type a number with a unit":
+    the reader's advice (`768 MiB`, `0.75 GiB`) was withheld as giving the answer away, though it only re-spells
+    what the student typed. The MiB box already showed it; both boxes now do. Advice with a number the student
+    did not type still gives way (test_no_hint_or_placeholder_gives_the_answer_away)."""
+    for key in ("bytes", "mib"):
+        p = _part(E.make("ch30-3", 0), key)
+        bits = E.check(p, "768 Mb")
+        assert bits.status == "unreadable" and bits.message.startswith("`Mb` is bits in the standard notation")
+        comma = E.check(p, "0,75 GiB")
+        assert comma.status == "unreadable" and "try `0.75 GiB`" in comma.message
