@@ -34,6 +34,21 @@ STAGE_CSS = """
 /* A narrow main area (the sidebar open on a laptop): the title on one line, not two. */
 [data-testid="stMain"] { container-type: inline-size; }
 @container (max-width: 1000px) { [data-testid="stMainBlockContainer"] h1 { font-size: 1.45rem; } }
+/* With the prompt box open in a main area narrower than a 1280-px screen, the title takes a row of its own:
+   beside it the layer picker and Settings were cut ("Layer", "S…": a laptop with the sidebar open, 980 px;
+   "Head 0 (KV head (", "Setti…" at 1,140 px). */
+@container (max-width: 1200px) {
+  [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] h1):has(.st-key-decode-prompt textarea) {
+    flex-wrap: wrap; }
+  [data-testid="stHorizontalBlock"]:has(.st-key-decode-prompt textarea) > [data-testid="stColumn"]:has(h1) {
+    flex: 1 1 100% !important; width: 100% !important; }
+  /* the row under it: the prompt box, the layer and head boxes (a whole "Head 0 (KV head 0)"), Settings */
+  [data-testid="stHorizontalBlock"]:has(.st-key-decode-prompt textarea) > [data-testid="stColumn"]:nth-child(2) {
+    flex: 2.2 1 0% !important; width: auto !important; }
+  [data-testid="stHorizontalBlock"]:has(.st-key-decode-prompt textarea) > [data-testid="stColumn"]:nth-child(3) {
+    flex: 2.3 1 0% !important; width: auto !important; }
+  [data-testid="stHorizontalBlock"]:has(.st-key-decode-prompt textarea) > [data-testid="stColumn"]:nth-child(4) {
+    flex: 0.9 1 0% !important; width: auto !important; } }
 [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre {
   white-space: pre; overflow: hidden; display: flex; justify-content: flex-end; }
 [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) [data-testid="stCode"] pre > div {

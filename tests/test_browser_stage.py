@@ -257,6 +257,9 @@ def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url)
         page.goto(url)
         page.get_by_test_id("stExpandSidebarButton").click()
         page.get_by_test_id("stSidebar").get_by_text("Presenter mode").wait_for(timeout=30000)
+        page.wait_for_timeout(500)
+        open_box = page.evaluate(HEADER_FITS_JS)  # before Prefill: the prompt box open
+        screenshot(page, "stage-sidebar-open-prompt-open-1280x800")
         page.get_by_role("button", name="Prefill").click()
         wait_rows(page, n)
         line = page.evaluate(
@@ -272,11 +275,17 @@ def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url)
     # The header above it: the title on one line and the layer and head boxes showing their whole choice
     # ("Layer", "Head 0 (KV he" before, with the title wrapped to two lines).
     assert header["titleLines"] == 1 and header["cut"] == [], header
+    # With the prompt box open too, the title takes a row of its own: beside it the layer box read "Layer",
+    # the head box "Head 0 (KV h" and Settings "S…" (a student's laptop).
+    assert open_box["cut"] == [] and open_box["titleLines"] == 1 and not open_box["settingsCut"], open_box
 
 
 # The decode page's title: how many lines it takes; the layer and head boxes: any whose value is cut.
 HEADER_FITS_JS = """() => {
   const cut = ['decode-layer', 'decode-head'].map(k => document.querySelector('.st-key-' + k + ' input'))
     .filter(v => v.scrollWidth > v.clientWidth + 1).map(v => v.value);
-  return {titleLines: document.querySelector('h1 [data-heading-text]').getClientRects().length, cut};
+  const settings = [...document.querySelectorAll('[data-testid=stPopover] button p')]
+    .find(p => /Setti/.test(p.textContent));
+  return {titleLines: document.querySelector('h1 [data-heading-text]').getClientRects().length, cut,
+          settingsCut: !settings || settings.scrollWidth > settings.clientWidth + 1};
 }"""
