@@ -174,9 +174,8 @@ def ask(kind, sess: DecodeSession, pending: PendingStep, cfg: GPTConfig, token_t
             "",
             # The work counter then reads the same number for the cache's whole request: say why, as the
             # coincidence read as "the cache saves nothing" (each cached pass scored 1, 2, …, T + 1 keys).
-            f"One new query against all {T + 1} keys (its own included): linear work. A full recompute of this "
-            f"step alone would score {causal_pairs(T + 1):,} pairs: as many as the cache has scored over the "
-            "whole request so far.",
+            f"One new query against all {T + 1} keys (its own too): linear work. Recomputing this step would "
+            f"score {causal_pairs(T + 1):,} pairs, the cache's total so far.",
             kind,
         )
     raise ValueError(f"unknown question kind {kind!r}; one of {KINDS}")
