@@ -120,10 +120,10 @@ NEAR_MISSES = [
     ("ch30-4", "q", "1.5, -1.5", "forgot to round", "Those are x / s"),
     ("ch19-output", "rel", "4.55 %", "relative to the wrong result", "relative to the original"),
     ("ch19-output", "rel", "5 %", "difference as percent", "difference itself"),
-    ("ch19-output", "rel", "0.0435", "fraction, not percent", "× 100 for a percentage"),
+    ("ch19-output", "rel", "0.0435", "below 1: not a percentage", "× 100 for a percentage"),
     # The difference itself, 0.05, lies within ±0.05 points of the fraction: one message names both (it said
     # "multiply by 100", which gives 5 %, wrong).
-    ("ch19-output", "rel", "0.05", "fraction, not percent", "the difference itself or the fraction"),
+    ("ch19-output", "rel", "0.05", "below 1: not a percentage", "the difference itself or the fraction"),
 ]
 
 

@@ -21,7 +21,7 @@ def small_number_mistakes(diff: float, fraction: float, tol: float) -> list[Mist
     recipe = "relative error = |difference| ÷ |original result|, × 100 for a percentage"
     if abs(diff - fraction) <= tol:
         message = f"A number below 1 here is the difference itself or the fraction before the × 100: {recipe}."
-        return [Mistake(fraction, "fraction, not percent", message)]
+        return [Mistake(fraction, "below 1: not a percentage", message)]
     return [
         Mistake(fraction, "fraction, not percent", "That is a fraction; as a percentage multiply by 100."),
         Mistake(diff, "difference, not relative", f"That is the difference itself: {recipe}."),
