@@ -84,6 +84,9 @@ def test_speculative_round():
     with running_app() as url, browser_page() as page:
         page.goto(url + "/speculative")
         page.get_by_role("button", name="Start (prefill the target)").click()
+        # Round only once Start has run (one target pass): a click while the Start rerun is still pending can
+        # replace its trigger (streamlit keeps the latest widget state), and the round then asks for Start first.
+        page.get_by_test_id("stMetricValue").nth(1).filter(has_text="1").wait_for(timeout=30000)
         page.get_by_role("button", name="Round ▸").click()
         page.get_by_test_id("stMetricValue").nth(1).filter(has_text="2").wait_for(timeout=30000)
         screenshot(page, "speculative-round")
