@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from core.answer_numbers import ascii_digits
+from core.answer_numbers import normalize
 from core.latency import RequestTrace, check_trace, conventions, parse_times, summarize_request
 from core.text import quoted
 
@@ -58,8 +58,9 @@ def traces_from_rows(rows: list[dict]) -> list[RequestTrace]:
 
 def prompt_positions(cell) -> int:
     """A prompt-positions cell as a count: blank (None, "") is 0, not given; "8", 8, 8.0 and other
-    scripts' digits ("٨") are 8. Raises ``ValueError`` for anything else ("8 tokens", "1.5")."""
-    text = ascii_digits(str(cell if cell is not None else "")).strip()
+    scripts' digits ("٨") are 8, "1,000" is 1,000 (read through the answer boxes' ``normalize``).
+    Raises ``ValueError`` for anything else ("8 tokens", "1.5")."""
+    text = normalize(str(cell if cell is not None else ""))
     if not text:
         return 0
     try:

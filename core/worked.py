@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from core.answer_numbers import ascii_digits
+from core.answer_numbers import normalize
 from core.model import attend, causal_mask
 from core.text import quoted
 
@@ -70,9 +70,10 @@ def table_rows(vectors: dict = DEFAULTS) -> list[dict]:
 
 
 def cell_number(cell) -> float:
-    """One cell as a number: "2", "-1.5", "−1.5", "1,5" (a decimal comma), "1e3", other scripts'
-    digits ("٢"), or a number. Raises ``ValueError`` for a blank cell ("empty") or other text."""
-    text = ascii_digits(str("" if cell is None else cell)).strip().replace("−", "-")
+    """One cell as a number: "2", "-1.5", "−1.5", "1,000" (a thousands separator), "1,5" (a decimal
+    comma), "1e3", other scripts' digits ("٢"), or a number; read through the answer boxes'
+    ``normalize``. Raises ``ValueError`` for a blank cell ("empty") or other text."""
+    text = normalize(str("" if cell is None else cell))
     if not text:
         raise ValueError("is empty")
     if text.count(",") == 1 and "." not in text:

@@ -86,3 +86,13 @@ def test_cells_are_read_as_typed_and_refusals_name_them():
     assert math.isinf(1e308 * 2)
     with pytest.raises(ValueError, match="past float64's range"):
         worked_example(*vectors_from_rows(rows))
+
+
+def test_a_thousands_separator_in_a_cell_is_read_as_one():
+    """ "1,000" in a cell is one thousand, as in every answer box (the cell reader read it as 1.0 while a lone
+    comma stays a decimal comma: "1,5" is 1.5); the latency editor's prompt positions read "1,000" too."""
+    from core.latency_tables import prompt_positions
+    from core.worked import cell_number
+
+    assert (cell_number("1,000"), cell_number("1,5"), cell_number("−1,000.5")) == (1000.0, 1.5, -1000.5)
+    assert prompt_positions("1,000") == 1000 and prompt_positions("٨") == 8
