@@ -46,6 +46,9 @@ def test_play_steps_on_its_own_and_pause_stops_it():
         page.get_by_role("button", name="Play ▶").click()
         wait_rows(page, n + 3, timeout_ms=30000)
         page.get_by_role("button", name="Pause ❚❚").click()
+        # Under load (the full suite on two workers) Play's queued steps ran for seconds after the click: wait
+        # until the page has taken the Pause (its button reads Play again), then for a step already in flight.
+        page.get_by_role("button", name="Play ▶").wait_for(timeout=30000)
         page.wait_for_timeout(1500)
         paused = heatmap_rows(page)
         page.wait_for_timeout(2000)
