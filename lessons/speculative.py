@@ -9,6 +9,7 @@ from core import state as K
 from core import viz
 from core.speculative import Speculative, acceptance_check, check_prompt
 from core.speedups import measure_speculative
+from core.text import markdown_literal
 from core.tokenizer import decode, encode, end_token_id, token_text
 
 tok, card = ui_models.chosen_tokenizer(), ui_models.chosen_card()
@@ -75,7 +76,8 @@ else:
     m[2].metric("Draft forward passes", spec.draft_passes)
     st.code(decode(tok, spec.ids[spec.n_prompt :]), language=None, wrap_lines=True)
     if (end := end_token_id(tok)) is not None and end in spec.ids[spec.n_prompt :]:  # as the decode page says
-        st.caption(f"{token_text(tok, end)} was produced: a server would have stopped there. Rounds go on past it.")
+        end_text = markdown_literal(token_text(tok, end))  # an end token may hold markdown: shown as spelled
+        st.caption(f"{end_text} was produced: a server would have stopped there. Rounds go on past it.")
     rows = viz.speculative_rounds(spec.rounds, lambda t: token_text(tok, t), greedy=spec.temperature == 0)
     st.dataframe(rows[::-1], hide_index=True, column_config=T.widths([viz.PROPOSED]))
     st.caption(

@@ -95,5 +95,5 @@ def test_a_round_past_the_end_token_says_so():
     spec = at.session_state["spec.obj"]
     assert spec.ids[spec.n_prompt] == end
     assert [c.value for c in at.caption if "a server would have stopped there" in c.value] == [
-        "<|endoftext|> was produced: a server would have stopped there. Rounds go on past it."
-    ]
+        r"\<\|endoftext\|\> was produced: a server would have stopped there. Rounds go on past it."
+    ]  # escaped for markdown, so the page shows <|endoftext|> as spelled
