@@ -60,7 +60,14 @@ async def compare(replicas: int, sessions: int, steps: int, profile: bool, pin: 
         res["N"]["solo"] = await solo(srv.url, steps, pids, pin, pids[0] if profile else None)
         nginx = [srv.nginx.pid, *children(srv.nginx.pid)]
         for name, ramp, think in SCENARIOS:
+            if profile and not think:  # hammering: where the first replica's event loop waits
+                recorder = step_profile.start(pids[0], event_loop=True)
+                await asyncio.sleep(1.0)  # py-spy attaches
             res["N"][name] = await load(srv.url, sessions, steps, ramp, think, pids, nginx)
+            if profile and not think:
+                stacks = step_profile.finish(recorder)
+                res["N"]["event_loop"] = step_profile.event_loop_shares(stacks)
+                shutil.rmtree(stacks.parent, ignore_errors=True)
     return res
 
 
@@ -132,6 +139,12 @@ def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
         for part, n in prof:
             print(f"| {part} | {n / total:.0%} | {c_n * n / total:.1f} |")
         print("\nbusiest functions:", "; ".join(f"{f} {n}" for f, n in many["solo"]["profile_top"]))
+    if many.get("event_loop"):
+        total = sum(n for _, n in many["event_loop"]) or 1
+        print(f"\nThe first replica's event loop (main thread) while hammering: py-spy, {total} samples of its time:\n")
+        print("| the main thread is | share |\n|---|---:|")
+        for part, n in many["event_loop"]:
+            print(f"| {part} | {n / total:.0%} |")
 
 
 def options(ap) -> None:

@@ -2,9 +2,11 @@
 
 ``start(pid)`` attaches ``py-spy record`` (raw collapsed stacks), ``finish`` stops it and
 ``breakdown`` sorts every sampled stack into the first matching part below. Stacks are read
-root → leaf, frames as ``function (file:line)``. py-spy also samples threads that only wait
-(here its idle detection lets them through): a stack whose innermost frame is one of
-``WAITING`` is counted apart and left out of the shares.
+root → leaf, frames as ``function (file:line)``. ``event_loop_shares`` reads a recording of every
+thread, idle ones too (``start(pid, event_loop=True)``), and says where streamlit's event loop (the
+main thread: it reads and writes every session's websocket) spends its wall time under load.
+py-spy also samples threads that only wait (here its idle detection lets them through): a stack
+whose innermost frame is one of ``WAITING`` is counted apart and left out of the shares.
 """
 
 from __future__ import annotations
@@ -40,14 +42,27 @@ PARTS = [
 ]
 
 
-def start(pid: int) -> tuple[subprocess.Popen, Path]:
-    """Attach ``py-spy record`` to ``pid``; returns the recorder and its output file."""
+# Where the main thread's wall time goes (``event_loop_shares``): the first part whose frame is in the
+# stack (root → leaf), Thread.start anywhere in it, the selector only as the innermost frame.
+EVENT_LOOP_PARTS = (
+    "blocked starting a rerun's script thread (Thread.start)",
+    "in epoll: waiting for the network, or woken and waiting for the GIL",
+    "running: websockets, messages, sessions",
+)
+
+
+def start(pid: int, event_loop: bool = False) -> tuple[subprocess.Popen, Path]:
+    """Attach ``py-spy record`` to ``pid``; returns the recorder and its output file. With
+    ``event_loop``: every thread, idle ones too, each stack rooted at ``thread (tid): name``, sampled
+    without pausing the process (``--idle --threads --nonblocking``)."""
     exe = shutil.which("py-spy")
     if exe is None:
         raise RuntimeError("py-spy is not installed (pip install -r requirements-test.txt)")
     out = Path(tempfile.mkdtemp(prefix="step-profile-")) / "stacks.txt"
     # Blocking mode (py-spy pauses the process for each sample): slower, but every stack is whole.
     cmd = [exe, "record", "--pid", str(pid), "--rate", str(RATE_HZ), "--format", "raw", "--output", str(out)]
+    if event_loop:
+        cmd += ["--idle", "--threads", "--nonblocking"]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), out
 
 
@@ -74,6 +89,27 @@ def breakdown(stacks: Path) -> tuple[list[tuple[str, int]], int]:
         part = next(name for name, keys in PARTS if any(k in stack for k in keys))
         counts[part] += int(n)
     return [(name, counts[name]) for name, _ in PARTS], counts["waiting"]
+
+
+def event_loop_shares(stacks: Path) -> list[tuple[str, int]]:
+    """(part, samples) of the main thread for each of ``EVENT_LOOP_PARTS``, from a recording made
+    with ``start(pid, event_loop=True)``. Streamlit's event loop runs on the main thread; each rerun
+    (a Step) starts a new script thread, and ``Thread.start`` waits until that thread has run, which
+    needs a core and Python's GIL: meanwhile no session of the process is read or written."""
+    counts = dict.fromkeys(EVENT_LOOP_PARTS, 0)
+    for line in stacks.read_text(errors="replace").splitlines():
+        stack, _, n = line.rpartition(" ")
+        frames = stack.split(";")
+        if not n.isdigit() or not frames[0].endswith(": MainThread"):
+            continue
+        if any(f.startswith("Thread.start (") for f in frames):
+            part = EVENT_LOOP_PARTS[0]
+        elif frames[-1].startswith("EpollSelector.select ("):
+            part = EVENT_LOOP_PARTS[1]
+        else:
+            part = EVENT_LOOP_PARTS[2]
+        counts[part] += int(n)
+    return list(counts.items())
 
 
 def top_frames(stacks: Path, n: int = 12) -> list[tuple[str, int]]:
