@@ -33,6 +33,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+import turns
 from serve_nginx import (  # noqa: F401 — names the tests and bench use through ``serve``
     COOKIE,
     ServeError,
@@ -101,9 +102,10 @@ def pinned_cpus(n: int, pin: bool = True) -> list[int | None]:
     return [cores[i % len(cores)] for i in range(n)]
 
 
-def start_child(cmd: list[str], log: Path, cpu: int | None = None) -> subprocess.Popen:
+def start_child(cmd: list[str], log: Path, cpu: int | None = None, env: dict | None = None) -> subprocess.Popen:
     """Start ``cmd`` in its own process group (a terminal's Ctrl-C reaches serve, which stops the
-    children in order), output appended to ``log``; on core ``cpu`` (every thread) if given."""
+    children in order), output appended to ``log``; on core ``cpu`` (every thread) if given, with
+    these environment variables added to serve's own (``env``)."""
 
     def before_exec() -> None:
         _die_with_parent()
@@ -112,7 +114,13 @@ def start_child(cmd: list[str], log: Path, cpu: int | None = None) -> subprocess
 
     with open(log, "ab") as out:
         return subprocess.Popen(
-            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, process_group=0, preexec_fn=before_exec
+            cmd,
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+            preexec_fn=before_exec,
         )
 
 
@@ -126,7 +134,9 @@ def replica_command(replica: Replica) -> list[str]:
 
 
 def start_replica(replica: Replica, prefix: Path) -> None:
-    replica.proc = start_child(replica_command(replica), prefix / f"replica-{replica.name}.log", replica.cpu)
+    log = prefix / f"replica-{replica.name}.log"
+    # Every replica queues its decode Steps, one at a time (turns.py).
+    replica.proc = start_child(replica_command(replica), log, replica.cpu, env={turns.ENV: "1"})
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path) -> None:

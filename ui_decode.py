@@ -8,6 +8,7 @@ import urllib.parse
 
 import streamlit as st
 
+import turns
 import ui
 import ui_models
 from core import predict as P
@@ -122,12 +123,19 @@ def _blocked() -> bool:
     return bool(reason)
 
 
+def _step_now() -> None:
+    """One step of the session's request, recomputed without the cache when ``check_due`` says so
+    (every step on a quiet server; every 10th while other sessions' steps wait in line)."""
+    sess = session()
+    S.step(model_of(sess), sess, check=S.check_due(model_of(sess), sess, queued=turns.waiting()))
+
+
 def ask() -> None:
     """Compute the next step, hold it back, and put the question about it on screen."""
     if _blocked():
         return
     sess, layer, head = session(), st.session_state[K.DECODE_LAYER], st.session_state[K.DECODE_HEAD]
-    pending = S.preview_step(model_of(sess), sess, check=S.check_due(model_of(sess), sess))
+    pending = S.preview_step(model_of(sess), sess, check=S.check_due(model_of(sess), sess, queued=turns.waiting()))
     tok = ui_models.chosen_tokenizer()
     labels = token_labels(tok, [*sess.consumed, sess.pending])
     q = P.ask(
@@ -163,7 +171,7 @@ def advance() -> None:
     if ss[K.DECODE_PREDICT]:
         return ask()
     if not _blocked():
-        S.step(model_of(session()), session(), check=S.check_due(model_of(session()), session()))
+        _step_now()
 
 
 def play_due() -> bool:
@@ -251,7 +259,7 @@ def replay_link() -> None:
     for _ in range(steps):
         if session() is None or st.session_state[K.DECODE_MESSAGE] or _blocked():
             break
-        S.step(model_of(session()), session(), check=S.check_due(model_of(session()), session()))
+        _step_now()
     sess, message = session(), st.session_state[K.DECODE_MESSAGE]
     short = sess is not None and message is not None and sess.n_steps < steps
     if short:  # say why the view is short of the link

@@ -10,6 +10,7 @@ import dataclasses
 
 import streamlit as st
 
+import turns
 import ui
 from core.viz import stage as SV
 from ui_static import loader
@@ -169,7 +170,7 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     cfg = model.cfg
     last = S.last_check(sess)
     eq = None if last is None else equivalence(last[1], last[2], model.dtype, cfg.n_layer)
-    why = S.check_spacing(model, sess)
+    why = S.check_spacing(model, sess, queued=turns.waiting())
     badge = SV.badge_text(eq, None if last is None else last[0], sess.n_steps, S.CHECK_EVERY, why)
     if sess.n_steps == 0 and sess.reused:  # a Prefill that kept cached positions was checked against a fresh one
         fresh = equivalence(sess.max_diff[0], sess.max_logit[0], model.dtype, cfg.n_layer)

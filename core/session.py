@@ -114,21 +114,27 @@ def _recompute(model: GPT, sess: DecodeSession, token: int) -> torch.Tensor:
 
 
 def check_spacing(
-    model: GPT, sess: DecodeSession, budget_macs: int = CHECK_BUDGET_MACS, budget_ms: float = CHECK_BUDGET_MS
+    model: GPT,
+    sess: DecodeSession,
+    budget_macs: int = CHECK_BUDGET_MACS,
+    budget_ms: float = CHECK_BUDGET_MS,
+    queued: int = 0,
 ) -> str | None:
     """Why the recompute check is not run at every step, or None when it is: "model" when its
     weight products, about ``n_params`` × (positions + 1) multiply-adds, pass ``budget_macs`` (a
     SmolLM2-135M at 67 positions: 9 × 10⁹, ~0.45 s here; the shipped model at its full window:
-    2.6 × 10⁸), "busy" when the last one took longer than ``budget_ms`` by the clock (a class
-    server under load: skipping it keeps Steps quick, and the badge says why)."""
+    2.6 × 10⁸), "busy" when ``queued`` other sessions' steps wait in line behind this one
+    (``turns.waiting()`` in the app) or the last check took longer than ``budget_ms`` by the clock
+    (a class server under load: skipping it keeps Steps quick, and the badge says why)."""
     if model.n_params() * (sess.cache.pos + 1) > budget_macs:
         return "model"
-    return "busy" if sess.check_ms > budget_ms else None
+    return "busy" if queued > 0 or sess.check_ms > budget_ms else None
 
 
 def check_due(model: GPT, sess: DecodeSession, every: int = CHECK_EVERY, **budgets) -> bool:
     """Whether the next step should also be recomputed without the cache: every step unless
-    ``check_spacing`` names a reason, then every ``every`` steps (``budgets``: its budgets)."""
+    ``check_spacing`` names a reason, then every ``every`` steps (``budgets``: its budgets and
+    ``queued``)."""
     if check_spacing(model, sess, **budgets) is None:
         return True
     last = max((i for i, d in enumerate(sess.max_diff) if d == d), default=0)  # NaN: not checked

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+import turns
 import ui
 import ui_decode as D
 import ui_decode_widgets as W
@@ -18,6 +19,7 @@ V.stage_style()
 
 
 @st.fragment(run_every=st.session_state[K.DECODE_PACE] if st.session_state[K.DECODE_PLAYING] else None)
+@turns.one_at_a_time  # a class's Steps in line, not all at once (turns.py)
 def stage() -> None:
     stepped = st.session_state.pop(D.STEPPED, False)  # a Step click ran before this rerun
     if st.session_state[K.DECODE_PLAYING] and not stepped and D.play_due():

@@ -79,6 +79,13 @@ def test_replica_unit_runs_the_app_on_its_instance_port():
     start = unit["Service"]["ExecStart"]
     assert "streamlit run app.py" in start and "--server.port=%i" in start and "--server.address=0.0.0.0" in start
     assert unit["Service"]["Restart"] == "always"
+    assert "EXPLAINER_STEPS_IN_LINE=1" in unit["Service"]["Environment"].split()  # as serve's replicas (turns.py)
+
+
+def test_image_runs_a_replica_with_its_steps_in_line():
+    """Each pod is one replica of a class server, so its decode Steps queue as serve's replicas' do."""
+    lines = (ROOT / "deploy/Dockerfile").read_text().splitlines()
+    assert "ENV EXPLAINER_STEPS_IN_LINE=1" in lines
 
 
 def local_imports(path) -> set[str]:

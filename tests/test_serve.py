@@ -149,6 +149,10 @@ def test_protocol_sessions_spread_over_both_replicas(class2):
     address = {x.name: x.address for x in class2.replicas}
     streams = re.findall(r'"GET /_stcore/stream [^"]*" 101 \d+ upstream=(\S+) cookie=(\S+)', log(class2))
     assert len(streams) == 10 and all(up == address[cookie] for up, cookie in streams)
+    # Each replica queues its Steps (turns.py): serve started it with the switch on.
+    for x in class2.replicas:
+        environ = Path(f"/proc/{x.proc.pid}/environ").read_bytes().split(b"\0")
+        assert b"EXPLAINER_STEPS_IN_LINE=1" in environ
 
 
 def allowed_cpus(pid: int) -> str:

@@ -175,6 +175,23 @@ def test_why_a_check_is_spaced_out_the_models_size_or_a_busy_server():
     assert S.check_spacing(shipped, full, budget_macs=1) == "model"
 
 
+def test_steps_waiting_in_line_space_the_check_out(tiny_model):
+    """With other sessions' steps in line behind this one (``turns.waiting()`` in the app) the server
+    is busy: a step right after a checked one is not checked, the 10th after it is; with none in line
+    every step is (the last check's clock says nothing here: 0 ms)."""
+    sess = S.start(tiny_model, [1, 2, 3], SamplingConfig())
+    S.step(tiny_model, sess, check=True)
+    sess.check_ms = 0.0
+    assert S.check_spacing(tiny_model, sess) is None and S.check_due(tiny_model, sess)
+    assert S.check_spacing(tiny_model, sess, queued=3) == "busy"
+    checked = []
+    for _ in range(10):
+        due = S.check_due(tiny_model, sess, queued=3)
+        S.step(tiny_model, sess, check=due)
+        checked.append(due)
+    assert checked == [False] * 9 + [True]  # steps 2-10 skip it, step 11 is checked (10 after step 1)
+
+
 def test_a_step_writes_into_the_sessions_own_cache_and_equals_a_previewed_step(tiny_model):
     """Step consumes the pending token in the session's own buffers (copying a 2,048-position
     SmolLM2-sized cache took 100 ms alone, ~20 ms of server CPU per Step in the app), and chooses

@@ -1,0 +1,88 @@
+"""One decode stage at a time per server process, in the order the Steps arrive.
+
+Why: under a class's load each replica ran its ten sessions' Steps all at once, ten script
+threads taking turns on Python's GIL every 5 ms, and streamlit's event loop (the main thread, which
+reads and writes every session's websocket and starts each rerun's script thread) waited its turn
+behind all of them: while 40 sessions hammered Step on 4 replicas, a rerun's last message left
+100 ms (p50) / 282 ms (p95) after its script had finished, and the event loop spent 21-32 % of
+its time blocked in ``Thread.start`` (``python -m bench.server_load --replicas 4 --profile``). With
+the stage's runs queued here, one at a time, the GIL has one script thread to hand over from, not
+ten: the hammering p95 fell from 500-545 to 386-493 ms and the p50 from ~290 to 218-249 ms in six
+runs against three (README, "A class at once"). Total work is the same; a Step waits in line
+instead of inside everyone else's.
+
+Only in a class server's replicas (``python -m serve`` sets ``EXPLAINER_STEPS_IN_LINE=1``; so do
+the files in ``deploy/``): one process holding a whole class of 40 got slower with the line
+(following along: Step p50 141-151 against 34-62 ms, p95 626-728 against 332-402 ms): its stage
+runs arrive faster than they leave while 40 sessions' page loads and Step callbacks, outside the
+line, share the same GIL, so the line only grows. A replica serves ~10 sessions.
+
+Only the decode page's stage (its fragment: a Step's rerun, Play's, and the stage part of a page
+run) takes a turn. Page loads, measurements and cache builds do not: a two-second measurement in
+line would hold up every Step behind it. ``waiting()`` tells the recompute check how busy the
+process is (``core.session.check_spacing``)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+ENV = "EXPLAINER_STEPS_IN_LINE"
+IN_LINE = os.environ.get(ENV) == "1"  # read once: a process is a replica or not for its whole life
+_cond = threading.Condition()
+_line: deque[int] = deque()  # thread idents in arrival order; the first one holds the turn
+_depth: dict[int, int] = {}  # how many times the holder has entered (a nested call waits for nothing)
+
+
+@contextmanager
+def turn() -> Iterator[None]:
+    """Wait for this thread's turn (every earlier arrival has finished), then run the block; the
+    turn passes on when it ends, also by an exception (streamlit's rerun and stop are exceptions).
+    Outside a class server's replica (``IN_LINE`` false) it just runs the block."""
+    if not IN_LINE:
+        yield
+        return
+    me = threading.get_ident()
+    with _cond:
+        if _line and _line[0] == me:
+            _depth[me] += 1
+        else:
+            _line.append(me)
+            _depth[me] = 1
+            try:
+                _cond.wait_for(lambda: _line[0] == me)
+            except BaseException:  # interrupted while waiting: leave the line, let the next one go
+                _line.remove(me)
+                del _depth[me]
+                _cond.notify_all()
+                raise
+    try:
+        yield
+    finally:
+        with _cond:
+            _depth[me] -= 1
+            if not _depth[me]:
+                del _depth[me]
+                _line.popleft()
+                _cond.notify_all()
+
+
+def one_at_a_time(fn: Callable) -> Callable:
+    """``fn`` run inside ``turn()`` (a decorator, under ``st.fragment``)."""
+
+    @functools.wraps(fn)
+    def in_turn(*args, **kwargs):
+        with turn():
+            return fn(*args, **kwargs)
+
+    return in_turn
+
+
+def waiting() -> int:
+    """Stage runs in line behind the one running now (0 when the process is quiet)."""
+    with _cond:
+        return max(len(_line) - 1, 0)
