@@ -7,15 +7,17 @@ behind all of them: while 40 sessions hammered Step on 4 replicas, a rerun's las
 100 ms (p50) / 282 ms (p95) after its script had finished, and the event loop spent 21-32 % of
 its time blocked in ``Thread.start`` (``python -m bench.server_load --replicas 4 --profile``). With
 the stage's runs queued here, one at a time, the GIL has one script thread to hand over from, not
-ten: the hammering p95 fell from 500-545 to 386-493 ms and the p50 from ~290 to 218-249 ms in six
-runs against three (README, "A class at once"). Total work is the same; a Step waits in line
-instead of inside everyone else's.
+ten. In runs of the hammering scenario on 4 replicas, taken in turns with and without a line on one
+machine, the Step p95 was 386-493 ms with it (six runs) against 500-545 ms without (three), and in
+the full bench 411-529 ms (four runs) against 440-475 ms (three): about a tenth lower, within this
+machine's run-to-run noise in the bench (README, "A class at once"). The work is the same; a Step
+waits in line instead of inside everyone else's.
 
 Only in a class server's replicas (``python -m serve`` sets ``EXPLAINER_STEPS_IN_LINE=1``; so do
-the files in ``deploy/``): one process holding a whole class of 40 got slower with the line
-(following along: Step p50 141-151 against 34-62 ms, p95 626-728 against 332-402 ms): its stage
-runs arrive faster than they leave while 40 sessions' page loads and Step callbacks, outside the
-line, share the same GIL, so the line only grows. A replica serves ~10 sessions.
+the files in ``deploy/``), each serving ~10 sessions. One process holding a whole class of 40 was
+not measured to gain from it (following along, Step p50 141-151 ms in two runs with the line against
+34-62 ms in three without, on a machine that later gave 152 ms without it too): there the stage
+runs share the GIL with 40 sessions' page loads and Step callbacks, which stay outside the line.
 
 Only the decode page's stage (its fragment: a Step's rerun, Play's, and the stage part of a page
 run) takes a turn. Page loads, measurements and cache builds do not: a two-second measurement in
