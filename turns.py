@@ -9,8 +9,8 @@ its time blocked in ``Thread.start`` (``python -m bench.server_load --replicas 4
 the stage's runs queued here, one at a time, the GIL has one script thread to hand over from, not
 ten. In runs of the hammering scenario on 4 replicas, taken in turns with and without a line on one
 machine, the Step p95 was 386-493 ms with it (six runs) against 500-545 ms without (three), and in
-the full bench 411-529 ms (four runs) against 440-475 ms (three): about a tenth lower, within this
-machine's run-to-run noise in the bench (README, "A class at once"). The work is the same; a Step
+the full bench 385-529 ms (eight runs, median 427) against 440-475 ms (three): about a tenth lower,
+and both goals of #13 held in seven of the eight runs (README, "A full class at once"). The work is the same; a Step
 waits in line instead of inside everyone else's.
 
 Only in a class server's replicas (``python -m serve`` sets ``EXPLAINER_STEPS_IN_LINE=1``; so do
