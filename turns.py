@@ -7,11 +7,12 @@ behind all of them: while 40 sessions hammered Step on 4 replicas, a rerun's las
 100 ms (p50) / 282 ms (p95) after its script had finished, and the event loop spent 21-32 % of
 its time blocked in ``Thread.start`` (``python -m bench.server_load --replicas 4 --profile``). With
 the stage's runs queued here, one at a time, the GIL has one script thread to hand over from, not
-ten. In runs of the hammering scenario on 4 replicas, taken in turns with and without a line on one
-machine, the Step p95 was 386-493 ms with it (six runs) against 500-545 ms without (three), and in
-the full bench 385-529 ms (eight runs, median 427) against 440-475 ms (three): about a tenth lower,
-and both goals of #13 held in seven of the eight runs (README, "A full class at once"). The work is the same; a Step
-waits in line instead of inside everyone else's.
+ten. Hammering runs on 4 replicas, taken in turns on one machine: Step p95 409-516 ms with the
+stage's runs in line (three runs; 386-493 ms in six with every script run in line, which this does
+not do, below) against 500-545 ms without (three). In the full bench, 385-529 ms in eight runs
+(median 427) against 440-475 ms in three without, and both goals of #13 held in seven of the eight
+(README, "A full class at once"). The work is the same; a Step waits in line instead of inside
+everyone else's.
 
 Only in a class server's replicas (``python -m serve`` sets ``EXPLAINER_STEPS_IN_LINE=1``; so do
 the files in ``deploy/``), each serving ~10 sessions. One process holding a whole class of 40 was
