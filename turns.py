@@ -86,6 +86,9 @@ def one_at_a_time(fn: Callable) -> Callable:
 
 
 def waiting() -> int:
-    """Stage runs in line behind the one running now (0 when the process is quiet)."""
+    """Other sessions' stage runs in line, the running one included, as the calling thread sees them:
+    the running stage counts the others behind it; a Step's click callback, which runs before its own
+    stage and outside the line, counts everyone in it (0 when the process is quiet)."""
+    me = threading.get_ident()
     with _cond:
-        return max(len(_line) - 1, 0)
+        return sum(t != me for t in _line)

@@ -91,3 +91,23 @@ def test_outside_a_replica_runs_overlap_and_nothing_waits():
     for t in run_in_threads(2, stage):
         t.join(timeout=10)
     assert met == [0, 0]
+
+
+def test_a_callback_outside_the_line_counts_the_running_stage(in_line):
+    """A Step's click callback runs before its stage and outside the line: while one stage runs and
+    nobody waits behind it, the callback sees 1 (the server is busy), the stage itself 0."""
+    inside, release, seen = threading.Event(), threading.Event(), {}
+
+    @turns.one_at_a_time
+    def stage(i):
+        seen["stage"] = turns.waiting()
+        inside.set()
+        release.wait(timeout=5)
+
+    t = threading.Thread(target=stage, args=(0,))
+    t.start()
+    assert inside.wait(timeout=5)
+    seen["callback"] = turns.waiting()
+    release.set()
+    t.join(timeout=10)
+    assert seen == {"stage": 0, "callback": 1} and turns.waiting() == 0
