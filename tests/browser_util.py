@@ -185,6 +185,17 @@ def wait_app_style(page, timeout_ms: int = 30000) -> None:
     )
 
 
+# streamlit shows its status widget ("Running…") while a script runs for the page.
+IDLE_JS = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def wait_idle(page, settle_ms: int = 500, timeout_ms: int = 60000) -> None:
+    """Wait ``settle_ms`` (a rerun just asked for may not show its status yet), then until no
+    script runs for the page."""
+    page.wait_for_timeout(settle_ms)
+    page.wait_for_function(IDLE_JS, timeout=timeout_ms)
+
+
 def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"

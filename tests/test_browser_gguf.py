@@ -5,13 +5,12 @@ at 1280×800 and at 1920×1080 in presenter mode. Screenshots in test-artifacts/
 import numpy as np
 import pytest
 
-from tests.browser_util import browser_page, running_app, screenshot
+from tests.browser_util import IDLE_JS, browser_page, running_app, screenshot
 
 gguf = pytest.importorskip("gguf")
 pytestmark = pytest.mark.browser
 
 SIZES = [((1280, 800), "", "laptop"), ((1920, 1080), "?present=1", "projector")]
-IDLE_JS = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import pytest
 from core import state as K
 from core.pretrained import load
 from core.tokenizer import encode
-from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
 
 pytestmark = pytest.mark.browser
 NAME = "tiny-llama"
@@ -37,12 +37,20 @@ def pick_and_step(page, url: str, query: str, steps: int) -> int:
     picker.click()
     picker.press_sequentially(NAME)  # filters the list to the checkpoint
     page.get_by_role("option", name=f"{NAME} · Llama · ", exact=False).click(timeout=60000)
+    wait_idle(page)  # as a student sees the switch done (presenter mode hides the card below)
     if "present=1" not in query:  # presenter mode hides the card
         page.get_by_text("The model in use").wait_for(timeout=60000)
         screenshot(page, "checkpoint-sidebar-card")
     page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.get_by_role("button", name="Prefill").click()
-    page.locator(".attn-root").wait_for(timeout=60000)
+    try:
+        page.locator(".attn-root").wait_for(timeout=60000)
+    except PlaywrightTimeout as err:  # once in a CI run (not reproduced): keep what the page showed
+        shot = screenshot(page, f"checkpoint-no-stage{query.replace('?', '-').replace('=', '')}")
+        text = page.get_by_test_id("stMain").inner_text()[:1500]
+        raise AssertionError(f"no stage 60 s after Prefill; screenshot {shot}; the main area read:\n{text}") from err
     page.wait_for_function("() => document.querySelector('.attn-root')?.dataset.rows > 0", timeout=60000)
     for _ in range(steps):
         rows = heatmap_rows(page)
