@@ -109,8 +109,12 @@ def forget_view() -> None:
 
 
 STAGE_STYLE = SV.StageStyle()
-COMPACT_BARS_PX = 170  # the next-token bars beside a question: 5 bars, readable at presenter size
-QUESTION_ROW_PX = 220  # presenter mode: the question row across the stage takes this from the heatmap
+# The next-token bars beside a question: 5 bars, readable at presenter size; on a laptop 140 px (and a wider
+# panel, lessons/decode.py) kept the KV line on a 1280 × 800 screen under a lesson's bar.
+COMPACT_BARS_PX = {True: 170, False: 140}
+# The question row across the stage takes this from the heatmap: presenter mode, or a laptop under a lesson's bar
+# (its row is shorter; 220 px left a 1280 × 800 heatmap four rows and a broken colour bar).
+QUESTION_ROW_PX = {True: 220, False: 130}
 
 
 # ---- the stage's panels --------------------------------------------------------------------------
@@ -118,13 +122,14 @@ QUESTION_ROW_PX = 220  # presenter mode: the question row across the stage takes
 
 def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, compact: bool = False) -> None:
     """The attention heatmap of ``layer``/``head`` (None: mean over heads) for request ``sess``;
-    ``compact``: shorter, under a question row across the stage (presenter mode, predict first)."""
+    ``compact``: shorter, under a question row across the stage (predict first, in presenter mode or
+    under a lesson's bar)."""
     from core import session_view as V
     from core.tokenizer import token_labels
 
     style = SV.StageStyle.presenter() if present else STAGE_STYLE
     if compact:
-        style = dataclasses.replace(style, height=style.height - QUESTION_ROW_PX)
+        style = dataclasses.replace(style, height=style.height - QUESTION_ROW_PX[present])
     T, new = sess.n_positions, sess.passes[-1][0].shape[1]
     labels = token_labels(tok, sess.consumed)
     where = f"Layer {layer}, {head_label}, " + ("prefill" if sess.n_steps == 0 else f"step {sess.n_steps}")
@@ -161,7 +166,7 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     if compact:  # a question is on screen too: five bars (as many as the question offers) in less height
         # … and a panel font between the heatmap's and the presenter panel's (20 px ran the KV line
         # 21 px past a 1080 px screen under a long question).
-        style = dataclasses.replace(style, bars_height=COMPACT_BARS_PX, panel_font=min(style.panel_font, 18))
+        style = dataclasses.replace(style, bars_height=COMPACT_BARS_PX[present], panel_font=min(style.panel_font, 18))
     rows = [(i, token_text(tok, i), p) for i, p in V.next_token_table(sess, 5 if compact else 10)]
     if sess.pending not in [r[0] for r in rows]:
         rows.append((sess.pending, token_text(tok, sess.pending), 0.0))

@@ -47,9 +47,12 @@ def stage() -> None:
             help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
         )
     head, predicting = st.session_state[K.DECODE_HEAD], st.session_state[K.DECODE_PREDICT]
-    if across := present and predicting:  # on a projector the question runs across the stage
+    # On a projector, or under a lesson's bar (which takes ~100 px of a laptop's 800), the question runs across
+    # the stage: beside the panel it pushed the work counts, the badge and the KV line off the screen.
+    if across := predicting and (present or st.session_state[K.LESSON] is not None):
         Q.question_panel(present, across=True)
-    left, right = st.columns([3, 2] if present else [11, 9], gap="medium")
+    # Under a laptop's question row, a wider panel wraps the KV and shelf lines less: they stay on the screen.
+    left, right = st.columns([3, 2] if present else [9, 11] if across else [11, 9], gap="medium")
     with left:
         layer = st.session_state[K.DECODE_LAYER]
         V.heatmap_panel(sess, tok, layer, D.head_of(head), D.head_label(head), present, compact=across)

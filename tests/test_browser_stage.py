@@ -150,6 +150,44 @@ def test_predict_with_keys_then_reveal(url):
             page.wait_for_timeout(800)
 
 
+# Under a lesson's bar: the room between the bar and the screen's bottom, and the height of the stage from its
+# buttons (Prefill) to the lowest of its parts — wherever the page is scrolled.
+STAGE_SPAN_JS = """(sels) => {
+  const bar = document.querySelector('.st-key-lesson-bar').getBoundingClientRect().bottom;
+  const top = [...document.querySelectorAll('button')].find((b) => b.innerText.startsWith('Prefill'))
+    .getBoundingClientRect().top;
+  const bottoms = sels.map((s) => document.querySelector(s)).filter((e) => e)
+    .map((e) => e.getBoundingClientRect().bottom);
+  return {room: window.innerHeight - bar, span: Math.max(...bottoms) - top, found: bottoms.length};
+}"""
+
+
+def test_a_lesson_stop_with_predict_first_fits_a_laptop(url):
+    """1280 × 800 under a lesson's bar (the decode stop, step 11), Predict first on, asked and revealed: the
+    stage from its Prefill button to the heatmap's plot, the bars, the work counter, the badge and the KV line
+    fits the room under the bar (with the question beside the stage the KV line ended ~90 px below the
+    screen). The heatmap's two-line description under it may not."""
+    parts = [".attn-plot", *[PRESENTER[k] for k in ("bars", "work counter", "badge", "KV bytes")]]
+    with browser_page(1280, 800) as page:
+        page.goto(f"{url}/?lesson=fifteen-minutes&stop=2")
+        page.locator(".st-key-lesson-bar").wait_for(timeout=60000)
+        wait_rows(page, 62, timeout_ms=60000)
+        page.get_by_text("Predict first").first.click()
+        page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
+        page.wait_for_timeout(800)
+        asked = page.evaluate(STAGE_SPAN_JS, parts)
+        page.keyboard.press("3")
+        page.wait_for_timeout(800)
+        page.keyboard.press("ArrowRight")
+        wait_rows(page, 63)
+        page.locator(".st-key-stage-question").get_by_text("→ asks the next question").wait_for()
+        page.wait_for_timeout(800)
+        revealed = page.evaluate(STAGE_SPAN_JS, parts)
+        screenshot(page, "stage-lesson-predict-revealed-1280x800")
+    for m in (asked, revealed):
+        assert m["found"] == len(parts) and m["span"] <= m["room"], m
+
+
 def _bytes_of_one_step(page) -> int:
     frames = []
     page.on("websocket", lambda ws: None)
