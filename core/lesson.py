@@ -17,8 +17,8 @@ from pathlib import Path
 
 from core import ruler, state
 from core.lesson_pages import PAGES, lesson_schema
-from core.lesson_problems import STRICT_VALIDATOR, Problem, problem_from  # noqa: F401 — Problem is part of the API
-from core.text import quoted
+from core.lesson_problems import STRICT_VALIDATOR, Problem, line_of, problem_from  # noqa: F401 — Problem: API
+from core.text import plural, quoted
 
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "assets" / "lessons"
 MAX_BYTES = 200_000
@@ -114,6 +114,7 @@ def _parse_lesson(text: str | bytes, name: str) -> Lesson:
     validator = STRICT_VALIDATOR(lesson_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     problems = [problem_from(text, data, e) for e in errors if e.validator not in ("allOf", "if")]
+    problems = problems or _prompt_problems(text, data)
     if problems:
         raise LessonError(sorted(dict.fromkeys(problems), key=lambda p: p.line or 0), name)
     stops = tuple(
@@ -129,6 +130,32 @@ def _parse_lesson(text: str | bytes, name: str) -> Lesson:
         for s in data["stops"]
     )
     return Lesson(data["title"], data.get("description", "").strip(), data.get("minutes"), stops)
+
+
+def _prompt_problems(text: str, data: dict) -> list[Problem]:
+    """A decode stop's prompt that the shipped model cannot prefill, with the steps the stop replays after it:
+    more tokens (the shipped tokenizer's) than its context window holds. The schema only bounds characters,
+    so such a file used to be refused only when the class arrived at the stop ("Prefill refused")."""
+    from core.assets import load_shipped_tokenizer
+    from core.config import PRESETS
+    from core.tokenizer import encode
+
+    window, problems = PRESETS["shipped"].block_size, []
+    for i, stop in enumerate(data["stops"]):
+        settings = stop.get("settings", {})
+        if stop["page"] != "decode" or "prompt" not in settings:
+            continue
+        n, steps = len(encode(load_shipped_tokenizer(), settings["prompt"])), settings.get("step", 0)
+        if n + steps <= window:
+            continue
+        need = f"is {plural(n, 'token')}" + (f" and the stop replays {plural(steps, 'step')} after it" if steps else "")
+        message = (
+            f"the prompt {need}, but the shipped model's context window holds {window:,} positions: "
+            f"remove at least {plural(n + steps - window, 'token')}" + (" or steps" if steps else "")
+        )
+        path = ["stops", i, "settings", "prompt"]
+        problems.append(Problem(line_of(text, path), "settings.prompt", message, i + 1))
+    return problems
 
 
 def shipped_lessons() -> list[str]:

@@ -85,19 +85,19 @@ def problem_from(text: str, data: dict, e: jsonschema.ValidationError) -> Proble
         missing = re.search(r"'(.+?)' is a required property", e.message)
         name = missing[1] if missing else "?"
         stop, field = _where(path + [name])
-        return Problem(_line_of(text, path), field, f"missing field `{name}`", stop)
+        return Problem(line_of(text, path), field, f"missing field `{name}`", stop)
     if e.validator == "additionalProperties":
         allowed = set(e.schema.get("properties", {}))
         extra = sorted(k for k in inst if k not in allowed)
         stop, field = _where(path + extra[:1])
-        line = _line_of(text, path + extra[:1])
+        line = line_of(text, path + extra[:1])
         if path[-1:] == ["settings"]:
             page = data["stops"][path[1]].get("page")
             known = ", ".join(PAGES[page].settings) or "no settings"
             return Problem(line, field, f"unknown setting `{extra[0]}` (page `{page}` takes: {known})", stop)
         return Problem(line, field, f"unknown field `{extra[0]}` (known: {', '.join(sorted(allowed))})", stop)
     stop, field = _where(path)
-    line = _line_of(text, path)
+    line = line_of(text, path)
     shown = repr(inst) if len(repr(inst)) <= 40 else repr(inst)[:39] + "…"
     if isinstance(inst, list):  # a count, not a dump of the list: "41 entries has more than 40 entries"
         shown = f"{len(inst)} {'entry' if len(inst) == 1 else 'entries'}:"
@@ -165,7 +165,7 @@ def _key_re(name: str) -> re.Pattern:
     return re.compile(rf"^\s*(?:settings\s*\.\s*)?{_quotable(name)}\s*=")
 
 
-def _line_of(text: str, path: list) -> int | None:
+def line_of(text: str, path: list) -> int | None:
     """Best-effort line where the object or field at ``path`` is written."""
     lines = _code_lines(text)
     headers = [(i, ln.strip()) for i, ln in lines if ln.lstrip().startswith("[")]

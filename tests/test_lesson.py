@@ -220,3 +220,49 @@ def test_temperatures_on_the_sliders_steps_are_accepted(value):
     stop = 'title = "S"\npage = "speculative"\nnote = "n"\nquestion = "q"\nsettings.temperature = ' + value
     lesson = L.parse_lesson(f'title = "T"\n[[stops]]\n{stop}\n')
     assert lesson.stops[0].settings == {"temperature": float(value)}
+
+
+def _prompt_of(n: int) -> str:
+    """A prompt of exactly ``n`` tokens of the shipped tokenizer (the ``tokenizers`` library itself)."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(ROOT / "assets" / "tokenizer.json"))
+    text = tok.decode(tok.encode("The hotel in Lyon costs 620 yuan per night. " * 40).ids[:n])
+    assert len(tok.encode(text).ids) == n
+    return text
+
+
+def _arrival_runs(prompt: str, steps: int) -> bool:
+    """Whether the shipped model prefills ``prompt`` and then decodes ``steps`` steps (False: ValueError)."""
+    from core import session as S
+    from core.assets import load_model, load_shipped_tokenizer
+    from core.decode import SamplingConfig
+    from core.tokenizer import encode
+
+    model = load_model()
+    try:
+        sess = S.start(model, encode(load_shipped_tokenizer(), prompt), SamplingConfig())
+        for _ in range(steps):
+            sess = S.step(model, sess, check=False)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("n, step, refused", [(245, 11, False), (246, 11, True), (257, 0, True), (256, 0, False)])
+def test_a_decode_stops_prompt_past_the_window_is_refused_on_upload(n, step, refused):
+    """The shipped model's window is 256 positions: a decode stop's prompt of n tokens replaying ``step`` steps
+    needs n + step. Past it the file is refused at once, naming the prompt's line and the tokens to remove,
+    instead of "Prefill refused" in front of the class."""
+    prompt = _prompt_of(n).replace("\\", "\\\\").replace('"', '\\"')
+    text = _broken("step = 11", f'prompt = "{prompt}"' + (f"\nstep = {step}" if step else ""))
+    assert _arrival_runs(_prompt_of(n), step) is not refused  # what the class meets on arrival, by the model
+    if not refused:
+        assert L.parse_lesson(text).stops[1].settings["prompt"] == _prompt_of(n)
+        return
+    with pytest.raises(L.LessonError) as err:
+        L.parse_lesson(text, "mine.toml")
+    p = err.value.problems[0]
+    assert (p.line, p.stop, p.field) == (_line(text, "prompt = "), 2, "settings.prompt")
+    assert f"the prompt is {n} tokens" in p.message and "window holds 256 positions" in p.message
+    assert f"remove at least {n + step - 256} token" in p.message
