@@ -125,7 +125,8 @@ def _blocked() -> bool:
 
 def _step_now() -> None:
     """One step of the session's request, recomputed without the cache when ``check_due`` says so
-    (every step on a quiet server; every 10th while other sessions' steps wait in line)."""
+    (every step on a quiet server; every 10th while other sessions' steps wait in line, or while the
+    last check waited for a core as long as it ran)."""
     sess = session()
     S.step(model_of(sess), sess, check=S.check_due(model_of(sess), sess, queued=turns.waiting()))
 

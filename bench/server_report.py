@@ -30,7 +30,9 @@ async def solo(url: str, steps: int, pids: list[int], pin: str | None = None, pr
     out = {"step_p50_ms": p50, "step_p95_ms": p95, "c_ms": 1000 * probe.cpu_s / max(probe.steps, 1), "errors": errors}
     if profile_pid:
         prof = step_profile.ProfiledSteps(profile_pid)
-        await drive(url, 1, steps, first=SOLO_SESSIONS, probe=prof, pin=pin)
+        r = await drive(url, 1, steps, first=SOLO_SESSIONS, probe=prof, pin=pin)
+        if prof.stacks is None:  # the session failed before its Steps were recorded: say why
+            raise RuntimeError(f"the profiled session failed: {'; '.join(r['errors'])}")
         out["profile"], out["profile_waiting"] = step_profile.breakdown(prof.stacks)
         out["profile_top"] = step_profile.top_frames(prof.stacks)
         shutil.rmtree(prof.stacks.parent, ignore_errors=True)

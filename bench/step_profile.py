@@ -14,6 +14,7 @@ from __future__ import annotations
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -55,7 +56,8 @@ def start(pid: int, event_loop: bool = False) -> tuple[subprocess.Popen, Path]:
     """Attach ``py-spy record`` to ``pid``; returns the recorder and its output file. With
     ``event_loop``: every thread, idle ones too, each stack rooted at ``thread (tid): name``, sampled
     without pausing the process (``--idle --threads --nonblocking``)."""
-    exe = shutil.which("py-spy")
+    # The venv's own py-spy when the venv is not on PATH (``.venv/bin/python -m bench.server_load``).
+    exe = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
     if exe is None:
         raise RuntimeError("py-spy is not installed (pip install -r requirements-test.txt)")
     out = Path(tempfile.mkdtemp(prefix="step-profile-")) / "stacks.txt"

@@ -23,6 +23,9 @@ from core.text import plural
 
 CHECK_BUDGET_MACS = 2 * 10**9  # a recompute whose products need more multiply-adds is not run at every step
 CHECK_BUDGET_MS = 100.0  # … nor one that took longer than this by the clock (a busy server)
+# … nor one that waited for a core as long as it ran: its clock time over this many times its CPU time
+# (a class server's replicas sharing the cores; 47 % of checks under a class's load on 2 cores, none alone)
+CHECK_CONTENDED = 2.0
 CHECK_EVERY = 10  # … but every this many steps
 SHIPPED_FLOAT32 = ModelKey()  # the default: the shipped model in float32 with float weights
 
@@ -106,10 +109,12 @@ def preview_step(model: GPT, sess: DecodeSession, check: bool = True) -> Pending
 
 def _recompute(model: GPT, sess: DecodeSession, token: int) -> torch.Tensor:
     """The last position's logits of the prefix plus ``token``, recomputed without the cache (timed
-    into ``sess.check_ms``, outside the step's own clock)."""
-    t0 = time.perf_counter()
+    into ``sess.check_ms`` by the clock and ``sess.check_cpu_ms`` in this thread's CPU time, which
+    counts torch's work as the app runs it on one thread, ui.py; outside the step's own clock)."""
+    t0, cpu0 = time.perf_counter(), time.thread_time()
     naive = full_forward(model, sess.consumed + [token]).logits
     sess.check_ms = (time.perf_counter() - t0) * 1000.0
+    sess.check_cpu_ms = (time.thread_time() - cpu0) * 1000.0
     return naive
 
 
@@ -124,11 +129,14 @@ def check_spacing(
     weight products, about ``n_params`` × (positions + 1) multiply-adds, pass ``budget_macs`` (a
     SmolLM2-135M at 67 positions: 9 × 10⁹, ~0.45 s here; the shipped model at its full window:
     2.6 × 10⁸), "busy" when ``queued`` other sessions' steps wait in line behind this one
-    (``turns.waiting()`` in the app) or the last check took longer than ``budget_ms`` by the clock
-    (a class server under load: skipping it keeps Steps quick, and the badge says why)."""
+    (``turns.waiting()`` in the app), or the last check took longer than ``budget_ms`` by the clock,
+    or over ``CHECK_CONTENDED`` times its own CPU time (it waited for a core: other replicas of a
+    class server were running; a replica's own line does not show them). Under load, skipping it
+    keeps Steps quick, and the badge says why."""
     if model.n_params() * (sess.cache.pos + 1) > budget_macs:
         return "model"
-    return "busy" if queued > 0 or sess.check_ms > budget_ms else None
+    contended = sess.check_ms > CHECK_CONTENDED * sess.check_cpu_ms
+    return "busy" if queued > 0 or sess.check_ms > budget_ms or contended else None
 
 
 def check_due(model: GPT, sess: DecodeSession, every: int = CHECK_EVERY, **budgets) -> bool:

@@ -78,7 +78,8 @@ class DecodeSession:
     scores_naive: int = 0
     reused: int = 0  # leading positions this request's Prefill kept from the request before it (not counted)
     past_end: bool = False  # the learner chose to keep stepping after the end token
-    check_ms: float = 0.0  # how long the latest full-prefix recompute took (ms)
+    check_ms: float = 0.0  # how long the latest full-prefix recompute took by the clock (ms)
+    check_cpu_ms: float = 0.0  # … and in CPU time of the thread that ran it (ms)
     uid: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # tells figures of two requests apart
 
     @property

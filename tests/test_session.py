@@ -1,3 +1,8 @@
+import os
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 import torch
@@ -173,6 +178,36 @@ def test_why_a_check_is_spaced_out_the_models_size_or_a_busy_server():
     full.check_ms = 140.0  # what a busy server measured
     assert S.check_spacing(shipped, full) == "busy" and not S.check_due(shipped, full)
     assert S.check_spacing(shipped, full, budget_macs=1) == "model"
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="pins processes to a core (Linux)")
+def test_a_check_that_waited_for_a_core_spaces_the_checks_out():
+    """A recompute check that shares its core with two busy processes (other replicas of a class
+    server) runs about a third of the time it takes by the clock: its clock time is over twice its
+    CPU time, so the server is "busy" and the next check waits 10 steps, though no step of this
+    process is in line and the check took under 100 ms. Real contention, both clocks measured."""
+    from core.assets import load_model
+
+    shipped, core = load_model(), min(os.sched_getaffinity(0))
+    sess = S.start(shipped, [5] * (shipped.cfg.block_size - 2), SamplingConfig())
+    before, threads = os.sched_getaffinity(0), torch.get_num_threads()
+    spin = [sys.executable, "-c", "while True: pass"]
+    rivals = [subprocess.Popen(spin) for _ in range(2)]
+    try:
+        torch.set_num_threads(1)  # as the app runs torch (ui.py): the check's CPU is its thread's
+        for pid in (0, *(p.pid for p in rivals)):
+            os.sched_setaffinity(pid, {core})
+        time.sleep(0.2)  # the rivals are running
+        S.step(shipped, sess, check=True)
+    finally:
+        for p in rivals:
+            p.kill()
+        os.sched_setaffinity(0, before)
+        torch.set_num_threads(threads)
+    assert sess.check_ms > S.CHECK_CONTENDED * sess.check_cpu_ms > 0
+    assert S.check_spacing(shipped, sess) == "busy" and not S.check_due(shipped, sess)
+    sess.check_ms = 1.5 * sess.check_cpu_ms  # a check that waited less than it ran: checked at every step
+    assert S.check_spacing(shipped, sess) is None and S.check_due(shipped, sess)
 
 
 def test_steps_waiting_in_line_space_the_check_out(tiny_model):
