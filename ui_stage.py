@@ -65,7 +65,9 @@ STAGE_CSS = """
 .panel-root .metric-value { font-size: 2.1em; line-height: 1.15; }
 .panel-root .metric-delta { display: inline-block; margin-top: 0.15em; padding: 0.05em 0.5em; border-radius: 0.8em;
   background: #ececec; color: #31333f; font-size: 0.9em; }
-.panel-badge { margin: 0.5em 0; padding: 0.25em 0.6em; border-radius: 0.4em; font-size: 0.92em; }
+/* Two lines kept for the badge: when the server is busy (or the model large) it adds when it was last
+   checked, a second line, which pushed the KV line 4 px off a 1080-px projector under a question. */
+.panel-badge { margin: 0.5em 0; padding: 0.25em 0.6em; border-radius: 0.4em; font-size: 0.92em; min-height: 2lh; }
 .panel-badge[data-state="ok"] { background: #e6f4ea; color: #0b5d1e; }
 .panel-badge[data-state="bad"] { background: #fde7e9; color: #8a1c1c; }
 .panel-badge[data-state="info"] { background: #f0f2f6; color: #31333f; }
@@ -111,7 +113,7 @@ def forget_view() -> None:
 STAGE_STYLE = SV.StageStyle()
 # The next-token bars beside a question: 5 bars, readable at presenter size; on a laptop 140 px (and a wider
 # panel, lessons/decode.py) kept the KV line on a 1280 × 800 screen under a lesson's bar.
-COMPACT_BARS_PX = {True: 170, False: 140}
+COMPACT_BARS_PX = {True: 150, False: 140}
 # The question row across the stage takes this from the heatmap: presenter mode, or a laptop under a lesson's bar
 # (its row is shorter; 220 px left a 1280 × 800 heatmap four rows and a broken colour bar).
 QUESTION_ROW_PX = {True: 220, False: 130}
