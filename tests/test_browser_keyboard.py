@@ -113,7 +113,12 @@ def test_ruler_sliders_by_keyboard_alone(url):
         page.locator(".chart-desc").first.wait_for(timeout=60000)
         page.locator("input[type=range]").first.wait_for(timeout=30000)
         wait_app_style(page)
-        assert page.evaluate(desc_js).startswith("4-bit symmetric: stored integers -7 … 7, scale s = 0.1.")
+        # Wait for the ruler's own description: on a loaded machine the page's first description on screen was
+        # once the bits-per-weight chart's, drawn before the ruler's fragment (CI, this test failing).
+        page.wait_for_function(
+            f"() => ({desc_js})().startsWith('4-bit symmetric: stored integers -7 … 7, scale s = 0.1.')",
+            timeout=60000,
+        )
         tab_to(page, lambda f: f["role"] == "slider" and f["text"] == "Bit width")
         assert page.evaluate("() => document.activeElement.getAttribute('aria-valuetext')") == "4"
         page.keyboard.press("ArrowRight")
