@@ -9,7 +9,7 @@ from core import state as K
 from core.assets import load_shipped_tokenizer
 from core.tokenizer import encode
 from tests import axe_util as A
-from tests.browser_util import browser_page, running_app, screenshot, wait_app_style, wait_rows
+from tests.browser_util import browser_page, running_app, screenshot, wait_app_style, wait_idle, wait_rows
 
 pytestmark = pytest.mark.browser
 
@@ -134,7 +134,7 @@ def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, p
             page.locator("h1").first.wait_for(timeout=60000)
             act(page)
             wait_app_style(page)  # its contrast fixes and presenter sizes are what is checked
-            page.wait_for_timeout(800)  # the rerun's last elements
+            wait_idle(page, 800)  # the rerun's last elements
             assert page.get_by_test_id("stException").count() == 0, where
             name = f"{where or 'decode'} {width}x{height}"
             screenshot(page, f"page-{path or 'decode'}{'-' + params.split('=')[0] if params else ''}-{width}x{height}")

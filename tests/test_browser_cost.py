@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser_util import browser_page, running_app, screenshot
+from tests.browser_util import browser_page, running_app, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -73,7 +73,7 @@ def test_measured_chart_title_clear_of_the_y_title_in_presenter_mode():
             ".startsWith('Median of'))",
             timeout=120000,
         )
-        page.wait_for_timeout(1000)
+        wait_idle(page, 1000)
         assert not page.evaluate(OVERLAP_JS, ["Median of", ".gtitle", ".g-ytitle"])
         screenshot(page, "cost-measured-presenter")
 
@@ -102,7 +102,7 @@ def test_a_huge_metric_wraps_instead_of_hiding_its_digits():
         box.fill(HUGE)
         box.press("Control+Enter")
         page.get_by_text("16,000,000,000,000,000.00 GB").first.wait_for(timeout=30000)
-        page.wait_for_timeout(1000)
+        wait_idle(page, 1000)
         placed = page.evaluate(TEXT_PAST_BOX_JS)
         screenshot(page, "memory-huge-metrics-1280")
         assert "14,901,161,193,847,656.25 GiB" in [t for t, _ in placed]

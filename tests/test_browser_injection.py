@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +24,7 @@ def test_typed_markup_stays_literal_and_inert():
         n = heatmap_rows(page)
         page.get_by_role("button", name="Step ▸").click()
         wait_rows(page, n + 1)
-        page.wait_for_timeout(1000)
+        wait_idle(page, 1000)
         assert dialogs == []
         # No element was created from the typed markup anywhere in the app.
         assert page.locator("img[src='x']").count() == 0

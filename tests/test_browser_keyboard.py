@@ -7,7 +7,7 @@ import pytest
 from core import state as K
 from core.assets import load_shipped_tokenizer
 from core.tokenizer import encode
-from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_app_style, wait_rows
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_app_style, wait_idle, wait_rows
 
 pytestmark = pytest.mark.browser
 
@@ -91,13 +91,13 @@ def test_decode_page_by_keyboard_alone(url):
         tab_to(page, lambda f: f["tag"] == "SUMMARY" and "Prompt" in f["text"], [], key="Shift+Tab")
         page.keyboard.press("Enter")
         page.locator("textarea").first.wait_for(timeout=30000)
-        page.wait_for_timeout(500)  # the expander's rerun
+        wait_idle(page, 500)  # the expander's rerun
         tab_to(page, lambda f: f["tag"] == "TEXTAREA", [])
         page.keyboard.press("End")
         page.keyboard.type(" pkPK12")
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowLeft")
-        page.wait_for_timeout(2000)
+        wait_idle(page, 2000)
         assert heatmap_rows(page) == N_PROMPT + 3
         assert page.locator("textarea").first.input_value().endswith(" pkPK12")
         assert page.locator(".attn-desc").inner_text().startswith("Layer 2, head 0, step 3:")

@@ -4,7 +4,7 @@ test_browser_a11y.py, which visits them all in their class state anyway."""
 
 import pytest
 
-from tests.browser_util import browser_page, running_app, screenshot, wait_app_style
+from tests.browser_util import browser_page, running_app, screenshot, wait_app_style, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -19,7 +19,7 @@ def test_presenter_mode_scales_dataframes():
             grid = page.get_by_test_id("stDataFrame").nth(1)  # the per-request table (the editor comes first)
             grid.wait_for(timeout=60000)
             wait_app_style(page)
-            page.wait_for_timeout(1000)
+            wait_idle(page, 1000)
             heights[query] = grid.bounding_box()["height"]
             screenshot(page, f"presenter-dataframe{query.replace('?', '-').replace('=', '')}")
     assert heights["?present=1"] >= 1.3 * heights[""], heights
@@ -33,7 +33,7 @@ def test_presenter_mode_keeps_the_first_figure_on_the_projected_screen():
         page.goto(f"{url}/quantize?present=1")
         page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
         wait_app_style(page)
-        page.wait_for_timeout(1000)
+        wait_idle(page, 1000)
         h1_top = page.evaluate("() => document.querySelector('h1').getBoundingClientRect().top")
         chart_top = page.evaluate("() => document.querySelector('.js-plotly-plot').getBoundingClientRect().top")
         assert h1_top < 100 and chart_top < 1080 - 250, (h1_top, chart_top)
@@ -62,7 +62,7 @@ def test_presenter_mode_survives_the_menu_and_a_reload():
         page.wait_for_url("**/quantize", timeout=30000)
         page.reload()
         page.get_by_role("heading", name="The quantization ruler").wait_for(timeout=60000)
-        page.wait_for_timeout(1000)
+        wait_idle(page, 1000)
         assert presenting >= 1.25 * h1_px(page), (presenting, h1_px(page))
 
 

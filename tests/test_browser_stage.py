@@ -7,7 +7,7 @@ import pytest
 from core import state as K
 from core.assets import load_shipped_tokenizer
 from core.tokenizer import decode, encode
-from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
 
 pytestmark = pytest.mark.browser
 
@@ -83,7 +83,7 @@ def test_the_stage_fits_one_screen_at_step_0_10_and_near_the_window(url, width, 
         screenshot(page, f"stage-step10-{width}x{height}")
         page.goto(f"{url}/?{query}&" + urllib.parse.urlencode({"prompt": LONG_PROMPT, "step": "1"}))
         wait_rows(page, 250, timeout_ms=60000)
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         assert _outside(page, boxes) == [], "near the window"
         assert page.locator(".attn-desc").inner_text().endswith("250 positions cached.")
         screenshot(page, f"stage-250-{width}x{height}")
@@ -102,7 +102,7 @@ def test_the_stage_still_fits_after_another_page_and_back(url):
             page.get_by_text(section, exact=True).first.click()
             page.get_by_text(title).first.click()
         wait_rows(page, 54)
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         assert (
             page.get_by_role("textbox", name="Prompt").count() == 0
             or not page.get_by_role("textbox", name="Prompt").first.is_visible()
@@ -123,14 +123,14 @@ def test_predict_with_keys_then_reveal(url):
         wait_rows(page, 51)
         rows = heatmap_rows(page)
         page.keyboard.press("3")
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         assert _outside(page, PRESENTER) == []  # the question beside the stage: still one screen
         page.keyboard.press("ArrowRight")
         wait_rows(page, rows + 1)
         panel = page.locator(".st-key-stage-question")
         panel.get_by_text("→ asks the next question").wait_for()
         assert "Predictions so far" in panel.inner_text() and panel.locator("button:disabled").count() == 5
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         assert _outside(page, PRESENTER) == []  # … and with the revealed answer and its explanation
         assert page.evaluate(PANEL_TEXT_PX_JS) >= 16  # the compact panel: 18 px, its smallest text 0.9 of it (was 15.3)
         screenshot(page, "stage-predict-revealed")
@@ -139,15 +139,15 @@ def test_predict_with_keys_then_reveal(url):
         assert heatmap_rows(page) == rows + 1
         for k in range(4):  # every other kind of question, asked and revealed, also fits the screen
             page.keyboard.press("2")
-            page.wait_for_timeout(800)
+            wait_idle(page, 800)
             assert _outside(page, PRESENTER) == [], (k, panel.inner_text())
             page.keyboard.press("ArrowRight")
             wait_rows(page, rows + 2 + k)
             panel.get_by_text("→ asks the next question").wait_for()
-            page.wait_for_timeout(800)
+            wait_idle(page, 800)
             assert _outside(page, PRESENTER) == [], (k, panel.inner_text())
             page.keyboard.press("ArrowRight")
-            page.wait_for_timeout(800)
+            wait_idle(page, 800)
 
 
 # Under a lesson's bar: the room between the bar and the screen's bottom, and the height of the stage from its
@@ -174,14 +174,14 @@ def test_a_lesson_stop_with_predict_first_fits_a_laptop(url):
         wait_rows(page, 62, timeout_ms=60000)
         page.get_by_text("Predict first").first.click()
         page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         asked = page.evaluate(STAGE_SPAN_JS, parts)
         page.keyboard.press("3")
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         page.keyboard.press("ArrowRight")
         wait_rows(page, 63)
         page.locator(".st-key-stage-question").get_by_text("→ asks the next question").wait_for()
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         revealed = page.evaluate(STAGE_SPAN_JS, parts)
         screenshot(page, "stage-lesson-predict-revealed-1280x800")
     for m in (asked, revealed):
@@ -236,7 +236,7 @@ def test_keys_work_after_clicking_the_predict_switch(url):
         wait_rows(page, 51)
         page.get_by_text("Predict first").first.click()
         page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         rows = heatmap_rows(page)
         page.keyboard.press("1")
         page.locator(".st-key-stage-question").get_by_text("Your pick: 1.").wait_for(timeout=30000)
@@ -254,7 +254,7 @@ def test_keys_work_after_clicking_the_tables_switch(url):
         wait_rows(page, 51)
         page.get_by_text("Tables", exact=True).first.click()
         page.get_by_test_id("stDataFrame").nth(1).wait_for(timeout=30000)
-        page.wait_for_timeout(800)
+        wait_idle(page, 800)
         page.keyboard.press("ArrowRight")
         wait_rows(page, 52)
 
@@ -300,6 +300,9 @@ def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url)
         screenshot(page, "stage-sidebar-open-prompt-open-1280x800")
         page.get_by_role("button", name="Prefill").click()
         wait_rows(page, n)
+        # The heatmap's rows can arrive before the text line is drawn (CI, a loaded machine): wait for the line.
+        wait_idle(page)
+        page.wait_for_function(f'() => document.querySelector("{TEXT_LINE} span")', timeout=30000)
         line = page.evaluate(
             f"""() => {{ const pre = document.querySelector("{TEXT_LINE}"), box = pre.getBoundingClientRect();
             const text = pre.querySelector('span').getBoundingClientRect();
