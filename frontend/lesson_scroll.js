@@ -17,7 +17,9 @@ const WATCH_MS = 12000;
 const TICK_MS = 200;
 
 function follow(arrival, page) {
-  const deadline = Date.now() + WATCH_MS;
+  // Counted again from the first scroll: on a loaded machine a page's first visit can take longer than
+  // WATCH_MS to draw its figure, and the rows above it can still grow after it is scrolled into view.
+  let deadline = Date.now() + WATCH_MS;
   const main = document.querySelector('[data-testid="stMain"]');
   let touched = false;
   const stop = () => (touched = true);
@@ -43,6 +45,7 @@ function follow(arrival, page) {
       const bottom = main ? main.getBoundingClientRect().bottom : window.innerHeight;
       if (first || box.top < top || box.bottom > bottom) {
         if (first && main) main.scrollTop = 0; // a page switch keeps the last page's scroll
+        if (first) deadline = Date.now() + WATCH_MS;
         first = false;
         el.style.scrollMarginTop = top + "px";
         el.style.scrollMarginBottom = "8px";

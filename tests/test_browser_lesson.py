@@ -9,7 +9,7 @@ import pytest
 
 from core.lesson import load_shipped
 from core.lesson_pages import PAGES
-from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+from tests.browser_util import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
 
 pytestmark = pytest.mark.browser
 
@@ -49,16 +49,20 @@ QUESTION_FONT_JS = """() => {
 
 def wait_for_stop(page, k: int, n: int, heading: str) -> dict:
     """Wait until stop ``k``'s page (its ``heading``) is on screen with its main figure drawn wholly
-    below the bar, and the figure has stayed put for half a second. The bar's title changes before
+    below the bar, and the figure has stayed put for a second. The bar's title changes before
     the page below it is redrawn and the presenter's scroll lands after that, so a figure measured
-    at once may still be the previous stop's, or this one's before the scroll (seen in CI)."""
+    at once may still be the previous stop's, or this one's before the scroll (seen in CI). It waits for
+    the page's run to end first, and for a full second of stillness: in one run of the suite the bill page's
+    figure stood in view for half a second, then 300 ms later sat at the page's top, its bottom 33 px off the
+    screen (lesson_scroll.js scrolls again once a figure has been still for 600 ms)."""
+    wait_idle(page)
     page.wait_for_function(
         f"""() => {{ const m = ({IN_VIEW_JS})(), h = document.querySelector('h1');
             const ok = m && h && h.innerText === {heading!r} && m.title.startsWith('Stop {k} of {n}')
                        && m.height > 100 && m.top >= m.bar && m.bottom <= m.screen;
             const at = ok ? m.top + ',' + m.bottom : '';
             if (at !== window.__stopAt) {{ window.__stopAt = at; window.__stopSince = Date.now(); }}
-            return ok && Date.now() - window.__stopSince >= 500; }}""",
+            return ok && Date.now() - window.__stopSince >= 1000; }}""",
         timeout=45000,
         polling=100,
     )
