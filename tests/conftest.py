@@ -10,7 +10,8 @@ from core.model import GPT
 # accessibility sweeps 160 s, the stage 170 s, the classroom load 90 s, GGUF in the browser 90 s, the
 # class server 60 s, the walked lesson 40 s). The suite runs on two workers (``-n 2 --dist loadfile``
 # in pyproject.toml), each taking a whole file: started first, the long files do not end up running
-# alone at the end while the other worker idles.
+# alone at the end while the other worker idles. pytest-xdist 3.x sorts the files by their number of
+# tests unless given --no-loadscope-reorder (pyproject.toml): without it this order was ignored.
 SLOWEST_FIRST = (
     "test_browser_stage.py",
     "test_browser_a11y.py",
