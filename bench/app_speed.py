@@ -23,30 +23,33 @@ import time
 
 import torch
 
-from core.assets import load_model
-from tests.app_util import new_app
-from tests.browser_util import HEATMAP_ROWS_JS, browser_page, heatmap_rows, running_app
+from bench.browser import HEATMAP_ROWS_JS, browser_page, heatmap_rows, running_app
+from bench.fresh_app import new_app
+from bench.stats import percentile
+from core.model.shipped import load_model
 
 INTERACTIONS = {
-    "lessons/decode.py": lambda at: next(b for b in at.button if b.label == "Step ▸").click(),
-    "lessons/worked.py": lambda at: at.toggle(key="worked.scaled").set_value(not at.toggle(key="worked.scaled").value),
-    "lessons/context.py": lambda at: at.slider(key="ctx.window").set_value(
+    "app_pages/decode.py": lambda at: next(b for b in at.button if b.label == "Step ▸").click(),
+    "app_pages/worked.py": lambda at: at.toggle(key="worked.scaled").set_value(
+        not at.toggle(key="worked.scaled").value
+    ),
+    "app_pages/context.py": lambda at: at.slider(key="ctx.window").set_value(
         56 if at.slider(key="ctx.window").value != 56 else 64
     ),
-    "lessons/latency.py": lambda at: at.radio(key="lat.source").set_value(
+    "app_pages/latency.py": lambda at: at.radio(key="lat.source").set_value(
         "Exercise 1" if at.radio(key="lat.source").value != "Exercise 1" else "Ch. 30 example"
     ),
-    "lessons/cost.py": lambda at: at.number_input[0].set_value(2 if at.number_input[0].value != 2 else 1),
-    "lessons/memory.py": lambda at: at.selectbox(key="memory.preset").set_value(
+    "app_pages/cost.py": lambda at: at.number_input[0].set_value(2 if at.number_input[0].value != 2 else 1),
+    "app_pages/memory.py": lambda at: at.selectbox(key="memory.preset").set_value(
         "Llama-3-8B (GQA)" if at.selectbox(key="memory.preset").value != "Llama-3-8B (GQA)" else "GPT-2 small (MHA)"
     ),
-    "lessons/weights.py": lambda at: at.text_input[0].set_value(
+    "app_pages/weights.py": lambda at: at.text_input[0].set_value(
         "13B, Q8, 4K" if at.text_input[0].value != "13B, Q8, 4K" else "7B, Q4, 8K"
     ),
-    "lessons/quantize.py": lambda at: at.select_slider(key="quant.bits").set_value(
+    "app_pages/quantize.py": lambda at: at.select_slider(key="quant.bits").set_value(
         3 if at.select_slider(key="quant.bits").value != 3 else 4
     ),
-    "lessons/quant_model.py": lambda at: at.select_slider(key="qm.diverge_bits").set_value(
+    "app_pages/quant_model.py": lambda at: at.select_slider(key="qm.diverge_bits").set_value(
         4 if at.select_slider(key="qm.diverge_bits").value != 4 else 3
     ),
 }
@@ -127,14 +130,13 @@ def browser_step(repeats: int) -> dict[str, float]:
                 else:
                     paced.append(done)
                     replies.append(reply)
-    p90 = lambda xs: sorted(xs)[int(0.9 * (len(xs) - 1))]  # noqa: E731
     return {
         "startup": startup,
         "paced": statistics.median(paced),
-        "paced_p90": p90(paced),
+        "paced_p90": percentile(paced, 90),
         "reply": statistics.median([r for r in replies if r is not None]),
         "rushed": statistics.median(rushed),
-        "rushed_p90": p90(rushed),
+        "rushed_p90": percentile(rushed, 90),
         "lost": lost,
     }
 
@@ -146,7 +148,7 @@ def model_load(repeats: int) -> tuple[float, float]:
         load_model()
         warm.append((time.perf_counter() - t0) * 1000)
     code = (
-        "import time; t=time.perf_counter(); import torch; from core.assets import load_model; "
+        "import time; t=time.perf_counter(); import torch; from core.model.shipped import load_model; "
         "t1=time.perf_counter(); load_model(); print((time.perf_counter()-t1)*1000, (t1-t)*1000)"
     )
     cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

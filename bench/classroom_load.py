@@ -18,18 +18,18 @@ import argparse
 import asyncio
 import os
 import resource
-import statistics
 import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, HEATMAP_ROWS_JS, running_server
 from bench.procs import cpu_seconds
-from core import state as K
-from core.assets import load_model, load_shipped_tokenizer
-from core.decode import SamplingConfig, generate_cached
-from core.tokenizer import decode, encode
-from tests.browser_util import CHROMIUM, CHROMIUM_ARGS, HEATMAP_ROWS_JS, running_server
+from bench.stats import p50_p95
+from core import state
+from core.decode.generate import SamplingConfig, generate_cached
+from core.model.shipped import load_model, load_shipped_tokenizer
+from core.model.tokenizer import decode, encode
 
 TIMEOUT_MS = 120_000
 # Checked on a timer, not on animation frames: with 40 pages in one headless browser most are in
@@ -68,7 +68,7 @@ def expected_text(i: int, steps: int) -> str:
     """What a solo run of session i must show: its prompt and 1 + steps sampled tokens."""
     tok, model = load_shipped_tokenizer(), load_model()
     ids = encode(tok, lesson_prompt(i))
-    sampling = SamplingConfig("sample", 1.0, K.DEFAULTS[K.DECODE_TOP_K], 1000 + i)
+    sampling = SamplingConfig("sample", 1.0, state.DEFAULTS[state.DECODE_TOP_K], 1000 + i)
     return decode(tok, ids + generate_cached(model, ids, steps + 1, sampling).tokens)
 
 
@@ -89,7 +89,7 @@ async def wait_rows(page, rows: int) -> None:
 async def prefill(page, out: Result) -> None:
     """Click Prefill until the heatmap appears. Under a heavy load a click that lands while the
     page's first run is still drawing can go unanswered in the browser (the server, driven by
-    bench.server_load, answers every one); a student would click again, and so does this, up
+    bench.ws_session, answers every one); a student would click again, and so does this, up
     to three times. Repeated clicks are counted and reported."""
     for attempt in range(3):
         await page.get_by_role("button", name="Prefill").last.click(timeout=TIMEOUT_MS)
@@ -235,14 +235,6 @@ def lesson_arguments(doc: str, extra=None) -> argparse.Namespace:
     if extra:
         extra(ap)
     return ap.parse_args()
-
-
-def p50_p95(ms: list[float]) -> tuple[float, float]:
-    """Median and 95th percentile (nearest rank) of latencies in ms; NaN when there are none."""
-    if not ms:
-        return float("nan"), float("nan")
-    ms = sorted(ms)
-    return statistics.median(ms), ms[min(len(ms) - 1, int(0.95 * len(ms)))]
 
 
 def main() -> None:

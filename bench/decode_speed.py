@@ -18,12 +18,12 @@ import time
 
 import torch
 
-from core.assets import load_model
-from core.config import PRESETS
-from core.decode import decode_one_token, full_forward, prefill
-from core.kv_cache import KVCache
-from core.measure import fit_exponent
-from core.model import GPT
+from core.decode.generate import decode_one_token, full_forward, prefill
+from core.decode.kv_cache import KVCache
+from core.evaluate.step_times import fit_exponent
+from core.model.config import PRESETS
+from core.model.model import GPT
+from core.model.shipped import load_model
 
 
 def hf_twin(model: GPT):

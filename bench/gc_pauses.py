@@ -2,7 +2,7 @@
 
 ``python -m bench.gc_pauses [--replicas 4] [--runs 2]``: for each setting, a class server of N
 replicas (each replica's first lesson warms it: model, every page's imports), then the hammering
-scenario of ``bench.server_load`` (40 sessions × 20 Steps, no pause) ``--runs`` times. Every full
+scenario of ``bench.ws_session`` (40 sessions × 20 Steps, no pause) ``--runs`` times. Every full
 (generation 2) collection in a replica during those runs is logged by ``bench/gc_hook`` (a
 ``sitecustomize`` on the replicas' PYTHONPATH; it also turns ``gc.freeze`` into a no-op for the
 "not frozen" setting). Prints, per setting: the collections during the runs (not the one each
@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.classroom_load import p50_p95
-from bench.server_load import drive
+from bench.stats import p50_p95
+from bench.ws_session import drive
 
 HOOK = Path(__file__).resolve().parent / "gc_hook"
 SETTINGS = (("not frozen (gc.freeze a no-op)", True), ("frozen by heap.settle (the app)", False))
@@ -41,7 +41,8 @@ def pauses_ms(folder: Path, since: float, until: float = float("inf")) -> list[f
 
 
 async def one_setting(replicas: int, runs: int, nofreeze: bool) -> dict:
-    from serve import class_server, free_port
+    from serve.nginx import free_port
+    from serve.replicas import class_server
 
     folder = Path(tempfile.mkdtemp(prefix="gc-pauses-"))
     path = os.pathsep.join(p for p in (str(HOOK), os.environ.get("PYTHONPATH", "")) if p)  # the hook first

@@ -5,7 +5,7 @@
 Prints: bits per weight of every block format and where the bits go; bit-exactness against
 ``gguf.quants`` on 10,240 normal values and every matrix of the shipped model; the RMS error of a
 round trip on the normal values; the shipped model's export sizes; and the time to read a
-header with a 150,000-token vocabulary with ``gguf.GGUFReader`` as is and as ``core.gguf_file``
+header with a 150,000-token vocabulary with ``gguf.GGUFReader`` as is and as ``core.gguf.reader``
 reads it. Not a test.
 """
 
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from core.assets import load_model, load_shipped_tokenizer
-from core.cost import kv_cache_bytes_typed
-from core.ggml_layout import LAYOUTS
-from core.gguf_export import EXPORT_FORMATS, storage_bytes, write_gguf
-from core.gguf_file import read_gguf
-from core.quant import dequantize_blocks, quantize_blocks
+from core.cost.counts import kv_cache_bytes_typed
+from core.gguf.layout import LAYOUTS
+from core.gguf.reader import read_gguf
+from core.gguf.writer import EXPORT_FORMATS, storage_bytes, write_gguf
+from core.model.shipped import load_model, load_shipped_tokenizer
+from core.quant.quantize import dequantize_blocks, quantize_blocks
 
 FORMATS = ("Q2_K", "Q3_K", "Q4_0", "Q4_1", "Q4_K", "Q5_0", "Q5_1", "Q5_K", "Q6_K", "Q8_0")
 
@@ -101,7 +101,7 @@ def read_speed() -> None:
         t = time.perf_counter()
         gguf.GGUFReader(path)
         plain = time.perf_counter() - t
-    print(f"\nheader with 150,000 tokens, types and merges: GGUFReader {plain:.2f} s, core.gguf_file {ours:.2f} s")
+    print(f"\nheader with 150,000 tokens, types and merges: GGUFReader {plain:.2f} s, core.gguf.reader {ours:.2f} s")
 
 
 def main() -> None:

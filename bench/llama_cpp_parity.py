@@ -4,7 +4,7 @@
 
 Needs ``llama-cpp-python`` (``pip install llama-cpp-python``: a source build of llama.cpp, about
 25 minutes on 2 cores), which is not in requirements-test.txt and not run in CI. Exports the
-shipped model as F32 and Q4_0 (``core.gguf_export``) to a temporary folder, loads each in
+shipped model as F32 and Q4_0 (``core.gguf.writer``) to a temporary folder, loads each in
 llama.cpp, and for three prompts prints
 
 - whether llama.cpp's tokenizer (from the file's metadata) gives our token ids;
@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from core.assets import load_model, load_shipped_tokenizer
-from core.decode import SamplingConfig, generate_cached
-from core.gguf_export import block_quantized_model, write_gguf
+from core.decode.generate import SamplingConfig, generate_cached
+from core.gguf.writer import block_quantized_model, write_gguf
+from core.model.shipped import load_model, load_shipped_tokenizer
+from core.model.tokenizer import encode
 from core.state import DEFAULT_PROMPT
-from core.tokenizer import encode
 
 PROMPTS = (
     DEFAULT_PROMPT,

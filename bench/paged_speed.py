@@ -22,13 +22,13 @@ import time
 
 import torch
 
-from core.assets import load_model
-from core.config import PRESETS
-from core.decode import decode_one_token, prefill
-from core.kv_cache import KVCache
-from core.model import GPT
-from core.paged import PagedKVCache, blocks_for
-from core.paged_presets import build_engine
+from core.decode.generate import decode_one_token, prefill
+from core.decode.kv_cache import KVCache
+from core.model.config import PRESETS
+from core.model.model import GPT
+from core.model.shipped import load_model
+from core.serving.paged import PagedKVCache, blocks_for
+from core.serving.paged_presets import build_engine
 
 LENGTHS = (64, 256, 512)
 

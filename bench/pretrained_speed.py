@@ -1,10 +1,10 @@
-"""A real-sized checkpoint through ``core.pretrained.load``: decode step against the memory floor.
+"""A real-sized checkpoint through ``core.checkpoints.load.load``: decode step against the memory floor.
 
     nice -n 10 python -m bench.pretrained_speed [--threads 1] [--repeats 7] [--checkpoint DIR]
 
 A random model with SmolLM2-135M's published shape (30 layers, 9 heads, 3 KV heads, d_model 576,
 intermediate 1536, vocabulary 49,152, tied embeddings) is written by ``transformers`` as a local
-checkpoint (safetensors + a small tokenizer.json) and loaded through ``core.pretrained.load``.
+checkpoint (safetensors + a small tokenizer.json) and loaded through ``core.checkpoints.load.load``.
 At 128 and 512 cached positions it times, interleaved and with the same thread count: our cached
 decode step, our full recompute of the n + 1 positions, and transformers' own cached step
 (``LlamaForCausalLM``, its default attention and ``DynamicCache``) on the same folder. Every
@@ -19,7 +19,8 @@ floor. The last column times the same step on ``tiny_twin``: the same layers and
 matrices (the cached K/V keep their real size), what the step's ~1,300 small operations cost
 when there are almost no weights to read. Prints medians and ratios measured side by side, by
 the wall clock and by this process's CPU time (on a shared machine the CPU time is the steadier
-of the two), and the load average; not a test. One thread by default, as the app's server runs each request (``ui.py``).
+of the two), and the load average; not a test. One thread by default, as the app's server runs
+each request (``ui/models.py``).
 ``--checkpoint`` times a real folder (e.g. a downloaded SmolLM2-135M) instead of the random one.
 """
 
@@ -35,12 +36,12 @@ from pathlib import Path
 
 import torch
 
-from core.config import GPTConfig
-from core.decode import decode_one_token, full_forward, prefill
-from core.kv_cache import KVCache
-from core.layout import fuse_projections
-from core.model import GPT
-from core.pretrained import load
+from core.checkpoints.load import load
+from core.decode.generate import decode_one_token, full_forward, prefill
+from core.decode.kv_cache import KVCache
+from core.model.config import GPTConfig
+from core.model.layout import fuse_projections
+from core.model.model import GPT
 
 SMOLLM2_135M = dict(  # HuggingFaceTB/SmolLM2-135M's config.json (shape fields)
     vocab_size=49152,

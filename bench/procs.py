@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.assets import ASSETS
+from core.model.shipped import ASSETS
 
 WEIGHTS = str(ASSETS / "model.safetensors")
 

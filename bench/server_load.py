@@ -27,299 +27,189 @@ Steps on a replica (``bench.step_profile``). Traffic goes to 127.0.0.1 only, unl
 from __future__ import annotations
 
 import asyncio
-import gc
-import json
-import re
-import time
-import urllib.parse
-import urllib.request
-from dataclasses import dataclass, field
+import os
+import shutil
+from collections import Counter
 
-import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from bench import step_profile
+from bench.classroom_load import lesson_arguments
+from bench.procs import children
+from bench.stats import p50_p95
+from bench.ws_session import Probe, drive, run
 
-from bench.classroom_load import expected_text, lesson_prompt, p50_p95
-from bench.procs import kernel_cpu_seconds, memory_mib, total_cpu_seconds
-
-TIMEOUT_S = 120
+# The issue's two goal scenarios: (name, seconds over which sessions start, pause before each Step).
+SCENARIOS = (("following along (start over 10 s, 1 s pause)", 10.0, 1.0), ("hammering Step (no pause)", 0.0, 0.0))
+SOLO_SESSIONS = 3  # single-session runs, one after another, for the Step p50 and c
+COOKIE = "class_replica"
 
 
-@dataclass
-class Reply:
-    """What one script run sent back: the parts of the page a lesson checks."""
-
-    buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # label -> (widget id, fragment id)
-    sliders: dict[str, tuple[str, list[str], str]] = field(default_factory=dict)  # label -> (id, options, fragment)
-    attention_rows: int | None = None  # rows of the attention figure, if the reply carried it
-    texts: list[str] = field(default_factory=list)  # code blocks, markdown, chart titles
-    exception: str | None = None
-    ms: float = 0.0  # request sent -> the run's script_finished received
-
-
-@dataclass
-class Client:
-    ws: object
-    query: str
-    main_hash: str = ""
-    pages: dict[str, str] = field(default_factory=dict)  # url path -> page script hash
-    page_hash: str = ""
-
-
-def attention_rows(element) -> int | None:
-    """Rows of the decode page's attention figure when ``element`` (a ``proto Element``) is that
-    figure, else None. The one place that knows how the figure travels: the decode stage's custom
-    component (``frontend/attention_heatmap.js``) receives a full drawing or one more row; other
-    pages' plotly charts have heatmap traces that span every row (z is a list, or plotly 7's typed
-    array with a shape)."""
-    kind = element.WhichOneof("type")
-    if kind == "bidi_component" and element.bidi_component.component_name == "explainer_attention":
-        payload = json.loads(element.bidi_component.json)
-        return len(payload["rows"]) if payload["kind"] == "full" else payload["base"] + 1
-    if kind != "plotly_chart":
-        return None
-    for trace in json.loads(element.plotly_chart.spec)["data"]:
-        if trace.get("type") == "heatmap":
-            z = trace["z"]
-            return len(z) if isinstance(z, list) else int(str(z["shape"]).split(",")[0])
-    return None
+async def solo(url: str, steps: int, pids: list[int], pin: str | None = None, profile_pid: int | None = None) -> dict:
+    """Single sessions one after another: Step p50/p95, c = server CPU over the Steps ÷ Steps,
+    and (``profile_pid``) a py-spy breakdown of one more session's Steps on that process."""
+    probe, step_ms, errors = Probe(pids), [], []
+    for i in range(SOLO_SESSIONS):
+        r = await drive(url, 1, steps, pids=pids, first=i, probe=probe, pin=pin)
+        step_ms += r["step_ms"]
+        errors += r["errors"]
+    p50, p95 = p50_p95(step_ms)
+    out = {"step_p50_ms": p50, "step_p95_ms": p95, "c_ms": 1000 * probe.cpu_s / max(probe.steps, 1), "errors": errors}
+    if profile_pid:
+        prof = step_profile.ProfiledSteps(profile_pid)
+        r = await drive(url, 1, steps, first=SOLO_SESSIONS, probe=prof, pin=pin)
+        if prof.stacks is None:  # the session failed before its Steps were recorded: say why
+            raise RuntimeError(f"the profiled session failed: {'; '.join(r['errors'])}")
+        out["profile"], out["profile_waiting"] = step_profile.breakdown(prof.stacks)
+        out["profile_top"] = step_profile.top_frames(prof.stacks)
+        shutil.rmtree(prof.stacks.parent, ignore_errors=True)
+    return out
 
 
-def page_steps(texts: list[str]) -> int | None:
-    """The decode steps the page reports in its status line (``decode steps k``)."""
-    for t in texts:
-        m = re.search(r"decode steps:?\** (\d+)", t)
-        if m:
-            return int(m.group(1))
-    return None
+async def load(url, sessions, steps, ramp, think, pids, others=()) -> dict:
+    return await drive(url, sessions, steps, ramp, think, pids=pids, others=others)
 
 
-def step_problem(reply: Reply, prompt_rows: int, k: int) -> str | None:
-    """None when Step k was answered: its rerun finished without an exception, the page reports
-    step k, and the attention figure, when it came with the reply, has ``prompt_rows + k`` rows."""
-    if reply.exception:
-        return f"step {k}: exception on the page: {reply.exception[:120]}"
-    if page_steps(reply.texts) != k:
-        return f"step {k}: the page reports step {page_steps(reply.texts)}"
-    if reply.attention_rows is not None and reply.attention_rows != prompt_rows + k:
-        return f"step {k}: the attention figure has {reply.attention_rows} rows, not {prompt_rows + k}"
-    return None
+async def compare(replicas: int, sessions: int, steps: int, profile: bool, pin: bool = False) -> dict:
+    """1 process vs ``replicas`` behind nginx, in one run: single sessions, then both scenarios."""
+    from bench.browser import running_server
+    from serve.nginx import free_port
+    from serve.replicas import class_server
+
+    res: dict = {"1": {}, "N": {}, "pinned": pin, "load_before": os.getloadavg()[0]}
+    with running_server(timeout_s=120) as (url, proc):
+        res["1"]["solo"] = await solo(url, steps, [proc.pid])
+        for name, ramp, think in SCENARIOS:
+            res["1"][name] = await load(url, sessions, steps, ramp, think, [proc.pid])
+    with class_server(replicas, port=free_port(), pin=pin) as srv:
+        pids = [r.proc.pid for r in srv.replicas]
+        res["names"] = {r.proc.pid: r.name for r in srv.replicas}
+        for r in srv.replicas:  # each replica's first session loads the model and imports the pages
+            await drive(srv.url, 1, 2, first=90, pin=f"{COOKIE}={r.name}")
+        pin = f"{COOKIE}={srv.replicas[0].name}"
+        res["N"]["solo"] = await solo(srv.url, steps, pids, pin, pids[0] if profile else None)
+        nginx = [srv.nginx.pid, *children(srv.nginx.pid)]
+        for name, ramp, think in SCENARIOS:
+            if profile and not think:  # hammering: where the first replica's event loop waits
+                recorder = step_profile.start(pids[0], event_loop=True)
+                await asyncio.sleep(1.0)  # py-spy attaches
+            res["N"][name] = await load(srv.url, sessions, steps, ramp, think, pids, nginx)
+            if profile and not think:
+                stacks = step_profile.finish(recorder)
+                res["N"]["event_loop"] = step_profile.event_loop_shares(stacks)
+                shutil.rmtree(stacks.parent, ignore_errors=True)
+    return res
 
 
-def read_element(fm: ForwardMsg, reply: Reply) -> None:
-    el = fm.delta.new_element
-    kind = el.WhichOneof("type")
-    if kind == "button":
-        reply.buttons[el.button.label] = (el.button.id, fm.delta.fragment_id)
-    elif kind == "slider":
-        reply.sliders[el.slider.label] = (el.slider.id, list(el.slider.options), fm.delta.fragment_id)
-    elif kind == "plotly_chart":
-        reply.texts.append(json.loads(el.plotly_chart.spec).get("layout", {}).get("title", {}).get("text", ""))
-    elif kind == "code":
-        reply.texts.append(el.code.code_text)
-    elif kind == "markdown":
-        reply.texts.append(el.markdown.body)
-    elif kind == "exception":
-        reply.exception = el.exception.message
-    rows = attention_rows(el)
-    if rows is not None and reply.attention_rows is None:
-        reply.attention_rows = rows
+def row(label: str, cells) -> None:
+    print(f"| {label} | " + " | ".join(cells) + " |")
 
 
-async def rerun(client: Client, page_hash: str, fragment: str = "", widgets=()) -> Reply:
-    """Send one ``rerun_script`` (as a click or page change would) and read until it finishes."""
-    msg = BackMsg()
-    msg.rerun_script.query_string = client.query if page_hash in ("", client.main_hash) else ""
-    msg.rerun_script.page_script_hash = page_hash
-    msg.rerun_script.fragment_id = fragment
-    for set_state in widgets:
-        set_state(msg.rerun_script.widget_states.widgets.add())
-    reply, t0 = Reply(), time.perf_counter()
-    await client.ws.send(msg.SerializeToString())
-    while True:
-        fm = ForwardMsg()
-        fm.ParseFromString(await asyncio.wait_for(client.ws.recv(), TIMEOUT_S))
-        kind = fm.WhichOneof("type")
-        if kind == "new_session":
-            client.main_hash = client.main_hash or fm.new_session.main_script_hash
-        elif kind == "navigation":
-            client.pages = {p.url_pathname: p.page_script_hash for p in fm.navigation.app_pages}
-        elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
-            read_element(fm, reply)
-        elif kind == "script_finished":
-            if fm.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                continue  # the script asked for a rerun (st.rerun): its elements follow in the next run
-            reply.ms = (time.perf_counter() - t0) * 1000
-            client.page_hash = page_hash or client.main_hash
-            return reply
-
-
-async def click(client: Client, reply: Reply, label: str) -> Reply:
-    widget_id, fragment = reply.buttons[label]
-
-    def trigger(w):
-        w.id, w.trigger_value = widget_id, True
-
-    return await rerun(client, client.page_hash, fragment, [trigger])
-
-
-def affinity_cookie(url: str, pinned: str | None = None) -> str | None:
-    """Load the page's health URL as a browser's first request does and return the cookie a class
-    server's nginx sets (``name=replica``), or ``pinned`` if given; None from a plain server."""
-    if pinned:
-        return pinned
-    with urllib.request.urlopen(url + "/_stcore/health", timeout=TIMEOUT_S) as r:
-        cookies = [c.split(";")[0] for c in r.headers.get_all("Set-Cookie") or []]
-    return next((c for c in cookies if c.startswith("class_replica=")), None)
-
-
-@dataclass
-class Probe:
-    """Hooks around one session's Steps: server CPU spent in them (single-session runs only)."""
-
-    pids: list[int]
-    cpu_s: float = 0.0
-    steps: int = 0
-    _t0: float = 0.0
-
-    def before(self) -> None:
-        self._t0 = total_cpu_seconds(self.pids)
-
-    def after(self, steps: int) -> None:
-        self.cpu_s += total_cpu_seconds(self.pids) - self._t0
-        self.steps += steps
-
-
-async def lesson(i: int, url: str, steps: int, think_s: float, expected: str, out: dict, opts: dict) -> None:
-    query = urllib.parse.urlencode(
-        {"prompt": lesson_prompt(i), "strategy": "sample", "temperature": "1.0", "seed": 1000 + i}
+def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
+    cores = os.cpu_count()
+    one, many = res["1"], res["N"]
+    where = "on any core"
+    if res.get("pinned"):  # serve.pinned_cpus: replica i on allowed core i mod cores
+        where = "each pinned to one core, replica i on core i mod cores (--pin)"
+    print(f"machine: {cores} cores; protocol-level clients on the same machine; {steps} Steps per session;")
+    print(f"the {replicas} replicas {where}; load average before: {res['load_before']:.1f}\n")
+    print(f"Single sessions ({SOLO_SESSIONS} one after another):\n")
+    print(f"| | 1 process | {replicas} replicas behind nginx |\n|---|---:|---:|")
+    row("Step p50 / p95", [f"{s['step_p50_ms']:.0f} / {s['step_p95_ms']:.0f} ms" for s in (one["solo"], many["solo"])])
+    row("server CPU per Step, c", [f"{s['c_ms']:.1f} ms" for s in (one["solo"], many["solo"])])
+    row("errors", [str(len(s["errors"])) for s in (one["solo"], many["solo"])])
+    base_p50, c = one["solo"]["step_p50_ms"], one["solo"]["c_ms"]
+    limit = sessions * c / cores
+    print(f"\n{sessions} sessions × {steps} Steps. Queueing limit N·c/cores = {sessions} × {c:.1f} ms / {cores} =")
+    print(f"{limit:.0f} ms; single-session Step p50 = {base_p50:.0f} ms (both from the 1-process column above).\n")
+    names = [n for n, _, _ in SCENARIOS]
+    print("| | " + " | ".join(f"{n}: 1 process | {replicas} replicas" for n in names) + " |")
+    print("|---|" + "---:|" * (2 * len(names)))
+    runs = [r for n in names for r in (one[n], many[n])]
+    row("sessions completed", [f"{r['completed']} of {r['sessions']}" for r in runs])
+    row("errors / cross-talk", [f"{len(r['errors'])} / {len(r['crosstalk'])}" for r in runs])
+    row("Step p50 / p95", [f"{r['step_p50_ms']:,.0f} / {r['step_p95_ms']:,.0f} ms" for r in runs])
+    row("p95 ÷ single-session p50 (goal 1: ≤ 3)", [f"{r['step_p95_ms'] / base_p50:.1f}×" for r in runs])
+    row("p95 ÷ queueing limit (goal 2: ≤ 1.5)", [f"{r['step_p95_ms'] / limit:.2f}×" for r in runs])
+    row("wall time / server CPU", [f"{r['elapsed_s']:.0f} s / {r['server_cpu_s']:.0f} s" for r in runs])
+    row("server CPU per Step (whole lesson)", [f"{1000 * r['server_cpu_s'] / (sessions * steps):.0f} ms" for r in runs])
+    row("… of which kernel time", [f"{1000 * r['server_kernel_s'] / (sessions * steps):.1f} ms" for r in runs])
+    row("nginx CPU / these clients' CPU", [f"{r['other_cpu_s']:.1f} s / {r['client_cpu_s']:.1f} s" for r in runs])
+    row(
+        "sessions per replica",
+        [", ".join(f"{k}: {v}" for k, v in sorted(Counter(r["replica_of"].values()).items())) for r in runs],
     )
-    cookie = await asyncio.to_thread(affinity_cookie, url, opts.get("pin"))
-    out["replica_of"][i] = cookie.split("=", 1)[1] if cookie else "-"
-    ws_url = url.replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
-    headers = {"Cookie": cookie} if cookie else None
-    async with websockets.connect(
-        ws_url,
-        subprotocols=["streamlit"],
-        max_size=None,
-        additional_headers=headers,
-        proxy=None,
-        open_timeout=TIMEOUT_S,
-    ) as ws:
-        client = Client(ws, query)
-        reply = await rerun(client, "")
-        reply = await click(client, reply, "Prefill")
-        n = reply.attention_rows if reply.attention_rows is not None else 0
-        if page_steps(reply.texts) != 0:
-            raise RuntimeError(f"Prefill: the page reports step {page_steps(reply.texts)}, not 0")
-        probe = opts.get("probe")
-        probe and probe.before()
-        for k in range(1, steps + 1):
-            await asyncio.sleep(think_s)
-            reply = await click(client, reply, "Step ▸")
-            problem = step_problem(reply, n, k)
-            if problem:
-                raise RuntimeError(problem)
-            out["step_ms"].append(reply.ms)
-        probe and probe.after(steps)
-        # A code block drops a trailing new line: compare the texts without it.
-        if expected.rstrip("\n") not in [t.rstrip("\n") for t in reply.texts]:
-            out["crosstalk"].append(i)
-        reply = await rerun(client, client.pages["cost"])
-        if not any(t.startswith("Scores grow quadratically") for t in reply.texts) or reply.exception:
-            raise RuntimeError("the bill-per-token page did not draw its chart")
-        reply = await rerun(client, client.pages["quantize"])
-        slider_id, options, fragment = reply.sliders["Bit width"]
-
-        def three_bits(w):
-            w.id = slider_id
-            w.string_array_value.data.append(options[options.index("3")])
-
-        reply = await rerun(client, client.page_hash, fragment, [three_bits])  # as a browser sends it
-        if not any("3-bit symmetric" in t for t in reply.texts) or reply.exception:
-            raise RuntimeError("moving the bit-width slider to 3 did not redraw the ruler")
-        out["completed"] += 1
-        await out["all_done"].arrive()  # stay connected until every session is done (memory)
-
-
-class AllDone:
-    """Counts sessions that finished (or failed); when the last one does, measures the servers'
-    memory while every completed session is still connected, then lets them all close."""
-
-    def __init__(self, sessions: int, pids: list[int], out: dict):
-        self.left, self.pids, self.out, self.event = sessions, pids, out, asyncio.Event()
-
-    async def arrive(self, wait: bool = True) -> None:
-        self.left -= 1
-        if self.left == 0:
-            self.out["memory"] = {pid: memory_mib(pid) for pid in self.pids}
-            self.event.set()
-        if wait:
-            await self.event.wait()
-
-
-async def one_session(i: int, url: str, steps: int, think_s: float, delay_s: float, expected: str, out, opts):
-    await asyncio.sleep(delay_s)
-    try:
-        await lesson(i, url, steps, think_s, expected, out, opts)
-    except Exception as err:  # noqa: BLE001 — every failure is counted and reported, not raised
-        out["errors"].append(f"session {i}: {type(err).__name__}: {str(err)[:160]}")
-        await out["all_done"].arrive(wait=False)
-
-
-async def drive(
-    url: str, sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0.0, pids=(), others=(), first=0, **opts
-) -> dict:
-    """One lesson for each of ``sessions`` concurrent sessions (numbered from ``first``) against
-    ``url``; CPU and memory of the server processes ``pids`` (and CPU of ``others``, e.g. nginx)."""
-    out = {"completed": 0, "errors": [], "crosstalk": [], "step_ms": [], "replica_of": {}, "memory": {}}
-    out["all_done"] = AllDone(sessions, list(pids), out)
-    expected = {i: expected_text(i, steps) for i in range(first, first + sessions)}
-    # Clocks start after the solo runs above (~0.1 s of CPU per session): the clients' CPU is
-    # what they spend during the lesson, competing with the server for the same cores.
-    cpu0, other0, t0 = total_cpu_seconds(list(pids)), total_cpu_seconds(list(others)), time.perf_counter()
-    client0, kernel0 = time.process_time(), kernel_cpu_seconds(list(pids))
-    # All the clients share this one event loop, so a pause here delays every reply in flight, and a
-    # full collection of this process took 79-107 ms during hammering runs (gc.callbacks). A student's
-    # browser pauses only its own page, so the clients' cyclic GC waits until the lesson is over.
-    gc.collect()
-    gc.disable()
-    try:
-        await asyncio.gather(
-            *(
-                one_session(i, url, steps, think_s, ramp_s * (i - first) / sessions, expected[i], out, opts)
-                for i in range(first, first + sessions)
-            )
+    for label, r in zip([f"{n}, {w}" for n in names for w in ("1 process", "replicas")], runs, strict=True):
+        for e in r["errors"][:3]:
+            print(f"error ({label}): {e}")
+    print(
+        "\nMemory with every session still connected (MiB; PSS divides each shared page among the processes"
+        " mapping it):\n"
+    )
+    print("| run | process | sessions | RSS | PSS | weights file PSS |\n|---|---|---:|---:|---:|---:|")
+    for n in names:
+        for label, r in (("1 process", one[n]), (f"{replicas} replicas", many[n])):
+            counts = Counter(r["replica_of"].values())
+            for pid, m in r["memory"].items():
+                who = res.get("names", {}).get(pid, "-") if label != "1 process" else "-"
+                print(
+                    f"| {n}, {label} | {who} | {counts[who] if who != '-' else r['completed']} | "
+                    f"{m['rss']:.0f} | {m['pss']:.0f} | {m['weights_pss']:.2f} |"
+                )
+    prof = many["solo"].get("profile")
+    if prof:
+        total = sum(n for _, n in prof) or 1
+        c_n = many["solo"]["c_ms"]
+        print(
+            f"\nOne Step's server CPU on a replica: py-spy, {total} samples of running threads in "
+            f"{steps} Steps ({many['solo']['profile_waiting']} of waiting threads left out); "
+            f"ms = share × c = {c_n:.1f} ms (measured without py-spy):\n"
         )
-    finally:
-        gc.enable()
-    out.pop("all_done")
-    p50, p95 = p50_p95(out["step_ms"])
-    return {
-        **out,
-        "sessions": sessions,
-        "steps": steps,
-        "step_p50_ms": p50,
-        "step_p95_ms": p95,
-        "elapsed_s": time.perf_counter() - t0,
-        "server_cpu_s": total_cpu_seconds(list(pids)) - cpu0,
-        "server_kernel_s": kernel_cpu_seconds(list(pids)) - kernel0,
-        "other_cpu_s": total_cpu_seconds(list(others)) - other0,
-        "client_cpu_s": time.process_time() - client0,  # this process: the clients (and their threads)
-    }
+        print("| part | share | ms per Step |\n|---|---:|---:|")
+        for part, n in prof:
+            print(f"| {part} | {n / total:.0%} | {c_n * n / total:.1f} |")
+        print("\nbusiest functions:", "; ".join(f"{f} {n}" for f, n in many["solo"]["profile_top"]))
+    if many.get("event_loop"):
+        total = sum(n for _, n in many["event_loop"]) or 1
+        print(f"\nThe first replica's event loop (main thread) while hammering: py-spy, {total} samples of its time:\n")
+        print("| the main thread is | share |\n|---|---:|")
+        for part, n in many["event_loop"]:
+            print(f"| {part} | {n / total:.0%} |")
 
 
-async def run(sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0.0, url: str | None = None) -> dict:
-    """One run against ``url``, or against a fresh `streamlit run app.py` started here."""
-    if url:
-        return await drive(url, sessions, steps, ramp_s, think_s)
-    from tests.browser_util import running_server
+def options(ap) -> None:
+    ap.add_argument("--url", help="a running server or class server (no CPU or memory figures)")
+    ap.add_argument("--replicas", type=int, help="compare 1 process with this many replicas behind nginx")
+    ap.add_argument("--profile", action="store_true", help="with --replicas: py-spy breakdown of a Step")
+    ap.add_argument("--pin", action="store_true", help="with --replicas: each replica on its own core (serve --pin)")
 
-    with running_server(timeout_s=120) as (server_url, proc):
-        return await drive(server_url, sessions, steps, ramp_s, think_s, pids=[proc.pid])
+
+def main(doc: str) -> None:
+    args = lesson_arguments(doc, options)
+    if args.replicas:
+        report(
+            asyncio.run(compare(args.replicas, args.sessions, args.steps, args.profile, args.pin)),
+            args.replicas,
+            args.sessions,
+            args.steps,
+        )
+        return
+    r = asyncio.run(run(args.sessions, args.steps, args.ramp, args.think, args.url))
+    print(
+        f"machine: {os.cpu_count()} cores; {r['sessions']} concurrent protocol-level sessions × {r['steps']} steps, "
+        f"started over {args.ramp:g} s, {args.think:g} s before each Step; {args.url or 'one streamlit process'}"
+    )
+    print("| measure | value |\n|---|---:|")
+    print(f"| sessions completed | {r['completed']} of {r['sessions']} |")
+    print(f"| errors | {len(r['errors'])} |")
+    print(f"| sessions whose text differs from a solo run (cross-talk) | {len(r['crosstalk'])} |")
+    print(f"| send Step → the Step's rerun finished, p50 | {r['step_p50_ms']:.0f} ms |")
+    print(f"| send Step → the Step's rerun finished, p95 | {r['step_p95_ms']:.0f} ms |")
+    print(f"| wall time for the whole lesson | {r['elapsed_s']:.0f} s |")
+    for m in r["memory"].values():
+        print(f"| server memory at the end: RSS / PSS | {m['rss']:.0f} / {m['pss']:.0f} MiB |")
+        print(f"| server CPU time during the lesson | {r['server_cpu_s']:.0f} s |")
+    for e in r["errors"][:10]:
+        print("error:", e)
 
 
 if __name__ == "__main__":
-    from bench.server_report import main
-
     main(__doc__)

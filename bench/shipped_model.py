@@ -21,13 +21,14 @@ from pathlib import Path
 
 import torch
 
-from core.assets import ASSETS, load_model, load_shipped_tokenizer
-from core.decode import decode_one_token, prefill
-from core.kv_cache import KVCache
-from core.quant_model import eval_windows, quantize_weights, sweep
-from core.speedups import measure_speculative
+from core.decode.generate import decode_one_token, prefill
+from core.decode.kv_cache import KVCache
+from core.evaluate.quant_quality import eval_windows, sweep
+from core.evaluate.speedups import measure_speculative
+from core.model.shipped import ASSETS, load_model, load_shipped_tokenizer
+from core.model.tokenizer import decode, encode, end_token_id, token_text
+from core.quant.model_weights import quantize_weights
 from core.state import DEFAULT_PROMPT
-from core.tokenizer import decode, encode, end_token_id, token_text
 
 
 def greedy_trace(model, ids: list[int], n: int):

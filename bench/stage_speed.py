@@ -9,7 +9,7 @@ replays 4 steps, measure the server's idle CPU for 5 s (page open, nobody steppi
 ``--steps`` times, waiting each time for the heatmap's new row, and record every websocket frame
 the page receives and the server process's CPU time. In the same run, in this process: the model
 compute of one Step at the same lengths (the cached step and the full-prefix recompute the
-equivalence badge checks against, ``core.session.step``, one torch thread as the server uses),
+equivalence badge checks against, ``core.decode.session.step``, one torch thread as the server uses),
 paced like the browser's Steps (the same pause before each: back to back, on warm caches, the
 same compute takes ~30% less CPU). The ratio is the server's CPU per Step less its idle CPU over
 the same time, divided by that model compute. A cross-check that needs neither correction:
@@ -35,19 +35,19 @@ from pathlib import Path
 
 import torch
 
+from bench.browser import ROOT, browser_page, heatmap_rows, running_server, wait_rows
 from bench.procs import cpu_seconds
-from core import session as S
-from core import state as K
-from core.assets import load_model, load_shipped_tokenizer
-from core.decode import SamplingConfig
-from core.tokenizer import decode, encode
-from tests.browser_util import ROOT, browser_page, heatmap_rows, running_server, wait_rows
+from core import state
+from core.decode import session
+from core.decode.generate import SamplingConfig
+from core.model.shipped import load_model, load_shipped_tokenizer
+from core.model.tokenizer import decode, encode
 
 
 def prompts() -> dict[str, str]:
     tok = load_shipped_tokenizer()
-    long = decode(tok, encode(tok, (K.DEFAULT_PROMPT + " ") * 5)[:208])
-    return {"default prompt": K.DEFAULT_PROMPT, "208-token prompt": long}
+    long = decode(tok, encode(tok, (state.DEFAULT_PROMPT + " ") * 5)[:208])
+    return {"default prompt": state.DEFAULT_PROMPT, "208-token prompt": long}
 
 
 def browser_steps(url: str, proc, prompt: str, steps: int) -> dict:
@@ -81,27 +81,32 @@ def browser_steps(url: str, proc, prompt: str, steps: int) -> dict:
 async def _protocol_steps(url: str, pid: int, prompt: str, steps: int) -> float:
     import websockets
 
-    from bench import server_load as SL
+    from bench import ws_session
 
     query = urllib.parse.urlencode({"prompt": prompt, "step": "4"})
     ws_url = url.replace("http://", "ws://") + "/_stcore/stream"
     async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, proxy=None) as ws:
-        client = SL.Client(ws, query)
-        reply = await SL.rerun(client, "")
-        reply = await SL.click(client, reply, "Step ▸")  # warm the stage's code paths once
+        client = ws_session.Client(ws, query)
+        reply = await ws_session.rerun(client, "")
+        reply = await ws_session.click(client, reply, "Step ▸")  # warm the stage's code paths once
         cpu0 = cpu_seconds(pid)
         for _ in range(steps):
-            reply = await SL.click(client, reply, "Step ▸")
+            reply = await ws_session.click(client, reply, "Step ▸")
         return (cpu_seconds(pid) - cpu0) * 1000 / steps
 
 
 def protocol_steps(url: str, proc, prompt: str, steps: int) -> float:
     """Server CPU ms per Step with Steps sent back to back over streamlit's websocket protocol (no
     browser, no pause: no idle time to subtract, and the server's caches as warm as a back-to-back
-    model measurement's). A cross-check of the paced ratio that needs neither correction."""
-    import asyncio
+    model measurement's). A cross-check of the paced ratio that needs neither correction.
 
-    return asyncio.run(_protocol_steps(url, proc.pid, prompt, steps))
+    Runs in a thread of its own: the caller drives Playwright's sync API, whose event loop is running
+    in this thread, and ``asyncio.run`` refuses to start a second loop beside it."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, _protocol_steps(url, proc.pid, prompt, steps)).result()
 
 
 def idle_cpu_ms_per_s(pid: int, seconds: float = 5.0) -> float:
@@ -113,7 +118,7 @@ def idle_cpu_ms_per_s(pid: int, seconds: float = 5.0) -> float:
 
 
 def _rows_js() -> str:
-    from tests.browser_util import HEATMAP_ROWS_JS
+    from bench.browser import HEATMAP_ROWS_JS
 
     return HEATMAP_ROWS_JS
 
@@ -123,22 +128,22 @@ def model_step_ms(
     prompt: str, steps: int, checkpoint: Path | None = None, interval_s: float = 0.0
 ) -> tuple[float, float]:
     """Median CPU ms of this process (the clock the server's cost is read with) for one
-    ``core.session.step`` (cached step + recompute check) after 4 replayed steps, and for the
-    cached step alone (``core.decode.extend`` of one token, the cache cut back after each), on the
+    ``core.decode.session.step`` (cached step + recompute check) after 4 replayed steps, and for the
+    cached step alone (``core.decode.generate.extend`` of one token, the cache cut back after each), on the
     shipped model or a checkpoint folder. ``interval_s``: wait this long before each, as the server
     meets a Step after the browser's pause (its caches cold: ~30% more CPU than back to back)."""
-    from core.decode import extend
+    from core.decode.generate import extend
 
     torch.set_num_threads(1)
     if checkpoint is None:
         model, tok = load_model(), load_shipped_tokenizer()
     else:
-        from core.pretrained import load
+        from core.checkpoints.load import load
 
         model, tok, _ = load(checkpoint)
-    sess = S.start(model, encode(tok, prompt), SamplingConfig())
+    sess = session.start(model, encode(tok, prompt), SamplingConfig())
     for _ in range(4):
-        S.step(model, sess)
+        session.step(model, sess)
     whole, cached = [], []
     for _ in range(steps):
         n = sess.cache.pos
@@ -149,7 +154,7 @@ def model_step_ms(
         sess.cache.truncate(n)
         time.sleep(interval_s)
         c0 = time.process_time()
-        S.step(model, sess)
+        session.step(model, sess)
         whole.append((time.process_time() - c0) * 1000)
     return statistics.median(whole), statistics.median(cached)
 

@@ -35,7 +35,10 @@ WAITING = (
 PARTS = [
     ("recompute check (full-prefix forward pass)", ("full_forward (",)),
     ("figure building (core/viz, plotly, its JSON)", ("core/viz", "/plotly/", "attention_matrix (")),
-    ("model: the cached step, sampling, the session", ("core/model.py", "core/decode.py", "core/session.py")),
+    (
+        "model: the cached step, sampling, the session",
+        ("core/model/model.py", "core/decode/generate.py", "core/decode/session.py"),
+    ),
     ("protobuf: serializing and hashing messages", ("SerializeToString", "serialize_forward_msg", "_pb2", "protobuf")),
     ("websocket and event loop (starlette, uvicorn, asyncio)", ("starlette/", "uvicorn/", "websockets/", "asyncio/")),
     ("streamlit: page script, widgets, elements, session state", ("streamlit/",)),

@@ -17,7 +17,7 @@ DEFAULT_PROMPT = (
 MAX_PROMPT_CHARS = 200_000  # far past the context window; the token count gives the message
 
 # ---- Prefill & decode -------------------------------------------------------------------------
-DECODE_SESSION = "decode.session"  # core.session.DecodeSession | None
+DECODE_SESSION = "decode.session"  # core.decode.session.DecodeSession | None
 DECODE_PROMPT = "decode.prompt"  # the prompt text, kept across page changes
 DECODE_PLAYING = "decode.playing"  # bool: Play is stepping on its own
 DECODE_MESSAGE = "decode.message"  # (level, text) | None: the last refusal, shown once
@@ -39,6 +39,7 @@ DECODE_TABLES = "decode.show_tables"  # bool: the stage's figures also as tables
 LINK_PRESENT = "decode.link_present"  # bool: the share link opens in presenter mode
 PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer controls
 URL_STEP = "url.step"  # decode steps to replay after an automatic prefill (from ?step=N)
+DECODE_VIEW = "decode.view"  # (figure id, rows the browser holds, last payload): what this session's heatmap shows
 
 DECODE = {
     DECODE_SESSION: None,
@@ -54,7 +55,7 @@ DECODE = {
     DECODE_PACE: 0.5,
     # Looks back at the traveller's name when about to write it: on the default prompt, at decode
     # step 2 (choosing output token 3, " Mira") it puts 0.997 of the new row on the name's two
-    # prompt positions (tests/test_shipped_model.py; `python -m bench.shipped_model` lists every head).
+    # prompt positions (tests/core/model/test_shipped.py; `python -m bench.shipped_model` lists every head).
     DECODE_LAYER: 3,
     DECODE_HEAD: 0,
     PRESENT: False,
@@ -65,20 +66,23 @@ DECODE = {
     "decode.question": None,
     "decode.pick": None,
     "decode.revealed": None,
-    "decode.tally": None,  # core.predict.Tally, made on the first answer
+    "decode.tally": None,  # core.decode.predict.Tally, made on the first answer
 }
 
 # ---- the worked example, the context window, latency ------------------------------------------
-WORKED = {"worked.scaled": False, "worked.ask_first": False}  # ask_first: shares hidden until revealed
+WORKED_ASK_FIRST = "worked.ask_first"
+WORKED = {"worked.scaled": False, WORKED_ASK_FIRST: False}  # ask_first: shares hidden until revealed
+CTX_WINDOW = "ctx.window"
 CONTEXT = {
     "ctx.policy": "sliding window",
-    "ctx.window": 64,
+    CTX_WINDOW: 64,
     "ctx.n_new": 80,
     "ctx.stop_at_end": False,  # off: generation reaches the wall; the page says where the text had ended
     "ctx.layer": 2,
     "ctx.head": 3,
 }
-LATENCY = {"lat.source": "Ch. 30 example", "lat.n_new": 12, "lat.measured": None}
+LAT_MEASURED = "lat.measured"
+LATENCY = {"lat.source": "Ch. 30 example", "lat.n_new": 12, LAT_MEASURED: None}
 # The latency page's edited rows per trace (a list of row dicts), kept when the page is left: the editor's
 # own state is dropped by streamlit whenever another page runs. A lesson stop on the page clears them.
 LATENCY_EDITS = "lat.edits."  # + the trace's name
@@ -88,56 +92,75 @@ BATCH_PROMPTS_DEFAULT = (
     "The cat sat on the\nUser: Hello, my name is Ravi. I am planning a trip to Oslo.\n"
     "Ana asked: Which country is Lyon in?\nThe dog"
 )
+BATCH_BUDGETS = "batch.budgets"
+BATCH_ERROR = "batch.error"
+BATCH_LAYOUT = "batch.layout"
+BATCH_OBJ = "batch.obj"
+BATCH_PROMPTS = "batch.prompts"
+BATCH_SPEED = "batch.speed"
 BATCHING = {
-    "batch.prompts": BATCH_PROMPTS_DEFAULT,
-    "batch.budgets": "12, 20, 6, 16",
-    "batch.layout": "padded",
-    "batch.obj": None,
-    "batch.error": None,
-    "batch.speed": None,
+    BATCH_PROMPTS: BATCH_PROMPTS_DEFAULT,
+    BATCH_BUDGETS: "12, 20, 6, 16",
+    BATCH_LAYOUT: "padded",
+    BATCH_OBJ: None,
+    BATCH_ERROR: None,
+    BATCH_SPEED: None,
 }
+SPEC_DIST = "spec.dist"
+SPEC_MSG = "spec.msg"
+SPEC_OBJ = "spec.obj"
+SPEC_SPEED = "spec.speed"
 SPECULATIVE = {
     "spec.k": 4,
     "spec.t": 0.0,
     "spec.seed": 0,
     "spec.n": 5_000,
-    "spec.obj": None,
-    "spec.msg": None,
-    "spec.dist": None,
-    "spec.speed": None,
+    SPEC_OBJ: None,
+    SPEC_MSG: None,
+    SPEC_DIST: None,
+    SPEC_SPEED: None,
 }
 
 # ---- paged KV cache ---------------------------------------------------------------------------
+PAGED_BUILT = "paged.built"
+PAGED_ENGINE = "paged.engine"
+PAGED_MESSAGE = "paged.message"
+PAGED_SETTINGS = "paged.settings"
 PAGED = {
-    "paged.preset": "eight students, one system prompt",  # one of core.paged_presets.PRESETS
+    "paged.preset": "eight students, one system prompt",  # one of core.serving.paged_presets.PRESETS
     "paged.policy": "continuous",
     "paged.block_size": 16,
     "paged.n_blocks": 48,
-    "paged.engine": None,  # core.scheduler.Engine | None: the requests being stepped
-    "paged.built": None,  # (preset, block size, pool) of the engine shown
-    "paged.settings": None,  # (preset, policy, block size, pool) the engine was built with
-    "paged.message": None,  # the last refusal, shown until the settings change
+    PAGED_ENGINE: None,  # core.serving.scheduler.Engine | None: the requests being stepped
+    PAGED_BUILT: None,  # (preset, block size, pool) of the engine shown
+    PAGED_SETTINGS: None,  # (preset, policy, block size, pool) the engine was built with
+    PAGED_MESSAGE: None,  # the last refusal, shown until the settings change
 }
 
 # ---- cost, memory, weights --------------------------------------------------------------------
+COST_MEASURED = "cost.measured"
 COST = {
     "cost.layers": 1,
     "cost.heads": 1,
     "cost.n_max": 10_000,
     "cost.n_prompt": 1_000,
     "cost.m_new": 100,
-    "cost.measured": None,
+    COST_MEASURED: None,
 }
 # The memory page's plan from a .gguf file: where the file comes from, and the plan's terms.
 GGUF_EXPORTS, GGUF_FOLDER, GGUF_UPLOAD = "this app's exports", "the models folder (--models-dir)", "upload a .gguf"
-KV_F16 = "16-bit (2 B) = llama.cpp f16"  # a label of core.cost.kv_value_choices()
+KV_F16 = "16-bit (2 B) = llama.cpp f16"  # a label of core.cost.counts.kv_value_choices()
+MEMORY_GGUF_FILE = "memory.gguf_file"
+MEMORY_GGUF_N_CTX = "memory.gguf_n_ctx"
+MEMORY_GGUF_SHOWN = "memory.gguf_shown"
+MEMORY_PRESET = "memory.preset"
 MEMORY = {
-    "memory.preset": "Ch. 30 two-layer example",
+    MEMORY_PRESET: "Ch. 30 two-layer example",
     "memory.gguf_source": GGUF_EXPORTS,
     "memory.gguf_export": "Q4_0",
-    "memory.gguf_file": None,  # a name listed in the models folder
-    "memory.gguf_n_ctx": 4096,
-    "memory.gguf_shown": None,  # (name, bytes) of the file whose context length set n_ctx
+    MEMORY_GGUF_FILE: None,  # a name listed in the models folder
+    MEMORY_GGUF_N_CTX: 4096,
+    MEMORY_GGUF_SHOWN: None,  # (name, bytes) of the file whose context length set n_ctx
     "memory.gguf_cache_type": "f16",
     "memory.gguf_budget_gb": 8.0,
 }
@@ -161,15 +184,22 @@ WEIGHTS = {
 QUANT_DEFAULT_PRESET = "Ch. 19: four weights, scale 0.1"
 
 
+QUANT_SCALE = "quant.scale"
+QUANT_SCALE_MODE = "quant.scale_mode"
+QUANT_SCALE_STEP = "quant.scale_step"
+QUANT_VALUES = "quant.values"
+QUANT_ZERO_POINT = "quant.zero_point"
+
+
 def quant_preset_state(values: str, scale: float) -> dict:
     """The ruler's settings for one of the chapters' cases: its values and scale, 4-bit symmetric,
     half to even, clipping on (Ch. 30's rules)."""
     return {
-        "quant.values": values,
-        "quant.scale": scale,
-        "quant.scale_step": scale,  # the log slider's stop; the page snaps it to the nearest one
-        "quant.zero_point": 0,
-        "quant.scale_mode": "set by hand",
+        QUANT_VALUES: values,
+        QUANT_SCALE: scale,
+        QUANT_SCALE_STEP: scale,  # the log slider's stop; the page snaps it to the nearest one
+        QUANT_ZERO_POINT: 0,
+        QUANT_SCALE_MODE: "set by hand",
         "quant.bits": 4,
         "quant.kind": "symmetric",
         "quant.rounding": "half_even",
@@ -177,27 +207,30 @@ def quant_preset_state(values: str, scale: float) -> dict:
     }
 
 
+QUANT_BLOCK = "quant.block"
+QUANT_PRESET = "quant.preset"
 QUANTIZE = {
-    "quant.preset": QUANT_DEFAULT_PRESET,
+    QUANT_PRESET: QUANT_DEFAULT_PRESET,
     **quant_preset_state("0.34, -0.12, 0.7, 0.23", 0.1),
     "quant.paris": 0.6,
     "quant.lyon": 0.7,
     "quant.tie_scale": 0.5,
     "quant.group": 4,
     "quant.scale_bytes": 4,
-    "quant.block_format": "Q4_0",  # the real-format block under the ruler (core.ruler_block.BLOCK_FORMATS)
-    "quant.block": 0,  # which block of 32 values
+    "quant.block_format": "Q4_0",  # the real-format block under the ruler (core.quant.ruler_block.BLOCK_FORMATS)
+    QUANT_BLOCK: 0,  # which block of 32 values
 }
+QM_EVALUATED = "qm.evaluated"
 QUANT_MODEL = {
     "qm.group": 32,
     "qm.rounding": "half_even",
     "qm.diverge_bits": 2,
     "qm.n_new": 40,
-    "qm.evaluated": None,  # the checkpoint folder whose (slow) evaluation this session asked for
+    QM_EVALUATED: None,  # the checkpoint folder whose (slow) evaluation this session asked for
 }
 
-# ---- the model a session runs (ui_models.py) -------------------------------------------------------
-MODEL_CHOICE = "model.choice"  # the picker's name (core.model_choice.ModelOption.name); None: not chosen yet
+# ---- the model a session runs (ui/models.py) -------------------------------------------------------
+MODEL_CHOICE = "model.choice"  # the picker's name (core.checkpoints.choice.ModelOption.name); None: not chosen yet
 MODEL_ACTIVE = "model.active"  # the ModelOption the pages use (loaded); None: the shipped model
 MODEL = {MODEL_CHOICE: None, MODEL_ACTIVE: None}
 # Objects computed with one model, and choices that depend on its shape: put back to their
@@ -211,33 +244,33 @@ MODEL_BOUND = (
     "decode.question",
     "decode.pick",
     "decode.revealed",
-    "spec.obj",
-    "spec.msg",
-    "spec.dist",
-    "spec.speed",
-    "batch.obj",
-    "batch.error",
-    "batch.speed",
-    "paged.engine",
-    "paged.built",
-    "paged.settings",
-    "paged.message",
-    "cost.measured",
-    "lat.measured",
+    SPEC_OBJ,
+    SPEC_MSG,
+    SPEC_DIST,
+    SPEC_SPEED,
+    BATCH_OBJ,
+    BATCH_ERROR,
+    BATCH_SPEED,
+    PAGED_ENGINE,
+    PAGED_BUILT,
+    PAGED_SETTINGS,
+    PAGED_MESSAGE,
+    COST_MEASURED,
+    LAT_MEASURED,
 )
-MODEL_SHAPED = (DECODE_LAYER, DECODE_HEAD, "ctx.layer", "ctx.head", "ctx.window")
+MODEL_SHAPED = (DECODE_LAYER, DECODE_HEAD, "ctx.layer", "ctx.head", CTX_WINDOW)
 
-# ---- Practice page (lessons/practice.py) ---------------------------------------------------------
+# ---- Practice page (app_pages/practice.py) ---------------------------------------------------------
 # The page reads ?ex=<id>&numbers=<seed> itself ("numbers", not "seed": ?seed= already sets the
-# decode page's sampling seed, core/share.py).
-PRACTICE_EX = "practice.ex"  # exercise id, a key of core.exercises.catalogue()
+# decode page's sampling seed, core/decode/share.py).
+PRACTICE_EX = "practice.ex"  # exercise id, a key of core.practice.catalogue.catalogue()
 PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fresh numbers
-PRACTICE_TALLY = "practice.tally"  # core.exercises.Tally, made per session (a default object would be shared)
+PRACTICE_TALLY = "practice.tally"  # core.practice.exercises.Tally, made per session (a default object would be shared)
 PRACTICE = {PRACTICE_EX: "ch30-1", PRACTICE_SEED: 0, PRACTICE_TALLY: None}
 
-# ---- lesson mode and the handout (ui_lesson.py, ui_handout.py) -----------------------------------
+# ---- lesson mode and the handout (ui/lesson.py, ui/handout.py) -----------------------------------
 # The lesson link is ?lesson=<shipped name>&stop=<k from 1>[&teacher=1] (read once per session).
-LESSON = "lesson.lesson"  # core.lesson.Lesson running in this session, or None
+LESSON = "lesson.lesson"  # core.lesson.stops.Lesson running in this session, or None
 LESSON_NAME = "lesson.name"  # its shipped name (it goes into the address), None for an uploaded file
 LESSON_STOP = "lesson.stop"  # the stop on screen, counted from 0
 LESSON_GOTO = "lesson.goto"  # True: a move asked for the stop's page (st.switch_page before the page runs)
@@ -282,3 +315,7 @@ DEFAULTS = {
     **LESSON_STATE,
     **MODEL,
 }
+
+# ---- the address's notes (ui/frame.py), set only when there is something to say -----------------
+URL_IGNORED = "url.ignored"  # list[str]: query parameters this session ignored, shown once
+URL_MODEL_IGNORED = "url.model_ignored"  # list[str]: a ?model= this server does not have

@@ -1,7 +1,7 @@
 // Lesson mode: on arriving at a stop, scroll the page's main figure fully into view below the
 // lesson bar (which stays at the top: position sticky). Presenter pages are taller than a
 // projector's screen; the figure is what the class should see. Runs once per arrival (a number
-// that ui_lesson.py counts up on every move); it stops as soon as the learner scrolls, clicks or
+// that ui/lesson.py counts up on every move); it stops as soon as the learner scrolls, clicks or
 // types, or another page opens.
 //
 // The main figure is the page's first plotly figure, the decode stage's heatmap, or the Practice

@@ -1,5 +1,5 @@
 // Shared by the stage's modules: loads the plotly.js that ships inside the installed `plotly`
-// Python package, once per page, and two small DOM helpers. ui_stage.py serves this folder and
+// Python package, once per page, and two small DOM helpers. ui/decode/stage.py serves this folder and
 // that plotly.min.js together through streamlit's static serving, in a folder named after their
 // contents (a new version never meets a browser's cached old one).
 

@@ -4,12 +4,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.assets import ASSETS, load_model
+from core.model.shipped import ASSETS, load_model
 
 WEIGHTS = str(ASSETS / "model.safetensors")
 # A child process: load the model, read every weight (so every page is mapped in), then wait.
 CHILD = (
-    "import sys; from core.assets import load_model; m = load_model(); "
+    "import sys; from core.model.shipped import load_model; m = load_model(); "
     "print(sum(float(p.sum()) for p in m.parameters()), flush=True); sys.stdin.read()"
 )
 

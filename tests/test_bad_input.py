@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.app_util import click, new_app
+from tests.helpers.app_util import click, new_app
 
 LONG = "cat " * 25_000  # 100,000 characters
 NASTY = {
@@ -34,9 +34,9 @@ def _set(at, kind, locator, value):
 
 # (page, widget kind, key or index, button to press after typing, values that must produce a message)
 CASES = [
-    ("lessons/decode.py", "text_area", 0, "Prefill", {"empty", "whitespace", "very long"}),
+    ("app_pages/decode.py", "text_area", 0, "Prefill", {"empty", "whitespace", "very long"}),
     (
-        "lessons/memory.py",
+        "app_pages/memory.py",
         "text_input",
         0,
         None,
@@ -55,13 +55,13 @@ CASES = [
             "binary posing as json",
         },
     ),
-    ("lessons/weights.py", "text_input", 0, None, set(NASTY) - {"very long"}),
-    ("lessons/quantize.py", "text_area", "quant.values", None, set(NASTY) - {"negative", "zero"}),
-    ("lessons/batching.py", "text_area", "batch.prompts", "Prefill the batch", {"empty", "whitespace"}),
-    ("lessons/batching.py", "text_input", "batch.budgets", "Prefill the batch", set(NASTY)),
+    ("app_pages/weights.py", "text_input", 0, None, set(NASTY) - {"very long"}),
+    ("app_pages/quantize.py", "text_area", "quant.values", None, set(NASTY) - {"negative", "zero"}),
+    ("app_pages/batching.py", "text_area", "batch.prompts", "Prefill the batch", {"empty", "whitespace"}),
+    ("app_pages/batching.py", "text_input", "batch.budgets", "Prefill the batch", set(NASTY)),
     # Practice answers: each unreadable value gets its message as a badge line (markdown, tested in
     # test_app_practice); here: no traceback for any of them.
-    ("lessons/practice.py", "text_input", "practice.in.ch30-1.0.ttft", "Check", set()),
+    ("app_pages/practice.py", "text_input", "practice.in.ch30-1.0.ttft", "Check", set()),
 ]
 
 
@@ -84,7 +84,7 @@ def test_hostile_text_everywhere(page, kind, locator, button, needs_message):
 
 def test_config_paste_hostile_values():
     """The config.json box: every hostile value is refused with a reason naming the problem."""
-    at = new_app("lessons/memory.py")
+    at = new_app("app_pages/memory.py")
     at.selectbox(key="memory.preset").set_value("From a config.json (paste or upload)").run()
     for name, value in NASTY.items():
         at.text_area[0].set_value(value).run()
@@ -95,13 +95,13 @@ def test_config_paste_hostile_values():
 @pytest.mark.parametrize(
     "page,key,values",
     [
-        ("lessons/cost.py", 0, [1, 10_000]),
-        ("lessons/cost.py", 2, [1, 10**12]),
-        ("lessons/quantize.py", "quant.scale", [0.0, -1.0, 1e-300, 1e300, 0.1]),
-        ("lessons/quantize.py", "quant.tie_scale", [0.0, 1e300]),
-        ("lessons/weights.py", 0, [0.001, 10_000.0]),
-        ("lessons/memory.py", "memory.gguf_n_ctx", [1, 10**7]),
-        ("lessons/memory.py", "memory.gguf_budget_gb", [0.001, 100_000.0]),
+        ("app_pages/cost.py", 0, [1, 10_000]),
+        ("app_pages/cost.py", 2, [1, 10**12]),
+        ("app_pages/quantize.py", "quant.scale", [0.0, -1.0, 1e-300, 1e300, 0.1]),
+        ("app_pages/quantize.py", "quant.tie_scale", [0.0, 1e300]),
+        ("app_pages/weights.py", 0, [0.001, 10_000.0]),
+        ("app_pages/memory.py", "memory.gguf_n_ctx", [1, 10**7]),
+        ("app_pages/memory.py", "memory.gguf_budget_gb", [0.001, 100_000.0]),
     ],
 )
 def test_number_extremes(page, key, values):
@@ -115,11 +115,11 @@ def test_number_extremes(page, key, values):
 @pytest.mark.parametrize(
     "page,key,values",
     [
-        ("lessons/quantize.py", "quant.bits", [1, 2, 8, 16]),
-        ("lessons/context.py", "ctx.window", [16, 256]),
-        ("lessons/context.py", "ctx.n_new", [10, 200]),
-        ("lessons/speculative.py", "spec.k", [1, 8]),
-        ("lessons/quant_model.py", "qm.diverge_bits", [8, 2]),
+        ("app_pages/quantize.py", "quant.bits", [1, 2, 8, 16]),
+        ("app_pages/context.py", "ctx.window", [16, 256]),
+        ("app_pages/context.py", "ctx.n_new", [10, 200]),
+        ("app_pages/speculative.py", "spec.k", [1, 8]),
+        ("app_pages/quant_model.py", "qm.diverge_bits", [8, 2]),
     ],
 )
 def test_slider_extremes(page, key, values):
@@ -132,8 +132,8 @@ def test_slider_extremes(page, key, values):
 
 
 def _truncated_export() -> bytes:
-    from core.assets import load_model, load_shipped_tokenizer
-    from core.gguf_export import export_gguf_bytes
+    from core.gguf.writer import export_gguf_bytes
+    from core.model.shipped import load_model, load_shipped_tokenizer
 
     return export_gguf_bytes(load_model(), load_shipped_tokenizer(), "Q4_0")[:40_000]  # header whole, tensors cut
 
@@ -152,7 +152,7 @@ BAD_GGUF = {
 def test_hostile_gguf_uploads():
     """The memory page's .gguf upload: empty, text, garbage, magic-only, unknown version, crafted counts, a truncated
     export and an oversized file each get a message; the page never shows a traceback."""
-    at = new_app("lessons/memory.py")
+    at = new_app("app_pages/memory.py")
     at.radio(key="memory.gguf_source").set_value("upload a .gguf").run()
     for name, data in BAD_GGUF.items():
         data = _truncated_export() if data is None else data

@@ -1,16 +1,17 @@
 """The deployment files agree with the app: Kubernetes manifests (parsed with PyYAML), the
 Dockerfile and the systemd unit for replicas on other hosts."""
 
-import ast
 import configparser
-import fnmatch
+import json
 import re
 import tomllib
 
 import yaml
 
-import serve
-from tests.browser_util import ROOT
+from bench.browser import ROOT
+from serve import nginx
+from serve.cli import streamlit_command
+from tests.test_package import build_wheel, wheel_files
 
 DOCS = list(yaml.safe_load_all((ROOT / "deploy/k8s/class-server.yaml").read_text()))
 MAX_UPLOAD_BYTES = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())["server"]["maxUploadSize"] * 2**20
@@ -35,7 +36,7 @@ def test_ingress_keeps_each_browser_on_one_pod():
     notes = ingress["metadata"]["annotations"]
     prefix = "nginx.ingress.kubernetes.io/"
     assert notes[prefix + "affinity"] == "cookie" and notes[prefix + "affinity-mode"] == "persistent"
-    assert notes[prefix + "session-cookie-name"] == serve.COOKIE
+    assert notes[prefix + "session-cookie-name"] == nginx.COOKIE
     assert notes[prefix + "session-cookie-change-on-failure"] == "true"
     assert int(notes[prefix + "proxy-read-timeout"]) >= 3600 and int(notes[prefix + "proxy-send-timeout"]) >= 3600
     assert MAX_UPLOAD_BYTES < size_bytes(notes[prefix + "proxy-body-size"]) < 2 * MAX_UPLOAD_BYTES
@@ -60,8 +61,10 @@ def test_deployment_runs_streamlit_on_the_probed_port():
     assert isinstance(spec["replicas"], int) and spec["replicas"] >= 2
     [container] = spec["template"]["spec"]["containers"]
     [port] = container["ports"]
-    cmd = (ROOT / "deploy/Dockerfile").read_text()
-    assert "--server.address=0.0.0.0" in cmd and f"--server.port={port['containerPort']}" in cmd
+    cmd = streamlit_command(image_cmd()[1:])
+    assert image_cmd()[0] == "inference-explainer"
+    assert cmd[cmd.index("--server.address") + 1] == "0.0.0.0"
+    assert cmd[cmd.index("--server.port") + 1] == str(port["containerPort"])
     for probe in ("readinessProbe", "livenessProbe"):
         check = container[probe]["httpGet"]
         assert check["path"] == "/_stcore/health" and check["port"] in (port["name"], port["containerPort"])
@@ -72,14 +75,23 @@ def test_deployment_runs_streamlit_on_the_probed_port():
 
 
 def test_replica_unit_runs_the_app_on_its_instance_port():
-    """The systemd unit for other hosts runs `streamlit run app.py` on the instance's port (%i),
-    reachable from the front host, and restarts it when it stops."""
+    """The systemd unit for other hosts runs the installed ``inference-explainer`` on the instance's
+    port (%i), reachable from the front host, makes static/ first with full privileges ("+": the
+    server's DynamicUser cannot write to /opt) from outside any checkout, and restarts it when it stops."""
     unit = configparser.ConfigParser(interpolation=None)
     unit.read(ROOT / "deploy/class-replica@.service")
-    start = unit["Service"]["ExecStart"]
-    assert "streamlit run app.py" in start and "--server.port=%i" in start and "--server.address=0.0.0.0" in start
+    service = unit["Service"]
+    venv = "/opt/inference-explainer/.venv/bin/"
+    start = service["ExecStart"].split()
+    assert start[0] == venv + "inference-explainer"
+    cmd = streamlit_command([a.replace("%i", "8601") for a in start[1:]])  # systemd puts the port in
+    assert cmd[cmd.index("--server.port") + 1] == "8601" and cmd[cmd.index("--server.address") + 1] == "0.0.0.0"
+    assert service["ExecStartPre"].split() == [f"+{venv}python", "-m", "ui.static"]
+    assert service["WorkingDirectory"] == "/"
     assert unit["Service"]["Restart"] == "always"
-    assert "EXPLAINER_STEPS_IN_LINE=1" in unit["Service"]["Environment"].split()  # as serve's replicas (turns.py)
+    assert (
+        "EXPLAINER_STEPS_IN_LINE=1" in unit["Service"]["Environment"].split()
+    )  # as serve's replicas (serve/step_queue.py)
 
 
 def test_image_runs_a_replica_with_its_steps_in_line():
@@ -88,39 +100,62 @@ def test_image_runs_a_replica_with_its_steps_in_line():
     assert "ENV EXPLAINER_STEPS_IN_LINE=1" in lines
 
 
-def local_imports(path) -> set[str]:
-    """Top-level names ``path`` imports (``import x.y`` → x, ``from x import y`` → x)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    names |= {
-        n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level
-    }
-    return names
+def image_cmd() -> list[str]:
+    """The Dockerfile's CMD (its JSON form, continued over lines)."""
+    text = (ROOT / "deploy/Dockerfile").read_text()
+    return json.loads(text[text.index("\nCMD ") + 5 :].replace("\\\n", ""))
 
 
-def test_image_copies_every_module_the_app_imports():
-    """Starting from app.py and the page scripts it lists (lessons/), every repository module the
-    app imports, directly or through another, is copied into the image by a COPY line (an image
-    without ui_stage.py, say, would fail on its first page)."""
-    copied = [
-        src
-        for line in (ROOT / "deploy/Dockerfile").read_text().splitlines()
-        if line.startswith("COPY ")
-        for src in line.split()[1:-1]
+def test_image_installs_the_package_and_makes_static_before_dropping_root():
+    """The image installs the package (after torch from the CPU index and the lock), then makes
+    static/ as root (``python -m ui.static``, from outside the build context), then runs as a user
+    who cannot write to site-packages; it copies no source files in."""
+    lines = [line.strip() for line in (ROOT / "deploy/Dockerfile").read_text().splitlines()]
+    runs = [i for i, line in enumerate(lines) if line.startswith("RUN ")]
+    install = next(i for i in runs if "pip install" in lines[i] and "/src" in lines[i])
+    assert "--mount=type=bind,source=.,target=/src" in lines[install]
+    torch = next(i for i, line in enumerate(lines) if "download.pytorch.org/whl/cpu torch==" in line)
+    static = lines.index("RUN python -m ui.static")
+    user = next(i for i, line in enumerate(lines) if line.startswith("USER "))
+    assert torch < install < static < user
+    workdir = [line.split()[1] for line in lines[:static] if line.startswith("WORKDIR ")]
+    assert workdir[-1] != "/src"
+    copied = [line.split()[1] for line in lines if line.startswith("COPY ")]
+    assert copied == ["requirements.txt"]
+
+
+def test_pyproject_pins_what_requirements_locks():
+    """pyproject.toml's dependencies are requirements.txt's exact pins, the same set."""
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    locked = [
+        line.split("#")[0].strip()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.split("#")[0].strip()
     ]
-    covered = lambda rel: any(fnmatch.fnmatch(rel, s) or rel.startswith(s + "/") for s in copied)  # noqa: E731
-    todo, seen = [ROOT / "app.py", *sorted((ROOT / "lessons").glob("*.py"))], set()
-    while todo:
-        path = todo.pop()
-        rel = path.relative_to(ROOT).as_posix()
-        if rel in seen:
-            continue
-        seen.add(rel)
-        assert covered(rel), f"{rel} is imported by the app but not copied into the image"
-        for name in local_imports(path):
-            if (ROOT / f"{name}.py").exists():
-                todo.append(ROOT / f"{name}.py")
-            elif (ROOT / name / "__init__.py").exists():
-                todo.extend(sorted((ROOT / name).rglob("*.py")))
-    assert {"ui_stage.py", "core/model.py", "lessons/decode.py"} <= seen
-    assert "serve.py" not in seen  # the class server runs outside the image
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][^,;\s]*", d) for d in deps)
+    assert sorted(deps) == sorted(locked)
+
+
+def run_time_files() -> list[str]:
+    """Every file the installed app opens or imports at run time, relative to the checkout: app.py
+    and its packages' modules, the pages, assets/, frontend/*.js, .streamlit/config.toml and the nginx
+    template (``serve``)."""
+    files = [ROOT / "app.py", ROOT / ".streamlit/config.toml", ROOT / "deploy/nginx.conf.template"]
+    files += sorted((ROOT / "app_pages").glob("*.py")) + sorted((ROOT / "frontend").glob("*.js"))
+    files += [p for p in (ROOT / "assets").rglob("*") if p.is_file()]
+    for package in ("core", "ui", "serve"):
+        files += [p for p in (ROOT / package).rglob("*.py") if (p.parent / "__init__.py").exists()]
+    return sorted(p.relative_to(ROOT).as_posix() for p in files)
+
+
+def test_wheel_ships_every_file_the_app_opens(tmp_path):
+    """The built wheel (``pip wheel --no-deps``, a few seconds) holds every run-time file at the
+    same path as in the checkout (so ``core.model.shipped.ROOT`` finds them in site-packages) and no
+    generated static/."""
+    shipped = wheel_files(build_wheel(tmp_path))
+    wanted = run_time_files()
+    assert {"assets/model.safetensors", "assets/tokenizer.json", "assets/lessons/fifteen-minutes.toml"} <= set(wanted)
+    assert {"assets/style/a11y.css", "assets/draft/model.safetensors", "frontend/plotly_loader.js"} <= set(wanted)
+    missing = [f for f in wanted if f not in shipped]
+    assert not missing, f"not in the wheel: {missing}"
+    assert not [f for f in shipped if f.startswith("static/")]

@@ -2,7 +2,7 @@
 PYTHONPATH): writes each full (generation 2) garbage collection's pause to
 ``$BENCH_GC_LOG/<pid>.txt``; with ``BENCH_GC_NOFREEZE`` set, ``gc.freeze`` does nothing, so the
 same run measures the app as it was before ``heap.settle`` froze anything. Never loaded by the app
-itself; tests/test_bench_gc.py loads it in a child process of its own."""
+itself; tests/bench/test_gc_pauses.py loads it in a child process of its own."""
 
 import gc
 import os

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.speedups import BatchSpeed
+from core.evaluate.speedups import BatchSpeed
 from core.text import plural
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described, safe
 
@@ -56,7 +56,7 @@ def fig_batch_cache(names: list[str], lengths: list[int], s_max: int, layout: st
 
 def fig_batch_speed(rows: list[BatchSpeed]) -> go.Figure:
     """Output tokens per second against batch size, batched vs one by one (each batch size's
-    median repeat, ``core.speedups.median_repeat``), each batched point labelled with its speed-up."""
+    median repeat, ``core.evaluate.speedups.median_repeat``), each batched point labelled with its speed-up."""
     b = [r.batch_size for r in rows]
     top = max(max(r.batched_tokens_per_s, r.solo_tokens_per_s) for r in rows)
     fig = go.Figure()

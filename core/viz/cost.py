@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described
 
 if TYPE_CHECKING:  # types only
-    from core.bill import Growth, StepWork
+    from core.cost.bill import Growth, StepWork
 
 
 def _mark(fig: go.Figure, x: int, scores: int, per: str, n_max: int, first: bool) -> None:
@@ -36,7 +36,7 @@ def _mark(fig: go.Figure, x: int, scores: int, per: str, n_max: int, first: bool
 def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
     """Prefill scores (n² grid and n(n+1)/2 kept by the mask) against KV memory (∝ n), relative
     to n = 1,000 (the grid there is 1, so the triangle starts at ≈ 0.5; the cache there is 1).
-    ``g``: ``core.bill.Growth``; ``per`` says what the marks' absolute counts are per (e.g.
+    ``g``: ``core.cost.bill.Growth``; ``per`` says what the marks' absolute counts are per (e.g.
     "per layer, per head")."""
     fig = go.Figure()
     hover = "n = %{x:,}<br>%{y:.2f}× the n = 1,000 "
@@ -66,7 +66,7 @@ def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
 
 
 def fig_step_work(w: StepWork) -> go.Figure:
-    """Scores for one decode step at context n (``core.bill.StepWork``): cached (n) vs full-prefix
+    """Scores for one decode step at context n (``core.cost.bill.StepWork``): cached (n) vs full-prefix
     recompute (n(n+1)/2), log scale."""
     fig = go.Figure()
     for ys, name, color, dash in (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.latency import RequestTrace, cache_lengths, summarize_request
+from core.serving.latency import RequestTrace, cache_lengths, summarize_request
 from core.text import plural
 from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, described, safe
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.paged import PagedKVCache
-from core.paged_presets import PolicyRun
-from core.scheduler import Request
+from core.serving.paged import PagedKVCache
+from core.serving.paged_presets import PolicyRun
+from core.serving.scheduler import Request
 from core.text import plural
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, TEXT, described, safe
 
 # Okabe-Ito (colour-blind safe), one per request in order, with a light green in place of its black: the
 # grey used before came within CIEDE2000 8 of the pink under simulated deuteranopia; now every pair,
 # the shared blocks' grey included, stays ≥ 10 apart under deuteranopia, protanopia and tritanopia
-# (tests/test_viz_a11y.py). Each block also carries its request's name (not colour alone).
+# (tests/core/viz/test_a11y.py). Each block also carries its request's name (not colour alone).
 REQUEST_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#A2D18B"]
 SHARED_FILL = "#dddddd"
 # The labels sit on fills and on blank tails alike: dark text in a solid white halo (offset outlines

@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described
 
 if TYPE_CHECKING:  # types only: figures take plain data and never run the model
-    from core.ggml_blocks import BlockView
-    from core.quant_model import QuantReport
+    from core.evaluate.quant_quality import QuantReport
+    from core.gguf.blocks import BlockView
 
 # Bits-per-weight lines: colour, marker and dash differ, so no line is told apart by colour alone.
 BPW_STYLES = [(CACHED, "circle", "solid"), (NEW_WORK, "square", "dash"), ("#009e73", "diamond", "dot"),
@@ -19,7 +19,7 @@ BPW_STYLES = [(CACHED, "circle", "solid"), (NEW_WORK, "square", "dash"), ("#009e
 
 
 def fig_block(v: BlockView, n_appended: int = 0) -> go.Figure:
-    """One 32-value block of a llama.cpp format (``core.ggml_blocks.BlockView``): each position's
+    """One 32-value block of a llama.cpp format (``core.gguf.blocks.BlockView``): each position's
     value (dot) and what the block stores for it (square, d · q (+ m) with the fp16 d and m), a
     line between them; the block's levels as faint lines when there are at most 32 of them. The
     last ``n_appended`` positions are zeros appended to fill the block, drawn grey."""

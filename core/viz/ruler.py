@@ -12,7 +12,7 @@ from core.text import plural
 from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, described
 
 if TYPE_CHECKING:  # types only: figures take plain data and never run the model
-    from core.ruler import Ruler
+    from core.quant.ruler import Ruler
 
 
 def _shelves(fig: go.Figure, levels: np.ndarray) -> None:
@@ -97,7 +97,7 @@ def label_rows(every: np.ndarray, these: np.ndarray, span: float, rows=(-0.32, -
 
 
 def fig_ruler(r: Ruler) -> go.Figure:
-    """The quantization ruler (``core.ruler.Ruler``): every representable level as a shelf (none
+    """The quantization ruler (``core.quant.ruler.Ruler``): every representable level as a shelf (none
     drawn when there are too many), each value as a dot dropping to its shelf with the stored
     integer beneath, values flagged in ``r.clipped`` marked apart under ``r.outside_label``, and
     ±s/2 whiskers showing the rounding bound around each reconstruction."""

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described, safe
 
 if TYPE_CHECKING:  # types only
-    from core.speculative import TokenShare
+    from core.serving.speculative import TokenShare
 
 
 PROPOSED = "proposed (✓ accepted, ✗ rejected, then discarded)"
@@ -18,7 +18,7 @@ CACHE_COLUMN = "target cache: before → checked → after"
 
 
 def speculative_rounds(rounds, text, greedy: bool = False) -> list[dict]:
-    """One table row per round of ``core.speculative.Speculative`` (``text``: token id → its raw text):
+    """One table row per round of ``core.serving.speculative.Speculative`` (``text``: token id → its raw text):
     the proposals marked accepted, rejected, or discarded — the target scored those in the same pass,
     but after a rejection they are thrown away unused (they read "not checked") — the token that
     ends the round, the tokens produced and the target cache's length before the round, with all k
@@ -43,7 +43,7 @@ def speculative_rounds(rounds, text, greedy: bool = False) -> list[dict]:
 
 def fig_three_distributions(texts: list[str], shares: list[TokenShare]) -> go.Figure:
     """Grouped bars per token: target p, draft q, and the speculative samples (``shares``, one
-    ``core.speculative.TokenShare`` per token; ``texts``: each token's raw text, escaped here)."""
+    ``core.serving.speculative.TokenShare`` per token; ``texts``: each token's raw text, escaped here)."""
     labels = [f"{i + 1}. {safe(t)}" for i, t in enumerate(texts)]
     fig = go.Figure()
     for attr, name, color, pattern in (  # colour and pattern: not colour alone

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.text import show_spaces  # noqa: F401 (also imported from here: ui_question, core.predict)
+from core.cost.counts import kv_cache_bytes
+from core.text import show_spaces  # noqa: F401 (also imported from here: ui.decode.question, core.decode.predict)
 from core.viz.theme import CACHED, NEW_WORK
 
 SCALE = 10_000  # shares are sent as round(share × SCALE)
@@ -144,7 +145,7 @@ def _counters(cached: int, naive: int, layers_x_heads: int) -> list[dict]:
 
 
 def badge_text(badge, checked_step: int | None, step: int, every: int, why: str | None = "model") -> tuple[str, str]:
-    """(state, text) of the equivalence badge: ``badge`` (a ``core.equivalence.Equivalence`` for
+    """(state, text) of the equivalence badge: ``badge`` (a ``core.decode.equivalence.Equivalence`` for
     the latest checked step ``checked_step``, or None when no step is checked yet) at ``step``; a
     model whose recompute is costly (``why`` "model") or a busy server ("busy") checks every
     ``every`` steps, and the badge says when and why."""
@@ -165,7 +166,7 @@ def badge_text(badge, checked_step: int | None, step: int, every: int, why: str 
 def reuse_badge(badge, reused: int, recomputed: int) -> tuple[str, str]:
     """(state, text) of the badge after a Prefill that kept ``reused`` cached positions and
     recomputed ``recomputed``: ``badge`` compares its logits with a fresh prefill of the whole
-    prompt (``core.equivalence.Equivalence``; Ch. 30 §30.4, cache validity)."""
+    prompt (``core.decode.equivalence.Equivalence``; Ch. 30 §30.4, cache validity)."""
     mark = "✓" if badge.equal else "✗"
     return ("ok" if badge.equal else "bad"), (
         f"{mark} {reused:,} cached positions reused, {recomputed:,} recomputed; vs a fresh prefill: {badge.text}"
@@ -191,8 +192,6 @@ def kv_line(
 ):
     """M = 2·B·L·T·H_kv·d·b written out with its value (bytes), beside the bytes measured from the
     cache tensors, and the positions against the context window (Ch. 30 §30.4, Table 30.1)."""
-    from core.cost import kv_cache_bytes
-
     m = kv_cache_bytes(n_layer, n_kv_head, head_dim, positions, bytes_per_value)["total"]
     return {
         "formula": (

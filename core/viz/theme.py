@@ -4,7 +4,7 @@ No streamlit. Text that came from a user (tokens of a prompt) is
 escaped before it reaches plotly, whose labels otherwise interpret a subset of HTML.
 Colour scale: Cividis, designed to be readable with colour-vision deficiency. Colours carry no
 meaning alone (markers, dashes, hatching or labels say it too); the palettes stay apart under
-simulated colour-vision deficiency and every text reaches WCAG AA contrast (tests/test_viz_a11y.py).
+simulated colour-vision deficiency and every text reaches WCAG AA contrast (tests/core/viz/test_a11y.py).
 """
 
 from __future__ import annotations

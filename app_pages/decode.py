@@ -1,0 +1,88 @@
+"""Prefill & decode: type a prompt, prefill, then step one token at a time (the stage)."""
+
+import streamlit as st
+
+import ui
+from core import state
+from core.model.tokenizer import end_token_id
+from serve import step_queue
+from ui import models
+from ui.decode import actions, question, widgets
+from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
+
+tok, present = models.chosen_tokenizer(), ui.presenter_mode()
+if ui.came_from_another_page():
+    forget_view()  # the heatmap element was unmounted: draw it whole again
+stage_style()
+
+
+@st.fragment(run_every=st.session_state[state.DECODE_PACE] if st.session_state[state.DECODE_PLAYING] else None)
+@step_queue.one_at_a_time  # a class's Steps in line, not all at once (serve/step_queue.py)
+def stage() -> None:
+    stepped = st.session_state.pop(actions.STEPPED, False)  # a Step click ran before this rerun
+    if st.session_state[state.DECODE_PLAYING] and not stepped and actions.play_due():
+        actions.advance()
+        if not st.session_state[state.DECODE_PLAYING]:
+            st.rerun()  # Play stopped itself (end token, full window): the page's button says Play again
+    sess = actions.session()
+    message(sess)
+    ended = sess is not None and sess.pending == end_token_id(tok) and not sess.past_end
+    step, text, *more = st.columns([1, 5.2, 1.8] if ended else [1, 7], vertical_alignment="center")
+    step.button(
+        "Step ▸",
+        key="stage-step",
+        on_click=actions.step_clicked,
+        disabled=sess is None,
+        width="stretch",
+        shortcut="Right",
+    )
+    if sess is None:
+        return text.info(
+            "Press **Prefill** (or P) to run the prompt through the model: the whole lower triangle of "
+            "attention appears at once. Then each **Step ▸** (or →) adds one row."
+        )
+    with text:
+        text_so_far(sess, tok, (88 if present else 96) - 25 * ended)
+    if ended:
+        more[0].button(
+            "Continue past the end token",
+            on_click=actions.continue_past_end,
+            help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
+        )
+    head, predicting = st.session_state[state.DECODE_HEAD], st.session_state[state.DECODE_PREDICT]
+    # On a projector, or under a lesson's bar (which takes ~100 px of a laptop's 800), the question runs across
+    # the stage: beside the panel it pushed the work counts, the badge and the KV line off the screen.
+    if across := predicting and (present or st.session_state[state.LESSON] is not None):
+        question.question_panel(present, across=True)
+    # Under a laptop's question row, a wider panel wraps the KV and shelf lines less: they stay on the screen.
+    left, right = st.columns([3, 2] if present else [9, 11] if across else [11, 9], gap="medium")
+    with left:
+        layer = st.session_state[state.DECODE_LAYER]
+        heatmap_panel(sess, tok, layer, actions.head_of(head), actions.head_label(head), present, compact=across)
+    with right:
+        if not across:
+            question.question_panel(present)
+        right_panel(sess, tok, actions.model_of(sess), present, compact=predicting)
+    below_stage(sess, tok)
+
+
+actions.replay_link()
+# Open, the prompt box takes the room (it was 3 short lines) beside a whole "Head 0 (KV head 0)"; on a 1280-px
+# laptop the title wraps then, beside a box taller than its two lines. Closed, the prompt is a button.
+widths = [1.3, 2.6, 1.85, 0.8] if widgets.prompt_open() else [1.55, 1.15, 2.3, 0.9]
+title, prompt, view, more = st.columns(widths, vertical_alignment="center")
+with title:
+    ui.title("decode")
+with prompt:
+    widgets.prompt_box(present)
+with view:
+    widgets.view_picker((actions.model_of(actions.session()) if actions.session() else models.chosen_model()).cfg)
+with more:
+    widgets.settings()
+widgets.controls()
+stage()
+st.caption(
+    "Prefill reads the whole prompt in one parallel pass and fills the KV cache; each decode step consumes one "
+    "chosen token, computes one new attention row and reads every earlier key and value from the cache "
+    "(Ch. 19 “Two speeds, one model”, Ch. 30 §30.2). Keys: P prefills, → steps, K plays or pauses, 1–5 answer."
+)

@@ -1,0 +1,114 @@
+"""Two speeds on a clock: TTFT, inter-token gaps and TPOT from named timestamps."""
+
+import streamlit as st
+
+import ui
+from core import state, viz
+from core.evaluate.step_times import measure_request_traces
+from core.model.tokenizer import encode
+from core.serving import latency as LAT
+from core.serving import latency_tables
+from core.text import markdown_literal, plural
+
+tok = ui.tokenizer()
+ui.title("latency")
+st.caption(
+    "Ch. 30 §30.3: TTFT = t₁ − a (queueing included); TPOT = (tₙ − t₁)/(n − 1), the mean gap after the "
+    "first token; one token has a TTFT but no TPOT; a request that emits nothing is an error, not a latency."
+)
+
+SOURCES = [
+    *LAT.EDITABLE,
+    "Measured: the decode page's request",
+    "Measured: a batch here, with and without the KV cache",
+]
+source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source", persist_state="session")
+if source in LAT.EDITABLE:
+    key, kept = f"lat.editor.{source}", state.LATENCY_EDITS + source
+    if key not in st.session_state or kept + ".base" not in st.session_state:  # a new editor, or a lesson stop
+        st.session_state[kept + ".base"] = st.session_state.get(kept) or latency_tables.editor_rows(
+            LAT.EDITABLE[source]
+        )
+    rows = st.session_state[kept + ".base"]  # fixed while the editor lives: its edits are relative to it
+    # Text, not a number column: that shows a blank cell as a grey "None" (Exercise 1 gives no length).
+    positions = st.column_config.TextColumn(
+        help="Positions in the prompt, for the cache length after each pass; blank or 0: not given (no labels)"
+    )
+    edited = st.data_editor(
+        rows,
+        # One chapter trace: its row only (a blank row to add pushed the numbers below a projector's
+        # fold in the lesson); requests are added under "Edit several requests".
+        num_rows="dynamic" if len(LAT.EDITABLE[source]) > 1 else "fixed",
+        key=key,
+        hide_index=True,
+        width="stretch",
+        column_config={"prompt positions": positions},
+    )
+    st.session_state[kept] = edited
+    try:
+        traces = latency_tables.traces_from_rows(edited)
+    except ValueError as err:
+        ui.refuse(err, "Check the trace: ")
+        st.stop()
+elif source == SOURCES[3]:
+    sess = st.session_state.get(state.DECODE_SESSION)
+    if sess is None:
+        st.info("Run Prefill (and a few Steps) on the decode page first; its engine-clock trace appears here.")
+        st.stop()
+    traces = [LAT.RequestTrace("decode page request", 0.0, 0.0, tuple(sess.emission_times_ms()), len(sess.prompt_ids))]
+else:
+    n_new = st.slider("Tokens per request", 2, 40, key="lat.n_new", persist_state="session")
+    ui.shipped_only_note("latency")
+    if st.button("Run 4 requests, each way", type="primary"):
+        prompts = [
+            encode(tok, p)
+            for p in (
+                state.DEFAULT_PROMPT,
+                "The cat sat on the",
+                "Ana asked: Which country is Lyon in?\nAssistant:",
+                "User: Hello, my name is Ravi.",
+            )
+        ]
+        with st.spinner("Serving the requests on this machine…"):
+            st.session_state[state.LAT_MEASURED] = measure_request_traces(
+                ui.model(), prompts, n_new, True
+            ) + measure_request_traces(ui.model(), prompts, n_new, False)
+    traces = st.session_state.get(state.LAT_MEASURED)
+    if not traces:
+        st.info(
+            "Press the button: four requests arrive together at 0 ms and are served one after another, first "
+            "with the KV cache, then (as a second run) by recomputing the whole prefix each step. Each way is "
+            "warmed up first, so the first request does not pay for the server's first pass."
+        )
+        st.stop()
+
+labels = (
+    "label: cached positions after the pass" if any(t.prompt_positions for t in traces) else "no prompt length given"
+)
+# In a lesson, the stop scrolls this into view as one: the question is about the table's numbers.
+with st.container(key="lesson-focus"):
+    ui.chart(viz.fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key="timeline")
+    st.dataframe(latency_tables.request_rows(traces), hide_index=True)
+    for note in latency_tables.shared_times(traces)[:3]:  # markers on one another hide their labels: say it in words
+        st.caption(markdown_literal(note))
+    st.caption(
+        "“Full duration / tokens” includes the first-token wait: a different quantity from TPOT, labelled apart."
+    )
+
+# The measured batch served the same requests twice: one summary each way, not both pooled.
+ways = (
+    {", with the KV cache": "(cache)", ", recomputing the prefix": "(recompute)"} if source == SOURCES[4] else {"": ""}
+)
+for way, tag in ways.items():
+    summary = LAT.summarize_traces([t for t in traces if t.name.endswith(tag)])
+    st.subheader(f"Summary over {plural(summary['requests/total'], 'request')}{way}")
+    a, b, c = st.columns(3)
+    a.metric("Requests", summary["requests/total"])
+    b.metric("Errors (no tokens; excluded below)", summary["requests/errors"])
+    c.metric("Output tokens", summary["tokens/output"])
+    st.dataframe(latency_tables.summary_rows(summary), hide_index=True)
+st.caption("Percentiles interpolate linearly between sorted values (numpy's default).")
+st.markdown("**One trace, several conventions** — a number called “latency” is only comparable with its boundaries:")
+by_way = {way: [t for t in traces if t.name.endswith(tag)] for way, tag in ways.items()}
+st.dataframe(latency_tables.convention_rows(by_way), hide_index=True)
+st.download_button("Download this trace as CSV", LAT.traces_to_csv(traces), "trace.csv", "text/csv")

@@ -1,0 +1,156 @@
+"""Quantizing the real model: the flip finder, weight-only and KV-cache quantization measured."""
+
+import streamlit as st
+
+import ui
+from core import state, viz
+from core.evaluate.quant_quality import divergence
+from core.model.tokenizer import decode, encode, end_token_id, token_text
+from core.quant import quantize as quant
+from core.quant.flip import find_flip, greedy_by_bits, top_two
+from core.quant.model_weights import row_lengths, valid_group_sizes
+from core.text import markdown_literal, ordinal, show_spaces
+from ui import models
+from ui import runs as ui_runs
+
+tok, model, card, source = (
+    models.chosen_tokenizer(),
+    models.chosen_model(),
+    models.chosen_card(),
+    models.chosen_source(),
+)
+ui.title("quant_model")
+st.caption(
+    "Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
+    "Weight-only and KV-cache quantization affect different arrays; here both are measured on "
+    + ("the shipped model" if card is None else card.name)
+    + ". Weights and cache values are rounded and kept as floats (a round trip), so the numbers show "
+    "the rounding's effect, not a faster integer kernel."
+)
+
+st.subheader("The flip finder: how close is the next token to changing?")
+sess = st.session_state.get(state.DECODE_SESSION)
+if sess is None:
+    sess = models.default_request(source)
+    cut = "" if sess.prompt_text or len(sess.prompt_ids) >= len(encode(tok, state.DEFAULT_PROMPT)) else " (its end)"
+    st.caption(f"Using the default prompt{cut} (run Prefill on the decode page to use yours).")
+else:
+    st.caption("Using the current request on the decode page.")
+logits = sess.logits.double().numpy()
+two = top_two(logits)
+a, b, c = st.columns(3)
+shown = lambda i: show_spaces(token_text(tok, i))  # noqa: E731 — as the decode page shows tokens: "␣Yes"
+lit = lambda i: markdown_literal(shown(i))  # noqa: E731 — text and metric values are markdown: literal, never markup
+a.metric("Greedy next token", lit(two.greedy), help=f"token id {two.greedy}")
+b.metric("Runner-up", lit(two.runner_up), help=f"token id {two.runner_up}")
+c.metric("Margin between them (logit units)", f"{two.margin:.4f}")
+flip = find_flip(logits, rows := greedy_by_bits(logits))
+if flip is None:
+    st.markdown("No scale changes the greedy token: it has token id 0, so no tie can go against it.")
+else:
+    st.markdown(
+        f"Rounding the logits to multiples of a scale s first changes the greedy token for every s just above "
+        f"**{flip.threshold:.6g}** (exactly {flip.threshold!r}). Rounding never reorders logits, it only makes "
+        f"them equal: there **{len(flip.tied)} tokens** land on the top shelf together, and greedy takes the "
+        f"first in token-id order, “{lit(flip.chosen)}” (id {flip.chosen}), which ranked "
+        f"**{ordinal(flip.rank)}** before rounding."
+    )
+st.markdown("By bit width (automatic symmetric scale over all logits):")
+st.dataframe(
+    [
+        {
+            "bits": r.bits,
+            "scale s": round(r.scale, 6),
+            "greedy token": shown(r.greedy),
+            "changed?": "yes" if r.changed else "no",
+            "tokens on the top shelf": r.tied,
+        }
+        for r in rows
+    ],
+    hide_index=True,
+)
+if flip and flip.not_monotone:
+    st.info(
+        f"Not monotone: at {', '.join(map(str, flip.not_monotone))} bits the scale is above {flip.threshold:.4g}, "
+        "yet the greedy token is unchanged: at those scales no lower-id token shares the top token's shelf. "
+        "Whether rounding changes a choice depends on where the shelves fall, not only on how far apart they are."
+    )
+
+st.subheader("Quantize " + ("the shipped model" if card is None else card.name) + ", measure what changes")
+g1, g2 = st.columns(2)
+groups = valid_group_sizes(model)
+group = g1.select_slider(
+    "Weight group size (inputs per scale)",
+    groups,
+    key="qm.group",
+    persist_state="session",
+    help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(model)))} inputs "
+    f"long (the MLP's down projection reads its width), so {', '.join(map(str, groups))} are offered.",
+)
+rounding = g2.selectbox(
+    "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding", persist_state="session"
+)
+name, plan = "the shipped model" if card is None else card.name, models.quant_plan(source)
+st.caption(
+    plan.describe(name, None if card is None else model.n_params())
+    + " Greedy changes and max logit error are against the float32 model on the same positions."
+)
+if card is not None and st.session_state.get(state.QM_EVALUATED) != source:
+    go = {state.QM_EVALUATED: source}
+    st.button(
+        f"Evaluate {len(plan.bits)} widths on {name}", type="primary", on_click=st.session_state.update, args=(go,)
+    )
+    st.stop()
+results = models.quant_sweep(source, group, rounding)
+figures = []
+for kind, label in (
+    ("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
+    ("kv_cache", "KV-cache quantization (one fp16 scale per stored key/value vector)"),
+):
+    reports = results[kind]
+    st.markdown(f"**{label}**")
+    st.dataframe(
+        [
+            {
+                "model": r.label,
+                "weight bytes": f"{r.weight_bytes:,}",
+                "KV bytes per token": f"{r.kv_bytes_per_token:,.0f}",
+                "max |Δlogit|": f"{r.max_logit_error:.3g}",
+                "greedy changed": f"{r.greedy_changed:.1%}",
+                "loss (nats/token)": f"{r.loss:.4f}",
+                "perplexity": f"{r.perplexity:.4f}",
+            }
+            for r in reports
+        ],
+        hide_index=True,
+    )
+    figures.append(viz.fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
+for col, fig, kind in zip(st.columns(2), figures, ("weights", "kv_cache"), strict=True):
+    ui.chart_in(col, fig, key=f"sweep.{kind}")
+
+st.subheader("Where does the text first diverge?")
+d1, d2 = st.columns(2)
+n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key="qm.diverge_bits", persist_state="session")
+n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key="qm.n_new", persist_state="session")
+ids = tuple(sess.prompt_ids)
+runs = (ids, n_new, None, group, source), (ids, n_new, n_bit, group, source)
+div = divergence(ui_runs.greedy_tokens(*runs[0]), ui_runs.greedy_tokens(*runs[1]), end_token_id(tok))
+st.markdown("Float32 weights:")
+st.code(decode(tok, div.reference), language=None, wrap_lines=True)
+st.markdown(f"{n_bit}-bit weights (groups of {group}):")
+st.code(decode(tok, div.other), language=None, wrap_lines=True)
+if div.at is None:
+    n = min(len(div.reference), len(div.other))
+    st.success(
+        f"Identical for all {n} generated tokens at {n_bit} bits"
+        + (" (the end token or the context window came first)." if n < n_new else ".")
+    )
+else:
+    st.warning(
+        f"The texts first differ at output token {div.at + 1}: “{lit(div.reference[div.at])}” "
+        f"(float) vs “{lit(div.other[div.at])}” ({n_bit}-bit). After that, every later input differs too."
+    )
+st.caption(
+    "Greedy, up to the end token. To step a quantized model yourself, pick its weights under "
+    "the decode page's Settings (precision and weights)."
+)

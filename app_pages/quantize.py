@@ -1,0 +1,142 @@
+"""The quantization ruler: bits, scale, zero point, rounding and clipping, moved by hand."""
+
+import streamlit as st
+
+import ui
+from core import state, viz
+from core.quant import quantize as quant
+from core.quant import ruler
+from core.text import plural
+from ui import figures, gguf, tables
+from ui import quant as ui_quant
+
+ui.title("quantize")
+st.caption(
+    "Ch. 19 “Shrinking the numbers”, Ch. 30 §30.5: divide by the scale, round to the nearest stored "
+    "integer, clip to the range; multiply back to reconstruct. Inside the range the error is at most s/2."
+)
+kw = {"persist_state": "session"}
+DRAWN = "quant.values_drawn"  # the values the whole page last drew (the real-format block reads them too)
+
+
+def load_preset() -> None:
+    st.session_state.update(state.quant_preset_state(*ruler.PRESETS[st.session_state[state.QUANT_PRESET]]))
+
+
+def by_hand(from_slider: bool = False) -> None:
+    """Touching the scale or zero point sets them by hand (the slider's stop becomes the scale)."""
+    if from_slider:
+        st.session_state[state.QUANT_SCALE] = st.session_state[state.QUANT_SCALE_STEP]
+    st.session_state[state.QUANT_SCALE_MODE] = "set by hand"
+
+
+def controls():
+    """The values and the format; returns (text, bits, symmetric, rounding, clip)."""
+    left, right = st.columns([2, 3])
+    text = left.text_area(
+        "Values (commas, spaces or new lines)", key=state.QUANT_VALUES, height=100, max_chars=50_000, **kw
+    )
+    a, b = right.columns(2)
+    bits = a.select_slider(
+        "Bit width", [1, 2, 3, 4, 5, 6, 7, 8, 16], key="quant.bits", help="16 is a reference: 65,535 shelves.", **kw
+    )
+    kind = b.radio("Format", ["symmetric", "affine (zero point)"], key="quant.kind", horizontal=True, **kw)
+    rounding = a.selectbox(
+        "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="quant.rounding", **kw
+    )
+    clip = b.toggle("Clip to the range", key="quant.clip", help="Off: integers past the range are kept, marked.", **kw)
+    return text, bits, kind == "symmetric", rounding, clip
+
+
+def scale_controls(text: str, bits: int, symmetric: bool):
+    """Scale (automatic or by hand: a log slider and an exact box) and zero point; returns
+    (set by hand?, scale typed, zero point typed or None)."""
+    if (
+        st.session_state[state.QUANT_SCALE_MODE] == "automatic"
+    ):  # show the automatic scale and zero point on the controls
+        try:
+            auto = quant.auto_scale(quant.parse_values(text), bits, symmetric)
+            st.session_state[state.QUANT_SCALE], st.session_state[state.QUANT_ZERO_POINT] = auto
+        except ValueError:
+            pass  # the ruler below says what is wrong
+    st.session_state[state.QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[state.QUANT_SCALE])
+    m, s1, s2, z = st.columns([2, 3, 2, 2])
+    mode = m.radio(
+        "Scale",
+        ["automatic", "set by hand"],
+        key=state.QUANT_SCALE_MODE,
+        help="Automatic: largest magnitude / largest stored integer (affine: range / levels, and its zero point). "
+        "Moving the slider or typing a scale sets it by hand.",
+        **kw,
+    )
+    s1.select_slider(
+        "Scale s (log scale: drag to move the shelves)",
+        ruler.SCALE_STEPS,
+        key=state.QUANT_SCALE_STEP,
+        format_func=lambda v: f"{v:g}",
+        on_change=by_hand,
+        args=(True,),
+        **kw,
+    )
+    scale_in = s2.number_input("s, exactly", step=None, format="%.8g", key=state.QUANT_SCALE, on_change=by_hand, **kw)
+    zero_in = None
+    if not symmetric:
+        zero_in = z.number_input(
+            "Zero point z", step=1, key=state.QUANT_ZERO_POINT, on_change=by_hand, help="The stored code of 0.", **kw
+        )
+    return mode == "set by hand", scale_in, zero_in
+
+
+# Moving a control reruns only this part (a fragment): the page's static chart and table and the
+# real-format block below it do not depend on the ruler's settings, and skipping them roughly
+# halves the server's work per move (README, "A class at once").
+@st.fragment
+def ruler_section() -> None:
+    text, bits, symmetric, rounding, clip = controls()
+    if text != st.session_state.get(DRAWN):
+        st.rerun()  # new values: the whole page, since the real-format block reads them too
+    hand, scale_in, zero_in = scale_controls(text, bits, symmetric)
+    try:
+        args = (scale_in if hand else None, symmetric, zero_in if hand else None, rounding, clip)
+        r = ruler.ruler(quant.parse_values(text), bits, *args)
+    except ValueError as err:
+        # Not st.stop(): on a whole-page run it would also stop the parts below the fragment, and the
+        # fragment's own reruns never draw those again.
+        return ui.refuse(err)
+    for note in r.notes:
+        st.warning(note)
+    ui.chart(figures.figure(viz.fig_ruler, r), key="ruler", table=False)  # its table is below
+    if r.levels is None:
+        st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
+    st.caption(
+        f"Rounding bound s/2 = {r.scale / 2:.6g} (the whiskers). Formula: q = clip(round(x/s) + z, "
+        f"{r.qmin}, {r.qmax}), x̂ = s·(q − z)."
+    )
+    if len(r.x) <= 200:
+        st.dataframe(tables.arrow(ruler.ruler_table(r)), hide_index=True)
+    ui_quant.reaches_the_output(r, rounding)
+    st.subheader("Storage, honestly counted")
+    g1, g2, g3 = st.columns(3)
+    group = g1.select_slider(
+        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key="quant.group", **kw
+    )
+    scale_bytes = g2.radio(
+        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key="quant.scale_bytes", **kw
+    )
+    store = ruler.storage(r, None if group == "whole list" else group, scale_bytes)
+    g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
+    st.markdown(store.sentence)
+
+
+st.selectbox("The chapters' cases", list(ruler.PRESETS), key=state.QUANT_PRESET, on_change=load_preset, **kw)
+st.session_state[DRAWN] = st.session_state[state.QUANT_VALUES]
+ruler_section()
+sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+ui.chart(figures.figure(viz.fig_bits_per_weight, sizes, ruler.bits_per_weight_curves(sizes)), key="bpw")
+st.table(tables.arrow(ruler.formats_table()), hide_index=True)
+try:
+    drawn = quant.parse_values(st.session_state[DRAWN])
+except ValueError:
+    drawn = None  # values that do not parse: the ruler above says why, and there is no block to store
+if drawn is not None:
+    gguf.ruler_block(drawn)

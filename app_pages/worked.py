@@ -1,0 +1,90 @@
+"""Ch. 19's worked example: on's four scores, shares and value mix, through the model's own attention code."""
+
+import streamlit as st
+
+import ui
+from core import state, viz
+from core.model.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
+
+ui.title("worked")
+st.caption(
+    "“On” attends. Ch. 19 “Two speeds, one model”: Chapter 10's cast extended with “on”. The numbers below come from "
+    "`core.model.model.attend`, the same function every layer of the shipped model runs. Only q_on is given in "
+    "the chapter; the other queries are placeholders (they only colour the dimmed, cached rows)."
+)
+
+
+def reveal() -> None:
+    st.session_state[state.WORKED_ASK_FIRST] = False
+    st.session_state[state.LESSON_ARRIVAL] += 1  # in a lesson, the browser scrolls the grid into view again
+
+
+if st.session_state[state.WORKED_ASK_FIRST]:  # the question and its button first: on a projector's first screen
+    q, b = st.columns([4, 1], vertical_alignment="center")
+    q.info("Predict first: which earlier word does “on” attend to most, and with roughly what share?")
+    b.button("Reveal the shares", on_click=reveal, type="primary", width="stretch")
+edited = st.data_editor(table_rows(), hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
+scaled = st.toggle(
+    "Apply the usual 1/√d scaling (d = 2)",
+    key="worked.scaled",
+    persist_state="session",
+    help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
+)
+ask_first = st.toggle(
+    "Predict first: hide the shares until revealed",
+    key=state.WORKED_ASK_FIRST,
+    persist_state="session",
+    help="For a class: show on's scores, let students guess the shares, then reveal.",
+)
+try:
+    w = worked_example(*vectors_from_rows(edited), scaled)
+except ValueError as err:
+    ui.refuse(err, "Check the vectors: ")
+    st.stop()
+
+s, a = w.scores[-1], w.shares[-1]
+den = denominator(w)
+st.subheader("on's four scores")
+st.markdown(
+    " ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
+    + ("" if not scaled else " (each × 1/√2)")
+)
+st.subheader("Shares: softmax of the scores")
+if ask_first:
+    st.caption("Hidden until revealed (above).")
+    st.stop()
+if den.terms is not None:
+    e = den.terms
+    st.markdown(
+        " ; ".join(f"a_{t} = {ei:.2f} / {den.total:.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
+    )
+    note = (
+        f"Ch. 19 writes {den.rounded_total:.2f}: it adds the terms after rounding each to two decimals."
+        if den.chapters_scores
+        else f"Rounding each term to two decimals first would give {den.rounded_total:.2f}."
+    )
+    st.caption(f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {den.total:.4f}. ({note})")
+else:
+    st.markdown(" ; ".join(f"a_{t} = **{ai:.4f}**" for t, ai in zip(TOKENS, a, strict=True)))
+    st.caption(
+        "These scores are too large to print e^score usefully; softmax subtracts the largest score first, "
+        "so the shares are still exact."
+    )
+st.markdown(
+    f"Rounded to two decimals: {' + '.join(f'{r:.2f}' for r in w.last_rounded_shares)} = "
+    f"**{w.last_rounded_shares.sum():.2f}**"
+    + (
+        " — the same rounding artifact as in Chapter 10: each share was rounded on its own, so the "
+        "rounded parts need not add up to 1 (the exact shares do)."
+        if round(w.last_rounded_shares.sum(), 2) != 1
+        else "."
+    )
+)
+st.subheader("The value mix")
+o, r = w.outputs[-1], w.last_mix_from_rounded
+st.markdown(
+    f"Exact shares: o_on = [**{o[0]:.3f}**, **{o[1]:.3f}**] · from the rounded shares: "
+    f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token."
+)
+labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
+ui.chart(viz.fig_attention(w.shares, labels, 1, "Each new token adds just one row"), key="worked.grid")

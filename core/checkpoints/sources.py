@@ -1,0 +1,136 @@
+"""Where real checkpoints come from: folders found offline, and the app's command line.
+
+The app never downloads. A teacher puts a checkpoint on the machine themselves (``hf download
+HuggingFaceTB/SmolLM2-135M --local-dir …``, or anything that fills the Hugging Face cache) and
+either names it (``streamlit run app.py -- --model PATH``) or lets the sidebar list what the
+cache and ``--models-dir`` hold. Paths come only from the command line and these folders, never
+from a student's browser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.checkpoints.families import SUPPORTED
+from core.checkpoints.load import DEFAULT_MAX_GIB, checkpoint_name
+
+
+def hub_dir() -> Path:
+    """The Hugging Face hub cache: ``HF_HUB_CACHE``, else ``HF_HOME/hub``, else
+    ``~/.cache/huggingface/hub`` (the ``huggingface_hub`` library's own order)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    return Path("~/.cache/huggingface/hub").expanduser()
+
+
+@dataclass(frozen=True)
+class FoundCheckpoint:
+    """A folder that looks loadable: ``name`` ("org/name", plus "@rev" when a model has several
+    snapshots), its ``path``, ``architecture`` and safetensors ``file_bytes`` on disk."""
+
+    name: str
+    path: Path
+    architecture: str
+    file_bytes: int
+
+
+def find_checkpoints(models_dir: str | Path | None = None, hub: Path | None = None) -> list[FoundCheckpoint]:
+    """Checkpoints on this machine, sorted by name: every snapshot in the hub cache (``hub``,
+    default ``hub_dir()``: ``models--org--name/snapshots/<rev>/``) and every sub-folder of
+    ``models_dir`` (or hub-style ``models--*`` folders inside it) whose ``config.json`` names a
+    supported architecture without remote code, with ``*.safetensors`` and ``tokenizer.json``.
+    Only reads small JSON files and directory listings; a missing folder lists nothing."""
+    candidates: list[tuple[Path, str | None]] = []
+    for root in [hub or hub_dir()] + ([Path(models_dir).expanduser()] if models_dir else []):
+        if not root.is_dir():
+            continue
+        for entry in sorted(root.iterdir()):
+            snapshots = entry / "snapshots"
+            if entry.name.startswith("models--") and snapshots.is_dir():
+                revs = sorted(p for p in snapshots.iterdir() if p.is_dir())
+                candidates += [(p, p.name[:7] if len(revs) > 1 else None) for p in revs]
+            elif entry.is_dir():
+                candidates.append((entry, None))
+    found = []
+    for path, rev in candidates:
+        arch = _loadable_architecture(path)
+        size = _safetensors_bytes(path) if arch is not None else None
+        if size is not None:  # an unreadable shard (a broken link: an interrupted download) leaves it out
+            name = checkpoint_name(path) + (f"@{rev}" if rev else "")
+            found.append(FoundCheckpoint(name, path, arch, size))
+    return sorted(found, key=lambda c: c.name.lower())
+
+
+def _safetensors_bytes(folder: Path) -> int | None:
+    """Bytes of a folder's ``*.safetensors`` files, or None when one cannot be read: a hub snapshot's
+    files are links to blobs, and an interrupted download leaves a link to nothing, whose ``stat``
+    raised and took every page down for every session."""
+    try:
+        return sum(f.stat().st_size for f in folder.glob("*.safetensors"))
+    except OSError:
+        return None
+
+
+def _loadable_architecture(folder: Path) -> str | None:
+    """The architecture a folder's checkpoint would load as, or None. Never raises: one odd folder in
+    the cache (config.json nested 100,000 deep, a named pipe) must not take the picker down."""
+    if not (folder / "config.json").is_file():  # a named pipe would block the read
+        return None
+    try:
+        hf = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        arch = hf["architectures"][0]
+    except (OSError, ValueError, KeyError, IndexError, TypeError, RecursionError):
+        return None
+    if not isinstance(arch, str) or arch not in SUPPORTED or hf.get("auto_map"):
+        return None
+    if not (folder / "tokenizer.json").is_file():
+        return None
+    return arch if any(folder.glob("*.safetensors")) else None
+
+
+@dataclass(frozen=True)
+class AppArgs:
+    """The app's own command-line options (after ``--``): ``model`` a checkpoint folder to
+    load at start (None: the shipped model), ``max_model_gib`` the weight budget in GiB,
+    ``models_dir`` an extra folder of checkpoints for the picker."""
+
+    model: Path | None = None
+    max_model_gib: float = DEFAULT_MAX_GIB
+    models_dir: Path | None = None
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would print and exit; the app shows a message instead
+        raise ValueError(f"command line: {message}")
+
+
+def script_args(argv: list[str]) -> list[str]:
+    """The app's own options in ``argv`` (pass ``sys.argv``): ``streamlit run app.py -- --models-dir
+    DIR`` runs the script with ``sys.argv == ["app.py", "--models-dir", "DIR"]``; when another
+    program owns ``sys.argv`` (pytest running the app in-process) there are none."""
+    return list(argv[1:]) if argv and Path(argv[0]).name == "app.py" else []
+
+
+def parse_app_args(argv: list[str]) -> AppArgs:
+    """Parse ``streamlit run app.py -- --model PATH --max-model-gib 4 --models-dir DIR`` (pass
+    ``sys.argv[1:]``). Raises ``ValueError`` for an unknown option, a missing value or a budget
+    that is not a positive number. Paths are not checked here: ``core.checkpoints.load.load`` says
+    what is wrong with one."""
+    parser = _Parser(prog="streamlit run app.py --", add_help=False, allow_abbrev=False)
+    parser.add_argument("--model", type=_path, default=None)
+    parser.add_argument("--max-model-gib", type=float, default=DEFAULT_MAX_GIB)
+    parser.add_argument("--models-dir", type=_path, default=None)
+    ns = parser.parse_args(list(argv))
+    if not (ns.max_model_gib > 0 and ns.max_model_gib != float("inf")):
+        raise ValueError(f"command line: --max-model-gib must be a positive number of GiB, got {ns.max_model_gib}")
+    return AppArgs(model=ns.model, max_model_gib=ns.max_model_gib, models_dir=ns.models_dir)
+
+
+def _path(text: str) -> Path:
+    return Path(text).expanduser()

@@ -1,0 +1,162 @@
+"""The weights page's bills (Ch. 19 "Shrinking the numbers", "Why the LLM cares"): weight bytes by
+precision, and a model card's memory at its full context against a budget. Exact arithmetic
+(``Fraction``), printed in GB = 10⁹ bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from core.cost.counts import memory_plan, weight_bytes
+from core.gguf.layout import BLOCK_SCALES, CODES, K_QUANTS, LAYOUTS, SUB_SCALES
+from core.quant.quantize import effective_bits_per_weight
+from core.text import exact_decimal
+
+
+def gb(n_bytes) -> str:
+    """Bytes in GB (10⁹ bytes), two decimals, computed exactly: "3.94 GB"; under 0.01 GB, to two
+    significant digits ("0.00050 GB" for 10⁶ parameters at 4 bits, which two decimals showed as 0.00)."""
+    v = Fraction(n_bytes) / 10**9
+    digits = 2
+    while 0 < v < Fraction(1, 10**digits) and digits < 20:
+        digits += 1
+    return f"{exact_decimal(v, digits + (digits > 2))} GB"
+
+
+@dataclass(frozen=True)
+class WeightRow:
+    """One precision in the weights table: nominal bits and bytes, and with per-group scales."""
+
+    bits: int
+    nominal_bytes: Fraction
+    effective_bits: Fraction
+    bytes_with_scales: Fraction
+
+
+def weight_rows(n_params: int, group_size: int | None, scale_bits: int, bits=(32, 16, 8, 4)) -> list[WeightRow]:
+    """Weight bytes of ``n_params`` parameters at each precision (Ch. 19: 7B at 4 bits = 3.5 GB);
+    integer formats (< 16 bits) add one ``scale_bits`` scale per ``group_size`` weights, floats none."""
+    rows = []
+    for b in bits:
+        eff = effective_bits_per_weight(b, group_size if b < 16 else None, scale_bits)
+        rows.append(WeightRow(b, weight_bytes(n_params, b), eff, weight_bytes(n_params, eff)))
+    return rows
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A model card's memory bill (``memory_plan``) against a budget, all in bytes;
+    ``scales_added``: whether one fp16 scale per 32 weights was added to the card's bits."""
+
+    bits_per_weight: Fraction
+    plan: dict
+    budget_bytes: int
+    scales_added: bool = False
+
+    @property
+    def fits(self) -> bool:
+        return self.plan["total"] <= self.budget_bytes
+
+    @property
+    def parts_gb(self) -> dict[str, float]:
+        """Weights, KV cache and overhead in GB, for the bar (drawing needs floats)."""
+        return parts_gb(self.plan)
+
+
+def parts_gb(plan: dict) -> dict[str, float]:
+    """A memory plan's weights, KV cache and (if any) overhead in GB, for the bar (drawing needs floats)."""
+    names = {"memory/weights": "weights", "memory/kv_cache": "KV cache", "memory/overhead": "overhead"}
+    return {label: plan[key] / 1e9 for key, label in names.items() if key in plan}
+
+
+def verdict(need: int, have: int, unit=gb) -> tuple[bool, str]:
+    """Whether ``need`` bytes fit ``have``, and the sentence: "Fits: 9.23 GB needed of 10.00 GB (0.77 GB
+    spare)" or "Does not fit: 9.23 GB needed, 1.23 GB over the 8.00 GB budget". ``unit`` formats bytes."""
+    if need <= have:
+        return True, f"Fits: {unit(need)} needed of {unit(have)} ({unit(have - need)} spare)."
+    return False, f"Does not fit: {unit(need)} needed, {unit(need - have)} over the {unit(have)} budget."
+
+
+def card_bits(weight_format, grouped: bool) -> tuple[Fraction, bool]:
+    """Bits per weight a bill uses for a card's format (``core.gguf.names.WeightFormat``), and
+    whether a group scale was added. A format whose figure already counts its scales (Q4_0 4.5,
+    Q2_K 2.625, Q4_K_M typical 4.84, F16 16) is used as it is: adding 16/32 would count them twice.
+    Only a bare bit count ("Q4", "4-bit", "INT8") below 16 bits gets one fp16 scale per 32 weights
+    when ``grouped``."""
+    bits = Fraction(repr(weight_format.bits_per_weight))  # repr: 4.84 → 121/25, not the float's tail
+    if weight_format.counts_scales or not grouped or bits >= 16:
+        return bits, False
+    return effective_bits_per_weight(bits, 32), True
+
+
+def card_budget(
+    card, shape, grouped: bool, kv_bytes_per_value: float, batch_size: int, overhead_gb, budget_gb
+) -> Budget:
+    """The memory to serve ``card`` ("7B, Q4, 8K", ``core.cost.shapes.ModelCard``) at its full context
+    with ``shape``'s KV terms (``core.cost.shapes.KVShape``; a card does not give them). ``grouped``:
+    a bare bit count's weights in groups of 32 with one fp16 scale each (``card_bits``; formats
+    that count their scales are left alone). ``kv_bytes_per_value`` may be a ``Fraction`` (q8_0:
+    34/32). ``overhead_gb`` and ``budget_gb`` in GB (10⁹ bytes)."""
+    bits, added = card_bits(card.weight_format, grouped)
+    plan = memory_plan(
+        card.n_params,
+        bits,
+        shape.n_layer,
+        shape.n_kv_head,
+        shape.head_dim,
+        card.context_tokens,
+        kv_bytes_per_value,
+        batch_size,
+        round(overhead_gb * 10**9),
+    )
+    return Budget(bits, plan, round(budget_gb * 10**9), added)
+
+
+# ---- llama.cpp's block formats: where the bits go -------------------------------------------------
+
+
+def where_the_bits_go(layout_name: str, with_block: bool = True) -> str:
+    """One sentence: a ggml block format's bits per weight as codes + sub-block scales/mins + fp16
+    block scales (``ggml_layout.LAYOUTS[fmt].breakdown()``): "Q4_K: 144 bytes per 256 values =
+    4 for codes + 0.375 for sub-block scales/mins + 0.125 for block scales (fp16) = 4.5 bits per
+    weight" (``with_block=False``: from "4 for codes" on)."""
+    lay = LAYOUTS[layout_name]
+    parts = " + ".join(f"{float(r['bits_per_weight']):g} for {r['kind']}" for r in lay.breakdown())
+    block = f"{lay.name}: {lay.type_size} bytes per {lay.block_size} values = " if with_block else ""
+    return f"{block}{parts} = {float(lay.bits_per_weight):g} bits per weight"
+
+
+def bits_sentence(weight_format) -> str | None:
+    """Where a card's bits go (``core.gguf.names.WeightFormat``): its block format's
+    ``where_the_bits_go``, said to be the main part of a mix; None for floats and bare bit counts."""
+    name = weight_format.layout
+    if name is None or LAYOUTS[name].block_size == 1:
+        return None
+    if weight_format.kind == "mix":
+        return f"Where the bits go: {weight_format.name} is mostly {name} blocks. {where_the_bits_go(name)}."
+    return f"Where the bits go: {where_the_bits_go(name, with_block=False)}."
+
+
+def format_table(names=K_QUANTS) -> list[dict]:
+    """One row per ggml format: bytes per block, values per block, bits per weight, and the bits per
+    weight of its codes, sub-block scales/mins and fp16 block scales (exact from the layout, written
+    as the shortest decimal: the K-quants are Q2_K 2.625, Q3_K 3.4375, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625)."""
+    rows = []
+    for name in names:
+        lay = LAYOUTS[name]
+        by_kind = {r["kind"]: r["bits_per_weight"] for r in lay.breakdown()}
+        text = lambda bits: f"{float(bits):g}"  # noqa: E731 — multiples of 1/256: exact in a float
+        rows.append(
+            {
+                "format": name,
+                "bytes per block": lay.type_size,
+                "values per block": lay.block_size,
+                "bits per weight": text(lay.bits_per_weight),
+                "codes": text(by_kind.get(CODES, 0)),
+                "sub-block scales/mins": text(by_kind.get(SUB_SCALES, 0)),
+                "fp16 block scales": text(by_kind.get(BLOCK_SCALES, 0)),
+                "how a value is stored": lay.note,
+            }
+        )
+    return rows

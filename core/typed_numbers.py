@@ -1,0 +1,143 @@
+"""Reading the number in a typed answer: "805,306,368", "3 × 2^28", "−1", "1e6", "10^9".
+
+The unit-specific readers (bytes, times, percentages, counts) are in ``core.practice.answers``; this module
+is what they share: turning typographic forms into ASCII (``normalize``), evaluating the number
+part with ``pint`` and never Python's ``eval`` (``split_number_unit``), quoting typed text in
+messages (``quote``) and suggesting a number from what was typed (``guess``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+
+PLAIN_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ -]*)?$")
+BEYOND_FLOAT = "is beyond the largest number the computer can store (±1.8 × 10³⁰⁸)"
+
+
+class TooLarge(ValueError):
+    """A typed number (or expression: ``10^309``, ``1e200 * 1e200``) past the largest float."""
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """``text`` as a Markdown code span, cut to ``limit`` characters, so it shows literally
+    (a backtick inside cannot end the span: the fence is one backtick longer than any run)."""
+    # Control and invisible format characters (a zero-width space, NUL) would hide in the message or
+    # break the line: each is shown as its code point, [U+200B], as the ruler's messages do.
+    text = "".join(
+        ch if ch.isprintable() or ch in "\u200d\ufe0f" else (f"[U+{ord(ch):04X}]" if ch not in "\n\r\t" else " ")
+        for ch in str(text)
+    )
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    if not text:
+        return "(empty)"  # an empty code span is not one: it would show two backticks
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+@functools.lru_cache(maxsize=1)
+def ureg():
+    """One shared pint registry (loading it takes ~0.7 s; it is only read afterwards)."""
+    import pint
+
+    return pint.UnitRegistry()
+
+
+@functools.lru_cache(maxsize=256)
+def unit_of(name: str):
+    """pint's unit for a name (cached: the same few units are typed all day)."""
+    return ureg().parse_units(name)
+
+
+# The minus sign, en dash, figure dash, small and fullwidth hyphen-minus: all typed for "minus".
+MINUS_SIGNS = ("−", "–", "‒", "﹣", "－")
+
+
+def ascii_digits(text: str) -> str:
+    """Decimal digits of any script as 0-9 ("١٠٠", "１００" → "100"); every other character kept."""
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in str(text))
+
+
+def normalize(text: str) -> str:
+    """Typographic forms to ASCII and thousands separators out: "805,306,368 B" → "805306368 B",
+    "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
+    (so "1,5 GiB" stays unreadable instead of becoming 15 GiB)."""
+    s = str(text).strip()
+    s = ascii_digits(s)  # ١٠٠, １００
+    for a, b in (*((m, "-") for m in MINUS_SIGNS), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
+        s = s.replace(a, b)
+    s = re.sub(r"(?<=[A-Za-z%µμ])\.$", "", s)  # "100 ms." ends a sentence
+    s = re.sub(r"(\d\.\d+)\.$", r"\1", s)  # and so does "0.125."
+    # 3 × 2^28, 3x2^28; but not "0x300", which is hexadecimal (768), not 0 × 300: left unreadable.
+    s = re.sub(r"(?<=\d)(?!(?<=(?<![\d.])0)[xX][0-9a-fA-F])\s*[×x]\s*(?=\d)", " * ", s)
+    # 805,306,368 · 805_306_368 · 805 306 368, but not "0,055": a decimal comma (left unreadable), not 55.
+    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)
+    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
+    return s
+
+
+def _number(expr: str) -> float:
+    """Evaluate a plain-number expression ("805306368", "0.75", "3*2**28", "1e6", "10^9").
+
+    pint parses it (no Python eval). At most one power, with an exponent of at most three
+    digits, so a typed "9^9^9" cannot stall the server (pint raises a whole number to a power
+    exactly: 9^999 has 954 digits, 9^99999 would take seconds). "10^400" is ``TooLarge``, as
+    "1e400" is (a hint "try `10`" would mislead), and so is a number past 1 raised to a longer
+    positive power."""
+    if PLAIN_NUMBER.fullmatch(expr):  # the common case, without the expression parser
+        value = float(expr)
+        if not math.isfinite(value):
+            raise TooLarge(expr)
+        return value
+    # pint's tokenizer misreads a whole number with leading zeros ("10^05" came out 5, "2*05" 0):
+    # drop them first ("0.5" and "100" are untouched).
+    expr = re.sub(r"(?<![\d.])0+(?=\d)", "", expr)
+    powers = re.findall(r"(?:\*\*|\^)\s*\(?\s*([-+]?\d+(?:\.\d*)?)", expr)
+    if len(re.findall(r"\*\*|\^", expr)) > 1:
+        raise ValueError("too many powers")
+    if any(len(p.lstrip("+-").split(".")[0]) > 3 for p in powers):
+        power = re.fullmatch(r"([-+]?\d*\.?\d+)\s*(?:\*\*|\^)\s*\(?\s*(\+?\d+)\s*\)?", expr)
+        if power and abs(float(power[1])) > 1:
+            raise TooLarge(expr)  # a number past 1 raised to a power of 1,000 or more
+        raise ValueError("a power of at most three digits")
+    if re.search(r"\d\s+[\d.]", expr):  # "50 100": two numbers, not one (pint would multiply them)
+        raise ValueError("two numbers")
+    if re.search(r"\.\d*\.", expr):  # "1.610.612.736": dots as thousands separators, not 1.61
+        raise ValueError("two decimal points")
+    value = ureg().parse_expression(expr)
+    if hasattr(value, "units"):
+        if not value.dimensionless or value.units != ureg().dimensionless:
+            raise ValueError("not a plain number")
+        value = value.magnitude
+    value = float(value)
+    if not math.isfinite(value):
+        raise TooLarge(expr)
+    return value
+
+
+def split_number_unit(text: str) -> tuple[float, str]:
+    """(number, unit text) from one answer such as "0.75 GiB" or "3*2^28 B"; unit "" if none.
+    Raises ``ValueError`` (a short reason) if the number part cannot be evaluated."""
+    m = _NUMBER.match(normalize(text))
+    if not m:
+        raise ValueError("no number")
+    try:
+        return _number(m["num"].strip()), (m["unit"] or "").strip()
+    except (TooLarge, OverflowError):
+        raise TooLarge(f"{quote(m['num'].strip())} {BEYOND_FLOAT}") from None
+    except Exception as err:  # pint raises many kinds (syntax, undefined names, zero division …)
+        raise ValueError(str(err) or "no number") from None
+
+
+def guess(text: str) -> str:
+    """The first number in what was typed, in the digits 0-9 (for a suggestion the readers accept:
+    "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12."""
+    ascii_digits = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
+    if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", ascii_digits):  # "0x300" suggests its value, 768
+        return str(int(hexadecimal.group(1)[:12], 16))
+    m = re.search(r"[-+]?[0-9]+(?:\.[0-9]+)?", ascii_digits)  # "<b>100</b> ms", "~100 ms": 100
+    return m.group(0) if m else "12"

@@ -1,0 +1,46 @@
+"""App test of the worked-example page."""
+
+from tests.helpers.app_util import heatmap_z, new_app
+
+
+def test_worked_example_numbers_on_screen():
+    """Scores 1,3,1,2; shares 0.0826/0.6103/0.0826/0.2245; sum 0.99; mixes [1.913, 1.000] and [1.91, 0.99]."""
+    at = new_app("app_pages/worked.py")
+    text = " ".join(m.value for m in at.markdown)
+    for s in [
+        "q_on · k_the = **1**",
+        "q_on · k_cat = **3**",
+        "**0.0826**",
+        "**0.6103**",
+        "**0.2245**",
+        "**0.99**",
+        "[**1.913**, **1.000**]",
+        "[**1.91**, **0.99**]",
+    ]:
+        assert s in text, s
+    # e^1 + e^3 + e^1 + e^2 = 32.9112; rounded term by term, 2.72 + 20.09 + 2.72 + 7.39 = 32.92.
+    assert any("32.9112" in c.value and "Ch. 19 writes 32.92" in c.value for c in at.caption)
+    assert [round(x, 4) for x in heatmap_z(at)[3]] == [0.0826, 0.6103, 0.0826, 0.2245]
+
+
+def test_scaling_toggle_changes_scores():
+    """With 1/√2 scaling cat's score becomes 3/√2 ≈ 2.121."""
+    at = new_app("app_pages/worked.py")
+    at.toggle(key="worked.scaled").set_value(True).run()
+    assert any("q_on · k_cat = **2.121**" in m.value for m in at.markdown)
+    # Not the chapter's scores any more: the remark is not credited to Ch. 19.
+    assert not any("Ch. 19 writes" in c.value for c in at.caption)
+    assert any("Rounding each term to two decimals first would give" in c.value for c in at.caption)
+
+
+def test_predict_first_hides_the_shares_until_revealed():
+    """With "Predict first" on, the page shows on's scores (1, 3, 1, 2) and a question, not the shares or the
+    grid; "Reveal the shares" shows a_cat = 0.6103 and the grid and turns the switch off."""
+    at = new_app("app_pages/worked.py")
+    at.toggle(key="worked.ask_first").set_value(True).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "q_on · k_cat = **3**" in text and "0.6103" not in text and not at.get("plotly_chart")
+    assert "which earlier word" in at.info[0].value
+    next(b for b in at.button if b.label == "Reveal the shares").click().run()
+    assert "**0.6103**" in " ".join(m.value for m in at.markdown) and len(at.get("plotly_chart")) == 1
+    assert at.toggle(key="worked.ask_first").value is False

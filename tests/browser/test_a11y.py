@@ -1,0 +1,150 @@
+"""Real browser: every page in its typical state, at 1280×800 and at 1920×1080 in presenter mode: it draws
+without an exception, every figure fits the screen under the top bar, and axe-core (WCAG 2.0/2.1 A and AA
+rules) finds no serious or critical violation. Saves a screenshot of each under test-artifacts/ (look at
+them). One server for the module."""
+
+import pytest
+
+from bench.browser import browser_page, running_app, screenshot, wait_app_style, wait_idle, wait_rows
+from core import state
+from core.model.shipped import load_shipped_tokenizer
+from core.model.tokenizer import encode
+from tests.helpers import axe_util
+
+pytestmark = pytest.mark.browser
+
+N_PROMPT = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+
+
+def _charts(n: int):
+    return lambda page: page.wait_for_function(
+        f"() => document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=60000
+    )
+
+
+def _decode(page) -> None:
+    """After Prefill and three Steps (the stage's usual state in class)."""
+    page.get_by_role("button", name="Prefill").click()
+    wait_rows(page, N_PROMPT)
+    for i in range(1, 4):
+        page.get_by_role("button", name="Step ▸").click()
+        wait_rows(page, N_PROMPT + i)
+
+
+def _predict_revealed(page) -> None:
+    """Predict first: Prefill asks, 3 picks, → reveals (the five answers stay on screen, disabled)."""
+    page.get_by_role("button", name="Prefill").click()
+    page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
+    wait_rows(page, N_PROMPT)
+    page.keyboard.press("3")
+    page.wait_for_timeout(800)
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("→ asks the next question").wait_for(timeout=30000)
+
+
+def _lesson_stop(page) -> None:
+    """Lesson mode, teacher view, on the stop that prefills and decodes to step 11: the bar over the stage."""
+    page.locator(".st-key-lesson-bar").wait_for(timeout=60000)
+    wait_rows(page, N_PROMPT + 11, timeout_ms=60000)
+
+
+def _click_then_charts(*buttons: str, charts: int = 1):
+    def act(page) -> None:
+        for name in buttons:
+            page.get_by_role("button", name=name).first.click()
+            page.wait_for_timeout(600)
+        _charts(charts)(page)
+
+    return act
+
+
+def _practice(page) -> None:
+    """Exercise 1 with one answer checked (the named mistake: TTFT from the start of prefill), so a
+    feedback badge is on screen."""
+    box = page.get_by_role("textbox").first
+    box.fill("110 ms")
+    page.get_by_role("button", name="Check").click()
+    page.get_by_text("Known mistakes met").wait_for(timeout=30000)
+
+
+def _sidebar(page) -> None:
+    """The worked example with the sidebar open (presenter toggle, model card)."""
+    _charts(1)(page)
+    page.get_by_test_id("stExpandSidebarButton").click()
+    page.get_by_test_id("stSidebar").get_by_text("Presenter mode").wait_for(timeout=30000)
+
+
+# page (path and parameters) → how to bring it into the state a class sees (each page's default preset)
+PAGES = {
+    "": _decode,
+    "?predict=1": _predict_revealed,
+    "worked": _sidebar,
+    "context": _charts(2),
+    "latency": _charts(1),
+    "batching": _click_then_charts("Prefill the batch", "Step ▸ (one pass)"),
+    "speculative": _click_then_charts("Start (prefill the target)", "Round ▸", charts=0),
+    "paged": _click_then_charts("Step ▸ (one pass)", charts=2),
+    "cost": _charts(2),
+    "memory": _charts(1),
+    "weights": _charts(1),
+    "quantize": _charts(2),
+    "quant_model": _charts(2),
+    "practice": _practice,
+    "?lesson=fifteen-minutes&stop=2&teacher=1": _lesson_stop,
+}
+
+
+@pytest.fixture(scope="module")
+def url():
+    axe_util.axe_path()  # fail at once, with the install line, when axe-core is missing
+    with running_app() as u:
+        yield u
+
+
+def _faint_disabled_text(page) -> list[str]:
+    """Disabled controls' text below 4.5:1 (3:1 if large) against what is behind it."""
+    faint = []
+    for t in axe_util.disabled_text(page):
+        ratio = axe_util.contrast(t["fg"], t["bg"], t["opacity"])
+        if ratio < (3 if axe_util.large(t["px"], t["bold"]) else 4.5):
+            faint.append(f"disabled {t['text']!r}: {t['fg']} on {t['bg']} = {ratio:.2f}:1")
+    return faint
+
+
+def _tallest_figure_and_room(page, height: int) -> tuple[float, float]:
+    """The tallest plotly figure's height and the screen's height under the top bar, in CSS px."""
+    room = height - page.locator("header").first.bounding_box()["height"]
+    tallest = page.evaluate(
+        "() => Math.max(0, ...[...document.querySelectorAll('.js-plotly-plot')]"
+        ".map(e => e.getBoundingClientRect().height))"
+    )
+    return tallest, room
+
+
+@pytest.mark.parametrize("width,height,present", [(1280, 800, False), (1920, 1080, True)])
+def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, present):
+    """Every page in its typical state: no exception; every figure fits the screen under the top bar (the
+    context page's 130-row heatmap was 900 px, 1,125 in presenter mode); axe-core finds no serious or
+    critical WCAG 2.0/2.1 A/AA violation, and the text of disabled controls (which axe skips) reaches 4.5:1."""
+    found, faint, tall = {}, [], []
+    with browser_page(width, height) as page:
+        for where, act in PAGES.items():
+            path, _, params = where.partition("?")
+            page.goto(f"{url}/{path}?" + "&".join(p for p in (params, "present=1" if present else "") if p))
+            page.locator("h1").first.wait_for(timeout=60000)
+            act(page)
+            wait_app_style(page)  # its contrast fixes and presenter sizes are what is checked
+            wait_idle(page, 800)  # the rerun's last elements
+            assert page.get_by_test_id("stException").count() == 0, where
+            name = f"{where or 'decode'} {width}x{height}"
+            screenshot(page, f"page-{path or 'decode'}{'-' + params.split('=')[0] if params else ''}-{width}x{height}")
+            tallest, room = _tallest_figure_and_room(page, height)
+            if tallest > room:
+                tall.append(f"{name}: a {tallest:.0f} px figure under {room:.0f} px of screen")
+            vs = [v for v in axe_util.violations(page) if v["impact"] in axe_util.BLOCKING]
+            faint += [f"{name}: {f}" for f in _faint_disabled_text(page)]
+            if vs:
+                found[name] = vs
+    assert not tall, "\n".join(tall)
+    assert not found, "axe-core found serious/critical WCAG violations:\n" + axe_util.listing(found)
+    assert not faint, "\n".join(faint)

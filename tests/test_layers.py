@@ -1,0 +1,349 @@
+"""The layering of docs/ARCHITECTURE.md (and ../shared/LAYOUT.md), checked on the source's AST.
+
+Each rule is its own test; a failure names every offending file and line. Nothing is imported:
+the files are parsed, so a rule holds even for a module no test happens to import."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ("app.py", "app_pages", "ui", "core", "serve")  # the app's code: every rule applies
+CHECKED = (*APP, "bench")  # plus bench: layering, aliases, circles
+PROJECT_TOP = {"app", "app_pages", "ui", "core", "serve", "bench", "tests"}
+
+# core's packages, lowest first; a module may import its own level or any lower one.
+CORE_ORDER = (
+    {"", "text", "state", "typed_numbers"},  # "" is core/__init__
+    {"model"},
+    {"gguf"},
+    {"quant"},
+    {"cost"},
+    {"checkpoints", "decode"},
+    {"serving"},
+    {"evaluate", "practice"},
+    {"viz"},
+    {"lesson"},
+)
+CORE_LEVEL = {name: level for level, names in enumerate(CORE_ORDER) for name in names}
+
+# plotly outside core/viz/, each with why: the figure cache copies a viz figure's dict into a
+# ``go.Figure`` without validating it again (it builds none); the static files are plotly's own JS,
+# read from the package's folder and served to the browser.
+PLOTLY_ALLOWED = {"ui/figures.py", "ui/static.py"}
+
+# Third-party packages the app's code imports inside a function, each with why: a cost paid only by
+# the pages that use it (never to dodge a circle; a project module is always imported at the top).
+FUNCTION_IMPORT_ALLOWED = {
+    "gguf": "~65 ms to import (python -X importtime); only the GGUF reader, writer and header use it",
+    "pint": "~0.3 s to import and ~0.7 s to build its registry; only typed quantities with units use it",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    path: str  # relative to ROOT, posix
+    line: int
+    target: str  # the dotted module imported (for ``from m import n``: ``m.n`` if that is a module, else ``m``)
+    alias: str | None  # the local name when ``as`` was written
+    in_function: bool
+    type_checking: bool  # under ``if TYPE_CHECKING:``: never runs
+
+
+def _files(tops) -> list[Path]:
+    out = []
+    for top in tops:
+        p = ROOT / top
+        out += [p] if p.is_file() else sorted(p.rglob("*.py"))
+    return out
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+@cache
+def _all_modules() -> frozenset[str]:
+    return frozenset(_module_name(p) for p in _files((*CHECKED, "tests")))
+
+
+def _is_module(name: str) -> bool:
+    return name in _all_modules()
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(path: Path) -> list[Import]:
+    rel, here = _rel(path), _module_name(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    out: list[Import] = []
+
+    def visit(node: ast.AST, in_function: bool, type_checking: bool) -> None:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out.append(Import(rel, node.lineno, a.name, a.asname, in_function, type_checking))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                target = sub if _is_module(sub) else base
+                out.append(Import(rel, node.lineno, target, a.asname, in_function, type_checking))
+        for child in ast.iter_child_nodes(node):
+            visit(
+                child,
+                in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)),
+                type_checking or (isinstance(node, ast.If) and _is_type_checking(node.test)),
+            )
+
+    visit(_tree(path), False, False)
+    return out
+
+
+def _report(problems: list[str], rule: str) -> None:
+    assert not problems, f"{rule}: {len(problems)}\n" + "\n".join(problems)
+
+
+def _project(target: str) -> bool:
+    return target.split(".")[0] in PROJECT_TOP
+
+
+def _core_level(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "core":
+        return None
+    return CORE_LEVEL.get(parts[1] if len(parts) > 1 else "")
+
+
+def test_core_imports_only_its_own_level_or_lower():
+    """A module of ``core/`` imports only from its own package's level of the order or a lower one."""
+    problems = []
+    for path in _files(("core",)):
+        mine = _core_level(_module_name(path))
+        assert mine is not None, f"{_rel(path)}: a core package missing from CORE_ORDER"
+        for imp in _imports(path):
+            theirs = _core_level(imp.target)
+            if theirs is not None and theirs > mine:
+                problems.append(f"{imp.path}:{imp.line}: imports {imp.target} (runs up the layering)")
+    _report(problems, "core imports running up the layering")
+
+
+def test_no_streamlit_in_core_or_serve():
+    """``core/`` computes and ``serve/`` serves: neither imports streamlit."""
+    problems = [
+        f"{imp.path}:{imp.line}: imports {imp.target}"
+        for path in _files(("core", "serve"))
+        for imp in _imports(path)
+        if imp.target.split(".")[0] == "streamlit"
+    ]
+    _report(problems, "streamlit imports in core/ or serve/")
+
+
+def test_plotly_only_in_core_viz():
+    """Figures are built in ``core/viz/`` alone (and ``PLOTLY_ALLOWED``'s files, each with a reason)."""
+    problems = [
+        f"{imp.path}:{imp.line}: imports {imp.target}"
+        for path in _files(CHECKED)
+        if not _rel(path).startswith("core/viz/") and _rel(path) not in PLOTLY_ALLOWED
+        for imp in _imports(path)
+        if imp.target.split(".")[0] == "plotly"
+    ]
+    _report(problems, "plotly imports outside core/viz/")
+
+
+def test_bench_imports_nothing_from_tests():
+    """``bench/`` stands alone: tests may import bench, never the other way round."""
+    problems = [
+        f"{imp.path}:{imp.line}: imports {imp.target}"
+        for path in _files(("bench",))
+        for imp in _imports(path)
+        if imp.target.split(".")[0] == "tests"
+    ]
+    _report(problems, "bench imports from tests/")
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's components of more than one module (or one importing itself), iteratively."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = []
+                    while True:
+                        top = stack.pop()
+                        on_stack.discard(top)
+                        comp.append(top)
+                        if top == node:
+                            break
+                    if len(comp) > 1 or node in graph.get(node, ()):
+                        out.append(sorted(comp))
+    return out
+
+
+def test_no_import_circles():
+    """No circle among the project's modules, counting imports at module level and inside functions."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    where: dict[tuple[str, str], str] = {}
+    for path in _files((*CHECKED, "tests")):
+        here = _module_name(path)
+        graph[here]
+        for imp in _imports(path):
+            if _project(imp.target) and not imp.type_checking and _is_module(imp.target) and imp.target != here:
+                graph[here].add(imp.target)
+                where.setdefault((here, imp.target), f"{imp.path}:{imp.line}")
+    problems = []
+    for comp in _strongly_connected(graph):
+        members = set(comp)
+        edges = [f"  {where[(a, b)]}: {a} -> {b}" for a in comp for b in sorted(graph[a] & members)]
+        problems.append(" <-> ".join(comp) + "\n" + "\n".join(edges))
+    _report(problems, "import circles")
+
+
+def test_no_imports_inside_functions():
+    """The app's code imports at the top of a module: an import inside a function hides a circle (or a
+    cost) from the reader; the exceptions, third-party packages each with its reason, are
+    ``FUNCTION_IMPORT_ALLOWED``."""
+    problems = [
+        f"{imp.path}:{imp.line}: imports {imp.target} inside a function"
+        for path in _files(APP)
+        for imp in _imports(path)
+        if imp.in_function and imp.target.split(".")[0] not in FUNCTION_IMPORT_ALLOWED
+    ]
+    _report(problems, "imports inside functions")
+
+
+def test_no_short_aliases_of_project_modules():
+    """``import x as D`` / ``from core import state as K`` hide what a name is: spell the module."""
+    problems = [
+        f"{imp.path}:{imp.line}: {imp.target} as {imp.alias}"
+        for path in _files(CHECKED)
+        for imp in _imports(path)
+        if imp.alias is not None and len(imp.alias) <= 2 and _project(imp.target) and _is_module(imp.target)
+    ]
+    _report(problems, "one- or two-letter aliases of project modules")
+
+
+def test_figures_are_passed_not_named():
+    """``figure(viz.fig_x, ...)``, not ``figure("fig_x", ...)``: go-to-definition and the import graph follow a
+    function, not a string."""
+    problems = []
+    for path in _files(APP):
+        for node in ast.walk(_tree(path)):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            first = node.args[0]
+            if name == "figure" and isinstance(first, ast.Constant) and str(first.value).startswith("fig_"):
+                problems.append(f"{_rel(path)}:{node.lineno}: figure({first.value!r}, ...)")
+    _report(problems, "figures called by name")
+
+
+def _session_aliases(tree: ast.Module) -> set[str]:
+    """Names a module gives ``st.session_state`` (``ss = st.session_state``), and parameters named ``ss``."""
+    out = {"ss"}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "session_state"
+        ):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def _session_keys(path: Path) -> list[tuple[str, int]]:
+    """The string literals used as session-state keys: ``st.session_state["k"]`` (or through a name
+    for it, ``ss["k"]``), its ``.get("k")``, ``.pop("k")``, ``.setdefault("k")`` and ``"k" in st.session_state``."""
+    aliases = _session_aliases(_tree(path))
+
+    def _is_session_state(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "session_state") or (
+            isinstance(node, ast.Name) and node.id in aliases
+        )
+
+    out = []
+    for node in ast.walk(_tree(path)):
+        key = None
+        if isinstance(node, ast.Subscript) and _is_session_state(node.value):
+            key = node.slice
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"get", "pop", "setdefault"}
+            and _is_session_state(node.func.value)
+            and node.args
+        ):
+            key = node.args[0]
+        elif isinstance(node, ast.Compare) and any(_is_session_state(c) for c in node.comparators):
+            key = node.left
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            out.append((key.value, key.lineno))
+    return out
+
+
+def _string_literals(path: Path) -> set[str]:
+    return {n.value for n in ast.walk(_tree(path)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def test_session_keys_are_spelled_in_one_file():
+    """A session-state key written as a literal (``st.session_state["k"]``) is spelled nowhere else in the
+    app's code: a key two files share is a constant of ``core/state.py``, the one place keys are spelled."""
+    files = _files(APP)
+    literals = {path: _string_literals(path) for path in files}
+    problems = []
+    for path in files:
+        for key, line in _session_keys(path):
+            others = sorted(_rel(p) for p in files if p != path and key in literals[p])
+            if others:
+                problems.append(f"{_rel(path)}:{line}: {key!r} also spelled in {', '.join(others)}")
+    _report(problems, "session-state keys spelled in two files")

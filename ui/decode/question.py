@@ -1,0 +1,80 @@
+"""Predict, then reveal, on the decode stage: the open question with its five answers (keys 1–5),
+or the last revealed answer with the right one and the learner's pick marked (``core.decode.predict``
+makes the questions; ``ui.decode.actions`` holds the session's question, pick and tally)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import streamlit as st
+
+from core.viz import stage
+from ui.decode import actions
+
+
+def code_span(text: str) -> str:
+    """``text`` as a markdown code span: shown literally (no markup, no directives), whatever it holds."""
+    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _options(box, q, picked, revealed: bool) -> None:
+    """The five answers as buttons, keys 1–5; after the reveal the right one is ticked and a wrong
+    pick crossed."""
+    row = box.container(horizontal=True, gap="small")  # buttons as wide as their text, wrapping
+    for i, option in enumerate(q.options):
+        mark = (
+            None
+            if not revealed
+            else (":material/check:" if i == q.answer else ":material/close:" if i == picked else None)
+        )
+        row.button(
+            code_span(stage.show_spaces(option)),
+            key=f"answer.{i}",
+            on_click=actions.pick,
+            args=(i,),
+            type="primary" if (picked == i and not revealed) or (revealed and i == q.answer) else "secondary",
+            shortcut=None if revealed else str(i + 1),
+            disabled=revealed,
+            icon=mark,
+            width="content",
+        )
+
+
+def question_panel(present: bool, across: bool = False) -> None:
+    """Predict, then reveal: the open question with its options (keys 1–5), or the last revealed
+    answer with the right one and the learner's pick marked. ``across``: one row across the stage,
+    the question beside its options (presenter mode: beside the panel it would push off the screen)."""
+    q, revealed, tally = (
+        st.session_state[actions.QUESTION],
+        st.session_state[actions.REVEALED],
+        st.session_state[actions.TALLY],
+    )
+    if q is None and revealed is None:
+        return
+    box = st.container(border=True, key="stage-question")
+    ask, pick = box.columns([2, 3], vertical_alignment="center") if across else (box, box)
+    score = "" if tally is None else f" Predictions so far: {tally.right} right of {tally.asked}."
+    if q is not None:
+        picked = st.session_state[actions.PICK]
+        ask.markdown(f"**{q.text}**")
+        _options(pick, q, picked, revealed=False)
+        box.caption(
+            "Pick 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}.") + score
+        )
+        return
+    q, picked = revealed
+    verdict = "No answer given." if picked is None else ("Right!" if picked == q.answer else "Not this time.")
+    ask.markdown(f"**{q.text}**")
+    _options(pick, q, picked, revealed=True)
+    # The verdict and why in one small paragraph, so the panel fits one screen; escaped, as the
+    # explanation may quote typed tokens.
+    miss = q.miss(picked)  # the mistake behind this wrong pick, named first
+    miss = f" {q.options[picked]} is {miss}." if miss else ""
+    why = f"{verdict}{miss} {q.explain} → asks the next question.{score}"
+    box.html(
+        f'<p class="chart-desc stage-why"><strong>{html.escape(verdict)}</strong>{html.escape(why[len(verdict) :])}</p>'
+    )

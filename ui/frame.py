@@ -1,0 +1,163 @@
+"""The frame around every page: the navigation's sections, each session's state and model, the
+sidebar (presenter toggle, model picker and card), link notes and a lost session's note.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.metadata
+import tomllib
+from functools import cache
+
+import streamlit as st
+
+from core import state
+from core.cost.counts import kv_cache_bytes_for
+from core.decode import share
+from core.model.shipped import ROOT
+from core.quant.model_weights import weight_storage_bytes
+from ui import models, picker, tables
+from ui.models import model, model_card
+from ui.present import presenter_mode
+
+# The navigation (sections in the top bar) and each page's heading: one list, so the two never differ.
+SECTIONS = {
+    "Decode": (
+        ("app_pages/decode.py", "Prefill & decode", ":material/play_arrow:"),
+        ("app_pages/worked.py", "The worked example", ":material/calculate:"),
+        ("app_pages/context.py", "The context window", ":material/width_full:"),
+        ("app_pages/latency.py", "Latency on a timeline", ":material/timer:"),
+        ("app_pages/batching.py", "Batching", ":material/stacks:"),
+        ("app_pages/speculative.py", "Speculative decoding", ":material/fast_forward:"),
+        ("app_pages/paged.py", "Paged KV cache", ":material/grid_view:"),
+    ),
+    "Cost & memory": (
+        ("app_pages/cost.py", "The bill per token", ":material/show_chart:"),
+        ("app_pages/memory.py", "KV-cache memory", ":material/memory:"),
+        ("app_pages/weights.py", "Weights & model cards", ":material/balance:"),
+    ),
+    "Quantization": (
+        ("app_pages/quantize.py", "The quantization ruler", ":material/straighten:"),
+        ("app_pages/quant_model.py", "Quantizing the model", ":material/compress:"),
+    ),
+    "Practice": (("app_pages/practice.py", "Practice", ":material/quiz:"),),
+}
+PAGES = tuple(page for pages in SECTIONS.values() for page in pages)
+TITLES = {path.removeprefix("app_pages/").removesuffix(".py"): name for path, name, _ in PAGES}
+
+
+@cache
+def app_version() -> str:
+    """The app's version: a checkout's pyproject.toml (the source of truth there, even if an older copy
+    is installed in the same environment), else the installed package's metadata."""
+    pyproject = ROOT / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    try:
+        return importlib.metadata.version("inference-explainer")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def init_state() -> None:
+    """Give this session its own copy of every default (never shared between sessions), make its
+    chosen model the one the pages use (``ui.models.resolve``), then, once per session, apply
+    lesson state carried in the URL (``?model=…&seed=3&step=5&present=1``; limits from that model).
+
+    Widgets keep their values across pages themselves (``persist_state="session"``, keys from
+    ``core.state``); this only seeds what a session starts with."""
+    for key, value in state.DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = copy.deepcopy(value)
+    first = "url.applied" not in st.session_state
+    params = st.query_params.to_dict() if first else {}
+    if first and "model" in params:  # a share link names its model: choose it before limits apply
+        models.choose_from_link(params.pop("model"))
+    models.resolve()  # the session's model, loaded before any page runs
+    if first:
+        st.session_state["url.applied"] = True
+        values, ignored = share.parse_url_state(params, models.chosen_model().cfg)
+        st.session_state.update(values)
+        ignored = st.session_state.pop(state.URL_MODEL_IGNORED, []) + ignored
+        if ignored:
+            st.session_state[state.URL_IGNORED] = ignored
+
+
+def note_lost_session() -> None:
+    """Say so on screen when this browser tab had a session the server no longer holds: its
+    replica of the class server restarted or stopped (or the tab was away longer than streamlit
+    keeps a disconnected session), so streamlit's frontend reconnected to a fresh, empty session.
+
+    The signal: a reconnecting frontend asks to resume its previous session by sending that
+    session's id as the third entry of the websocket's ``Sec-WebSocket-Protocol`` header. A server
+    that still holds the session resumes it, state and all; so a *fresh* session that was asked
+    to resume one means the old one is gone. A first visit or a page reload sends no id."""
+    if "session.started" in st.session_state:
+        return
+    st.session_state["session.started"] = True
+    entries = st.context.headers.get("Sec-WebSocket-Protocol", "").split(",")
+    if len(entries) >= 3 and entries[2].strip():
+        st.warning(
+            "The class server restarted your session, so this page starts afresh: what you computed "
+            "(a prefill, its steps, measurements) is gone. Press **Prefill** to start again.",
+            icon=":material/restart_alt:",
+        )
+
+
+def sidebar_controls() -> None:
+    """Presenter mode toggle (also ``?present=1``) and any URL parameters that were ignored."""
+    with st.sidebar:
+        st.toggle(
+            "Presenter mode",
+            key=state.PRESENT,
+            persist_state="session",
+            help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
+        )
+    picker.picker()
+
+
+def url_notes() -> None:
+    """Link parameters that could not be used, said once in the main area where the class looks."""
+    for note in st.session_state.pop(state.URL_IGNORED, []):
+        st.warning(f"Link parameter ignored: {note}.")  # the note quotes the link as a code span
+    picker.refusal_note()
+
+
+def track_page(page) -> None:
+    """Remember the page of this full run and of the one before (a figure element that lives
+    across reruns is gone once its page was left)."""
+    st.session_state["ui.prev_page"] = st.session_state.get("ui.page")
+    st.session_state["ui.page"] = page.url_path
+
+
+def came_from_another_page() -> bool:
+    """This full run shows a different page than the one before it."""
+    return st.session_state.get("ui.prev_page") != st.session_state.get("ui.page")
+
+
+def sidebar_model_card() -> None:
+    if presenter_mode():
+        return  # fewer things on screen while presenting
+    if models.active().path is not None:
+        return picker.sidebar_card(models.active().path)
+    m, card = model(), model_card()
+    cfg = m.cfg
+    weight_bytes = weight_storage_bytes(m, None)
+    with st.sidebar:
+        st.subheader("The shipped model")
+        st.caption(f"{card['name']} — trained by this project (`python -m core.model.train`), runs offline.")
+        rows = {
+            "parameters": f"{card['n_params']:,}",
+            "n_layer": cfg.n_layer,
+            "n_head (query heads)": cfg.n_head,
+            "n_kv_head (KV heads)": f"{cfg.n_kv_head} ({cfg.attention_kind})",
+            "head_dim": cfg.head_dim,
+            "d_model (n_embd)": cfg.n_embd,
+            "context window": f"{cfg.block_size} positions",
+            "vocabulary": f"{cfg.vocab_size:,} tokens",
+            "weight bytes (float32)": f"{weight_bytes:,} B ({weight_bytes / 2**20:.2f} MiB)",
+            "KV bytes per token (float32)": f"{kv_cache_bytes_for(cfg, 1, 4):,} B",
+            "validation loss": f"{card['validation_loss_nats_per_token']:.3f} nats/token "
+            f"(perplexity {card['validation_perplexity']:.2f})",
+        }
+        st.table(tables.arrow({"": list(rows), "value": [str(v) for v in rows.values()]}), hide_index=True)

@@ -1,0 +1,230 @@
+"""The GGUF sections of three pages, as layout: one block of a real format under the quantization
+ruler, the shipped model as a GGUF download on the weights page, and a memory plan from a real
+.gguf file on the KV-cache memory page (issue 16). Like ``ui.decode.actions``: streamlit only, every number
+from one call into ``core/``; the pages stay short.
+
+Files: the plan reads only the app's own exports, the ``*.gguf`` directly in the folder the
+operator names on the command line (``streamlit run app.py -- --models-dir DIR``, chosen from a
+list by name) and uploads (within streamlit's upload limit). Never a path a student types.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import streamlit as st
+
+import ui
+from core import state, viz
+from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload
+from core.checkpoints.sources import parse_app_args, script_args
+from core.cost import counts as cost
+from core.cost.gguf_plan import gguf_memory_plan
+from core.cost.weight_bytes import parts_gb, verdict
+from core.gguf.writer import EXPORT_FORMATS, export_file
+from core.quant import ruler_block as ruler_blocks
+from core.quant.ruler_block import BLOCK_FORMATS, block_count
+from core.text import format_bytes, markdown_literal, plural
+from ui import figures, tables
+
+kw = {"persist_state": "session"}
+MAX_N_CTX = 10**7  # positions; a crafted header may claim any context length
+UPLOAD_MB = 1  # .streamlit/config.toml's server.maxUploadSize; the class server's nginx admits the same
+
+
+# ---- the ruler: one block ------------------------------------------------------------------------
+
+
+def ruler_block(values) -> None:
+    """The ruler's values as one 32-value block of llama.cpp's Q4_0 … Q8_0, byte by byte."""
+    st.subheader("One block of a real format (llama.cpp)")
+    st.caption(
+        "The ruler above is the chapters' teaching format (teaching int4: −7 … 7, ties to even, one scale "
+        "for the whole list). llama.cpp stores blocks of 32 values, each with its own fp16 scale (and min): "
+        "these are its formats byte for byte — the same bytes as the `gguf` package's quantizer."
+    )
+    a, b = st.columns([3, 1])
+    fmt = a.radio("Block format", BLOCK_FORMATS, key="quant.block_format", horizontal=True, **kw)
+    n_blocks = block_count(values)
+    st.session_state[state.QUANT_BLOCK] = min(int(st.session_state[state.QUANT_BLOCK]), n_blocks - 1)
+    index = b.number_input(
+        f"Block (0 … {n_blocks - 1})", 0, n_blocks - 1, key=state.QUANT_BLOCK, disabled=n_blocks == 1, **kw
+    )
+    try:
+        blk = ruler_blocks.ruler_block(values, fmt, int(index))
+    except ValueError as err:
+        ui.refuse(err, f"Cannot store these values as {fmt}: ")
+        return
+    v = blk.view
+    st.markdown(blk.sentence + ".")
+    m = st.columns(4)
+    m[0].metric("scale d (fp16)", f"{v.d:.8g}", help=f"Stored in bytes 0–1: {v.raw[:2].hex(' ')} (little-endian).")
+    m[1].metric("min m (fp16)", "—" if v.m is None else f"{v.m:.8g}", help="Q4_1 and Q5_1 store a min too.")
+    m[2].metric("bytes per block", len(v.raw))
+    m[3].metric("bits per weight", f"{float(blk.bits_per_weight):g}", help="8 · bytes per block / 32 values.")
+    ui.chart(figures.figure(viz.fig_block, v, blk.n_appended), key="ruler_block")
+    st.markdown(f"The block's {len(v.raw)} bytes in file order (hex): `{v.hex}`")
+    left, right = st.columns([2, 3])
+    left.table(tables.arrow(v.byte_parts()), hide_index=True)
+    if v.packing():
+        right.table(tables.arrow(v.packing()), hide_index=True)
+        right.caption("Low nibble first: byte j of qs holds value j in its low 4 bits, value j + 16 in its high 4.")
+    with st.expander("Every value: stored code, q, x̂ = d·q (+ m), error, where its bits are"):
+        st.dataframe(tables.arrow(v.rows()), hide_index=True)
+
+
+# ---- the weights page: export --------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner="Writing the GGUF file…", max_entries=len(EXPORT_FORMATS))
+def exported(fmt: str):
+    """The shipped model as a GGUF file (``core.gguf.writer.export_file``): deterministic, so
+    written once per format for every session."""
+    return export_file(ui.model(), ui.tokenizer(), fmt)
+
+
+@st.cache_data(show_spinner=False, max_entries=len(EXPORT_FORMATS))
+def exported_summary(fmt: str):
+    """The header and tensor table of ``exported(fmt)``, read back as any uploaded file is."""
+    f = exported(fmt)
+    return read_upload(f.data, f.file_name)
+
+
+def export_section() -> None:
+    """A download button for the shipped model as GGUF F32, F16, Q8_0 or Q4_0, naming its size."""
+    st.subheader("The shipped model as a GGUF file")
+    st.caption(
+        "GGUF is what llama.cpp, Ollama and LM Studio load. F32 keeps every tensor in float32; F16 stores the "
+        "matrices in fp16; Q8_0 and Q4_0 store the block projections in llama.cpp's block formats (as *Quantizing "
+        "the model* does) and keep the embedding, output head and norms in float32."
+    )
+    a, b = st.columns([2, 3])
+    fmt = a.radio("Format", EXPORT_FORMATS, key="weights.export_format", horizontal=True, **kw)
+    f = exported(fmt)
+    b.download_button(
+        f"Download {f.file_name} ({len(f.data):,} bytes)",
+        data=lambda: exported(fmt).data,
+        file_name=f.file_name,
+        mime="application/octet-stream",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    st.markdown(
+        f"**{len(f.data):,} bytes** = {f.header_bytes:,} B header (metadata, tokenizer, tensor table) + "
+        f"{f.storage_bytes:,} B of tensor data"
+        + (f" + {f.padding_bytes:,} B of alignment between tensors" if f.padding_bytes else "")
+        + ". Read it back on *KV-cache memory* (a memory plan from this file)."
+    )
+
+
+# ---- the memory page: a plan from a .gguf file ---------------------------------------------------
+
+
+def models_dir():
+    """The folder named by ``--models-dir`` on the app's command line, or None; a bad command line
+    is said once here."""
+    try:
+        return parse_app_args(script_args(sys.argv)).models_dir
+    except ValueError as err:
+        ui.refuse(err, "The app's ", level="warning")
+        return None
+
+
+def _summary():
+    """The chosen file's ``GGUFSummary``, or None (with a message or a hint shown)."""
+    sources = (state.GGUF_EXPORTS, state.GGUF_FOLDER, state.GGUF_UPLOAD)
+    source = st.radio("The file", sources, key="memory.gguf_source", horizontal=True, **kw)
+    try:
+        if source == state.GGUF_EXPORTS:
+            fmt = st.radio("Export", EXPORT_FORMATS, key="memory.gguf_export", horizontal=True, **kw)
+            return exported_summary(fmt)
+        if source == state.GGUF_FOLDER:
+            folder = models_dir()
+            if folder is None:
+                st.info(
+                    "No models folder: start the app with `streamlit run app.py -- --models-dir DIR` to list "
+                    "the .gguf files in DIR here (students choose from the list; nobody types a path)."
+                )
+                return None
+            files = {f.name: f for f in list_gguf_files(folder)}
+            if not files:
+                st.info("The models folder holds no .gguf files.")
+                return None
+            if st.session_state.get(state.MEMORY_GGUF_FILE) not in files:
+                st.session_state[state.MEMORY_GGUF_FILE] = next(iter(files))
+            name = st.selectbox(
+                "File in the models folder",
+                list(files),
+                key=state.MEMORY_GGUF_FILE,
+                format_func=lambda n: f"{n} ({format_bytes(files[n].size_bytes, binary=False)})",
+                **kw,
+            )
+            return read_from_models_dir(folder, name)
+        up = st.file_uploader(f"Upload a .gguf file (≤ {UPLOAD_MB} MB)", type=["gguf"], max_upload_size=UPLOAD_MB)
+        if up is None:
+            st.info("A real model is larger than the upload limit: a teacher can put it in the models folder.")
+            return None
+        return read_upload(up.getvalue(), up.name, max_bytes=UPLOAD_MB * 2**20)
+    except ValueError as err:  # may quote the file (a tensor name): literally
+        ui.refuse(err)
+        return None
+
+
+def gguf_plan_section() -> None:
+    """Header facts, the tensor table, then weights + KV cache for a chosen n_ctx and cache type
+    against a budget."""
+    st.subheader("A memory plan from a real .gguf file")
+    st.caption(
+        "Only the header and the tensor table are read (memory-mapped): a multi-GB file reads in well under a "
+        "second. Weights = the tensors' bytes (parameters × bits per weight ÷ 8, Ch. 19; a quantized block's "
+        "scales included); the KV cache from the file's layers, KV heads and head size."
+    )
+    s = _summary()
+    if s is None:
+        return
+    left, right = st.columns([2, 3])
+    facts = s.facts()  # the header's strings are the file's: shown literally, never as markdown
+    left.table({"": list(facts), "from the header": [markdown_literal(v) for v in facts.values()]}, hide_index=True)
+    with right:
+        count = st.column_config.NumberColumn(format="localized")
+        st.dataframe(s.tensor_rows(), hide_index=True, column_config={"values": count, "bytes": count})
+        st.caption(
+            "Every tensor: its ggml type and bytes. By type: "
+            + "; ".join(f"{t} {plural(r['tensors'], 'tensor')}, {r['bytes']:,} B" for t, r in s.by_type().items())
+        )
+    if st.session_state.get(state.MEMORY_GGUF_SHOWN) != (s.source, s.file_bytes):  # a new file: its own context
+        st.session_state[state.MEMORY_GGUF_SHOWN] = (s.source, s.file_bytes)
+        st.session_state[state.MEMORY_GGUF_N_CTX] = min(
+            s.context_length or state.MEMORY[state.MEMORY_GGUF_N_CTX], MAX_N_CTX
+        )
+    # Hand each box its value again before drawing it: hidden for a run (a refused upload: no plan), the boxes
+    # came back showing their first option and minimum (f32, 0.001 GB) while the plan used f16 and 8 GB.
+    for key in (state.MEMORY_GGUF_N_CTX, "memory.gguf_cache_type", "memory.gguf_budget_gb"):
+        st.session_state[key] = st.session_state[key]
+    c = st.columns(3)
+    n_ctx = c[0].number_input("n_ctx: positions", 1, MAX_N_CTX, key=state.MEMORY_GGUF_N_CTX, **kw)
+    ctype = c[1].selectbox(
+        "Cache type (llama.cpp --cache-type-k/v)", list(cost.KV_CACHE_TYPES), key="memory.gguf_cache_type", **kw
+    )
+    budget = c[2].number_input(
+        "Memory budget (GB)", 0.001, 100_000.0, step=1.0, format="%.3f", key="memory.gguf_budget_gb", **kw
+    )  # three decimals: its smallest value, 0.001 GB (1 MB), showed as 0.00 beside a 1.00 MB budget
+    try:
+        plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=round(budget * 10**9))
+    except ValueError as err:  # may quote the header's architecture: literally
+        ui.refuse(err, "No plan: ")
+        return
+    for note in plan["notes"]:
+        st.warning(note)
+    k, v, kv, total = (plan[x] for x in ("kv_cache/keys_bytes", "kv_cache/values_bytes", "memory/kv_cache", "total"))
+    mib = lambda n: format_bytes(n, unit="MiB")  # noqa: E731 — llama.cpp logs its KV cache in MiB
+    st.markdown(
+        f"KV cache in {ctype} at {int(n_ctx):,} positions: K = **{mib(k)}**, V = **{mib(v)}**, "
+        f"K + V = **{mib(kv)}** ({kv:,} bytes); weights {mib(plan['memory/weights'])} "
+        f"({plan['memory/weights']:,} bytes)."
+    )
+    dec = lambda n: format_bytes(n, binary=False)  # noqa: E731
+    labels = {"weights": dec(plan["memory/weights"]), "KV cache": dec(kv)}
+    ui.chart(viz.fig_memory_budget(parts_gb(plan), budget, labels), key="gguf_budget")
+    fits, text = verdict(total, round(budget * 10**9), dec)
+    (st.success if fits else st.error)(text + " Compute buffers and the runtime are not counted.")

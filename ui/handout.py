@@ -1,0 +1,136 @@
+"""The handout download: the running lesson's stops (or, without a lesson, the pages this session
+drew) with each figure as the learner left it, and the exercises tried (``core.lesson.handout`` writes
+the HTML). Streamlit glue: figures are kept by ``ui.chart`` under the slots set here each run.
+
+The file is built only when the button is pressed (a deferred ``st.download_button``: the ~5 MB
+document is not made on every rerun). That build runs outside the script's thread, so it reads a
+snapshot of this session's state taken when the button was drawn, never ``st.session_state``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+import ui
+from core import state, viz
+from core.decode import session_view
+from core.lesson.handout import HandoutStop, build_handout, lesson_stops
+from core.lesson.pages import PAGES
+from core.model.tokenizer import token_labels
+from ui import models
+
+DECODE_TITLE = ui.TITLES["decode"]
+# What a handout is made of (read from session state into the snapshot).
+NEEDED = (
+    state.LESSON,
+    state.LESSON_NAME,
+    state.LESSON_STOP,
+    state.HANDOUT_FIGURES,
+    state.PRACTICE_TALLY,
+    state.DECODE_SESSION,
+    state.DECODE_LAYER,
+    state.DECODE_HEAD,
+)
+
+
+def set_slots(page_title: str) -> None:
+    """Before a page runs: its first figure is kept as the page's, and, when the page is the
+    running lesson's stop, as that stop's."""
+    ss = st.session_state
+    slots = [("page", page_title)]
+    lesson = ss[state.LESSON]
+    if lesson is not None and stop_title(lesson, ss[state.LESSON_STOP]) == page_title:
+        slots.append(("stop", ss[state.LESSON_STOP]))
+    ss[state.HANDOUT_SLOTS] = tuple(slots)
+
+
+def stop_title(lesson, k: int) -> str:
+    return PAGES[lesson.stops[k].page].title
+
+
+def decode_figure(ss, tok):
+    """The decode stage's attention heatmap for the handout, built here from the session's own
+    attention rows (the stage draws in the browser): ``core.viz.fig_attention`` of the layer and
+    head on screen, or None before a Prefill. ``ss``: session state or a snapshot of it."""
+    sess = ss.get(state.DECODE_SESSION)
+    if sess is None:
+        return None
+
+    head = ss.get(state.DECODE_HEAD)
+    index = None if head == state.MEAN_HEADS else int(head)
+    layer = int(ss.get(state.DECODE_LAYER))
+    att = session_view.attention_matrix(sess, layer, index)
+    where = "prefill" if sess.n_steps == 0 else f"decode step {sess.n_steps}"
+    who = "mean over heads" if index is None else f"head {index}"
+    title = f"Layer {layer}, {who}, {where}: the attention as you left it"
+    return viz.fig_attention(att, token_labels(tok, sess.consumed), sess.passes[-1][0].shape[1], title)
+
+
+def keep_decode_stop(k: int) -> None:
+    """Leaving decode stop ``k``: keep its heatmap as it is now (the next stop may prefill anew)."""
+    fig = decode_figure(st.session_state, _decode_tokenizer(st.session_state))
+    if fig is not None:
+        st.session_state[state.HANDOUT_FIGURES][("stop", k)] = fig
+
+
+def snapshot() -> dict:
+    """What the handout needs from this session, read now (the build runs later, off the script)."""
+    ss = st.session_state
+    snap = {k: ss.get(k) for k in NEEDED}
+    snap[state.HANDOUT_FIGURES] = dict(snap[state.HANDOUT_FIGURES] or {})
+    snap["tokenizer"] = _decode_tokenizer(ss)
+    return snap
+
+
+def _decode_tokenizer(ss):
+    """The tokenizer of the decode request's model (a checkpoint chosen in the sidebar has its own)."""
+    sess = ss.get(state.DECODE_SESSION)
+    return models.tokenizer_for(sess.model_key.source if sess is not None else None)
+
+
+def build(snap) -> str:
+    """The handout (HTML) from a snapshot (``snapshot()``, or any mapping of session state with a
+    ``tokenizer`` entry): the lesson's stops with their figures, else every page that drew one."""
+    figures, lesson = snap[state.HANDOUT_FIGURES], snap[state.LESSON]
+    tally = snap[state.PRACTICE_TALLY]
+    attempts = tally.latest() if tally is not None else []
+    decode = decode_figure(snap, snap["tokenizer"])
+    if lesson is not None:
+        now = snap[state.LESSON_STOP]
+        per_stop = {}
+        for k, stop in enumerate(lesson.stops):
+            fig = figures.get(("stop", k))
+            if stop.page == "decode" and k == now:  # the stop on screen: the stage as it is now
+                fig = decode or fig
+            per_stop[k] = fig
+        return build_handout(lesson.title, lesson_stops(lesson, per_stop), attempts, lesson.description)
+    stops = []
+    for _, title, _ in ui.PAGES:
+        fig = decode if title == DECODE_TITLE else figures.get(("page", title))
+        if fig is not None:
+            stops.append(HandoutStop(title, "", fig))
+    intro = "The figures as you left them on each page you opened, and the exercises you tried."
+    return build_handout("Inference, efficiently: your session", stops, attempts, intro)
+
+
+def file_name(snap) -> str:
+    name = snap[state.LESSON_NAME] or ("my-lesson" if snap[state.LESSON] is not None else "session")
+    return f"handout-{re.sub(r'[^a-z0-9-]+', '-', name.lower())}.html"
+
+
+def download_button(key: str) -> None:
+    """ "Download handout": one self-contained HTML file, made when pressed."""
+    snap = snapshot()
+    st.download_button(
+        "Download handout",
+        data=lambda: build(snap),
+        file_name=file_name(snap),
+        mime="text/html",
+        key=key,
+        on_click="ignore",
+        icon=":material/download:",
+        help="One HTML file that opens offline: the lesson's stops with your figures, and the exercises you tried "
+        "with your answers and the right ones.",
+    )

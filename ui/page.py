@@ -1,0 +1,101 @@
+"""Page helpers: a chart with its text alternative, a refusal or kept message, a row of buttons,
+a Reset callback, the page's title. Not in core/ because it imports streamlit.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from core import state
+from core.text import markdown_literal, sentence
+from core.viz.table import figure_table
+from core.viz.theme import description_of
+from ui.frame import TITLES
+from ui.present import presenter_mode
+
+
+def chart(fig, key: str, table: bool = True) -> None:
+    """Draw a figure with the app's own template; in presenter mode with larger fonts.
+
+    Under it, its text alternative: the sentence with the figure's real numbers that its ``core.viz``
+    ``fig_*`` function gave it (``describe_*``), shown as text (literally: it may quote typed tokens),
+    and, with ``table``, a "Show as table" toggle listing the numbers the figure draws."""
+    if presenter_mode():
+        fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
+        fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
+    st.plotly_chart(fig, theme=None, key=key)
+    keep_figure(fig)
+    description = description_of(fig)
+    if description is None:
+        return
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.html(f'<p class="chart-desc">{html.escape(description)}</p>')
+    if table and row.toggle("Show as table", key=f"{key}.table"):
+        st.dataframe(readable_table(figure_table(fig)), hide_index=True)
+
+
+def readable_table(rows: list[dict]):
+    """``rows`` as a DataFrame whose empty cells (a heatmap's masked, future positions) read "—", not
+    "None": those columns become text, their numbers written with up to 6 significant digits."""
+    df = pd.DataFrame(rows)
+    for col in df.columns[df.isna().any()]:
+        df[col] = [("—" if pd.isna(v) else f"{v:.6g}" if isinstance(v, float) else str(v)) for v in df[col]]
+    return df
+
+
+def keep_figure(fig) -> None:
+    """Keep this run's first figure (the page's main one) where app.py asked (``state.HANDOUT_SLOTS``),
+    for the handout: the figure as the learner left it."""
+    for slot in st.session_state.pop(state.HANDOUT_SLOTS, ()):
+        st.session_state[state.HANDOUT_FIGURES][slot] = fig
+
+
+def title(page: str) -> None:
+    """The page's heading: its name in the navigation (``SECTIONS``)."""
+    st.title(TITLES[page])
+
+
+def refuse(err, prefix: str = "", level: str = "error") -> None:
+    """Show why input was refused, as a sentence: ``refuse(err, "Check the lengths: ")`` shows
+    "Check the lengths: every request needs at least 1 position." (``level``: error, warning, info).
+    Shown literally (``core.text.markdown_literal``): a message may quote what was typed or what a
+    file holds (``'**1**' is not a number``, a header's ``:red[x]``), which must not act as markdown."""
+    getattr(st, level)(markdown_literal(sentence(f"{prefix}{err}")))
+
+
+def set_message(key: str, text, level: str = "warning") -> None:
+    """Keep a message for ``show_message`` (callbacks run before the page draws)."""
+    st.session_state[key] = (level, markdown_literal(sentence(text)))  # may quote typed text
+
+
+def show_message(key: str) -> None:
+    """Show the message kept under ``key`` (``set_message``), if any."""
+    kept = st.session_state.get(key)
+    if kept:
+        level, text = kept
+        getattr(st, level)(text)
+
+
+def reset(*keys: str) -> Callable[[], None]:
+    """A callback that puts ``keys`` back to their defaults in ``core.state`` (a Reset button)."""
+    return lambda: st.session_state.update({k: copy.deepcopy(state.DEFAULTS[k]) for k in keys})
+
+
+def button_row(*buttons: tuple[str, Callable[[], None]]) -> None:
+    """One row of equal-width buttons (Prefill · Step · Reset and the like); the first is primary.
+
+    Each button is ``(label, callback)``: the callback changes session state, then the page
+    reruns once and draws the result."""
+    for i, (col, (label, action)) in enumerate(zip(st.columns(len(buttons)), buttons, strict=True)):
+        col.button(label, type="primary" if i == 0 else "secondary", on_click=action, width="stretch")
+
+
+def chart_in(container, fig, key: str, table: bool = True) -> None:
+    """``chart`` inside a column or other container."""
+    with container:
+        chart(fig, key, table)

@@ -1,0 +1,66 @@
+"""Presenter mode and the app's own style sheets: larger text for a projector (``?present=1``), the
+address bar that keeps it, and the note on a screen narrower than its layout. Split from ``ui``, which
+re-exports every name here (the pages call ``ui.presenter_mode()`` and the rest).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import state
+from core.model import shipped as assets
+
+# The app's own style sheets, read once at start-up (never a path from a user).
+A11Y_CSS = (assets.ASSETS / "style" / "a11y.css").read_text(encoding="utf-8")
+PRESENTER_CSS = (assets.ASSETS / "style" / "presenter.css").read_text(encoding="utf-8")
+
+
+def presenter_mode() -> bool:
+    return bool(st.session_state.get(state.PRESENT))
+
+
+def share_link_in_url() -> bool:
+    """Whether the address bar holds a share link (``core.decode.share.link_for`` always writes ``step``). The
+    page says "copy it from there": nothing may add to it, or the students' link would open the
+    teacher's presenter mode or lesson view."""
+    return "step" in st.query_params
+
+
+def keep_presenter_in_url() -> None:
+    """Keep ``?present=1`` in the address bar exactly while presenter mode is on. Streamlit drops
+    a page's query parameters when the menu switches pages, so without this a teacher who reloads
+    the projected tab after moving on lands back in laptop mode. Set only when it differs: each
+    change is one more message to the browser. A share link in the bar is left as written."""
+    if share_link_in_url():
+        return
+    on = presenter_mode()
+    if on and st.query_params.get("present") != "1":
+        st.query_params["present"] = "1"
+    elif not on and "present" in st.query_params:
+        del st.query_params["present"]
+
+
+def apply_presenter_style() -> None:
+    """The app's accessibility style on every page (``assets/style/a11y.css``) and, in presenter mode,
+    larger text for a projector (``presenter.css``). The CSS is the app's own file, never user text."""
+    style_sheet(A11Y_CSS + (PRESENTER_CSS if presenter_mode() else ""))
+    if presenter_mode():  # shown by presenter.css only on a screen narrower than the layout's 1920 px
+        st.markdown(f'<div class="present-narrow-note" role="note">{NARROW_NOTE}</div>', unsafe_allow_html=True)
+
+
+# Presenter mode's larger text is laid out for a 1920 × 1080 screen; on a 1280 × 800 projector controls were cut
+# ("Setti…", "Predict f…") and the stage ran below the screen. The laptop layout fits that screen, and so does
+# presenter mode at the browser's 67 % zoom (a 1920-px-wide page). The app's own text, never user input.
+NARROW_NOTE = (
+    "This screen is narrower than presenter mode's 1920 × 1080 layout, so parts of the page are cut off. "
+    "Zoom the browser out (Ctrl + −, to 67 % on a 1280-pixel-wide screen) until this note disappears, or turn "
+    "<b>Presenter mode</b> off in the sidebar (») for the laptop layout, which fits 1280 × 800."
+)
+
+
+def style_sheet(css: str) -> None:
+    """Put the app's own CSS (never user text) on the page, in a markdown element rather than st.html: streamlit
+    draws markdown with the page's first text, while st.html's component is loaded on first use and on a fresh
+    tab was drawn 3–4 s after the page's text (a reloaded projector tab showed laptop-size text meanwhile).
+    a11y.css folds the empty element away so it leaves no gap."""
+    st.markdown(f"<style>\n{css.strip()}\n</style>", unsafe_allow_html=True)
