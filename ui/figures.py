@@ -4,8 +4,9 @@ presenter mode; a shared object would carry that to another session).
 
 Why: building a figure validates every property through plotly's graph objects (~11–13 ms for
 each of the ruler page's three, measured with ``time.perf_counter`` here); the dict was validated
-when it was built, so the copy skips that (``_validate=False``, a keyword of plotly's
-``BaseFigure``, pinned plotly 7.1.0; tests/ui/test_figures.py checks the copy draws the same JSON):
+when it was built, so the copy skips that (``_validate=False``: a private keyword of plotly's
+``BaseFigure``; plotly 7.1.0 has no public way to build a figure without validating it;
+tests/ui/test_figures.py checks the copy draws the same JSON):
 ~0.5 ms instead of ~2.2 ms for a validating rebuild. A class that follows the teacher asks for
 the same figures again and again (the same preset, the same bit width), and each of those reruns
 holds up every other student's Step on that server process (``python -m bench.server_load``).
