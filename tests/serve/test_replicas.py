@@ -78,7 +78,7 @@ def test_generated_config_passes_nginx_t(tmp_path):
         assert "proxy_set_header Upgrade $http_upgrade;" in text and "proxy_read_timeout 1h;" in text
         body = int(re.search(r"client_max_body_size (\d+)k;", text).group(1)) * 1024
         assert limit < body < 2 * limit
-        assert all(f"upstream {name} {{\n        server {address}" in text for name, address in replicas)
+        assert all(f"upstream {name} {{\n        server {address}" in text for name, address in backends)
 
 
 def test_refuses_clearly_without_nginx_or_on_a_taken_port():
