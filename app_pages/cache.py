@@ -1,0 +1,98 @@
+"""What the KV cache holds, and what it is not: two speeds from a real run (Ch. 19), Table 30.1 and
+Figure 30.1's point (Ch. 30 §30.2), and the reuse conditions checked with the real model (§30.4)."""
+
+import streamlit as st
+
+import ui
+from core import state
+from core.cost.counts import kv_cache_bytes_for
+from core.decode.cache_not import answer_cache_vs_kv_cache
+from core.decode.two_speeds import PHASES, table_30_1
+from core.text import markdown_literal
+from core.viz.two_speeds import fig_two_speeds
+from ui import cache_demo
+from ui.page import readable_table
+
+ui.title("cache")
+ui.shipped_only_note("cache")
+st.caption(
+    "Ch. 19 “Two speeds, one model” and Ch. 30 §30.2 and §30.4. Every number below comes from the shipped "
+    "model running on this server: its own KV cache, read after each pass."
+)
+
+st.subheader("Two speeds, one model")
+prompt = st.text_input(
+    "Prompt (eight positions give Table 30.1's numbers)", key=state.CACHE_PROMPT, persist_state="session"
+)
+try:
+    passes = cache_demo.two_speeds(prompt)
+except ValueError as err:
+    ui.refuse(err)
+    st.stop()
+ui.chart(fig_two_speeds(passes), key="cache.two_speeds")
+left, right = st.columns(2)
+left.markdown("**What changes between the two phases?** (Ch. 19)")
+left.table(readable_table(list(PHASES)), hide_index=True)
+right.markdown("**Table 30.1 — A token is not cached before being consumed** (this run)")
+right.table(readable_table(table_30_1(passes)), hide_index=True)
+right.caption(
+    "Figure 30.1 — Output selection precedes consumption of that token. An emitted ID does not already contain "
+    "its layer-by-layer K/V; the next forward pass makes them. More processors do not reveal the next ID "
+    "before selection: each decode step waits for the choice before it."
+)
+
+st.subheader("What the cache is not")
+st.caption(
+    "Retained K/V are valid only for the same token IDs at the same positions, through the same weights and "
+    "attention rule (Ch. 30 §30.4). Each row prefills the text once more with one thing changed and compares "
+    "every layer's stored keys and values with the reference run's, position by position."
+)
+a, b = st.columns(2)
+text = a.text_input("Reference text", key=state.CACHE_TEXT, persist_state="session")
+edited = b.text_input("The same text, edited", key=state.CACHE_EDITED, persist_state="session")
+try:
+    rows = cache_demo.checks(text, edited)
+except ValueError as err:
+    ui.refuse(err)
+    st.stop()
+table = [
+    {
+        "changed": r.condition,
+        "how": r.change,
+        "max |ΔK|": f"{r.max_key_diff:.3g}",
+        "max |ΔV|": f"{r.max_value_diff:.3g}",
+        "first layer that differs": "none" if r.first_layer_diff is None else str(r.first_layer_diff),
+        "first position that differs": "none" if r.first_position_diff is None else str(r.first_position_diff),
+        "reuse the reference cache?": "yes: every number equal" if r.reusable else "no",
+    }
+    for r in rows
+]
+st.dataframe(readable_table(table), hide_index=True)
+shifted = next(r for r in rows if r.condition == "positions")
+if shifted.max_value_diff < 1e-4 <= shifted.max_key_diff:
+    st.caption(
+        f"Shifted positions: the keys differ by up to {shifted.max_key_diff:.3g} because RoPE rotates each key by "
+        f"its absolute position before it is stored; the values differ only by float rounding "
+        f"({shifted.max_value_diff:.1g}): RoPE's scores depend on relative positions. A cache made at other "
+        "positions still cannot stand in: its keys are rotated for the wrong places."
+    )
+
+st.subheader("A chat transcript is text; the answer cache is not the KV cache")
+transcript = st.text_area(
+    "A stored chat transcript (a text record)", key=state.CACHE_TRANSCRIPT, persist_state="session"
+)
+try:
+    turn = cache_demo.chat(transcript)
+except ValueError as err:
+    ui.refuse(err)
+    st.stop()
+c1, c2 = st.columns(2)
+c1.metric("Prefilled again to continue it", f"{turn.transcript_tokens} positions")
+c2.metric("Weights changed by the conversation", "no" if turn.digest_before == turn.digest_after else "yes")
+st.markdown("The model's continuation: " + markdown_literal(turn.reply))
+st.caption(
+    f"Weights' SHA-256 before and after: {turn.digest_before[:16]}… and {turn.digest_after[:16]}…. Reuse speeds "
+    "generation without updating the weights: no learning during a conversation."
+)
+side = answer_cache_vs_kv_cache(turn, kv_cache_bytes_for(ui.model().cfg, turn.transcript_tokens + 8, 4))
+st.table(readable_table(side), hide_index=True)

@@ -1,0 +1,90 @@
+"""Two speeds, one model (Ch. 19's two-phase figure; Ch. 30 Table 30.1), from a real run.
+
+Prefill processes every prompt position in one pass and leaves one cached K/V entry per position;
+each decode step consumes the token chosen before it, and only then does that token's K/V enter the
+cache ("A token is not cached before being consumed"). Both facts are read off the model's own
+cache here, not drawn from a script.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from core.decode.generate import SamplingConfig, decode_one_token, make_generator, prefill, select_token
+from core.decode.kv_cache import KVCache
+from core.model.model import GPT
+from core.model.tokenizer import encode, token_text
+
+# Ch. 19 "What changes between the two phases?", in the chapter's words.
+PHASES = (
+    {
+        "Phase": "Prefill",
+        "New work": "Process all prompt positions",
+        "Dependency": "Known tokens allow parallel processing with a causal mask",
+    },
+    {
+        "Phase": "Decode",
+        "New work": "Process the newly appended token",
+        "Dependency": "Wait for the previous choice; reuse cached keys and values",
+    },
+)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One forward pass: what it consumed, the cache's positions after it, what it made selectable.
+
+    ``consumed``: the token texts this pass processed (the whole prompt, or one chosen token);
+    ``cached``: positions whose K/V are stored after the pass (``cache.pos``); ``chosen``: the token
+    the pass's logits selected (output token ``index``); ``ms``: the pass's wall time."""
+
+    consumed: tuple[str, ...]
+    cached: int
+    chosen: str
+    index: int
+    ms: float
+
+
+def run(model: GPT, tok, prompt: str, steps: int = 3, sampling: SamplingConfig | None = None) -> list[Pass]:
+    """Prefill ``prompt`` then decode ``steps`` tokens, recording each pass (greedy by default).
+
+    Returns ``steps + 1`` passes: the prefill, then one per consumed token. Raises ``ValueError``
+    for an empty prompt or one whose positions plus ``steps`` pass the context window."""
+    sampling = sampling or SamplingConfig()
+    ids = encode(tok, prompt)
+    if not ids:
+        raise ValueError("the prompt is empty: type a few words first")
+    if len(ids) + steps > model.cfg.block_size:
+        raise ValueError(
+            f"{len(ids)} prompt positions and {steps} steps exceed the context window of {model.cfg.block_size}"
+        )
+    gen, cache = make_generator(sampling.seed), KVCache(model.cfg, dtype=model.dtype)
+    t0 = time.perf_counter()
+    out = prefill(model, ids, cache)
+    ms = (time.perf_counter() - t0) * 1000
+    chosen = select_token(out.logits, sampling, gen)
+    passes = [Pass(tuple(token_text(tok, i) for i in ids), cache.pos, token_text(tok, chosen), 1, ms)]
+    for k in range(2, steps + 2):
+        t0 = time.perf_counter()
+        out = decode_one_token(model, chosen, cache)
+        ms = (time.perf_counter() - t0) * 1000
+        consumed, chosen = token_text(tok, chosen), select_token(out.logits, sampling, gen)
+        passes.append(Pass((consumed,), cache.pos, token_text(tok, chosen), k, ms))
+    return passes
+
+
+def table_30_1(passes: list[Pass]) -> list[dict]:
+    """Table 30.1's rows from a run: the computation just completed, the input positions whose
+    K/V are stored, the newly selectable output (Ch. 30 §30.2)."""
+    rows = []
+    for p in passes:
+        done = f"Prefill of {p.cached} prompt positions" if p.index == 1 else f"Decode consuming token {p.index - 1}"
+        rows.append(
+            {
+                "Computation just completed": done,
+                "Input positions whose K/V are stored": p.cached,
+                "Newly selectable output": f"Token {p.index}",
+            }
+        )
+    return rows

@@ -1,0 +1,46 @@
+"""The cache page (app_pages/cache.py): what a student reads, from the real model's runs."""
+
+from core import state
+from tests.helpers.app_util import charts, new_app
+
+
+def _table(at, header: str) -> list[list[str]]:
+    """The rows of the st.table whose first column is ``header``'s table (AppTest reads its proto)."""
+    for t in at.table:
+        df = t.value
+        if header in df.columns:
+            return df.astype(str).values.tolist()
+    raise AssertionError(f"no table with a {header!r} column")
+
+
+def test_the_page_shows_table_30_1_the_phases_and_the_two_speeds_figure():
+    """Eight prompt positions: 8 → Token 1, 9 → Token 2, 10 → Token 3 as the chapter's table has them;
+    the figure's first drum holds eight squares; the phases table is Ch. 19's."""
+    at = new_app("app_pages/cache.py")
+    rows = _table(at, "Input positions whose K/V are stored")
+    assert [r[1:] for r in rows[:3]] == [["8", "Token 1"], ["9", "Token 2"], ["10", "Token 3"]]
+    assert _table(at, "Dependency")[0][0] == "Prefill"
+    spec = charts(at)[0]
+    assert len(spec["data"][0]["x"]) == 8
+    assert any("Output selection precedes consumption" in c.value for c in at.caption)
+
+
+def test_the_reuse_checks_say_only_the_unchanged_run_may_reuse():
+    """Seven conditions in the table; only 'nothing' reuses the cache; the edit differs from position 5."""
+    at = new_app("app_pages/cache.py")
+    [frame] = [d.value for d in at.dataframe if "reuse the reference cache?" in d.value.columns]
+    verdicts = dict(zip(frame["changed"], frame["reuse the reference cache?"], strict=True))
+    assert len(verdicts) == 7 and [c for c, v in verdicts.items() if v.startswith("yes")] == ["nothing"]
+    assert frame.set_index("changed").loc["the prompt edited", "first position that differs"] in (5, "5")
+    assert any(m.label == "Weights changed by the conversation" and m.value == "no" for m in at.metric)
+
+
+def test_empty_and_marked_up_text_is_handled():
+    """An empty prompt is refused in words (no traceback); typed markup in the transcript stays literal."""
+    at = new_app("app_pages/cache.py")
+    at.text_input(key=state.CACHE_PROMPT).set_value("").run()
+    assert not at.exception and any("empty" in e.value for e in at.error)
+    at.text_input(key=state.CACHE_PROMPT).set_value(state.CACHE[state.CACHE_PROMPT]).run()
+    at.text_area(key=state.CACHE_TRANSCRIPT).set_value("User: **bold** <b>x</b>\nAssistant:").run()
+    assert not at.exception
+    assert any(m.label == "Prefilled again to continue it" for m in at.metric)

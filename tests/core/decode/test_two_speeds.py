@@ -1,0 +1,55 @@
+"""Two speeds from a real run: Ch. 19's phases table and Ch. 30's Table 30.1, read off the real cache."""
+
+import pytest
+
+from core import state
+from core.decode.two_speeds import PHASES, run, table_30_1
+from core.model.shipped import load_model, load_shipped_tokenizer
+from core.model.tokenizer import encode
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_model(), load_shipped_tokenizer()
+
+
+def test_eight_prompt_positions_give_table_30_1(shipped):
+    """Ch. 30 Table 30.1: prefill of eight positions → 8 stored, token 1; consuming token 1 → 9, token 2;
+    consuming token 2 → 10, token 3 (the default prompt is eight positions of the shipped tokenizer)."""
+    model, tok = shipped
+    prompt = state.CACHE[state.CACHE_PROMPT]
+    assert len(encode(tok, prompt)) == 8
+    rows = table_30_1(run(model, tok, prompt, steps=2))
+    assert rows == [
+        {"Computation just completed": "Prefill of 8 prompt positions", "Input positions whose K/V are stored": 8,
+         "Newly selectable output": "Token 1"},
+        {"Computation just completed": "Decode consuming token 1", "Input positions whose K/V are stored": 9,
+         "Newly selectable output": "Token 2"},
+        {"Computation just completed": "Decode consuming token 2", "Input positions whose K/V are stored": 10,
+         "Newly selectable output": "Token 3"},
+    ]  # fmt: skip
+
+
+def test_each_pass_consumes_the_token_chosen_before_it(shipped):
+    """Decode step k consumes exactly the token the pass before it selected (the sequential dependency)."""
+    model, tok = shipped
+    passes = run(model, tok, "User: Is 750 yuan allowed?", steps=3)
+    assert [p.consumed[0] for p in passes[1:]] == [p.chosen for p in passes[:-1]]
+    assert passes[0].consumed == tuple(tok.decode([i]) for i in encode(tok, "User: Is 750 yuan allowed?"))
+
+
+def test_bad_prompts_are_refused(shipped):
+    """An empty prompt, or one whose positions and steps pass the 256-position window, gets a ValueError."""
+    model, tok = shipped
+    with pytest.raises(ValueError, match="empty"):
+        run(model, tok, "")
+    with pytest.raises(ValueError, match="context window of 256"):
+        run(model, tok, "yuan " * 300)
+
+
+def test_the_phases_table_is_the_chapters():
+    """Ch. 19 "What changes between the two phases?", word for word."""
+    assert [row["Dependency"] for row in PHASES] == [
+        "Known tokens allow parallel processing with a causal mask",
+        "Wait for the previous choice; reuse cached keys and values",
+    ]
