@@ -118,8 +118,10 @@ def reuse_checks(model: GPT, tok, text: str, edited: str, window: int = 4, offse
     (a sliding window of ``window``); 4-bit weights; a low-rank adapter. Raises ``ValueError`` for an
     empty text or one past the context window."""
     ids = encode(tok, text)
-    if not ids:
-        raise ValueError("the text is empty: type a few words first")
+    if not text.strip():
+        raise ValueError("the text is empty (or only spaces): type a few words first")
+    if not edited.strip():
+        raise ValueError("the edited text is empty (or only spaces): type the text with one change")
     chars = [i for ch in text for i in encode(tok, ch)]  # the same text, split into single characters
     ref = _kv(model, ids)
     rows = [
@@ -165,8 +167,8 @@ def continue_chat(model: GPT, tok, transcript: str, new_tokens: int = 8) -> Chat
     """Continue a stored transcript: tokenize the text record, prefill it, decode ``new_tokens``
     greedily; report the prefill size and the weights' digest before and after."""
     ids = encode(tok, transcript)
-    if not ids:
-        raise ValueError("the transcript is empty")
+    if not transcript.strip():
+        raise ValueError("the transcript is empty (or only spaces)")
     before = weights_digest(model)
     gen = generate_cached(model, ids, new_tokens, SamplingConfig())
     reply = "".join(token_text(tok, t) for t in gen.tokens)

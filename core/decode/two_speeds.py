@@ -53,8 +53,8 @@ def run(model: GPT, tok, prompt: str, steps: int = 3, sampling: SamplingConfig |
     for an empty prompt or one whose positions plus ``steps`` pass the context window."""
     sampling = sampling or SamplingConfig()
     ids = encode(tok, prompt)
-    if not ids:
-        raise ValueError("the prompt is empty: type a few words first")
+    if not prompt.strip():
+        raise ValueError("the prompt is empty (or only spaces): type a few words first")
     if len(ids) + steps > model.cfg.block_size:
         raise ValueError(
             f"{len(ids)} prompt positions and {steps} steps exceed the context window of {model.cfg.block_size}"
