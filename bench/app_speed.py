@@ -1,6 +1,6 @@
 """App responsiveness: page reruns, Step-to-new-row in a browser, start-up and model load.
 
-    python -m bench.app_speed [--repeats R]
+    python -m bench.app_speed [--repeats R] [--quick]
 
 1. Server-side time of one rerun of each page after a typical interaction (streamlit's AppTest,
    median of R). 2. In headless Chromium against a real `streamlit run`: time from clicking Step
@@ -9,6 +9,8 @@
    the same clicks also time the server's reply (click to the last websocket message).
    3. Time from `streamlit run` to the decode page's Prefill button, and the shipped model's load
    time (median of R, in-process after `import torch`, plus a cold subprocess). Prints a table; not a test.
+``--quick`` (seconds; tests/bench/test_quick_browser.py): the same tables from one rerun per page,
+2 Steps at each pace and one warm model load.
 """
 
 from __future__ import annotations
@@ -158,7 +160,11 @@ def model_load(repeats: int) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=9)
+    ap.add_argument("--quick", action="store_true", help="seconds: 1 rerun per page, 2 Steps per pace, 1 load")
     args = ap.parse_args()
+    steps = min(15, max(10, args.repeats))  # greedy ends after ~19 tokens
+    if args.quick:
+        args.repeats, steps = 1, 2
     print(
         f"machine: {os.cpu_count()} cores; torch {torch.__version__}, {torch.get_num_threads()} thread(s) here; "
         "the app itself uses 1 torch thread per request"
@@ -166,7 +172,7 @@ def main() -> None:
     print("\n| page | rerun after a typical interaction (median ms) |\n|---|---:|")
     for page, ms in page_reruns(args.repeats):
         print(f"| {page} | {ms:.1f} |")
-    b = browser_step(min(15, max(10, args.repeats)))  # greedy ends after ~19 tokens
+    b = browser_step(steps)
     warm, cold = model_load(args.repeats)
     print("\n| measure | ms |\n|---|---:|")
     print(f"| browser: click Step → heatmap has the new row, 0.4 s between clicks (median) | {b['paced']:.0f} |")

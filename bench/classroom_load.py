@@ -1,6 +1,6 @@
 """A full class at once: N concurrent browser sessions through one lesson, against one server.
 
-    python -m bench.classroom_load --sessions 40 --steps 20 [--ramp S] [--think S]
+    python -m bench.classroom_load --sessions 40 --steps 20 [--ramp S] [--think S] [--quick]
 
 Starts `streamlit run app.py` on a free localhost port and drives N Playwright pages in headless
 Chromium concurrently: open the decode page through a shared link with its own prompt and seed
@@ -10,6 +10,7 @@ pages and move a slider. Reports sessions completed, errors, p50/p95 time from c
 heatmap holding the new row, the server's peak memory (VmHWM), CPU time of the server and of the
 browsers, and cross-talk: whether each session's text equals a solo run of its prompt and seed
 computed here with core/. Traffic goes to 127.0.0.1 only, bounded in count and time.
+``--quick`` (seconds; tests/bench/test_quick_browser.py): the same lesson and table, 2 sessions × 3 Steps.
 """
 
 from __future__ import annotations
@@ -224,17 +225,24 @@ async def run(sessions: int, steps: int, shots: Path | None, ramp_s: float = 0.0
     }
 
 
+QUICK = {"sessions": 2, "steps": 3, "ramp": 0.0, "think": 0.0}  # --quick: a smoke run of the same lesson
+
+
 def lesson_arguments(doc: str, extra=None) -> argparse.Namespace:
-    """The command line both load scripts share: sessions, steps, ramp and think time; ``extra``
-    adds a script's own options to the parser."""
+    """The command line both load scripts share: sessions, steps, ramp and think time, and
+    ``--quick`` (``QUICK``'s values); ``extra`` adds a script's own options to the parser."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--ramp", type=float, default=0.0, help="seconds over which the sessions start")
     ap.add_argument("--think", type=float, default=0.0, help="seconds a session waits before each Step")
+    ap.add_argument("--quick", action="store_true", help="seconds: 2 sessions × 3 Steps, no ramp, no pause")
     if extra:
         extra(ap)
-    return ap.parse_args()
+    args = ap.parse_args()
+    if args.quick:
+        vars(args).update(QUICK)
+    return args
 
 
 def main() -> None:

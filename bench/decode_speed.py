@@ -1,12 +1,13 @@
 """Decode-step speed: with the KV cache vs full-prefix recompute vs Hugging Face's Llama.
 
-    python -m bench.decode_speed [--threads N] [--repeats R]
+    python -m bench.decode_speed [--threads N] [--repeats R] [--quick]
 
 For the shipped model and a larger random preset (n_layer 8, n_embd 512, block 512), at context
 lengths 16 … block_size: the median ms of one cached decode step, of one full-prefix recompute,
 their ratio, the fitted growth exponent of each curve, and the same weights' cached decode step in
 ``transformers``' ``LlamaForCausalLM`` (its own KV cache, eager attention, same thread count).
-Prints ratios measured side by side in one run; not a test.
+Prints ratios measured side by side in one run; not a test. ``--quick`` (seconds; what
+tests/bench/test_quick_model.py runs): the shipped model only, at 16, 32 and 64 positions, median of 3.
 """
 
 from __future__ import annotations
@@ -119,20 +120,31 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
     ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--quick", action="store_true", help="seconds: the shipped model at 3 lengths, 3 repeats")
     args = ap.parse_args()
+    if args.quick:
+        args.repeats = min(args.repeats, 3)
     torch.set_num_threads(args.threads)
     print(
         f"machine: {os.cpu_count()} cores; torch {torch.__version__}, {torch.get_num_threads()} thread(s); "
         f"median of {args.repeats} runs after one warm-up"
     )
     shipped = load_model()
-    torch.manual_seed(0)
-    larger = GPT(PRESETS["larger"]).eval()
-    for name, model, lengths in (
-        ("shipped model", shipped, [16, 32, 64, 128, 256]),
-        ("larger preset (random weights)", larger, [16, 32, 64, 128, 256, 512]),
-    ):
+    if args.quick:
+        runs = [("shipped model", lambda: shipped, [16, 32, 64])]
+    else:
+        runs = [
+            ("shipped model", lambda: shipped, [16, 32, 64, 128, 256]),
+            ("larger preset (random weights)", larger_preset, [16, 32, 64, 128, 256, 512]),
+        ]
+    for name, build, lengths in runs:
+        model = build()
         report(name, model, measure(model, hf_twin(model), lengths, args.repeats))
+
+
+def larger_preset() -> GPT:
+    torch.manual_seed(0)
+    return GPT(PRESETS["larger"]).eval()
 
 
 if __name__ == "__main__":

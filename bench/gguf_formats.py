@@ -1,16 +1,18 @@
 """The README's figures for llama.cpp's formats, GGUF export and GGUF reading, measured in one run.
 
-    python -m bench.gguf_formats
+    python -m bench.gguf_formats [--quick]
 
 Prints: bits per weight of every block format and where the bits go; bit-exactness against
 ``gguf.quants`` on 10,240 normal values and every matrix of the shipped model; the RMS error of a
 round trip on the normal values; the shipped model's export sizes; and the time to read a
 header with a 150,000-token vocabulary with ``gguf.GGUFReader`` as is and as ``core.gguf.reader``
-reads it. Not a test.
+reads it. Not a test. ``--quick`` (seconds; tests/bench/test_quick_model.py): the same tables, the
+byte comparison on the shipped model's first 4 matrices, and a 1,500-token header.
 """
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -39,11 +41,11 @@ def bits_table() -> None:
         )
 
 
-def exactness_and_error() -> None:
+def exactness_and_error(max_matrices: int | None = None) -> None:
     import gguf
 
     x = np.random.default_rng(0).normal(size=10_240).astype(np.float32)
-    mats = [p.detach().numpy() for p in load_model().parameters() if p.ndim == 2]
+    mats = [p.detach().numpy() for p in load_model().parameters() if p.ndim == 2][:max_matrices]
     print("\n| format | bytes equal to gguf's (normal / model) | RMS error, 10,240 N(0, 1) values |")
     print("|---|---|---:|")
     for f in FORMATS:
@@ -77,7 +79,7 @@ def export_sizes() -> None:
             print(f"| {f} | {size:,} | {data:,} | {size - data:,} | {8 * data / model.n_params():.3f} |")
 
 
-def read_speed() -> None:
+def read_speed(vocab: int = 150_000) -> None:
     import gguf
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -87,9 +89,9 @@ def read_speed() -> None:
         w.add_head_count(32)
         w.add_head_count_kv(8)
         w.add_embedding_length(4096)
-        w.add_token_list([f"t{i}" for i in range(150_000)])
-        w.add_token_types([1] * 150_000)
-        w.add_token_merges([f"a{i} b{i}" for i in range(150_000)])
+        w.add_token_list([f"t{i}" for i in range(vocab)])
+        w.add_token_types([1] * vocab)
+        w.add_token_merges([f"a{i} b{i}" for i in range(vocab)])
         w.add_tensor("token_embd.weight", np.zeros((4, 64), dtype=np.float16))
         w.write_header_to_file()
         w.write_kv_data_to_file()
@@ -101,17 +103,20 @@ def read_speed() -> None:
         t = time.perf_counter()
         gguf.GGUFReader(path)
         plain = time.perf_counter() - t
-    print(f"\nheader with 150,000 tokens, types and merges: GGUFReader {plain:.2f} s, core.gguf.reader {ours:.2f} s")
+    print(f"\nheader with {vocab:,} tokens, types and merges: GGUFReader {plain:.2f} s, core.gguf.reader {ours:.2f} s")
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="seconds: 4 of the model's matrices, a 1,500-token header")
+    args = ap.parse_args()
     bits_table()
-    exactness_and_error()
+    exactness_and_error(4 if args.quick else None)
     export_sizes()
     kv = kv_cache_bytes_typed(64, 8, 128, 32_768, "q8_0")
     k_mib, total_mib = kv["kv_cache/keys_bytes"] / 2**20, kv["total"] / 2**20
     print(f"\nq8_0 cache, 64 layers × 8 KV heads × 128, 32,768 positions: K {k_mib:,.0f} MiB, K+V {total_mib:,.0f} MiB")
-    read_speed()
+    read_speed(1_500 if args.quick else 150_000)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """llama.cpp itself runs our GGUF exports: logits and greedy text against ``core/``.
 
-    python -m bench.llama_cpp_parity [--threads N] [--new-tokens M] [--kv-type f32|f16]
+    python -m bench.llama_cpp_parity [--threads N] [--new-tokens M] [--kv-type f32|f16] [--quick]
 
 Needs ``llama-cpp-python`` (``pip install llama-cpp-python``: a source build of llama.cpp, about
 25 minutes on 2 cores), which is not in requirements-test.txt and not run in CI. Exports the
@@ -13,7 +13,9 @@ llama.cpp, and for three prompts prints
 - greedy agreement: how many of ``--new-tokens`` greedy tokens match, and the first that differs.
 
 Token ids are fed to llama.cpp directly, so a tokenizer difference cannot hide a logit one.
-Prints measurements; not a test.
+Prints measurements; not a test. ``--quick`` (seconds; tests/bench/test_quick_model.py): both files,
+the first prompt, 5 greedy tokens; without llama-cpp-python it prints that it is skipped and what it
+needs, and exits 0 (the full run exits 2).
 """
 
 from __future__ import annotations
@@ -39,16 +41,23 @@ PROMPTS = (
 )
 
 
-def _import_llama_cpp():
+NEEDS = (
+    "llama-cpp-python is not installed, so this optional benchmark cannot run.\n"
+    "Install it with `pip install llama-cpp-python` (it builds llama.cpp from source: about\n"
+    "25 minutes on 2 cores), then run `python -m bench.llama_cpp_parity` again."
+)
+
+
+def _import_llama_cpp(quick: bool = False):
+    """The ``llama_cpp`` module; without it, say what is needed and exit: 2, or 0 with ``quick``
+    (a smoke run that has nothing to run is skipped, not failed; the message goes to stdout then)."""
     try:
         import llama_cpp
     except ImportError:
-        print(
-            "llama-cpp-python is not installed, so this optional benchmark cannot run.\n"
-            "Install it with `pip install llama-cpp-python` (it builds llama.cpp from source: about\n"
-            "25 minutes on 2 cores), then run `python -m bench.llama_cpp_parity` again.",
-            file=sys.stderr,
-        )
+        if quick:
+            print("skipped (--quick): " + NEEDS)
+            raise SystemExit(0) from None
+        print(NEEDS, file=sys.stderr)
         raise SystemExit(2) from None
     return llama_cpp
 
@@ -93,8 +102,12 @@ def main() -> None:
     # llama.cpp keeps its KV cache in f16 by default: K and V rounded to fp16 move the logits by ~1e-3,
     # which would hide whether the model itself agrees. f32 compares the model; f16 shows that rounding.
     ap.add_argument("--kv-type", choices=("f32", "f16"), default="f32", help="llama.cpp's KV cache type")
+    ap.add_argument("--quick", action="store_true", help="seconds: the first prompt, 5 tokens; exit 0 if skipped")
     args = ap.parse_args()
-    llama_cpp = _import_llama_cpp()
+    llama_cpp = _import_llama_cpp(args.quick)
+    prompts = PROMPTS[:1] if args.quick else PROMPTS
+    if args.quick:
+        args.new_tokens = min(args.new_tokens, 5)
     torch.set_num_threads(args.threads)
 
     model, tok = load_model(), load_shipped_tokenizer()
@@ -121,7 +134,7 @@ def main() -> None:
             )
             refs = [("our " + fmt, ours[fmt])] + ([("our float32", model)] if fmt != "F32" else [])
             print(f"{fmt} file ({size:,} bytes)")
-            for p, prompt in enumerate(PROMPTS, 1):
+            for p, prompt in enumerate(prompts, 1):
                 ids = encode(tok, prompt)
                 same_tok = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=False) == ids
                 theirs = llama_logits(llm, ids)

@@ -1,6 +1,6 @@
 """The paged KV cache's costs and gains, measured in one run.
 
-    python -m bench.paged_speed [--threads N] [--repeats R] [--trace-repeats R]
+    python -m bench.paged_speed [--threads N] [--repeats R] [--trace-repeats R] [--quick]
 
 1. One decode step through the paged cache (append the token, build the block-table view, one
    ``GPT.forward`` that gathers K/V by block index) vs one step with the contiguous ``KVCache``, at
@@ -11,7 +11,8 @@
    TTFT (arrival → first token), at most 8 requests in a batch, on the engine's clock (measured
    compute per step; an idle engine jumps to the next arrival). Medians of repeats, the policies
    alternating which runs first.
-Prints ratios measured side by side; not a test.
+Prints ratios measured side by side; not a test. ``--quick`` (seconds; tests/bench/test_quick_model.py):
+the same two tables from 3 decode repeats and one run of the trace per policy.
 """
 
 from __future__ import annotations
@@ -95,7 +96,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=31)
     ap.add_argument("--trace-repeats", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="seconds: 3 decode repeats, 1 trace run per policy")
     args = ap.parse_args()
+    if args.quick:
+        args.repeats, args.trace_repeats = min(args.repeats, 3), 1
     torch.set_num_threads(args.threads)
 
     torch.manual_seed(0)

@@ -1,6 +1,6 @@
 """A real-sized checkpoint through ``core.checkpoints.load.load``: decode step against the memory floor.
 
-    nice -n 10 python -m bench.pretrained_speed [--threads 1] [--repeats 7] [--checkpoint DIR]
+    nice -n 10 python -m bench.pretrained_speed [--threads 1] [--repeats 7] [--checkpoint DIR] [--quick]
 
 A random model with SmolLM2-135M's published shape (30 layers, 9 heads, 3 KV heads, d_model 576,
 intermediate 1536, vocabulary 49,152, tied embeddings) is written by ``transformers`` as a local
@@ -22,6 +22,8 @@ the wall clock and by this process's CPU time (on a shared machine the CPU time 
 of the two), and the load average; not a test. One thread by default, as the app's server runs
 each request (``ui/models.py``).
 ``--checkpoint`` times a real folder (e.g. a downloaded SmolLM2-135M) instead of the random one.
+``--quick`` (seconds; tests/bench/test_quick_model.py): the same table on ``TINY_LLAMA`` (SmolLM2's
+layout with 2 layers, d_model 64 and a 512-token vocabulary), a 16 MiB bandwidth probe, 2 repeats.
 """
 
 from __future__ import annotations
@@ -56,14 +58,26 @@ SMOLLM2_135M = dict(  # HuggingFaceTB/SmolLM2-135M's config.json (shape fields)
     tie_word_embeddings=True,
 )
 
+# ``--quick``: the same architecture (grouped-query heads, tied embeddings, RoPE) in a few MB.
+TINY_LLAMA = dict(
+    SMOLLM2_135M,
+    vocab_size=512,
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+)
 
-def write_checkpoint(folder: Path) -> None:
-    """Random weights in SmolLM2-135M's shape, saved by transformers, plus a byte-level tokenizer."""
+
+def write_checkpoint(folder: Path, shape: dict = SMOLLM2_135M) -> None:
+    """Random weights in SmolLM2-135M's shape (or ``shape``), saved by transformers, plus a
+    byte-level tokenizer."""
     import transformers
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**SMOLLM2_135M))
+    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**shape))
     model.save_pretrained(folder, safe_serialization=True)
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -150,18 +164,23 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--checkpoint", type=Path, help="an existing checkpoint folder instead of the random one")
+    parser.add_argument("--quick", action="store_true", help="seconds: a 2-layer model of the same layout, 2 repeats")
     args = parser.parse_args()
+    if args.quick:
+        args.repeats = min(args.repeats, 2)
     torch.set_num_threads(args.threads)
     import transformers
 
     with tempfile.TemporaryDirectory() as tmp:
-        folder = args.checkpoint or Path(tmp) / "SmolLM2-135M-random"
+        name = "tiny-llama-random (--quick)" if args.quick else "SmolLM2-135M-random"
+        folder = args.checkpoint or Path(tmp) / name
         if args.checkpoint is None:
-            write_checkpoint(folder)
+            write_checkpoint(folder, TINY_LLAMA if args.quick else SMOLLM2_135M)
         model, _, card = load(folder)
         again_ms = load(folder)[2].load_ms  # files now in the page cache either way
         hf = transformers.AutoModelForCausalLM.from_pretrained(folder).eval()
-    probe = torch.randn(8192, 16384)  # float32, 512 MiB: far larger than the CPU caches
+    # float32, 512 MiB: far larger than the CPU caches (--quick: 16 MiB, still past most L2s)
+    probe = torch.randn(2048, 2048) if args.quick else torch.randn(8192, 16384)
     probe_bytes = probe.numel() * probe.element_size()
     mib = 2**20
     print(f"{card.name}: {card.n_params:,} parameters, {card.weight_bytes / mib:,.0f} MiB as float32")

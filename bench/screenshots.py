@@ -1,15 +1,19 @@
 """README's screenshots: start the real app, drive it in Chromium, save small PNGs into docs/img/.
 
-    python -m bench.screenshots
+    python -m bench.screenshots [--out DIR] [--quick]
 
 Each shot waits on page state (streamlit's script state on the app element, and the element it
 shows being visible), never on a fixed sleep. The PNGs are scaled down and reduced to a palette
-so that each stays well under 250 KB."""
+so that each stays well under 250 KB. ``--out DIR`` writes them elsewhere; ``--quick`` (seconds;
+tests/bench/test_quick_browser.py) takes the same three shots with 1 Step in the decode shot, into
+``--out`` or a new temporary folder (never docs/img/)."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import sys
+import tempfile
 from pathlib import Path
 
 from PIL import Image
@@ -40,7 +44,8 @@ def _visible(page, target, timeout_ms: int = 90000) -> None:
 
 
 def _save(page, name: str, width: int, colors: int = 128) -> Path:
-    """Screenshot the viewport, scale it to ``width`` px, reduce to a palette, write docs/img/name."""
+    """Screenshot the viewport, scale it to ``width`` px, reduce to a palette, write ``OUT``/name
+    (docs/img/ unless ``--out``)."""
     image = Image.open(io.BytesIO(page.screenshot(scale="css"))).convert("RGB")
     if image.width > width:
         image = image.resize((width, round(image.height * width / image.width)), Image.LANCZOS)
@@ -48,7 +53,8 @@ def _save(page, name: str, width: int, colors: int = 128) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / name
     image.save(path, optimize=True)
-    print(f"{path.relative_to(ROOT)}: {image.width}×{image.height}, {path.stat().st_size // 1024} KB")
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    print(f"{shown}: {image.width}×{image.height}, {path.stat().st_size // 1024} KB")
     return path
 
 
@@ -117,7 +123,17 @@ def practice(browser, url: str) -> Path:
 
 
 def main() -> int:
+    global OUT, STEPS
     from playwright.sync_api import sync_playwright
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, help="folder for the PNGs (default docs/img/)")
+    ap.add_argument("--quick", action="store_true", help="seconds: 1 Step in the decode shot; a temporary folder")
+    args = ap.parse_args()
+    if args.quick:
+        STEPS = 1
+    if args.out or args.quick:
+        OUT = args.out or Path(tempfile.mkdtemp(prefix="screenshots-"))
 
     with running_server(timeout_s=120) as (url, _), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"], headless=True)

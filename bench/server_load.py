@@ -3,6 +3,7 @@
     python -m bench.server_load --sessions 40 --steps 20 [--ramp S] [--think S]   # one process
     python -m bench.server_load --url http://127.0.0.1:8501 [...]                  # a running server
     python -m bench.server_load --replicas 2 [--profile]       # 1 process vs a class server, same run
+    python -m bench.server_load --quick [--replicas 1]         # seconds: 2 sessions × 3 Steps
 
 `bench.classroom_load` drives real browsers, but on this 2-core machine 40 headless Chromium pages
 need far more CPU than the server (in a classroom every student's browser runs on their own
@@ -22,6 +23,9 @@ with core/. ``--replicas N`` runs, in one go on this machine: single sessions (S
 server CPU per Step c), then the issue's two goal scenarios against one process and against N
 replicas behind nginx (``serve.class_server``), with ``--profile`` a py-spy breakdown of the
 Steps on a replica (``bench.step_profile``). Traffic goes to 127.0.0.1 only, unless ``--url``.
+``--quick`` (tests/bench/test_quick_model.py runs it without ``--replicas``): the same tables from
+2 sessions × 3 Steps; with ``--replicas``, one single session and ``QUICK_SCENARIOS``' shorter ramp
+and pause.
 """
 
 from __future__ import annotations
@@ -39,15 +43,24 @@ from bench.ws_session import Probe, drive, run
 
 # The issue's two goal scenarios: (name, seconds over which sessions start, pause before each Step).
 SCENARIOS = (("following along (start over 10 s, 1 s pause)", 10.0, 1.0), ("hammering Step (no pause)", 0.0, 0.0))
+# --quick: the same two scenarios, their ramp and pause shortened.
+QUICK_SCENARIOS = (("following along (start over 1 s, 0.1 s pause)", 1.0, 0.1), ("hammering Step (no pause)", 0.0, 0.0))
 SOLO_SESSIONS = 3  # single-session runs, one after another, for the Step p50 and c
 COOKIE = "class_replica"
 
 
-async def solo(url: str, steps: int, pids: list[int], pin: str | None = None, profile_pid: int | None = None) -> dict:
-    """Single sessions one after another: Step p50/p95, c = server CPU over the Steps ÷ Steps,
+async def solo(
+    url: str,
+    steps: int,
+    pids: list[int],
+    pin: str | None = None,
+    profile_pid: int | None = None,
+    n: int = SOLO_SESSIONS,
+) -> dict:
+    """``n`` single sessions one after another: Step p50/p95, c = server CPU over the Steps ÷ Steps,
     and (``profile_pid``) a py-spy breakdown of one more session's Steps on that process."""
     probe, step_ms, errors = Probe(pids), [], []
-    for i in range(SOLO_SESSIONS):
+    for i in range(n):
         r = await drive(url, 1, steps, pids=pids, first=i, probe=probe, pin=pin)
         step_ms += r["step_ms"]
         errors += r["errors"]
@@ -55,7 +68,7 @@ async def solo(url: str, steps: int, pids: list[int], pin: str | None = None, pr
     out = {"step_p50_ms": p50, "step_p95_ms": p95, "c_ms": 1000 * probe.cpu_s / max(probe.steps, 1), "errors": errors}
     if profile_pid:
         prof = step_profile.ProfiledSteps(profile_pid)
-        r = await drive(url, 1, steps, first=SOLO_SESSIONS, probe=prof, pin=pin)
+        r = await drive(url, 1, steps, first=n, probe=prof, pin=pin)
         if prof.stacks is None:  # the session failed before its Steps were recorded: say why
             raise RuntimeError(f"the profiled session failed: {'; '.join(r['errors'])}")
         out["profile"], out["profile_waiting"] = step_profile.breakdown(prof.stacks)
@@ -68,16 +81,21 @@ async def load(url, sessions, steps, ramp, think, pids, others=()) -> dict:
     return await drive(url, sessions, steps, ramp, think, pids=pids, others=others)
 
 
-async def compare(replicas: int, sessions: int, steps: int, profile: bool, pin: bool = False) -> dict:
-    """1 process vs ``replicas`` behind nginx, in one run: single sessions, then both scenarios."""
+async def compare(
+    replicas: int, sessions: int, steps: int, profile: bool, pin: bool = False, quick: bool = False
+) -> dict:
+    """1 process vs ``replicas`` behind nginx, in one run: single sessions, then both scenarios
+    (``quick``: one single session, ``QUICK_SCENARIOS``)."""
     from bench.browser import running_server
     from serve.nginx import free_port
     from serve.replicas import class_server
 
-    res: dict = {"1": {}, "N": {}, "pinned": pin, "load_before": os.getloadavg()[0]}
+    scenarios, n_solo = (QUICK_SCENARIOS, 1) if quick else (SCENARIOS, SOLO_SESSIONS)
+    res: dict = {"1": {}, "N": {}, "pinned": pin, "load_before": os.getloadavg()[0], "scenarios": scenarios}
+    res["solo_sessions"] = n_solo
     with running_server(timeout_s=120) as (url, proc):
-        res["1"]["solo"] = await solo(url, steps, [proc.pid])
-        for name, ramp, think in SCENARIOS:
+        res["1"]["solo"] = await solo(url, steps, [proc.pid], n=n_solo)
+        for name, ramp, think in scenarios:
             res["1"][name] = await load(url, sessions, steps, ramp, think, [proc.pid])
     with class_server(replicas, port=free_port(), pin=pin) as srv:
         pids = [r.proc.pid for r in srv.replicas]
@@ -85,9 +103,9 @@ async def compare(replicas: int, sessions: int, steps: int, profile: bool, pin: 
         for r in srv.replicas:  # each replica's first session loads the model and imports the pages
             await drive(srv.url, 1, 2, first=90, pin=f"{COOKIE}={r.name}")
         pin = f"{COOKIE}={srv.replicas[0].name}"
-        res["N"]["solo"] = await solo(srv.url, steps, pids, pin, pids[0] if profile else None)
+        res["N"]["solo"] = await solo(srv.url, steps, pids, pin, pids[0] if profile else None, n_solo)
         nginx = [srv.nginx.pid, *children(srv.nginx.pid)]
-        for name, ramp, think in SCENARIOS:
+        for name, ramp, think in scenarios:
             if profile and not think:  # hammering: where the first replica's event loop waits
                 recorder = step_profile.start(pids[0], event_loop=True)
                 await asyncio.sleep(1.0)  # py-spy attaches
@@ -111,7 +129,7 @@ def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
         where = "each pinned to one core, replica i on core i mod cores (--pin)"
     print(f"machine: {cores} cores; protocol-level clients on the same machine; {steps} Steps per session;")
     print(f"the {replicas} replicas {where}; load average before: {res['load_before']:.1f}\n")
-    print(f"Single sessions ({SOLO_SESSIONS} one after another):\n")
+    print(f"Single sessions ({res['solo_sessions']} one after another):\n")
     print(f"| | 1 process | {replicas} replicas behind nginx |\n|---|---:|---:|")
     row("Step p50 / p95", [f"{s['step_p50_ms']:.0f} / {s['step_p95_ms']:.0f} ms" for s in (one["solo"], many["solo"])])
     row("server CPU per Step, c", [f"{s['c_ms']:.1f} ms" for s in (one["solo"], many["solo"])])
@@ -120,7 +138,7 @@ def report(res: dict, replicas: int, sessions: int, steps: int) -> None:
     limit = sessions * c / cores
     print(f"\n{sessions} sessions × {steps} Steps. Queueing limit N·c/cores = {sessions} × {c:.1f} ms / {cores} =")
     print(f"{limit:.0f} ms; single-session Step p50 = {base_p50:.0f} ms (both from the 1-process column above).\n")
-    names = [n for n, _, _ in SCENARIOS]
+    names = [n for n, _, _ in res["scenarios"]]
     print("| | " + " | ".join(f"{n}: 1 process | {replicas} replicas" for n in names) + " |")
     print("|---|" + "---:|" * (2 * len(names)))
     runs = [r for n in names for r in (one[n], many[n])]
@@ -186,7 +204,7 @@ def main(doc: str) -> None:
     args = lesson_arguments(doc, options)
     if args.replicas:
         report(
-            asyncio.run(compare(args.replicas, args.sessions, args.steps, args.profile, args.pin)),
+            asyncio.run(compare(args.replicas, args.sessions, args.steps, args.profile, args.pin, args.quick)),
             args.replicas,
             args.sessions,
             args.steps,

@@ -1,6 +1,6 @@
 """What the shipped model does on the default prompt: the README's shipped-model figures.
 
-    python -m bench.shipped_model [--assets DIR] [--skip-speed] [--threads N]
+    python -m bench.shipped_model [--assets DIR] [--skip-speed] [--threads N] [--quick]
 
 Prints (1) greedy output tokens 1..20 of the default prompt with the top two probabilities
 (softmax, T = 1) and how many steps have a runner-up ≥ 5 %; (2) at the step where the
@@ -9,7 +9,8 @@ holding the name; (3) the greedy reply with float32 weights and with 4-, 3- and 
 (groups of 32); (4) the quantization table of the "Quantizing the model" page (8 held-out windows
 of 128 tokens, groups of 32, half to even); (5) speculative decoding on the default prompt,
 greedy, 60 tokens, k = 1 … 8: acceptance rate and wall-clock speed-up (median of 3 runs).
-Measured in one run; not a test.
+Measured in one run; not a test. ``--quick`` (seconds; tests/bench/test_quick_model.py): the same
+sections, the quantization table on 2 windows and the speculative timing from one run of each k.
 """
 
 from __future__ import annotations
@@ -85,9 +86,9 @@ def choices(tok, model, ids: list[int]) -> None:
 README_ROWS = ("8-bit weights", "4-bit weights", "2-bit weights", "8-bit KV cache", "2-bit KV cache")
 
 
-def quant_table(tok, model) -> None:
-    rows = sweep(model, eval_windows(tok), group_size=32)
-    print("## Quantizing the model (8 × 128 held-out predictions, groups of 32, half to even)\n")
+def quant_table(tok, model, n_windows: int = 8) -> None:
+    rows = sweep(model, eval_windows(tok, n_windows), group_size=32)
+    print(f"## Quantizing the model ({n_windows} × 128 held-out predictions, groups of 32, half to even)\n")
     print("| | bytes | max abs Δlogit | greedy changed | perplexity |\n|---|---|---|---|---|")
     f32 = rows["weights"][0]
     print(
@@ -102,13 +103,13 @@ def quant_table(tok, model) -> None:
     print()
 
 
-def speculative(model, draft, ids: list[int], runs: int = 3) -> None:
-    results = [measure_speculative(model, draft, ids, ks=(1, 2, 3, 4, 6, 8)) for _ in range(runs)]
+def speculative(model, draft, ids: list[int], runs: int = 3, repeats: int = 3) -> None:
+    results = [measure_speculative(model, draft, ids, ks=(1, 2, 3, 4, 6, 8), repeats=repeats) for _ in range(runs)]
     print(f"## Speculative decoding, default prompt, greedy, 60 tokens (median of {runs} runs)\n")
     print("| k | acceptance | target passes per token | speed-up |\n|---:|---:|---:|---:|")
-    for i, row in enumerate(results[0]):
-        speedup = statistics.median(r[i]["speedup"] for r in results)
-        print(f"| {row['k']} | {row['acceptance']:.1%} | {row['target_passes_per_token']:.3f} | {speedup:.2f}× |")
+    for i, row in enumerate(results[0]):  # SpecSpeed rows, one per k
+        speedup = statistics.median(r[i].speedup for r in results)
+        print(f"| {row.k} | {row.acceptance:.1%} | {row.target_passes_per_token:.3f} | {speedup:.2f}× |")
     print()
 
 
@@ -117,14 +118,16 @@ def main() -> None:
     ap.add_argument("--assets", type=Path, default=ASSETS)
     ap.add_argument("--skip-speed", action="store_true", help="leave out the speculative timing")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (the app's server uses 1)")
+    ap.add_argument("--quick", action="store_true", help="seconds: 2 evaluation windows, one speculative run per k")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     tok, model = load_shipped_tokenizer(args.assets), load_model(assets=args.assets)
     ids = encode(tok, DEFAULT_PROMPT)
     choices(tok, model, ids)
-    quant_table(tok, model)
+    quant_table(tok, model, 2 if args.quick else 8)
     if not args.skip_speed:
-        speculative(model, load_model(assets=args.assets / "draft"), ids)
+        runs = (1, 1) if args.quick else (3, 3)
+        speculative(model, load_model(assets=args.assets / "draft"), ids, *runs)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 the model's own compute.
 
     python -m bench.stage_speed [--steps 12] [--back-to-back 40] [--app-dir PATH] [--smollm | --checkpoint DIR]
+    python -m bench.stage_speed --quick
 
 For two cache lengths (the default prompt, ~56 positions, and a 208-token prompt, ~213), a real
 `streamlit run` and headless Chromium: open the decode page through a link that prefills and
@@ -19,7 +20,8 @@ previous version) through the same measurement. ``--checkpoint DIR`` runs the se
 --model DIR`` (every session starts on that checkpoint) and times its step; ``--smollm`` writes a
 random checkpoint in SmolLM2-135M's shape (``bench.pretrained_speed``) to a temporary folder and
 uses that, with the shipped tokenizer (so the prompts have the shipped model's cache lengths).
-Prints a table; not a test.
+Prints a table; not a test. ``--quick`` (seconds; tests/bench/test_quick_browser.py): the same two
+tables from 2 Steps per length, 1 s of idle measurement and 3 Steps back to back.
 """
 
 from __future__ import annotations
@@ -50,15 +52,16 @@ def prompts() -> dict[str, str]:
     return {"default prompt": state.DEFAULT_PROMPT, "208-token prompt": long}
 
 
-def browser_steps(url: str, proc, prompt: str, steps: int) -> dict:
-    """Bytes received per Step (median) and server CPU per Step over ``steps`` Steps."""
+def browser_steps(url: str, proc, prompt: str, steps: int, idle_s: float = 5.0) -> dict:
+    """Bytes received per Step (median) and server CPU per Step over ``steps`` Steps; the server's
+    idle CPU measured over ``idle_s`` seconds."""
     with browser_page(1280, 800) as page:
         sockets: list = []
         page.on("websocket", lambda ws: sockets.append(ws))
         page.goto(f"{url}/?" + urllib.parse.urlencode({"prompt": prompt, "step": "4"}))
         page.wait_for_function("() => (" + _rows_js() + ")() > 0", timeout=60000)
-        page.wait_for_timeout(2000)
-        idle = idle_cpu_ms_per_s(proc.pid)
+        page.wait_for_timeout(min(2000, 400 * idle_s))  # the link's replayed steps settle
+        idle = idle_cpu_ms_per_s(proc.pid, idle_s)
         frames: list[int] = []
         sockets[-1].on("framereceived", lambda f: frames.append(len(f) if f else 0))
         per_step, rows0, cpu0, t0 = [], heatmap_rows(page), cpu_seconds(proc.pid), time.perf_counter()
@@ -168,7 +171,11 @@ def main() -> None:
         "--back-to-back", type=int, default=40, metavar="N", help="then N Steps over the protocol (0: none)"
     )
     ap.add_argument("--smollm", action="store_true", help="a random checkpoint in SmolLM2-135M's shape")
+    ap.add_argument("--quick", action="store_true", help="seconds: 2 Steps per length, 1 s idle, 3 back to back")
     args = ap.parse_args()
+    args.idle_s = 5.0
+    if args.quick:
+        args.steps, args.back_to_back, args.idle_s = min(args.steps, 2), min(args.back_to_back, 3), 1.0
     with tempfile.TemporaryDirectory() as tmp:
         if args.smollm:
             from bench.pretrained_speed import write_checkpoint
@@ -193,7 +200,7 @@ def run(args) -> None:
     app_args, rows = () if args.checkpoint is None else ("--model", str(args.checkpoint)), []
     with running_server(300, root=args.app_dir, app_args=app_args) as (url, proc):
         for name, prompt in prompts().items():
-            b = browser_steps(url, proc, prompt, args.steps)
+            b = browser_steps(url, proc, prompt, args.steps, args.idle_s)
             m, cached = model_step_ms(prompt, args.steps, args.checkpoint, b["interval_s"])
             print(
                 f"| {b['positions']} ({name}) | {b['bytes'] / 1000:,.1f} kB | {b['cpu_ms']:.1f} ms | "
