@@ -4,32 +4,26 @@ import streamlit as st
 
 import ui
 from core import state, viz
-from core.cost import counts as cost
 from core.cost import kv_compare
-from core.cost.request_sizes import parse_lengths
+from core.cost.kv_formula import formula_line
+from core.cost.kv_layers import layers_kv_bytes
+from core.cost.kv_shape import MODERN_PRESETS
+from core.cost.request_sizes import list_notes, parse_lengths
 from core.cost.shapes import PRESETS, KVShape, parse_hf_config
 from core.text import byte_count, format_bytes
-from ui import gguf, models
+from ui import gguf, memory_terms, models
 
 ui.title("memory")
 st.caption(
     "How many bytes the cache holds. M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, "
-    "layers, positions, KV heads, head width, bytes per value. Query heads do not appear."
+    "layers, positions, KV heads, head width, bytes per value. Query heads do not appear. Today's models "
+    "change a term: sliding windows keep min(T, W) positions, MLA caches one latent per layer."
 )
 
 cfg = ui.model().cfg
-shipped = KVShape(
-    "shipped model (float32)",
-    cfg.n_layer,
-    cfg.n_head,
-    cfg.n_kv_head,
-    cfg.head_dim,
-    cfg.n_embd,
-    4,
-    cfg.block_size,
-    "checked against the real KVCache",
-)
-choices = {**PRESETS, "The shipped model": shipped}
+shipped = KVShape("shipped model (float32)", cfg.n_layer, cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.n_embd, 4,
+                  cfg.block_size, "checked against the real KVCache")  # fmt: skip
+choices = {**PRESETS, **MODERN_PRESETS, "The shipped model": shipped}
 card = models.chosen_card()
 if card is not None:  # a checkpoint chosen in the sidebar: its config.json as loaded
     choices[state.CHOSEN_PRESET] = KVShape(
@@ -37,6 +31,7 @@ if card is not None:  # a checkpoint chosen in the sidebar: its config.json as l
         card.d_model, 4, card.context_window, "its config.json as loaded; checked against its real KVCache",
     )  # fmt: skip
 choices["From a config.json (paste or upload)"] = None
+choices[state.MEMORY_CUSTOM] = st.session_state.get(state.MEMORY_BASE) or choices["Ch. 30 two-layer example"]
 name = st.selectbox("Model shape", list(choices), key=state.MEMORY_PRESET, persist_state="session")
 shape = choices[name]
 if shape is None:
@@ -53,60 +48,55 @@ if shape is None:
     except ValueError as err:
         ui.refuse(err, "Cannot use this config: ")
         st.stop()
+memory_terms.load(name, shape)
+custom = name == state.MEMORY_CUSTOM
+L, n_head, H, d, W = memory_terms.term_boxes(shape)
+model = memory_terms.custom_shape(shape, n_head, H, d) if custom else shape
+said = f"typed over {shape.name}'s structure" if custom else shape.name
 st.caption(
-    f"{shape.name} — {shape.attention_kind}, {shape.n_head} query heads, {shape.n_kv_head} KV heads. {shape.note}"
+    f"{said} — {model.attention_kind}, {n_head} query heads"
+    + ("" if model.latent else f", {H} KV heads")
+    + f". {memory_terms.sliding_words(shape, W)} {'' if custom else shape.note}"
 )
-
-tag = f"{name}:{hash(shape)}"  # a new pasted config gets fresh inputs, not the previous one's values
+if shape.unmodelled:
+    st.warning(
+        "This config carries what the calculator does not model, so its number is not given: "
+        + "; ".join(shape.unmodelled)
+        + "."
+    )
+    st.stop()
 c = st.columns(3)
-L = c[0].number_input("L: layers", 1, 10**6, shape.n_layer, key=f"L.{tag}", persist_state="session")
-H = c[1].number_input("H_kv: KV heads per layer", 1, 10**6, shape.n_kv_head, key=f"H.{tag}", persist_state="session")
-d = c[2].number_input("d: head width", 1, 10**6, shape.head_dim, key=f"d.{tag}", persist_state="session")
-c = st.columns(3)
-own = f"model's own ({shape.bytes_per_value:g} B)"
-b_choices = {own: (shape.bytes_per_value, None), **cost.kv_value_choices()}
+b_choices = memory_terms.b_choices(shape)
 b_label = c[0].selectbox(
-    "b: bytes per stored value",
-    list(b_choices),
-    key=f"b.{tag}",
-    persist_state="session",
+    "b: bytes per stored value", list(b_choices), key=state.MEMORY_B, persist_state="session",
     help="llama.cpp's quantized cache types store blocks of 32 values with an fp16 scale: q8_0 is 34 B per 32.",
-)
+)  # fmt: skip
 b, cache_type = b_choices[b_label]
-default_T = 8 if name.startswith("Ch. 30 two") else (shape.context_window or 2048)
 lengths_text = c[1].text_input(
-    "T: positions per request (comma-separated)",
-    str(default_T),
-    key=f"T.{tag}",
-    persist_state="session",
-    help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed.",
-)
+    "T: positions per request (separate with “, ” or “;”)", key=state.MEMORY_T, persist_state="session",
+    help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed. “8,192” is one length.",
+)  # fmt: skip
 try:
     lengths = parse_lengths(lengths_text)
-    if cache_type is None:
-        kv = cost.kv_cache_itemized(int(L), int(H), int(d), lengths, b)
-    else:
-        kv = cost.kv_cache_itemized_typed(int(L), int(H), int(d), lengths, cache_type)
+    layers = model.layers(L, H, d, W) if not model.latent else model.layers(L, 1, 1, W)
+    kv = layers_kv_bytes(layers, lengths, b, cache_type)
 except ValueError as err:
-    ui.refuse(err, "Check the lengths: ")
+    ui.refuse(err, "Check the terms: ")
     st.stop()
 B = len(lengths)
+for note in list_notes(lengths_text):
+    st.info(note)
 c[2].metric("B: requests", f"{B:,}", help="Counted from T: one length per request (“4096, 4096” is B = 2).")
-if shape.context_window and max(lengths) > shape.context_window:  # the arithmetic holds; the model cannot go there
+if not custom and shape.context_window and max(lengths) > shape.context_window:
     st.warning(
         f"T = {max(lengths):,} is past this model's context window of {shape.context_window:,} positions: the "
         "bytes below are what such a cache would take, but the model cannot attend that far."
     )
-if len(set(lengths)) == 1:
-    head, terms = "2 · B · L · T", f"2 · {B:,} · {L:,} · {lengths[0]:,}"
-else:  # unequal lengths: B · T becomes their sum (a mean T would not be a whole number of positions)
-    summed = " + ".join(f"{t:,}" for t in lengths) if B <= 4 else f"{B:,} lengths summed: {kv['kv_cache/positions']:,}"
-    head, terms = "2 · L · (T₁ + T₂ + …)", f"2 · {L:,} · ({summed})"
-st.markdown(f"M = {head} · H_kv · d · b = {terms} · {H:,} · {d:,} · {float(b):g} = **{kv['total']:,} bytes**")
+st.markdown(formula_line(layers, lengths, d, b, kv["total"]))
 u1, u2, u3 = st.columns(3)
 u1.metric("Binary units (KiB = 1,024 B)", format_bytes(kv["total"]))
 u2.metric("Decimal units (kB = 1,000 B)", format_bytes(kv["total"], binary=False))
-u3.metric("Per position", byte_count(kv["kv_cache/bytes_per_position"]), help="2·L·H_kv·d·b")
+u3.metric("Per position", byte_count(kv["kv_cache/bytes_per_position"]), help="all layers, before a window fills")
 if cache_type is not None:
     st.markdown(
         f"As llama.cpp logs it ({cache_type}, block overhead included): "
@@ -120,13 +110,19 @@ if real_model and B <= 8 and b == 4:
 
 left, right = st.columns(2)
 with left:
-    variants = kv_compare.kv_sharing_variants(shape.n_head, int(H))
-    totals = [cost.kv_cache_itemized(int(L), h, int(d), lengths, b)["total"] for h in variants.values()]
-    current = next((k for k, h in variants.items() if h == H), None)
-    ui.chart(viz.fig_kv_variants(list(variants), totals, [format_bytes(t) for t in totals], current), key="variants")
+    if model.latent:
+        st.caption("MLA caches one latent per layer for all heads: the KV-head comparison does not apply.")
+    else:
+        variants = kv_compare.kv_sharing_variants(n_head, H)
+        totals = [layers_kv_bytes(model.layers(L, h, d, W), lengths, b)["total"] for h in variants.values()]
+        current = next((k for k, h in variants.items() if h == H), None)
+        ui.chart(
+            viz.fig_kv_variants(list(variants), totals, [format_bytes(t) for t in totals], current), key="variants"
+        )
 with right:
     st.markdown("**Common mistakes, beside the right value**")
-    m = kv_compare.kv_mistakes(int(L), int(H), int(d), shape.hidden_size, kv["kv_cache/positions"], b)
+    hidden = n_head * d if custom and not model.latent else shape.hidden_size
+    m = kv_compare.kv_mistakes(L, H, d, hidden, kv["kv_cache/positions"], b, right=kv["total"])
     notes = kv_compare.kv_mistake_notes(m)
     for key, label in (
         ("hidden_size_not_kv", "Hidden size instead of H_kv · d"),

@@ -12,6 +12,7 @@ import functools
 import math
 import re
 import unicodedata
+from decimal import Decimal
 
 PLAIN_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _NUMBER = re.compile(r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.eE ]*?)\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ -]*)?$")
@@ -135,9 +136,135 @@ def split_number_unit(text: str) -> tuple[float, str]:
 
 def guess(text: str) -> str:
     """The first number in what was typed, in the digits 0-9 (for a suggestion the readers accept:
-    "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12."""
-    ascii_digits = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
-    if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", ascii_digits):  # "0x300" suggests its value, 768
+    "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12. The student's own
+    amount re-spelled by ``read_number``: "1.234,5 MB" suggests 1234.5, never 1.234."""
+    plain = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
+    if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", plain):  # "0x300" suggests its value, 768
         return str(int(hexadecimal.group(1)[:12], 16))
-    m = re.search(r"[-+]?[0-9]+(?:\.[0-9]+)?", ascii_digits)  # "<b>100</b> ms", "~100 ms": 100
+    for token in re.findall(r"[-+]?\d[\d.,’'_]*\d|[-+]?\d", _plain(text))[:1]:
+        try:
+            value, _ = read_number(token)
+        except ValueError:
+            break
+        if abs(value) < 10**15:
+            return f"{value:f}".rstrip("0").rstrip(".") if "." in f"{value:f}" else f"{value:f}"
+    m = re.search(r"[-+]?[0-9]+(?:\.[0-9]+)?", plain)  # "<b>100</b> ms", "~100 ms": 100
     return m.group(0) if m else "12"
+
+
+# ---- the one reader of typed numbers and lists (KV lengths, budgets, times, the ruler, Practice) ------------
+#
+# The rule, everywhere a person types a number:
+# - Digits of any script read as 0-9 ("٤٠٩٦", "４０９６"); "−" and other dashes typed for minus read as "-".
+# - Thousands: a comma, apostrophe ("8’192", "8'192"), underscore or thin/no-break space directly between digits
+#   groups them when every group after the first has exactly three digits: "8,192" is 8192 in every box.
+#   Dots group thousands only when there are two or more ("1.234.567") or a decimal comma follows ("1.234,5").
+# - Decimals: a dot ("0.75"); a comma when it cannot be a thousands separator ("0,75", "1.234,5").
+# - Lists: items are separated by ";", by a comma followed by a space ("150, 190") or by spaces ("8 10").
+#   A comma between two digits separates items only when the text cannot be one number ("0.34,0.5"); when it
+#   groups thousands it is one number ("150,190" is 150190, and the list reader says so); "1,5" in a list is
+#   refused with both readings (1.5, or 1 and 5). In a list of whole numbers "8.192" is refused with both
+#   readings (8.192 is not whole; 8192 if the dot groups thousands). Other commas separate ("0.34,-0.12").
+
+_GROUP_MARKS = ",'’_\u202f\u00a0\u2009"
+_LIST_SPLIT = re.compile(r"\s*;\s*|,\s+|\s+|(?<!\d),|,(?!\d)")
+
+
+def _plain(text: str) -> str:
+    s = ascii_digits(str(text)).strip()
+    for m in MINUS_SIGNS:
+        s = s.replace(m, "-")
+    return s
+
+
+def _grouped(digits: str, mark: str) -> bool:
+    """``digits`` split at ``mark`` is a thousands grouping: 1-3 digits, then groups of exactly 3."""
+    first, *rest = digits.split(mark)
+    first = first.lstrip("+-")
+    # "0,055" is a decimal comma (0.055), never 55: a grouped number does not start with 0.
+    return (
+        bool(rest)
+        and 1 <= len(first) <= 3
+        and first.isdigit()
+        and first[0] != "0"
+        and all(len(g) == 3 and g.isdigit() for g in rest)
+    )
+
+
+def read_number(text: str, *, in_list: bool = False, whole: bool = False) -> tuple[Decimal, str]:
+    """One typed number as an exact ``Decimal`` and a note ("" or how a separator was read), by the rule
+    above; ``in_list``: the text is one item of a list; ``whole``: only whole numbers make sense here.
+    Raises ``ValueError`` saying why, and naming both readings where the text has two."""
+    s = _plain(text)
+    for mark in "'’_\u202f\u00a0\u2009":
+        if mark in s:
+            if not _grouped(s.split(".")[0].split(",")[0] if mark != "," else s, mark):
+                raise ValueError(f"{quote(text)}: a {mark!r} between digits must group them by three (8’192)")
+            s = s.replace(mark, "")
+    note = ""
+    if "," in s and "." in s:
+        dec, grp = (",", ".") if s.rfind(",") > s.rfind(".") else (".", ",")
+        int_part = s.rsplit(dec, 1)[0]
+        if not _grouped(int_part, grp):
+            raise ValueError(f"{quote(text)} mixes “,” and “.” without grouping thousands by three")
+        s = int_part.replace(grp, "") + "." + s.rsplit(dec, 1)[1]
+    elif "," in s:
+        if _grouped(s.split("e")[0].split("E")[0], ","):
+            value = s.replace(",", "")
+            if in_list:
+                note = f"{quote(text)} reads as one number, {value}: to separate items write “;” or “, ”"
+            s = value
+        elif s.count(",") == 1 and in_list:
+            a, b = s.split(",")
+            raise ValueError(
+                f"{quote(text)} reads as {a}.{b} (a decimal comma) or as two items, {a} and {b}: write {a}.{b}, "
+                "or separate items with “;” or “, ”"
+            )
+        elif s.count(",") == 1:
+            s = s.replace(",", ".")  # a decimal comma: "0,75"
+        else:
+            raise ValueError(f"{quote(text)}: commas between digits must group thousands by three (8,192)")
+    elif s.count(".") > 1:
+        if not _grouped(s, "."):
+            raise ValueError(f"{quote(text)} has two decimal points")
+        s = s.replace(".", "")
+    elif whole and re.fullmatch(r"[-+]?\d{1,3}\.\d{3}", s):
+        raise ValueError(
+            f"{quote(text)} reads as {s} (not a whole number) or, with the dot grouping thousands, as "
+            f"{s.replace('.', '')}: write {s.replace('.', '')} or {int(s.replace('.', '')):,}"
+        )
+    if not (PLAIN_NUMBER.fullmatch(s) or re.fullmatch(r"[-+]?(inf|infinity|nan)", s, re.IGNORECASE)):
+        raise ValueError(f"{quote(text)} is not a number")
+    return Decimal(s), note  # "inf" and "nan" too: the callers say why they cannot be used
+
+
+def split_items(text: str) -> list[str]:
+    """A typed list's items, split at ";", at a comma followed by a space or not between two digits, at
+    spaces, and at a comma between digits where the item cannot be one number ("0.34,0.5"; the rule above)."""
+    out = []
+    for part in (p for p in _LIST_SPLIT.split(str(text or "").strip()) if p):
+        pieces = part.split(",")
+        if len(pieces) > 1 and _unreadable(part) and not any(_unreadable(p) for p in pieces):
+            out.extend(pieces)
+        else:
+            out.append(part)
+    return out
+
+
+def _unreadable(part: str) -> bool:
+    try:
+        read_number(part, in_list=True)
+    except ValueError as err:
+        return "reads as" not in str(err)  # two readings is not "unreadable": it is refused with both
+    return False
+
+
+def space_grouping_notes(text: str) -> list[str]:
+    """Notes for "8 192" in a list: read as two items (8 and 192), which a person may have meant as 8,192."""
+    out = []
+    for m in re.finditer(r"(?<![\d.,])(\d{1,3}) (\d{3})(?![\d.,])", ascii_digits(str(text or ""))):
+        out.append(
+            f"“{m[1]} {m[2]}” reads as two items, {m[1]} and {m[2]}; for {int(m[1] + m[2]):,} write {m[1]}{m[2]} "
+            f"or {m[1]},{m[2]}"
+        )
+    return out

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from unittest.mock import patch
 
@@ -97,6 +97,10 @@ def load(
     hf = read_config(folder)
     arch = hf["architectures"][0]
     cfg, context = config_from_hf(hf, max_context)
+    if cfg.tie_embeddings and _stores_own_head(files):
+        # transformers 5.x keeps a stored lm_head.weight even when the config says tie_word_embeddings
+        # (it ties only a head the file does not hold, or one equal to the embedding): so does this loader.
+        cfg = replace(cfg, tie_embeddings=False)
     if not (folder / "tokenizer.json").is_file():
         raise ValueError(f"no tokenizer.json in {folder.name}: the model cannot turn text into tokens without it")
     # The budget from the config alone, before the model is built: a config.json claiming 10⁶ layers
@@ -149,6 +153,12 @@ def load(
         rss_bytes=rss_bytes(),
     )
     return model, tok, card
+
+
+def _stores_own_head(files) -> bool:
+    """Whether a weights file holds its own output head (``lm_head.weight``; headers only)."""
+    with ExitStack() as stack:
+        return any("lm_head.weight" in stack.enter_context(open_safetensors(f)).keys() for f in files)
 
 
 def _read_weights(name: str, files, arch: str, cfg, expected: dict, layouts, dtype, progress):

@@ -20,13 +20,19 @@ from core.checkpoints.load import DEFAULT_MAX_GIB, checkpoint_name
 
 
 def hub_dir() -> Path:
-    """The Hugging Face hub cache: ``HF_HUB_CACHE``, else ``HF_HOME/hub``, else
-    ``~/.cache/huggingface/hub`` (the ``huggingface_hub`` library's own order)."""
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
-    if os.environ.get("HF_HOME"):
-        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
-    return Path("~/.cache/huggingface/hub").expanduser()
+    """The Hugging Face hub cache, where ``huggingface_hub`` (2.x, ``constants.HF_HUB_CACHE``) looks:
+    ``HF_HUB_CACHE``, else the legacy ``HUGGINGFACE_HUB_CACHE``, else ``HF_HOME/hub``, with ``HF_HOME``
+    defaulting to ``XDG_CACHE_HOME/huggingface``, then ``~/.cache/huggingface``; "~" and "$VARS" expanded
+    as it expands them. Read at each call (the library reads them once, at import)."""
+    home = os.path.expandvars(
+        os.path.expanduser(
+            os.getenv(
+                "HF_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "huggingface")
+            )
+        )
+    )
+    legacy = os.getenv("HUGGINGFACE_HUB_CACHE", os.path.join(home, "hub"))
+    return Path(os.path.expandvars(os.path.expanduser(os.getenv("HF_HUB_CACHE", legacy))))
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,20 @@ from core.text import exact_decimal, format_bytes
 
 
 def kv_mistakes(
-    n_layer: int, n_kv_head: int, head_dim: int, hidden_size: int, positions: int, bytes_per_value: float
+    n_layer: int,
+    n_kv_head: int,
+    head_dim: int,
+    hidden_size: int,
+    positions: int,
+    bytes_per_value: float,
+    right: int | None = None,
 ) -> dict:
     """The right KV bytes and three common wrong ones, as ``{"right", "hidden_size_not_kv",
     "no_factor_2", "mib_as_mb"}`` (bytes; the last is the MiB figure mislabelled as MB, an exact
-    ``Fraction``)."""
-    right = kv_cache_bytes(n_layer, n_kv_head, head_dim, positions, bytes_per_value)["total"]
+    ``Fraction``). ``right`` overrides the uniform formula's bytes (a model with sliding windows or MLA,
+    counted by ``core.cost.kv_layers``); the hidden-size mistake stays 2·L·ΣT·hidden·b."""
+    if right is None:
+        right = kv_cache_bytes(n_layer, n_kv_head, head_dim, positions, bytes_per_value)["total"]
     # Using hidden_size = n_head·head_dim instead of n_kv_head·head_dim ignores GQA/MQA.
     hidden = kv_cache_bytes(n_layer, 1, hidden_size, positions, bytes_per_value)["total"]
     return {

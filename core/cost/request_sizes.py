@@ -1,15 +1,13 @@
 """Typed request sizes for the calculators: the memory page's request lengths (positions each
 request holds, "4096, 4096") and the batching page's token budgets (tokens each may generate).
-Whole numbers, each refusal saying which entry and why. Digits of other scripts ("٤٠٩٦", "４０９６") read
-as 0-9, as the exercises' answer boxes read them.
+Whole numbers read by ``core.typed_numbers`` (its rule: "8,192" is 8192; items are separated by ";",
+", " or spaces; digits of other scripts read as 0-9), each refusal saying which entry and why.
 """
 
 from __future__ import annotations
 
-import re
-
 from core.text import quoted
-from core.typed_numbers import ascii_digits
+from core.typed_numbers import ascii_digits, read_number, space_grouping_notes, split_items
 
 MAX_REQUESTS = 10_000
 # A trillion positions, far past any context window; at 30 digits the memory page's byte counts no
@@ -18,36 +16,56 @@ MAX_POSITIONS = 10**12
 
 
 def _whole(part: str, name: str, unit: str, cap: int, past_cap: str, least: str, separated: str) -> int:
-    """``part`` as a whole number from 1 to ``cap``, else ``ValueError`` naming it as ``name``: negative,
-    not a whole number (as ``unit``), past ``cap`` (``past_cap`` says why), a leading zero (what
-    "4,096" leaves after its comma: ``separated`` says what commas separate) or 0 (``least``)."""
-    clean = ascii_digits(part.replace("_", ""))
-    if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].isdecimal():
+    """``part`` as a whole number from 1 to ``cap`` (read by ``core.typed_numbers.read_number``: "8,192" is
+    8192), else ``ValueError`` naming it as ``name``: negative, not a whole number (as ``unit``), past
+    ``cap`` (``past_cap`` says why), a leading zero (what "4 096" leaves after its space: ``separated``
+    says what spaces separate), 0 (``least``), or a text with two readings (both named)."""
+    clean = ascii_digits(part)
+    if clean[:1] in "-−" and clean[1:].isascii() and clean[1:].replace(",", "").isdecimal():
         raise ValueError(f"{name} is negative: {least}")
-    if not (clean.isascii() and clean.isdecimal()):
-        raise ValueError(f"{name} is not a whole number of {unit}")
-    # The length first: int() of a 5,000-digit string is slow, and Python refuses it with a message
-    # about sys.set_int_max_str_digits.
-    if len(clean) > len(str(cap)) or int(clean) > cap:
+    # The length first: Decimal of a 5,000-digit string is fine, but the page cannot show it.
+    digits = clean.replace(",", "").replace("’", "").replace("'", "").replace("_", "")
+    if digits.isascii() and digits.isdecimal() and len(digits) > len(str(cap)):
         raise ValueError(f"{name} is {past_cap}")
-    if len(clean) > 1 and clean.startswith("0"):  # "4,096" split into 4 and 096: a thousands separator
-        raise ValueError(
-            f"{name} starts with 0: commas and spaces separate {separated} without a thousands separator "
-            "(4096, not 4,096)"
-        )
-    if int(clean) < 1:
+    if len(clean) > 1 and clean.startswith("0") and clean.isdecimal():  # "4 096" split into 4 and 096
+        raise ValueError(f"{name} starts with 0: spaces separate {separated} (4096 or 4,096, not 4 096)")
+    try:
+        value, _ = read_number(part, in_list=True, whole=True)
+    except ValueError as err:
+        if "reads as" in str(err):  # two readings, both named (the text is quoted in it)
+            raise
+        raise ValueError(f"{name} is not a whole number of {unit}") from None
+    if not value.is_finite() or value != value.to_integral_value():
+        raise ValueError(f"{name} is not a whole number of {unit}")
+    if value < 0:
+        raise ValueError(f"{name} is negative: {least}")
+    if value > cap:
+        raise ValueError(f"{name} is {past_cap}")
+    if value < 1:
         raise ValueError(f"{name} is 0: {least}")
-    return int(clean)
+    return int(value)
+
+
+def list_notes(text: str) -> list[str]:
+    """How the typed list was read where a person may have meant otherwise ("1,500" is one number; "8 192"
+    is two), for the page to show beside the result (``core.typed_numbers``'s rule)."""
+    notes = []
+    for part in split_items(text):
+        try:
+            notes.append(read_number(part, in_list=True)[1])
+        except ValueError:
+            pass
+    return [n for n in notes if n] + space_grouping_notes(text)
 
 
 def parse_lengths(text: str) -> list[int]:
     """Request lengths from text like "4096, 4096" or "8 10" (positions per request).
 
     Raises ``ValueError`` for an empty list, a non-integer, zero or negative length, a length
-    with a leading zero (what "4,096" leaves after its comma), a length over ``MAX_POSITIONS``
+    with a leading zero (what "4 096" leaves after its space), a text with two readings, a length over ``MAX_POSITIONS``
     or more than ``MAX_REQUESTS`` requests. Lengths up to ``MAX_POSITIONS`` stay exact integers.
     """
-    parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
+    parts = split_items(text)
     if not parts:
         raise ValueError("give at least one request length, e.g. 4096")
     if len(parts) > MAX_REQUESTS:
@@ -64,7 +82,7 @@ def parse_budgets(text: str, max_tokens: int) -> list[int]:
     Raises ``ValueError`` for an empty list, a non-integer, a negative budget, a budget below 1 or
     above ``max_tokens`` (the context window), or one with a leading zero (what "4,096" leaves after
     its comma)."""
-    parts = [p for p in re.split(r"[,\s;]+", text or "") if p]
+    parts = split_items(text)
     if not parts:
         raise ValueError("give one token budget per prompt, e.g. 12, 20")
     past = f"more tokens than the context window holds ({max_tokens})"

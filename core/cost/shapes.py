@@ -1,8 +1,7 @@
-"""Model shapes for the cost calculators: the chapters' examples, published open models,
-Hugging Face ``config.json`` parsing, and the "7B, Q4, 8K" model-card reading (Ch. 19). Typed request
-lengths are read by ``core.cost.request_sizes``.
-
-Open-model shapes are copied from their published ``config.json`` files.
+"""Model shapes for the cost calculators: Hugging Face ``config.json`` parsing (the KV structure beyond
+M = 2·B·L·T·H_kv·d·b read by ``core.cost.kv_config``) and the "7B, Q4, 8K" model-card reading (Ch. 19).
+``KVShape`` and the presets (the chapters' examples, published open models) live in ``core.cost.kv_shape``
+and are re-exported here; typed request lengths are read by ``core.cost.request_sizes``.
 """
 
 from __future__ import annotations
@@ -12,75 +11,11 @@ import math
 import re
 from dataclasses import dataclass
 
+from core.cost.kv_config import read_structure
+from core.cost.kv_shape import MODERN_PRESETS, PRESETS, KVShape  # noqa: F401 (re-exported)
 from core.cost.request_sizes import MAX_POSITIONS
 from core.gguf.names import WeightFormat, read_weight_format
 from core.text import quoted
-
-
-@dataclass(frozen=True)
-class KVShape:
-    """The terms of M = 2·B·L·T·H_kv·d·b that belong to a model (B and T belong to the request).
-
-    ``hidden_size`` is kept to show the common mistake of using it instead of H_kv·d;
-    ``n_head`` (query heads) does not enter the formula. ``bytes_per_value`` b in bytes.
-    """
-
-    name: str
-    n_layer: int
-    n_head: int
-    n_kv_head: int
-    head_dim: int
-    hidden_size: int
-    bytes_per_value: float
-    context_window: int | None = None
-    note: str = ""
-    n_params: int | None = None  # the published parameter count, to pick a shape for a model card
-
-    @property
-    def attention_kind(self) -> str:
-        if self.n_kv_head == self.n_head:
-            return "MHA"
-        return "MQA" if self.n_kv_head == 1 else "GQA"
-
-
-PRESETS: dict[str, KVShape] = {
-    "Ch. 30 two-layer example": KVShape(
-        "Ch. 30 Example 30.3", 2, 2, 2, 4, 8, 2, None, "8 positions → 512 bytes; 9 → 576; 10 → 640"
-    ),
-    "Ch. 30 24-layer example": KVShape(
-        "Ch. 30 §30.4",
-        24,
-        8,
-        8,
-        128,
-        1024,
-        2,
-        4096,
-        "T = 4,096 → 384 MiB; two requests → 768 MiB; with 4 KV heads and 4 requests (exercise 3) → 768 MiB",
-    ),
-    "Ch. 19 width-12,288, 96-layer model": KVShape(
-        "Ch. 19 cache bill", 96, 96, 96, 128, 12288, 2, 2048, "4,718,592 bytes per token; ≈ 9.66 GB at 2,048 tokens"
-    ),
-    "GPT-2 small (MHA)": KVShape("gpt2", 12, 12, 12, 64, 768, 4, 1024, "published config: float32", 124_439_808),
-    "Llama-2-7B (MHA)": KVShape("meta-llama/Llama-2-7b-hf", 32, 32, 32, 128, 4096, 2, 4096, "float16", 6_738_415_616),
-    "Llama-3-8B (GQA)": KVShape("meta-llama/Meta-Llama-3-8B", 32, 32, 8, 128, 4096, 2, 8192, "bfloat16", 8_030_261_248),
-    "Mistral-7B-v0.1 (GQA)": KVShape(
-        "mistralai/Mistral-7B-v0.1", 32, 32, 8, 128, 4096, 2, 32768, "bfloat16", 7_241_732_096
-    ),
-    "Falcon-7B (MQA)": KVShape("tiiuae/falcon-7b", 32, 71, 1, 64, 4544, 2, 2048, "bfloat16, multi_query"),
-    "Llama-2-13B (MHA)": KVShape(
-        "meta-llama/Llama-2-13b-hf", 40, 40, 40, 128, 5120, 2, 4096, "float16", 13_015_864_320
-    ),
-    "Llama-3-70B (GQA)": KVShape(
-        "meta-llama/Meta-Llama-3-70B", 80, 64, 8, 128, 8192, 2, 8192, "bfloat16", 70_553_706_496
-    ),
-    "Llama-3.2-1B (GQA)": KVShape(
-        "meta-llama/Llama-3.2-1B", 16, 32, 8, 64, 2048, 2, 131072, "bfloat16, head_dim 64", 1_235_814_400
-    ),
-    "Llama-3.2-3B (GQA)": KVShape(
-        "meta-llama/Llama-3.2-3B", 28, 24, 8, 128, 3072, 2, 131072, "bfloat16", 3_212_749_824
-    ),
-}
 
 # One published shape per size class, for reading a card's parameter count (Llama-2-7B for
 # "7B", as Ch. 19's example; Llama-3-70B for "70B").
@@ -149,7 +84,9 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
 
     Uses ``num_hidden_layers``, ``num_attention_heads``, ``num_key_value_heads`` (default: the
     number of attention heads; read from ``text_config`` when the language model's fields sit
-    there, as in multimodal configs; ``multi_query: true`` means 1), ``head_dim`` (default
+    there, as in multimodal configs; ``multi_query: true`` means 1 unless Falcon's
+    ``new_decoder_architecture`` is true; a list means one count per layer), the sliding windows, MLA's
+    latent and any field not modelled (``core.cost.kv_config.read_structure``), ``head_dim`` (default
     ``hidden_size / num_attention_heads``) and ``torch_dtype`` or ``dtype`` (default float16,
     stated in the note). Raises ``ValueError`` naming the problem: not UTF-8 JSON, not an
     object, too large, a missing or non-integer field.
@@ -186,7 +123,9 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         name = f"{name} (text_config)"
     n_layer = _field(cfg, "num_hidden_layers", True)
     n_head = _field(cfg, "num_attention_heads", True)
-    n_kv = 1 if cfg.get("multi_query") is True else _field(cfg, "num_key_value_heads", False) or n_head
+    structure = read_structure(cfg, n_layer, n_head, MAX_TERM)
+    layer_heads = structure.n_kv_head if isinstance(structure.n_kv_head, tuple) else None
+    n_kv = max(layer_heads) if layer_heads else structure.n_kv_head
     head_dim = cfg.get("head_dim")
     hidden = _field(cfg, "hidden_size", head_dim is None)
     if head_dim is None:
@@ -195,8 +134,9 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         head_dim = hidden // n_head
     elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or not 1 <= head_dim <= MAX_TERM:
         raise ValueError(f'"head_dim" must be a whole number from 1 to {MAX_TERM:,}, got {quoted(head_dim)}')
-    if n_head % n_kv:
-        raise ValueError(f"num_attention_heads {n_head} is not a multiple of num_key_value_heads {n_kv}")
+    for heads in set(layer_heads or (n_kv,)):
+        if structure.latent is None and n_head % heads:
+            raise ValueError(f"num_attention_heads {n_head} is not a multiple of num_key_value_heads {heads}")
     dtype = cfg.get("torch_dtype", cfg.get("dtype"))
     note = ""
     if dtype is None:
@@ -217,7 +157,12 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         hidden or n_head * head_dim,
         DTYPE_BYTES[dtype],
         context,
-        (note or f"torch_dtype {dtype}") + unused,
+        "; ".join([note or f"torch_dtype {dtype}", *structure.notes]) + unused,
+        window=structure.window,
+        rule=structure.rule,
+        latent=structure.latent,
+        layer_heads=layer_heads,
+        unmodelled=structure.unmodelled,
     )
 
 

@@ -275,3 +275,47 @@ def test_bill_page_counts_layers_and_heads_with_separators():
     assert "× 10,000 layers × 10,000 heads" in said and "10000" not in said
     at.number_input(key="cost.layers").set_value(1).run()
     assert "× 1 layer × 10,000 heads" in " ".join(c.value for c in at.caption)
+
+
+def test_memory_typed_terms_become_a_custom_model():
+    """Issue 37 item 4: typing Llama-3-8B's terms over the Ch. 30 two-layer example switches the preset box to
+    Custom, and every derived quantity follows the typed terms: 1 GiB at 8,192 positions, the hidden-size
+    mistake 32 · 128 = 4,096 wide (4.00 GiB, not the example's 8), MHA drawn with 32 heads (4 GiB)."""
+    from core import state
+
+    at = new_app("app_pages/memory.py")
+    at.selectbox(key=state.MEMORY_PRESET).set_value("Ch. 30 two-layer example").run()
+    for key, value in ((state.MEMORY_L, 32), (state.MEMORY_N_HEAD, 32), (state.MEMORY_H, 8), (state.MEMORY_D, 128)):
+        at.number_input(key=key).set_value(value).run()
+    at.text_input(key=state.MEMORY_T).set_value("8192").run()
+    assert at.selectbox(key=state.MEMORY_PRESET).value == state.MEMORY_CUSTOM and not at.exception
+    assert any(f"**{2**30:,} bytes**" in m.value for m in at.markdown)
+    [hidden] = [t for t in at.toggle if t.label.startswith("Hidden size")]
+    hidden.set_value(True).run()
+    assert any(s.value.startswith("4.00 GiB instead of 1.00 GiB") for s in at.markdown), [m.value for m in at.markdown]
+    [fig] = [c for c in charts(at) if any("MHA" in str(x) for t in c["data"] for x in t.get("x", []))]
+    labels = [str(x) for t in fig["data"] for x in t["x"]]
+    assert "MHA (32 KV heads)" in labels
+
+
+def test_memory_modern_presets_name_their_formula():
+    """DeepSeek-V3 (MLA) at one position: 61 · (512 + 64) · 2 = 70,272 B; Gemma-2-9B at 8,192: the local
+    layers keep min(T, 4,096); Falcon-40B at 2,048: 251,658,240 B."""
+    at = new_app("app_pages/memory.py")
+    at.selectbox(key="memory.preset").set_value("DeepSeek-V3 (MLA)").run()
+    at.text_input(key="memory.lengths").set_value("1").run()
+    assert any("(r_kv + d_R)" in m.value and "**70,272 bytes**" in m.value for m in at.markdown)
+    at.selectbox(key="memory.preset").set_value("Gemma-2-9B (every 2nd layer local, W = 4,096)").run()
+    assert any("21 · min(8,192; 4,096)" in m.value and f"**{2_113_929_216:,} bytes**" in m.value for m in at.markdown)
+    at.selectbox(key="memory.preset").set_value("Falcon-40B (new_decoder_architecture, 8 KV heads)").run()
+    assert any("**251,658,240 bytes**" in m.value for m in at.markdown) and not at.exception
+
+
+def test_memory_lengths_read_thousands_separators():
+    """Issue 38: "8,192" was read as two requests of 8 and 192 positions (25 MiB instead of 1 GiB, no warning)."""
+    at = new_app("app_pages/memory.py")
+    at.selectbox(key="memory.preset").set_value("Llama-3-8B (GQA)").run()
+    at.text_input(key="memory.lengths").set_value("8,192").run()
+    assert _metric(at, "B: requests") == "1" and _metric(at, "Binary units (KiB = 1,024 B)") == "1.00 GiB"
+    at.text_input(key="memory.lengths").set_value("8 192").run()  # two requests, and the page says so
+    assert _metric(at, "B: requests") == "2" and any("for 8,192 write 8192" in i.value for i in at.info)

@@ -10,6 +10,7 @@ import pytest
 
 gguf = pytest.importorskip("gguf")
 
+from core import state  # noqa: E402
 from core.gguf.writer import write_gguf  # noqa: E402
 from core.model.config import GPTConfig  # noqa: E402
 from core.model.shipped import load_model, load_shipped_tokenizer  # noqa: E402
@@ -158,12 +159,11 @@ def test_memory_page_q8_0_cache_reads_like_llama_cpp():
     2,176 MiB for K, 4,352 MiB for K + V."""
     at = new_app("app_pages/memory.py")
     at.selectbox(key="memory.preset").set_value("Llama-3-70B (GQA)").run()
-    tag = next(n.key for n in at.number_input if n.label.startswith("L:")).split(".", 1)[1]
-    for term, value in (("L", 64), ("H", 8), ("d", 128)):
-        at.number_input(key=f"{term}.{tag}").set_value(value).run()
-    at.text_input(key=f"T.{tag}").set_value("32768").run()
-    [q8] = [o for o in at.selectbox(key=f"b.{tag}").options if o.startswith("llama.cpp q8_0")]
-    at.selectbox(key=f"b.{tag}").set_value(q8).run()
+    for key, value in ((state.MEMORY_L, 64), (state.MEMORY_H, 8), (state.MEMORY_D, 128)):
+        at.number_input(key=key).set_value(value).run()
+    at.text_input(key=state.MEMORY_T).set_value("32768").run()
+    [q8] = [o for o in at.selectbox(key=state.MEMORY_B).options if o.startswith("llama.cpp q8_0")]
+    at.selectbox(key=state.MEMORY_B).set_value(q8).run()
     k = 64 * 32_768 * (8 * 128 // 32) * 34
     assert k == 2176 * MiB
     text = _texts(at)

@@ -20,10 +20,12 @@ WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "sev
 
 
 def unit_mixups(n_bytes: float) -> list[Mistake]:
-    """The figure in binary units read as decimal (768 MiB typed as 768 MB) and the other way."""
+    """The figure in binary units read as decimal (768 MiB typed as 768 MB) and the other way, at every
+    scale where the amount is at least a thousandth of the unit: 768 MiB also as 0.75 GB (0.75 GiB read as GB)
+    and 786,432 kB (KiB read as kB)."""
     out = []
     for (b_unit, b_size), (d_unit, d_size) in zip(BINARY, DECIMAL, strict=True):
-        if n_bytes >= b_size:
+        if n_bytes >= b_size / 1024:
             x, y = n_bytes / b_size, n_bytes / d_size
             out.append(
                 Mistake(
@@ -42,7 +44,6 @@ def unit_mixups(n_bytes: float) -> list[Mistake]:
                     (f"{d_unit} read as {b_unit}: {y:,.4g} {d_unit} is {x:,.4g} {b_unit}."),
                 )
             )
-            break
     return out
 
 

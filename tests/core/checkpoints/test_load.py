@@ -466,3 +466,24 @@ def test_script_args_are_what_follows_app_py():
 
     assert script_args(["/srv/app.py", "--models-dir", "D"]) == ["--models-dir", "D"]
     assert script_args(["/usr/bin/pytest", "-q", "tests"]) == [] and script_args([]) == []
+
+
+@pytest.mark.parametrize("arch", ["llama", "gpt2"])
+@torch.no_grad()
+def test_a_tied_config_with_a_stored_head_keeps_the_stored_head(tmp_path, arch):
+    """A config saying tie_word_embeddings: true over a file holding its own lm_head.weight (different from the
+    embedding): transformers 5.x keeps the stored head, and so does the loader; logits equal transformers'."""
+    folder = write_checkpoint(tmp_path / arch, arch)
+    if arch == "gpt2":  # GPT-2 is saved tied: give the file its own, different head
+        from safetensors.torch import load_file, save_file
+
+        state = load_file(folder / "model.safetensors")
+        state["lm_head.weight"] = torch.randn_like(state["transformer.wte.weight"]) * 0.3
+        save_file(state, folder / "model.safetensors", metadata={"format": "pt"})
+    _edit_config(folder, tie_word_embeddings=True)
+    model, tok, _ = load(folder)
+    hf = transformers.AutoModelForCausalLM.from_pretrained(folder).eval()
+    assert not torch.equal(hf.lm_head.weight, hf.get_input_embeddings().weight)
+    ids = torch.tensor([encode(tok, PROMPT)])
+    full, _ = model(ids)
+    assert (full - hf(ids).logits).abs().max() < 1e-4

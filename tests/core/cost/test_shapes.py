@@ -102,7 +102,7 @@ def test_parse_lengths():
         ("9" * 5000, "more positions than any context window"),
         ("0", "at least 1"),
         ("nan", "whole number"),
-        ("1," * 10_001, "more than"),
+        ("1, " * 10_001, "more than"),
     ]:
         with pytest.raises(ValueError, match=match):
             parse_lengths(bad)
@@ -248,7 +248,7 @@ def test_parse_budgets_speaks_of_tokens():
         ("300", "context window"),
         ("", "e.g."),
         ("-5", "budget 1 .* is negative"),
-        ("12, 4,096", r"budget 3 .* starts with 0: .* \(4096, not 4,096\)"),
+        ("12, 4 096", r"budget 3 .* starts with 0: .* \(4096 or 4,096, not 4 096\)"),
         # Python's int() refuses 5,000 digits with a message naming sys.set_int_max_str_digits.
         ("9" * 5000, r"budget 1 \('9{19}…'\) is more tokens than the context window holds \(256\)"),
     ):
@@ -263,12 +263,22 @@ def test_a_config_with_a_5000_digit_number_gets_a_plain_message():
         parse_hf_config(text)
 
 
-@pytest.mark.parametrize("text", ["4,096", "4 096", "8192, 4,096"])
-def test_a_thousands_separator_in_request_lengths_is_refused(text):
-    """ "4,096" would otherwise read as two requests of 4 and 96 positions; its "096" starts with 0."""
-    with pytest.raises(ValueError, match="'096' starts with 0.*4096, not 4,096"):
-        parse_lengths(text)
-    assert parse_lengths("4096, 4096") == [4096, 4096] and parse_lengths("128,256") == [128, 256]
+def test_a_thousands_separator_in_request_lengths_is_read():
+    """One rule for every box (core.typed_numbers): "8,192" is 8192, not two requests of 8 and 192 (shown
+    25 MiB instead of 1 GiB); items are separated by ";", ", " or spaces; "4 096" leaves a "096" (refused),
+    "8.192" has two readings (named), and "8 192" is two items, said in a note."""
+    from core.cost.request_sizes import list_notes
+
+    assert parse_lengths("8,192") == [8192] and parse_lengths("8’192") == [8192]
+    assert parse_lengths("8192, 4,096") == [8192, 4096] and parse_lengths("4096;4096") == [4096, 4096]
+    assert parse_lengths("128,256") == [128256] and "reads as one number, 128256" in list_notes("128,256")[0]
+    with pytest.raises(ValueError, match="'096' starts with 0"):
+        parse_lengths("4 096")
+    with pytest.raises(ValueError, match=r"reads as 8\.192 \(not a whole number\) or, .* as 8192"):
+        parse_lengths("8.192")
+    with pytest.raises(ValueError, match=r"reads as 1\.5 \(a decimal comma\) or as two items, 1 and 5"):
+        parse_lengths("1,5")
+    assert parse_lengths("8 192") == [8, 192] and "for 8,192 write 8192" in list_notes("8 192")[0]
 
 
 @pytest.mark.parametrize(

@@ -515,3 +515,15 @@ def test_advice_that_only_respells_the_students_own_number_is_kept():
         assert bits.status == "unreadable" and bits.message.startswith("`Mb` is bits in the standard notation")
         comma = exercises.check(p, "0,75 GiB")
         assert comma.status == "unreadable" and "try `0.75 GiB`" in comma.message
+
+
+def test_hints_respell_the_students_own_amount_and_slips_are_named_at_every_scale():
+    """Issue 38: "1.234,5 MB" (German for 1,234.5 MB) was told "try `1.234 MB`", 1,000× off: the hint re-spells
+    the student's own amount, 1234.5. On exercise 3 (768 MiB), "0.75 GB" got a plain "wrong" while "768 MB" was
+    named "MiB read as MB": the GiB/GB slip is now named too."""
+    p = _part(catalogue.make("ch30-3", 0), "bytes")
+    german = exercises.check(p, "1.234,5 MB")
+    assert "1234.5 MB" in german.message and "1.234 MB" not in german.message
+    slip = exercises.check(p, "0.75 GB")
+    assert slip.status != "right" and "GiB read as GB" in slip.message, slip.message
+    assert "MiB read as MB" in exercises.check(p, "768 MB").message

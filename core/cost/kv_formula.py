@@ -1,0 +1,61 @@
+"""The memory page's formula line: the formula for the model's kind of attention, its terms as typed,
+and the exact total in bytes (Ch. 30 §30.4 for the uniform case; ``core.cost.kv_layers`` for the rest).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from core.cost.kv_layers import LayerCache
+
+
+def _lengths(lengths: list[int], positions: int) -> tuple[str, str]:
+    """(B and T as a formula writes them, their values): one T for equal lengths, else their sum."""
+    if len(set(lengths)) == 1:
+        return "B · T", f"{len(lengths):,} · {lengths[0]:,}"
+    summed = (
+        " + ".join(f"{t:,}" for t in lengths)
+        if len(lengths) <= 4
+        else f"{len(lengths):,} lengths summed: {positions:,}"
+    )
+    return "(T₁ + T₂ + …)", f"({summed})"
+
+
+def formula_line(layers: tuple[LayerCache, ...], lengths: list[int], d: int, b, total: int) -> str:
+    """One Markdown line "M = formula = terms = **N bytes**" for ``layers`` (``LayerCache``s), request
+    ``lengths``, head width ``d`` and bytes per value ``b`` (a number, or a cache type's name)."""
+    bt, bt_terms = _lengths(lengths, sum(lengths))
+    b_text = b if isinstance(b, str) else f"{float(Fraction(b)):g}"
+    n = len(layers)
+    end = f"**{total:,} bytes**"
+    first = layers[0]
+    kinds = {(x.k_values, x.v_values) for x in layers}
+    if first.k_values != first.v_values:  # MLA: latent and shared RoPE key, no factor 2
+        r, rope = first.k_values, first.v_values
+        if first.window is None:
+            return f"M = L · {bt} · (r_kv + d_R) · b = {n:,} · {bt_terms} · ({r:,} + {rope:,}) · {b_text} = {end}"
+    if len(kinds) > 1:  # one KV-head count per layer
+        heads = sum(x.k_values for x in layers) // d
+        return f"M = 2 · {bt} · (Σ_ℓ H_kv,ℓ) · d · b = 2 · {bt_terms} · {heads:,} · {d:,} · {b_text} = {end}"
+    h = first.k_values // d
+    local = [x for x in layers if x.window is not None]
+    if not local:
+        if bt == "B · T":
+            return (
+                f"M = 2 · B · L · T · H_kv · d · b = 2 · {len(lengths):,} · {n:,} · {lengths[0]:,} · {h:,} · "
+                f"{d:,} · {b_text} = {end}"
+            )
+        return f"M = 2 · L · {bt} · H_kv · d · b = 2 · {n:,} · {bt_terms} · {h:,} · {d:,} · {b_text} = {end}"
+    w = local[0].window
+    # ";" between min's arguments: "min(8,192, 4,096)" read as four numbers.
+    held = " + ".join(f"min({t:,}; {w:,})" for t in lengths[:4]) + (" + …" if len(lengths) > 4 else "")
+    held = held if len(lengths) == 1 else f"({held})"
+    n_global = n - len(local)
+    if first.k_values != first.v_values:
+        return f"M = (L_global · ΣT + L_local · Σ min(T, W)) · (r_kv + d_R) · b, W = {w:,}: = {end}"
+    if n_global == 0:
+        return f"M = 2 · L · Σ min(T, W) · H_kv · d · b = 2 · {n:,} · {held} · {h:,} · {d:,} · {b_text} = {end}"
+    return (
+        f"M = 2 · (L_global · ΣT + L_local · Σ min(T, W)) · H_kv · d · b = 2 · ({n_global:,} · {sum(lengths):,} + "
+        f"{len(local):,} · {held}) · {h:,} · {d:,} · {b_text} = {end}"
+    )

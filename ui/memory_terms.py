@@ -1,0 +1,87 @@
+"""The memory page's term boxes (L, query heads, H_kv, d, W, b, T). Choosing a preset copies its terms in;
+typing L, query heads, H_kv, d or W switches the preset box to "Custom (typed terms)", and every derived
+quantity (hidden size = query heads · d, the MHA comparison) then follows what was typed. A custom model
+keeps the structure of the preset it was typed over (which layers slide, MLA), said in its caption.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import streamlit as st
+
+from core import state
+from core.cost import counts
+from core.cost.kv_layers import describe_rule
+from core.cost.kv_shape import KVShape
+
+KW = {"persist_state": "session"}
+
+
+def own_label(shape: KVShape) -> str:
+    return f"model's own ({shape.bytes_per_value:g} B)"
+
+
+def b_choices(shape: KVShape) -> dict[str, tuple[Fraction, str | None]]:
+    """Label → (b, llama.cpp cache type or None): the model's own width first."""
+    return {own_label(shape): (Fraction(shape.bytes_per_value), None), **counts.kv_value_choices()}
+
+
+def default_lengths(name: str, shape: KVShape) -> str:
+    return "8" if name.startswith("Ch. 30 two") else str(shape.context_window or 2048)
+
+
+def load(name: str, shape: KVShape) -> None:
+    """Copy ``shape``'s terms into the boxes when the preset (or pasted config) changed; call before the
+    boxes are drawn."""
+    ss = st.session_state
+    if name == state.MEMORY_CUSTOM or ss.get(state.MEMORY_LOADED) == (name, shape):
+        return
+    h, d = shape.latent if shape.latent is not None else (shape.n_kv_head, shape.head_dim)
+    ss.update({state.MEMORY_L: shape.n_layer, state.MEMORY_N_HEAD: shape.n_head, state.MEMORY_H: h, state.MEMORY_D: d})
+    ss.update({state.MEMORY_W: shape.window or 0, state.MEMORY_B: own_label(shape)})
+    ss[state.MEMORY_T] = default_lengths(name, shape)
+    ss[state.MEMORY_BASE], ss[state.MEMORY_LOADED] = shape, (name, shape)
+
+
+def _typed() -> None:
+    st.session_state[state.MEMORY_PRESET] = state.MEMORY_CUSTOM
+    st.session_state[state.MEMORY_LOADED] = None  # choosing the same preset again reloads it
+
+
+def custom_shape(base: KVShape, n_head: int, n_kv: int, d: int) -> KVShape:
+    """The typed model: ``base``'s structure, the typed heads and width, hidden size = query heads · d."""
+    if base.latent is not None:
+        return KVShape("typed terms (MLA)", 1, n_head, n_head, base.head_dim, base.hidden_size, base.bytes_per_value,
+                       None, "", window=None, rule=base.rule, latent=(n_kv, d))  # fmt: skip
+    return KVShape("typed terms", 1, n_head, n_kv, d, n_head * d, base.bytes_per_value, None, "", rule=base.rule)
+
+
+def term_boxes(shape: KVShape) -> tuple[int, int, int, int, int | None]:
+    """Draw the model's terms; returns (L, query heads, H_kv or r_kv, d or d_R, W or None)."""
+    mla = shape.latent is not None
+    c = st.columns(5)
+    L = c[0].number_input("L: layers", 1, 10**6, key=state.MEMORY_L, on_change=_typed, **KW)
+    q = c[1].number_input(
+        "Query heads", 1, 10**6, key=state.MEMORY_N_HEAD, on_change=_typed, help="Not in M: for the comparisons", **KW
+    )
+    H = c[2].number_input(
+        "r_kv: latent width" if mla else "H_kv: KV heads per layer", 1, 10**6, key=state.MEMORY_H,
+        on_change=_typed, help="kv_lora_rank" if mla else None, **KW,
+    )  # fmt: skip
+    d = c[3].number_input(
+        "d_R: shared RoPE key" if mla else "d: head width", 1, 10**6, key=state.MEMORY_D, on_change=_typed,
+        help="qk_rope_head_dim" if mla else None, **KW,
+    )  # fmt: skip
+    W = c[4].number_input(
+        "W: sliding window (0 = none)", 0, 10**12, key=state.MEMORY_W, on_change=_typed,
+        help="Positions a local layer keeps: min(T, W) of a T-position request.", **KW,
+    )  # fmt: skip
+    return int(L), int(q), int(H), int(d), int(W) or None
+
+
+def sliding_words(shape: KVShape, window: int | None) -> str:
+    """The typed window in words, with ``shape``'s rule for which layers slide."""
+    if not window:
+        return "Every layer keeps every position."
+    return f"Window W = {window:,} positions: {describe_rule(shape.rule or 'all')}."
