@@ -1,0 +1,61 @@
+"""The roofline's measurement (core/evaluate/machine_speed.py): counts, cache file, agreement. No timing asserted."""
+
+import json
+
+import pytest
+
+from core.cost.step_traffic import step_bytes, step_flops
+from core.evaluate import machine_speed
+from core.model.config import PRESETS
+from core.model.model import GPT
+
+
+def test_a_pass_is_counted_by_core_cost(monkeypatch):
+    """A measured pass carries step_traffic's FLOPs and bytes and at least MIN_REPEATS timings."""
+    model = GPT(PRESETS["tiny"]).eval()
+    p = machine_speed.measure_pass(model, "decode", 2, 1, 9, seconds=0.0)
+    assert p.flops == step_flops(PRESETS["tiny"], 2, 1, 9)["total"]
+    assert p.bytes == step_bytes(PRESETS["tiny"], 2, 1, 9)["total"]
+    assert p.repeats >= machine_speed.MIN_REPEATS and p.ms > 0
+
+
+def test_passes_fit_the_window():
+    """Decode at B = 1, 4, 16 and prefills, never past the context window."""
+    for cfg in (PRESETS["tiny"], PRESETS["shipped"], PRESETS["larger"]):
+        todo = machine_speed.passes(cfg.block_size)
+        assert [b for k, b, _, _ in todo if k == "decode"][:3] == [1, 4, 16]
+        assert any(k == "prefill" for k, *_ in todo) and all(s <= cfg.block_size for *_, s in todo)
+
+
+def test_the_cache_lives_outside_the_source_tree_and_keeps_two_runs(tmp_path, monkeypatch):
+    """XDG_CACHE_HOME/inference-explainer/, one file per key, the last two runs; another key sees none."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    key = machine_speed.machine_key("shipped", PRESETS["shipped"])
+    assert key["cpu"] and key["torch"] and key["threads"] >= 1
+    for i in range(3):
+        machine_speed.save_run(key, {"i": i})
+    assert [r["i"] for r in machine_speed.load_runs(key)] == [1, 2]
+    path = machine_speed.cache_path(key)
+    assert path.parent == tmp_path / "inference-explainer" and json.loads(path.read_text())["key"] == key
+    assert machine_speed.load_runs({**key, "threads": 99}) == []
+    path.write_text("{half a fi")
+    assert machine_speed.load_runs(key) == []
+
+
+def test_agreement_is_the_largest_relative_difference():
+    """Two runs' medians 10 vs 11 and 2 vs 2: 10%, named after the worst."""
+    assert machine_speed.agreement([10.0, 2.0], [11.0, 2.0]) == pytest.approx(0.1)
+    point = {"kind": "decode", "batch": 1, "new": 1, "context": 8, "ms": 1.0, "repeats": 3, "flops": 1, "bytes": 1}
+    roof = {"bandwidth_gbs": 10.0, "copy_gbs": 5.0, "peak_gflops": 50.0, "points": [point], "threads": 1}
+    run = {"roofline": {**roof, "seconds": 1.0, "when": ""}, "formats": [{"fmt": "float32", "ms": 2.0}]}
+    other = json.loads(json.dumps(run))
+    other["formats"][0]["ms"] = 2.4
+    assert machine_speed.run_agreement([run, other]) == (pytest.approx(0.2), "float32")
+    assert machine_speed.run_agreement([run]) is None
+
+
+def test_counted_intensities_follow_the_passes():
+    """Before timing: one counted intensity per pass, decode rising with the batch, prefill past decode."""
+    got = dict(machine_speed.counted(PRESETS["shipped"]))
+    assert len(got) == len(machine_speed.passes(PRESETS["shipped"].block_size))
+    assert got["decode B=1, n=128"] < got["decode B=4, n=128"] < got["decode B=16, n=128"] < got["prefill B=1, T=128"]

@@ -1,0 +1,64 @@
+"""The speed page's measurement, kept out of a class's way: one at a time per server process
+(others wait in line, told so), within a time budget, and read back from the machine's cache file.
+
+Streamlit has no public count of connected sessions (the runtime's session manager is private), so
+the page does not refuse by head count; the lock and the budget bound what one measurement costs
+the others: while it runs, one of the two cores is busy for at most the budget."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict
+
+import streamlit as st
+
+from core.evaluate.format_speed import measure_formats
+from core.evaluate.machine_speed import load_runs, machine_key, measure_roofline, passes, save_run
+from ui import models
+
+_LOCK = threading.Lock()  # one measurement at a time in this server process
+WAIT_S = 180  # how long a second request waits in line before giving up
+
+
+def key() -> dict:
+    """The cache key of this session's model on this machine."""
+    return machine_key(models.active().name, models.chosen_model().cfg)
+
+
+def kept_runs() -> list[dict]:
+    """The runs kept for this machine and model (at most two), read from the cache file."""
+    return load_runs(key())
+
+
+def measure(budget_s: float) -> list[dict] | None:
+    """Measure this session's model on this machine with a progress bar, in about ``budget_s``
+    seconds (roofline 60%, formats 40%); saved to the machine's cache. Waits in line while another
+    session measures; None if the line did not move within ``WAIT_S``."""
+    if not _LOCK.acquire(blocking=False):
+        note = st.info("Another session is measuring on this server; yours waits in line and starts when it ends.")
+        if not _LOCK.acquire(timeout=WAIT_S):
+            note.empty()
+            st.warning("The other measurement is still running; its results will show here when it ends.")
+            return None
+        note.empty()
+    try:
+        model = models.chosen_model()
+        bar = st.progress(0.0, text="Measuring…")
+        roof = measure_roofline(model, budget_s * 0.6, lambda f, what: bar.progress(0.6 * f, text=f"Measuring {what}…"))
+        context = passes(model.cfg.block_size)[0][3]
+        rows = measure_formats(
+            model,
+            context,
+            budget_s * 0.4,
+            progress=lambda f, what: bar.progress(0.6 + 0.4 * f, text=f"Formats: {what}…"),
+        )
+        bar.empty()
+        run = {"roofline": roof.to_dict(), "formats": [asdict(r) for r in rows], "context": context}
+        return save_run(key(), run)
+    finally:
+        _LOCK.release()
+
+
+def busy() -> bool:
+    """True while a measurement runs in this server process."""
+    return _LOCK.locked()
