@@ -6,7 +6,7 @@ import ui
 from core import state
 from core.model.tokenizer import end_token_id
 from serve import step_queue
-from ui import models
+from ui import lesson, models
 from ui.decode import actions, question, widgets
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 
@@ -79,6 +79,7 @@ with view:
     widgets.view_picker((actions.model_of(actions.session()) if actions.session() else models.chosen_model()).cfg)
 with more:
     widgets.settings()
+    lesson.clicker("decode")  # the clicker's keys whatever control was touched last (frontend/clicker.js)
 widgets.controls()
 stage()
 st.caption(

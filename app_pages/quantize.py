@@ -108,10 +108,7 @@ def ruler_section() -> None:
     ui.chart(figures.figure(viz.fig_ruler, r), key="ruler", table=False)  # its table is below
     if r.levels is None:
         st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
-    st.caption(
-        f"Rounding bound s/2 = {r.scale / 2:.6g} (the whiskers). Formula: q = clip(round(x/s) + z, "
-        f"{r.qmin}, {r.qmax}), x̂ = s·(q − z)."
-    )
+    st.caption(f"Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the whiskers). Formula: {r.formula}.")
     if len(r.x) <= 200:
         st.dataframe(tables.arrow(ruler.ruler_table(r)), hide_index=True)
     ui_quant.reaches_the_output(r, rounding)

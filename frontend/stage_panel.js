@@ -33,7 +33,21 @@ function drawBars(Plotly, plot, bars, font) {
 
 function metric(parent, cls, m) {
   const box = child(parent, cls);
-  text(box, "metric-label")(m.label).title = m.help || "";
+  const label = text(box, "metric-label")(m.label);
+  label.title = m.help || "";
+  // A visible "?" beside the label (what the count is: per layer and head), focusable for the keyboard.
+  let help = box.querySelector(":scope > .metric-help");
+  if (!help) {
+    help = document.createElement("span");
+    help.className = "metric-help";
+    help.textContent = "?";
+    help.tabIndex = 0;
+    help.setAttribute("role", "note");
+    label.after(help);
+  }
+  help.title = m.help || "";
+  help.setAttribute("aria-label", m.help || "");
+  help.hidden = !m.help;
   text(box, "metric-value")(m.value);
   const delta = text(box, "metric-delta")(m.delta || "");
   delta.hidden = !m.delta;

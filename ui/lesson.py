@@ -28,6 +28,9 @@ from ui.decode import actions
 _scroll = st.components.v2.component(
     "explainer_lesson_scroll", js=static.loader("lesson_scroll.js"), isolate_styles=False
 )
+# The clicker (frontend/clicker.js): one keydown listener per browser tab, so PageDown / PageUp, → / ←, P and K
+# reach the lesson and the stage whatever control was touched last, and no press is lost while a page runs.
+_clicker = st.components.v2.component("explainer_clicker", js=static.loader("clicker.js"), isolate_styles=False)
 BAR_CSS = """
 .st-key-lesson-bar { background: #f0f2f6; border-radius: 0.5rem; padding: 0.3rem 0.6rem; gap: 0.2rem; }
 /* The bar takes the room above the title that streamlit leaves empty. */
@@ -35,6 +38,11 @@ BAR_CSS = """
 .st-key-lesson-bar [data-testid="stCaptionContainer"] { margin-top: -0.4rem; }
 .st-key-lesson-bar [data-testid="stText"] { line-height: 1.35; font-size: 1.05rem; }
 .st-key-lesson-title [data-testid="stText"] { font-weight: 600; }
+/* The bar shows once the clicker's keys work (frontend/clicker.js marks the page): on a fresh tab its text came
+   ~2 s before its buttons and keys, and a PageDown pressed at the sight of it was lost. Shown after 20 s anyway
+   (the clicker's code could not load: static/ missing). */
+html:not(.clicker-ready) .st-key-lesson-bar { visibility: hidden; animation: lesson-bar-show 0s linear 20s forwards; }
+@keyframes lesson-bar-show { to { visibility: visible; } }
 .st-key-lesson-keys, .st-key-lesson-scroll { display: none; }
 /* The bar stays at the top (under streamlit's 3.75rem header) when the page scrolls. */
 [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 99; }
@@ -90,6 +98,19 @@ def go(k: int) -> None:
     ss[state.LESSON_STOP], ss[state.LESSON_GOTO] = k, True
     ss[state.LESSON_ARRIVAL] += 1  # the browser scrolls the stop's main figure into view once per arrival
     st.query_params.from_dict(link_params(k))
+
+
+def move(by: int) -> None:
+    """Move ``by`` stops from the one the session is on now, not the one a (possibly stale) bar showed:
+    two clicker presses in quick succession go two stops on, never the same move twice."""
+    if _lesson() is not None:
+        go(st.session_state[state.LESSON_STOP] + by)
+
+
+def clicker(key: str) -> None:
+    """Install the clicker's key listener in this browser tab (once; a hidden element)."""
+    with st.container(key=f"clicker-{key}"):
+        _clicker(data={"on": True}, key=f"clicker.{key}")
 
 
 def start(lesson, name: str | None, k: int = 0) -> None:
@@ -183,8 +204,8 @@ def bar(nav) -> None:
             st.button(
                 "←",
                 key="lesson.prev",
-                on_click=go,
-                args=(k - 1,),
+                on_click=move,
+                args=(-1,),
                 disabled=k == 0,
                 shortcut="PageUp",
                 help=f"Previous stop. Keys: {keys}",
@@ -192,8 +213,8 @@ def bar(nav) -> None:
             st.button(
                 "→",
                 key="lesson.next",
-                on_click=go,
-                args=(k + 1,),
+                on_click=move,
+                args=(1,),
                 disabled=k == n - 1,
                 shortcut="PageDown",
                 help=f"Next stop. Keys: {keys}",
@@ -203,7 +224,7 @@ def bar(nav) -> None:
         with text:
             with st.container(key="lesson-title"):
                 st.text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
-            st.text(f"Ask: {stop.question}")
+            st.text(f"Ask: {stop.question_now(ss)}")  # a Practice stop's "New numbers" changes its question
             if nav.title != PAGES[stop.page].title:  # the class went elsewhere through the top bar
                 st.button(
                     f"Back to stop {k + 1}",
@@ -215,7 +236,10 @@ def bar(nav) -> None:
                 )
         with tools, st.container(horizontal=True, gap="small", horizontal_alignment="right"):
             if ss[state.LESSON_TEACHER]:
-                with st.popover("Note", icon=":material/speaker_notes:", help="The speaker note (teacher view)"):
+                # Keyed by the stop: a note opened at one stop is a closed popover at the next, so the
+                # projector never shows the next stop's answers unasked.
+                note = {"icon": ":material/speaker_notes:", "help": "The speaker note (teacher view)"}
+                with st.popover("Note", key=f"lesson-note-{k}", **note):
                     st.text(stop.note)
             with st.popover(
                 "", icon=":material/menu:", help="The lesson: go to a stop, download the handout, a link for students"
@@ -234,10 +258,11 @@ def bar(nav) -> None:
         _scroll(
             data={"arrival": ss[state.LESSON_ARRIVAL], "page": nav.title, "closeSidebar": close}, key="lesson.scroll"
         )
+        clicker("lesson")
     if not on_decode:  # → / ← are the stage's own keys on the decode page
         with st.container(key="lesson-keys"):
-            st.button("next stop", key="lesson.right", on_click=go, args=(k + 1,), shortcut="Right")
-            st.button("previous stop", key="lesson.left", on_click=go, args=(k - 1,), shortcut="Left")
+            st.button("next stop", key="lesson.right", on_click=move, args=(1,), shortcut="Right")
+            st.button("previous stop", key="lesson.left", on_click=move, args=(-1,), shortcut="Left")
 
 
 def menu(lesson, k: int) -> None:

@@ -11,6 +11,14 @@ from core.cost.counts import kv_cache_bytes_for
 from core.text import sentence
 from ui import models, tables
 
+# How a teacher adds a checkpoint without internet (issue 37): where the folder goes, the flag, the restart.
+OFFLINE_STEPS = (
+    "Your own checkpoint, offline: copy its folder (`config.json`, `tokenizer.json`, `*.safetensors`) into one "
+    "models folder, DIR, then **restart** the app with `streamlit run app.py -- --models-dir DIR` (installed: "
+    "`inference-explainer --models-dir DIR`). The option is read at start-up only; the app never downloads. "
+    "Step by step: docs/models.md."
+)
+
 
 def refusal_note() -> None:
     """A refused choice, said where the class looks (the main area), once."""
@@ -39,6 +47,7 @@ def picker() -> None:
             help="The shipped model, the folder given with --model, and checkpoints found on this machine (the "
             "Hugging Face cache and --models-dir). Your choice is yours alone; other sessions keep theirs.",
         )
+        st.caption(OFFLINE_STEPS)
         kept = st.session_state.get(models.REFUSAL)
         if kept:
             st.error(sentence(f"Cannot use {kept[0]}: {kept[1]}"))

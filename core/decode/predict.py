@@ -62,6 +62,15 @@ class Tally:
         self.history.append((question.kind, ok))
         return ok
 
+    def summary(self) -> str:
+        """The score as said to a class: "2 right of 3 answered, 1 not answered". A reveal nobody
+        answered (a class answering aloud) is not a wrong answer: it is counted apart."""
+        unanswered = self.asked - self.answered
+        if not self.answered:
+            return f"{unanswered} revealed, not answered" if unanswered else "none yet"
+        said = f"{self.right} right of {self.answered} answered"
+        return f"{said}, {unanswered} not answered" if unanswered else said
+
 
 def kind_for(step: int) -> str:
     """The question kind before decode step ``step`` (1, 2, …): the kinds in turn."""

@@ -20,10 +20,12 @@ from core.lesson.problems import STRICT_VALIDATOR, Problem, line_of, problem_fro
 from core.model.config import PRESETS
 from core.model.shipped import ASSETS, load_shipped_tokenizer
 from core.model.tokenizer import encode
+from core.practice.catalogue import make as make_exercise
 from core.quant import ruler
 from core.text import plural, quoted
 
 SHIPPED_DIR = ASSETS / "lessons"
+PRACTICE_DEFAULTS = {state.PRACTICE_EX: state.DEFAULTS[state.PRACTICE_EX], state.PRACTICE_SEED: 0}
 MAX_BYTES = 200_000
 
 
@@ -53,6 +55,18 @@ class Stop:
             # load_preset); a lesson sets the same values directly, through the same helper.
             out.update(state.quant_preset_state(*ruler.PRESETS[self.settings["preset"]]))
         return out
+
+    def question_now(self, values) -> str:
+        """The question to ask with the page as it is now (``values``: session state, read only). A
+        Practice stop whose exercise the class changed ("New numbers", another exercise) asks the
+        exercise on screen, its numbers included; the file's question quoted the stop's own numbers."""
+        if self.page != "practice":
+            return self.question
+        stop = {**PRACTICE_DEFAULTS, **self.state_updates()}
+        now = {k: values.get(k, v) for k, v in stop.items()}
+        if now == stop:
+            return self.question
+        return make_exercise(now[state.PRACTICE_EX], now[state.PRACTICE_SEED]).question.replace("**", "")
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,13 @@ def exact(value: float) -> str:
     return repr(float(value))
 
 
+def shown(value: float) -> str:
+    """A scale as a reader wants it: the fewest digits up to 12 significant, so the automatic scale
+    0.7 / 7 = 0.09999999999999999 reads 0.1 (the chapter's scale). ``exact`` keeps every digit where
+    they matter (a near tie)."""
+    return f"{float(value):.12g}"
+
+
 @dataclass(frozen=True)
 class Ruler:
     """Everything the ruler draws: values ``x``, stored ``q``, reconstructions ``x_hat``,
@@ -79,9 +86,18 @@ class Ruler:
     @property
     def title(self) -> str:
         kind = "symmetric" if self.symmetric else "affine"
-        return f"{self.n_bit}-bit {kind}: stored integers {self.qmin} … {self.qmax}, scale s = {exact(self.scale)}" + (
+        return f"{self.n_bit}-bit {kind}: stored integers {self.qmin} … {self.qmax}, scale s = {shown(self.scale)}" + (
             "" if self.symmetric else f", zero point {self.zero_point}"
         )
+
+    @property
+    def formula(self) -> str:
+        """The mapping as applied: ``clip(…)`` only while clipping is on."""
+        stored = "round(x/s) + z" if not self.symmetric else "round(x/s)"
+        back = "s·(q − z)" if not self.symmetric else "s·q"
+        if self.clip:
+            return f"q = clip({stored}, {self.qmin}, {self.qmax}), x̂ = {back}"
+        return f"q = {stored} (not clipped: integers past {self.qmin} … {self.qmax} are kept, marked), x̂ = {back}"
 
     @property
     def outside_label(self) -> str:

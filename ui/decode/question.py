@@ -57,7 +57,7 @@ def question_panel(present: bool, across: bool = False) -> None:
         return
     box = st.container(border=True, key="stage-question")
     ask, pick = box.columns([2, 3], vertical_alignment="center") if across else (box, box)
-    score = "" if tally is None else f" Predictions so far: {tally.right} right of {tally.asked}."
+    score = "" if tally is None else f" Predictions so far: {tally.summary()}."
     if q is not None:
         picked = st.session_state[actions.PICK]
         ask.markdown(f"**{q.text}**")

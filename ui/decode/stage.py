@@ -68,7 +68,11 @@ STAGE_CSS = """
 .panel-root { font-size: var(--panel-font, 14px); color: #1f1f1f; }
 .panel-counters { display: flex; gap: 1.5em; margin: 0.6em 0 0.4em 0; }
 .panel-counters > div { flex: 1; }
-.panel-root .metric-label { font-size: 0.95em; color: #31333f; }
+.panel-root .metric-label { font-size: 0.95em; color: #31333f; display: inline; }
+/* The counters' "per layer and head" help: a visible "?" (hover or focus shows it), not a title on the label only. */
+.panel-root .metric-help { display: inline-block; margin-left: 0.35em; width: 1.25em; height: 1.25em;
+  line-height: 1.25em; border-radius: 50%; border: 1px solid #5e5d5b; color: #31333f; font-size: 0.8em;
+  text-align: center; cursor: help; vertical-align: 0.1em; }
 .panel-root .metric-value { font-size: 2.1em; line-height: 1.15; }
 .panel-root .metric-delta { display: inline-block; margin-top: 0.15em; padding: 0.05em 0.5em; border-radius: 0.8em;
   background: #ececec; color: #31333f; font-size: 0.9em; }
@@ -117,10 +121,12 @@ def forget_view() -> None:
     st.session_state.pop(VIEW, None)
 
 
-STAGE_STYLE = stage.StageStyle()
+STAGE_STYLE = stage.StageStyle(font=14, panel_font=14, bars_height=280)  # 14-px text (issue 37); bars 20 px shorter
 # The next-token bars beside a question: 5 bars, readable at presenter size; on a laptop 140 px (and a wider
 # panel, app_pages/decode.py) kept the KV line on a 1280 × 800 screen under a lesson's bar.
-COMPACT_BARS_PX = {True: 150, False: 140}
+# On a projector 150 px drew the five bars in ~80 px, their labels run together (issue 37): 195 px, the KV line
+# still ~15 px inside a 1080-px screen under a two-line question.
+COMPACT_BARS_PX = {True: 195, False: 140}
 # The question row across the stage takes this from the heatmap: presenter mode, or a laptop under a lesson's bar
 # (its row is shorter; 220 px left a 1280 × 800 heatmap four rows and a broken colour bar).
 QUESTION_ROW_PX = {True: 220, False: 130}

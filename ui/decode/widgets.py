@@ -81,9 +81,10 @@ def controls() -> None:
     resent per Step (fewer elements, less server time per Step: bench/stage_speed.py)."""
     playing, none = st.session_state[state.DECODE_PLAYING], actions.session() is None
     c = st.columns([1, 1, 0.9, 1.5, 1.4, 2.2], vertical_alignment="center")
-    c[0].button("Prefill", type="primary", on_click=actions.prefill, width="stretch", shortcut="P")
+    prefill = actions.prefill
+    c[0].button("Prefill", type="primary", key="decode-prefill", on_click=prefill, width="stretch", shortcut="P")
     play = "Pause ❚❚" if playing else "Play ▶"
-    c[1].button(play, on_click=actions.toggle_play, disabled=none, width="stretch", shortcut="K")
+    c[1].button(play, key="decode-play", on_click=actions.toggle_play, disabled=none, width="stretch", shortcut="K")
     c[2].button("Reset", on_click=actions.reset, width="stretch")
     c[3].toggle(
         "Predict first",

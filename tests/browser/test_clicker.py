@@ -1,0 +1,207 @@
+"""Real browser: a presenter's clicker (PageDown / PageUp, → / ←) moves the lesson and steps the decode
+stage whatever control was touched last (issue 37, item 1), no press is lost while a stop's page is still
+running (item 2), and an opened speaker note closes when the stop changes (item 3)."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from bench.browser import browser_page, heatmap_rows, running_app, wait_rows
+from core.lesson.stops import load_shipped
+
+pytestmark = pytest.mark.browser
+
+LESSON = load_shipped("fifteen-minutes")
+IDLE = '[data-test-script-state="notRunning"]'
+TIMEOUT = 90000
+
+
+@pytest.fixture(scope="module")
+def url():
+    with running_app() as u:
+        yield u
+
+
+def idle(page) -> None:
+    """Until the page's script has ended (the app element says so)."""
+    expect(page.locator(IDLE)).to_have_count(1, timeout=TIMEOUT)
+
+
+def at_stop(page, k: int) -> None:
+    """Stop ``k`` (from 1) in the bar, and the page's run ended."""
+    expect(page.locator(".st-key-lesson-title")).to_contain_text(f"Stop {k} of {len(LESSON.stops)}", timeout=TIMEOUT)
+    idle(page)
+
+
+def open_stop(page, url: str, k: int, present: bool = False) -> None:
+    page.goto(f"{url}/?lesson=fifteen-minutes&stop={k}" + ("&present=1&teacher=1" if present else "&teacher=1"))
+    at_stop(page, k)
+    page.mouse.wheel(0, 1)  # the teacher takes the page: the stop's scroll to its figure stops (lesson_scroll.js)
+
+
+# ---- touching each kind of control, as a teacher would with the mouse ------------------------------
+
+
+def touch_selectbox(page, scope):
+    box, options = scope.locator('[data-testid="stSelectbox"]').first, page.get_by_role("option")
+    for _ in range(3):  # a click while the stop's page still scrolls into place can land before the list opens
+        box.click()
+        try:
+            expect(options.first).to_be_visible(timeout=10000)
+            break
+        except AssertionError:
+            page.keyboard.press("Escape")
+    options.nth(1).click()
+
+
+def touch_slider(page, scope):
+    thumb = scope.locator('[data-testid="stSlider"] input[type=range]').first.locator("xpath=../..")  # the thumb
+    thumb.scroll_into_view_if_needed()
+    box = thumb.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 + 40, box["y"] + box["height"] / 2, steps=4)
+    page.mouse.up()
+
+
+def touch_radio(page, scope):
+    radio = scope.locator('[data-testid="stRadio"]').first
+    radio.locator("label").filter(has_not=page.locator("input:checked")).first.click()
+
+
+def touch_number(page, scope):
+    box = scope.locator('[data-testid="stNumberInput"] input').first
+    box.click()
+    value = box.input_value()
+    box.fill(str(int(float(value.replace(",", ""))) + 1))
+    box.press("Enter")
+
+
+def touch_toggle(page, scope):
+    scope.locator('[data-testid="stCheckbox"] label, [data-testid="stToggle"] label').first.click()
+
+
+def touch_text(page, scope):
+    box = scope.locator('[data-testid="stTextInput"] input').first
+    box.click()
+    box.press("End")
+    box.type(" ")
+    box.press("Enter")
+
+
+TOUCH = {
+    "selectbox": touch_selectbox,
+    "slider": touch_slider,
+    "radio": touch_radio,
+    "number box": touch_number,
+    "toggle": touch_toggle,
+    "text box": touch_text,
+}
+
+# The stop each kind is touched on (its page has one) in the shipped lesson: never the decode stop, where
+# → is Step (the plain decode page below has them all).
+LESSON_STOP = {"selectbox": 5, "slider": 6, "radio": 7, "number box": 3, "toggle": 6, "text box": 5}
+
+
+def main(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+@pytest.mark.parametrize("kind", list(TOUCH))
+def test_clicker_moves_the_lesson_after_a_control_is_touched(url, kind):
+    """Touch the control, PageDown: the next stop; PageUp: back; touch it again, →: the next stop."""
+    k = LESSON_STOP[kind]
+    with browser_page(1280, 800) as page:
+        open_stop(page, url, k)
+        TOUCH[kind](page, main(page))
+        idle(page)
+        page.keyboard.press("PageDown")
+        at_stop(page, k + 1)
+        page.keyboard.press("PageUp")
+        at_stop(page, k)
+        page.mouse.wheel(0, 1)
+        TOUCH[kind](page, main(page))
+        idle(page)
+        page.keyboard.press("ArrowRight")
+        at_stop(page, k + 1)
+
+
+def settings(page):
+    """The decode page's Settings panel, opened (it may still be open from the last touch)."""
+    panel = page.locator('[data-testid="stPopoverBody"]')
+    if not panel.is_visible():
+        page.get_by_role("button", name="Settings").click()
+    expect(panel).to_be_visible(timeout=TIMEOUT)
+    return panel
+
+
+# On the decode page: where each kind of control is (the prompt box is a text area: Escape hands it back).
+DECODE_SCOPE = {
+    "selectbox": main,
+    "slider": settings,
+    "radio": settings,
+    "number box": settings,
+    "toggle": main,
+}
+
+
+@pytest.mark.parametrize("kind", [*DECODE_SCOPE, "text box"])
+def test_clicker_steps_the_decode_page_after_a_control_is_touched(url, kind):
+    """Plain decode page, prefilled: touch the control, PageDown steps; touch it again, → steps."""
+    with browser_page(1280, 800) as page:
+        page.goto(url)
+        prefill = page.get_by_role("button", name="Prefill")
+        expect(prefill).to_be_visible(timeout=TIMEOUT)  # a fresh server's first page imports torch
+        prefill.click()
+        page.wait_for_function("() => !!document.querySelector('.attn-root[data-rows]')", timeout=TIMEOUT)
+        idle(page)
+        for key in ("PageDown", "ArrowRight"):
+            rows = heatmap_rows(page)
+            if kind == "text box":
+                box = page.locator('[data-testid="stTextArea"] textarea').first
+                if not box.is_visible():  # the prompt box closes while a request runs
+                    page.locator('[data-testid="stExpander"] summary').first.click()
+                box.click()
+                box.press("End")
+                box.type(" more")
+                if key == "ArrowRight":
+                    box.press("Escape")  # a text area keeps → while typing; Escape hands it back
+            else:
+                TOUCH[kind](page, DECODE_SCOPE[kind](page))
+            idle(page)
+            page.keyboard.press(key)
+            wait_rows(page, rows + 1, timeout_ms=TIMEOUT)
+            idle(page)
+
+
+def test_a_press_as_soon_as_the_bar_appears_is_not_lost(url):
+    """At 1920×1080 presenting: PageDown once as soon as stop 3's bar appears (its page still running) opens
+    stop 4; PageDown once as soon as stop 4's bar appears opens stop 5."""
+    with browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?lesson=fifteen-minutes&stop=3&present=1")
+        title = page.locator(".st-key-lesson-title")
+        expect(title).to_contain_text("Stop 3 of 8", timeout=TIMEOUT)
+        expect(title).to_be_visible(timeout=TIMEOUT)
+        page.keyboard.press("PageDown")
+        expect(title).to_contain_text("Stop 4 of 8", timeout=TIMEOUT)
+        expect(title).to_be_visible(timeout=TIMEOUT)
+        page.keyboard.press("PageDown")
+        expect(title).to_contain_text("Stop 5 of 8", timeout=TIMEOUT)
+        idle(page)
+        expect(title).to_contain_text("Stop 5 of 8")  # and no further: each press moved once
+
+
+def test_an_open_note_closes_when_the_stop_changes(url):
+    """Teacher view at 1920×1080: the note opened on stop 3 shows its text; after PageDown, stop 4's note
+    (its answers: 1 GiB, 4 GiB) is nowhere on screen until the teacher opens it there."""
+    with browser_page(1920, 1080) as page:
+        open_stop(page, url, 3, present=True)
+        page.get_by_role("button", name=re.compile("Note")).click()
+        expect(page.get_by_text(LESSON.stops[2].note[:40])).to_be_visible(timeout=TIMEOUT)
+        page.keyboard.press("PageDown")
+        at_stop(page, 4)
+        expect(page.get_by_text(LESSON.stops[3].note[:40])).to_have_count(0)
+        expect(page.get_by_text(LESSON.stops[2].note[:40])).to_have_count(0)
+        page.get_by_role("button", name=re.compile("Note")).click()
+        expect(page.get_by_text(LESSON.stops[3].note[:40])).to_be_visible(timeout=TIMEOUT)
