@@ -298,10 +298,27 @@ LESSON_STATE = {
     HANDOUT_SLOTS: (),
 }
 
+# ---- what the cache holds (app_pages/cache.py) ------------------------------------------------------
+CACHE_PROMPT = "cache.prompt"  # str: the two-speeds run's prompt (eight positions: Table 30.1's numbers)
+CACHE_TEXT = "cache.text"  # str: the reference text of the reuse checks
+CACHE_EDITED = "cache.edited"  # str: the same text edited (Ch. 30 §30.4: 600 → 750 yuan)
+CACHE_TRANSCRIPT = "cache.transcript"  # str: a stored chat transcript (a text record)
+SEE_PROMPT = "see.prompt"  # str: the prompt "See it move" runs to the context window
+SEE_REDUCE_MOTION = "see.reduce_motion"  # bool: jump between frames instead of sliding
+SEE = {SEE_PROMPT: "User: Hello, my name is Mira", SEE_REDUCE_MOTION: False}
+CACHE = {
+    CACHE_PROMPT: "User: Hello, my name is Mira",
+    CACHE_TEXT: "User: The limit is 600 yuan.",
+    CACHE_EDITED: "User: The limit is 750 yuan.",
+    CACHE_TRANSCRIPT: "User: Hello, my name is Mira.\nAssistant: Hello Mira!\nUser: Is 620 yuan allowed?\nAssistant:",
+}
+
 DEFAULTS = {
     **DECODE,
     **WORKED,
     **CONTEXT,
+    **CACHE,
+    **SEE,
     **LATENCY,
     **BATCHING,
     **SPECULATIVE,
@@ -319,3 +336,26 @@ DEFAULTS = {
 # ---- the address's notes (ui/frame.py), set only when there is something to say -----------------
 URL_IGNORED = "url.ignored"  # list[str]: query parameters this session ignored, shown once
 URL_MODEL_IGNORED = "url.model_ignored"  # list[str]: a ?model= this server does not have
+
+# ---- the memory page's typed terms (app_pages/memory.py, ui/memory_terms.py) ---------------------
+# Fixed keys, so that typing any term can switch the preset box to MEMORY_CUSTOM and keep the values.
+MEMORY_CUSTOM = "Custom (typed terms)"
+MEMORY_L = "memory.n_layer"
+MEMORY_N_HEAD = "memory.n_head"
+MEMORY_H = "memory.n_kv_head"
+MEMORY_D = "memory.head_dim"
+MEMORY_W = "memory.window"  # 0 = no sliding window
+MEMORY_B = "memory.bytes_per_value"  # a label of the b choices
+MEMORY_T = "memory.lengths"  # the typed request lengths
+MEMORY_BASE = "memory.base"  # the KVShape whose structure the typed terms keep (windows rule, MLA)
+MEMORY_LOADED = "memory.loaded"  # (preset name, KVShape) last copied into the term boxes
+MEMORY_TERMS = {MEMORY_BASE: None, MEMORY_LOADED: None}
+DEFAULTS.update(MEMORY_TERMS)
+
+# ---- Speed on this machine (app_pages/speed.py, ui/speed.py) -----------------------------------
+# Results are kept per machine in a JSON file (core.evaluate.machine_speed.cache_dir), not here.
+SPEED_BUDGET = "speed.budget_s"  # seconds a measurement may take (the page's slider)
+SPEED = {SPEED_BUDGET: 20}
+DEFAULTS.update(SPEED)
+MEMORY_GGUF_SWA_FULL = "memory.gguf_swa_full"  # bool: llama.cpp's --swa-full (local layers at n_ctx)
+DEFAULTS[MEMORY_GGUF_SWA_FULL] = False

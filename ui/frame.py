@@ -26,6 +26,8 @@ SECTIONS = {
         ("app_pages/decode.py", "Prefill & decode", ":material/play_arrow:"),
         ("app_pages/worked.py", "The worked example", ":material/calculate:"),
         ("app_pages/context.py", "The context window", ":material/width_full:"),
+        ("app_pages/cache.py", "What the cache holds", ":material/database:"),
+        ("app_pages/see_it_move.py", "See it move", ":material/movie:"),
         ("app_pages/latency.py", "Latency on a timeline", ":material/timer:"),
         ("app_pages/batching.py", "Batching", ":material/stacks:"),
         ("app_pages/speculative.py", "Speculative decoding", ":material/fast_forward:"),
@@ -35,6 +37,7 @@ SECTIONS = {
         ("app_pages/cost.py", "The bill per token", ":material/show_chart:"),
         ("app_pages/memory.py", "KV-cache memory", ":material/memory:"),
         ("app_pages/weights.py", "Weights & model cards", ":material/balance:"),
+        ("app_pages/speed.py", "Speed on this machine", ":material/speed:"),
     ),
     "Quantization": (
         ("app_pages/quantize.py", "The quantization ruler", ":material/straighten:"),

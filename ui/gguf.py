@@ -209,8 +209,12 @@ def gguf_plan_section() -> None:
     budget = c[2].number_input(
         "Memory budget (GB)", 0.001, 100_000.0, step=1.0, format="%.3f", key="memory.gguf_budget_gb", **kw
     )  # three decimals: its smallest value, 0.001 GB (1 MB), showed as 0.00 beside a 1.00 MB budget
+    swa_full = bool(s.sliding_window) and st.toggle(
+        "--swa-full: cache local layers at full size", key=state.MEMORY_GGUF_SWA_FULL, **kw,
+        help="llama.cpp keeps only the window (plus a micro-batch) for sliding-window layers unless --swa-full.",
+    )  # fmt: skip
     try:
-        plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=round(budget * 10**9))
+        plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=round(budget * 10**9), swa_full=swa_full)
     except ValueError as err:  # may quote the header's architecture: literally
         ui.refuse(err, "No plan: ")
         return

@@ -208,6 +208,8 @@ SHIPPED_ONLY = {
     "real model's) and the page compares two schedulers by serving every request",
     "cost": "the measurement times a full recompute at nine lengths, 11 times each",
     "latency": "the measurement serves four requests with and without the KV cache",
+    "cache": "it prefills the text seven times (edited, re-tokenized, shifted, windowed, rounded, adapted)",
+    "see_it_move": "it decodes to the end of the context window",
 }
 
 

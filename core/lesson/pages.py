@@ -105,6 +105,16 @@ PAGES: dict[str, PageSpec] = {
             "head": Setting("ctx.head", {"anyOf": [_int(0, 3), {"const": "mean over heads"}]}),
         },
     ),
+    "cache": PageSpec(
+        "app_pages/cache.py",
+        "What the cache holds",
+        {"prompt": Setting(state.CACHE_PROMPT, _text(1, 500)), "text": Setting(state.CACHE_TEXT, _text(1, 500))},
+    ),
+    "see_it_move": PageSpec(
+        "app_pages/see_it_move.py",
+        "See it move",
+        {"reduce_motion": Setting(state.SEE_REDUCE_MOTION, {"type": "boolean"})},
+    ),
     "latency": PageSpec(
         "app_pages/latency.py",
         "Latency on a timeline",
@@ -157,6 +167,7 @@ PAGES: dict[str, PageSpec] = {
         },
     ),
     "weights": PageSpec("app_pages/weights.py", "Weights & model cards", {}),
+    "speed": PageSpec("app_pages/speed.py", "Speed on this machine", {}),
     "quantize": PageSpec(
         "app_pages/quantize.py",
         "The quantization ruler",

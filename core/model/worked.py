@@ -11,7 +11,7 @@ import torch
 
 from core.model.model import attend, causal_mask
 from core.text import quoted
-from core.typed_numbers import normalize
+from core.typed_numbers import read_number
 
 TOKENS = ("the", "cat", "sat", "on")
 # Ch. 19's supplied vectors. Only q_on is given for the queries; the earlier rows' queries are
@@ -71,15 +71,13 @@ def table_rows(vectors: dict = DEFAULTS) -> list[dict]:
 
 def cell_number(cell) -> float:
     """One cell as a number: "2", "-1.5", "−1.5", "1,000" (a thousands separator), "1,5" (a decimal
-    comma), "1e3", other scripts' digits ("٢"), or a number; read through the answer boxes'
-    ``normalize``. Raises ``ValueError`` for a blank cell ("empty") or other text."""
-    text = normalize(str("" if cell is None else cell))
+    comma), "1e3", other scripts' digits ("٢"), or a number; read by ``core.typed_numbers.read_number``,
+    as every number box is. Raises ``ValueError`` for a blank cell ("empty") or other text."""
+    text = str("" if cell is None else cell).strip()
     if not text:
         raise ValueError("is empty")
-    if text.count(",") == 1 and "." not in text:
-        text = text.replace(",", ".")
     try:
-        return float(text)
+        return float(read_number(text)[0])  # the one reader of typed numbers (core.typed_numbers)
     except ValueError:
         raise ValueError(f"{quoted(text, 20)} is not a number") from None
 

@@ -9,7 +9,6 @@ Inside the unclipped range nearest rounding errs by at most s/2; clipping has no
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -19,6 +18,7 @@ import numpy as np
 from core.gguf.blocks import BlockView, block_view, dequantize_blocks, quantize_blocks  # noqa: F401
 from core.gguf.layout import LAYOUTS, bits_per_weight  # noqa: F401
 from core.text import quoted
+from core.typed_numbers import read_number, split_items
 
 ROUNDING = {
     "half_even": "half to even (Ch. 30): 2.5 → 2, 1.5 → 2",
@@ -267,11 +267,12 @@ def format_bits_per_weight(fmt: Format, n_values: int = 4096) -> float:
 
 
 def parse_values(text: str, max_values: int = 1000) -> np.ndarray:
-    """Numbers from text like "0.34, -0.12, 0.7" (commas, spaces or new lines; "−" accepted).
+    """Numbers from text like "0.34, -0.12, 0.7" (";", ", ", spaces or new lines; "−" accepted), read by
+    ``core.typed_numbers`` as every number box is ("1,5" names its two readings; "1,000" is one number).
 
     Raises ``ValueError`` naming the first entry that is not a finite number, for an empty
     list, or for more than ``max_values`` values."""
-    parts = [p for p in re.split(r"[,;\s]+", (text or "").replace("−", "-")) if p]
+    parts = split_items(text)
     if not parts:
         raise ValueError("the list is empty: type numbers separated by commas, e.g. 0.34, -0.12")
     if len(parts) > max_values:
@@ -279,8 +280,10 @@ def parse_values(text: str, max_values: int = 1000) -> np.ndarray:
     out = []
     for i, p in enumerate(parts, 1):
         try:
-            v = float(p)
-        except ValueError:
+            v = float(read_number(p, in_list=True)[0])
+        except ValueError as err:
+            if "reads as" in str(err):
+                raise ValueError(f"entry {i}: {err}") from None
             raise ValueError(f"entry {i} ({quoted(p, 30)}) is not a number") from None
         if not math.isfinite(v):
             raise ValueError(f"entry {i} ({quoted(p, 30)}) is not a finite number: it cannot be quantized")
