@@ -5,8 +5,9 @@ import streamlit as st
 import ui
 from core import state
 from core.model.tokenizer import end_token_id
+from core.viz.two_speeds import fig_two_speeds
 from serve import step_queue
-from ui import lesson, models
+from ui import cache_demo, lesson, models
 from ui.decode import actions, question, widgets
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 
@@ -87,3 +88,8 @@ st.caption(
     "chosen token, computes one new attention row and reads every earlier key and value from the cache "
     "(Ch. 19 “Two speeds, one model”, Ch. 30 §30.2). Keys: P prefills, → steps, K plays or pauses, 1–5 answer."
 )
+with st.expander("Two speeds, one model: this prompt's prefill and its first three steps"):
+    try:  # the same run as the cache page's, on this page's prompt (drawn from the model, not a picture)
+        ui.chart(fig_two_speeds(cache_demo.two_speeds(st.session_state[state.DECODE_PROMPT])), key="decode.two_speeds")
+    except ValueError as err:
+        ui.refuse(err)

@@ -1,5 +1,7 @@
 """The cache page (app_pages/cache.py): what a student reads, from the real model's runs."""
 
+import json
+
 from core import state
 from tests.helpers.app_util import charts, new_app
 
@@ -44,3 +46,15 @@ def test_empty_and_marked_up_text_is_handled():
     at.text_area(key=state.CACHE_TRANSCRIPT).set_value("User: **bold** <b>x</b>\nAssistant:").run()
     assert not at.exception
     assert any(m.label == "Prefilled again to continue it" for m in at.metric)
+
+
+def test_the_decode_page_draws_the_two_speeds_of_its_own_prompt():
+    """Under the stage: the two-speeds figure of the decode page's prompt (its first drum: one square per
+    prompt position of the shipped tokenizer)."""
+    from core.model.shipped import load_shipped_tokenizer
+    from core.model.tokenizer import encode
+
+    at = new_app("app_pages/decode.py")
+    n = len(encode(load_shipped_tokenizer(), at.session_state[state.DECODE_PROMPT]))
+    [spec] = [c for c in charts(at) if "prefill — the pause" in json.dumps(c, ensure_ascii=False)]
+    assert len(spec["data"][0]["x"]) == min(n, 48)
