@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -56,6 +57,13 @@ def running_app(timeout_s: float = 60, app_args: tuple[str, ...] = (), env: dict
 
 
 @contextlib.contextmanager
+def running_shared_app(timeout_s: float = 60):
+    """``running_app``'s shared server as (url, process), for a test that reads the server's CPU time."""
+    with running_app(timeout_s) as url:
+        yield url, _SHARED["proc"]
+
+
+@contextlib.contextmanager
 def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str, ...] = (), env: dict | None = None):
     """Like ``running_app`` but yields (url, process) so callers can read the server's memory.
     ``root``: the checkout whose app.py to run (a bench may compare another version);
@@ -101,12 +109,12 @@ def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str
             proc.kill()
 
 
-_BROWSER: dict = {}  # playwright and the Chromium this test module's pages open in
+_BROWSER: dict = {}  # playwright and the Chromium this test process's pages open in
 
 
 def _browser():
-    """One Chromium for the pages of a test module (``conftest`` closes it when the module ends):
-    starting playwright and the browser takes ~1.3 s, a new context ~0.4 s."""
+    """One Chromium for the pages of a test process (``conftest`` closes it before a module that drives
+    playwright itself): starting playwright and the browser takes ~1.3 s, a new context ~0.4 s."""
     if "browser" not in _BROWSER or not _BROWSER["browser"].is_connected():
         from playwright.sync_api import sync_playwright
 
@@ -118,7 +126,7 @@ def _browser():
 
 
 def close_browser() -> None:
-    """Close the module's Chromium and stop playwright (a test that drives playwright itself, sync
+    """Close the process's Chromium and stop playwright (a test that drives playwright itself, sync
     or async, needs it stopped first)."""
     browser, playwright = _BROWSER.pop("browser", None), _BROWSER.pop("playwright", None)
     with contextlib.suppress(Exception):
@@ -128,14 +136,119 @@ def close_browser() -> None:
         playwright.stop()
 
 
+# streamlit marks its app element with the state of the page's script run, ``data-test-script-state`` ("initial"
+# before the first run, "running", "notRunning", "rerunRequested"), as streamlit's own end-to-end tests read it. It
+# cannot tell which run ended: a rerun asked for by a click starts only when the server answers, so "notRunning"
+# just after a click is still the run before it, and a short run can start and end within one React render, the
+# attribute never reading "running". SCRIPT_RUNS_JS, run in every document of ``browser_page``'s contexts before the
+# app's code, watches the app's websocket instead: it counts the messages the page sends (``window.__wsSent``: a
+# rerun asked for is one, sent while the key or click is handled) and, for every run the server says has finished
+# (ForwardMsg field 6, script_finished: a whole run or a fragment's, not one cut short for a rerun), notes how many
+# messages the page had sent by then (``window.__finishedAfter``). ``rerun(page)`` around an action waits for a run
+# that finished after the action's first message.
+SCRIPT_RUNS_JS = """(() => {
+  window.__wsSent = 0;
+  window.__finishedAfter = -1;
+  const varint = (b, at) => {
+    let x = 0, s = 1, c;
+    do { c = b[at.i++]; x += (c & 0x7f) * s; s *= 128; } while (c & 0x80);
+    return x;
+  };
+  const finished = (data) => {  // the script_finished status of a ForwardMsg, or null
+    if (!(data instanceof ArrayBuffer)) return null;
+    const b = new Uint8Array(data), at = {i: 0};
+    while (at.i < b.length) {
+      const tag = varint(b, at), field = Math.floor(tag / 8), wire = tag & 7;
+      if (wire === 0) { const v = varint(b, at); if (field === 6) return v; }
+      else if (wire === 2) { const n = varint(b, at); at.i += n; }
+      else if (wire === 1) at.i += 8;
+      else if (wire === 5) at.i += 4;
+      else return null;
+    }
+    return null;
+  };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    if (!this.__watched) {
+      this.__watched = true;
+      this.addEventListener('message', (e) => {
+        const status = finished(e.data);  // 0: finished, 3: a fragment's run finished (2: cut short for a rerun)
+        if (status === 0 || status === 3) window.__finishedAfter = window.__wsSent;
+      });
+    }
+    window.__wsSent += 1;
+    return send.apply(this, args);
+  };
+})();"""
+SCRIPT_STATE_JS = "() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state')"
+IDLE_JS = f"() => ({SCRIPT_STATE_JS})() === 'notRunning'"
+
+# On a failure inside ``browser_page``: a screenshot of each of its pages and the context's Playwright trace
+# (open it with ``playwright show-trace``) under FAILURES/<test>/. tests/conftest.py turns ``RECORD["on"]`` on
+# (bench scripts time pages and record nothing) and names the files in the test's failure report.
+FAILURES = ARTIFACTS / "failures"
+RECORD: dict = {"on": False, "saved": []}
+
+
+def _failure_folder() -> Path:
+    test = os.environ.get("PYTEST_CURRENT_TEST", "browser").split(" (")[0]
+    name = "".join(c if c.isalnum() or c in "-_.[]" else "_" for c in test.replace("::", "__"))[-150:]
+    return FAILURES / name
+
+
+_CLEARED: set = set()  # the failure folders this process has emptied of an earlier run's files
+
+
+def _save_failure(context) -> list[Path]:
+    folder = _failure_folder()
+    if folder not in _CLEARED:
+        _CLEARED.add(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    n = len(list(folder.glob("trace-*.zip")))
+    saved = []
+    for i, page in enumerate(context.pages):
+        with contextlib.suppress(Exception):  # a crashed page: the trace still says what happened
+            path = folder / f"page-{n}-{i}.png"  # the screen as it was (a full-page shot takes long on a busy machine)
+            page.screenshot(path=str(path), timeout=30000)
+            saved.append(path)
+    with contextlib.suppress(Exception):
+        path = folder / f"trace-{n}.zip"
+        context.tracing.stop(path=str(path))
+        saved.append(path)
+    RECORD["saved"] += saved
+    return saved
+
+
+def take_saved_failures() -> list[Path]:
+    """The failure files saved since the last call (tests/conftest.py puts them in the report)."""
+    saved, RECORD["saved"] = RECORD["saved"], []
+    return saved
+
+
 @contextlib.contextmanager
 def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0):
     """A page in a browser context of its own (its own cookies, storage and cache: a student's
-    fresh browser), in the module's one Chromium."""
+    fresh browser), in the process's one Chromium. With ``RECORD["on"]`` the context is traced, and
+    an exception inside the block saves its screenshots and trace (``_save_failure``)."""
     context = _browser().new_context(viewport={"width": width, "height": height}, device_scale_factor=scale)
+    context.add_init_script(SCRIPT_RUNS_JS)
+    record = RECORD["on"]
+    if record:
+        # DOM snapshots at each action, no screencast: the screencast's frames doubled Chromium's CPU time over a
+        # Prefill and six Steps (2.5 → 4.7 s), snapshots cost ~15 %; the failure's own screenshot shows the screen.
+        context.tracing.start(snapshots=True, screenshots=False)
     try:
         yield context.new_page()
+    except BaseException:
+        if record:
+            record = False
+            _save_failure(context)
+        raise
     finally:
+        if record:
+            with contextlib.suppress(Exception):
+                context.tracing.stop()  # passed: nothing kept
         context.close()
 
 
@@ -185,15 +298,62 @@ def wait_app_style(page, timeout_ms: int = 30000) -> None:
     )
 
 
-# streamlit shows its status widget ("Running…") while a script runs for the page.
-IDLE_JS = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-
-
-def wait_idle(page, settle_ms: int = 500, timeout_ms: int = 60000) -> None:
-    """Wait ``settle_ms`` (a rerun just asked for may not show its status yet), then until no
-    script runs for the page."""
-    page.wait_for_timeout(settle_ms)
+def wait_idle(page, timeout_ms: int = 60000) -> None:
+    """Wait until the page's state says "notRunning" (after a page load: its first run has ended, the state reads
+    "initial" before it). Right after an action, use ``rerun``: the run it asks for may not have started."""
     page.wait_for_function(IDLE_JS, timeout=timeout_ms)
+
+
+@contextlib.contextmanager
+def rerun(page, timeout_ms: int = 60000):
+    """Around an action that reruns the page's script (a click, a key, an upload): wait for the page to be idle
+    first, then, after the block, for a run that the server finished after the action's first message to it,
+    and for the page to show it ended."""
+    wait_idle(page, timeout_ms)
+    sent = page.evaluate("() => window.__wsSent")
+    yield
+    page.wait_for_function(f"(sent) => window.__finishedAfter > sent && ({IDLE_JS})()", arg=sent, timeout=timeout_ms)
+
+
+def settled(page) -> None:
+    """Let the page finish what its event loop has queued: an animation frame, then a task after it (no
+    clock: what a handler started, it has done, timers and network replies aside)."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)))")
+
+
+def wait_still(page, value_js: str, arg=None, frames: int = 5, timeout_ms: int = 30000):
+    """Wait until a measurement of the page (``value_js``, a JS function of ``arg`` returning JSON) has stayed
+    the same over ``frames`` animation frames in a row (figures that are still drawing or a panel still sliding
+    change it from frame to frame), and return it."""
+    handle = page.wait_for_function(
+        f"""(arg) => {{ const v = JSON.stringify(({value_js})(arg));
+            if (v !== window.__stillValue) {{ window.__stillValue = v; window.__stillFrames = 0; return false; }}
+            window.__stillFrames += 1;
+            return window.__stillFrames >= {frames} ? {{v: JSON.parse(v)}} : false; }}""",
+        arg=arg,
+        timeout=timeout_ms,
+        polling="raf",
+    )
+    page.evaluate("() => { window.__stillValue = undefined; }")
+    return handle.json_value()["v"]
+
+
+def wait_until(page, value_js: str, ok_js: str, arg=None, timeout_ms: int = 15000, what: str = "") -> object:
+    """Auto-retrying assertion on a measurement of the page (Playwright's ``expect`` for values it has no
+    matcher for): wait until ``ok_js`` (a JS function of the value) holds for ``value_js`` (a JS function of
+    ``arg``), and return the value; at the deadline an AssertionError names the last value."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        handle = page.wait_for_function(
+            f"(arg) => {{ const v = ({value_js})(arg); return ({ok_js})(v) ? {{v}} : false; }}",
+            arg=arg,
+            timeout=timeout_ms,
+        )
+    except PlaywrightTimeout:
+        last = page.evaluate(value_js, arg)
+        raise AssertionError(f"{what or ok_js} not reached in {timeout_ms} ms; last value: {last!r}") from None
+    return handle.json_value()["v"]
 
 
 def screenshot(page, name: str) -> Path:

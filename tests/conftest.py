@@ -8,23 +8,31 @@ import torch
 from core.model.config import PRESETS
 from core.model.model import GPT
 
-# The slowest test files (``pytest --durations``, one after another on a 2-core machine: the two
-# accessibility sweeps 160 s, the stage 170 s, the classroom load 90 s, GGUF in the browser 90 s, the
-# class server 60 s, the walked lesson 40 s). The suite runs on two workers (``-n 2 --dist loadfile``
-# in pyproject.toml), each taking a whole file: started first, the long files do not end up running
-# alone at the end while the other worker idles. pytest-xdist 3.x sorts the files by their number of
-# tests unless given --no-loadscope-reorder (pyproject.toml): without it this order was ignored.
+# The slowest test files (``pytest --durations``): the bench quick modes ~330 s on a loaded 2-core machine, the two
+# accessibility sweeps ~140 s, the stage ~120 s, the class server ~130 s, the classroom load ~80 s, GGUF in the
+# browser ~90 s, the checkpoint picked in the browser ~80 s. The suite runs on two workers (``-n 2 --dist loadfile``
+# in pyproject.toml), each taking a whole file: started first, the long files do not end up running alone at the
+# end while the other worker idles. pytest-xdist 3.x sorts the files by their number of tests unless given
+# --no-loadscope-reorder (pyproject.toml): without it this order was ignored.
 ROOT = Path(__file__).resolve().parents[1]
 SLOWEST_FIRST = (
-    "tests/browser/test_stage.py",
+    "tests/bench/test_quick_model.py",
     "tests/browser/test_a11y.py",
+    "tests/browser/test_stage.py",
+    "tests/serve/test_replicas.py",
+    "tests/bench/test_quick_browser.py",
     "tests/bench/test_classroom_load.py",
     "tests/browser/test_gguf.py",
-    "tests/serve/test_replicas.py",
+    "tests/browser/test_models.py",
+    "tests/app/test_cost.py",
+    "tests/test_package.py",
+    "tests/app/test_see_it_move.py",
     "tests/browser/test_lesson.py",
     "tests/browser/test_cost.py",
     "tests/browser/test_quant.py",
+    "tests/browser/test_pages.py",
     "tests/browser/test_projector.py",
+    "tests/browser/test_paged.py",
 )
 
 
@@ -45,10 +53,54 @@ def make_model(cfg=PRESETS["tiny"], seed: int = 0, dtype=torch.float32) -> GPT:
     return model.to(dtype).eval()
 
 
+def pytest_configure(config):
+    """Browser tests keep a screenshot and a Playwright trace of a failure (``bench.browser.browser_page``) under
+    test-artifacts/failures/<test>/."""
+    from bench import browser
+
+    browser.RECORD["on"] = True
+
+
+FAILURE_SECTION = "browser failure: screenshots and trace"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Name the screenshots and traces a failed browser test saved in its failure report."""
+    report = yield
+    from bench.browser import take_saved_failures
+
+    saved = take_saved_failures()
+    if saved and report.failed:
+        lines = [str(path.relative_to(ROOT)) for path in saved]
+        lines.append(f"(open a trace with: playwright show-trace {lines[-1]})")
+        report.sections.append((FAILURE_SECTION, "\n".join(lines)))
+    return report
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say where the failed browser tests' screenshots and traces are (CI prints this at the end)."""
+    from bench.browser import FAILURES
+
+    if any(name == FAILURE_SECTION for r in terminalreporter.stats.get("failed", []) for name, _ in r.sections):
+        where = FAILURES.relative_to(ROOT)
+        terminalreporter.write_line(f"browser failures' screenshots and Playwright traces: {where}/")
+
+
 @pytest.fixture(scope="module", autouse=True)
-def _close_the_modules_browser():
-    """Browser tests share one Chromium per module (``bench.browser.browser_page``); it closes
-    with the module, so a module that drives playwright itself starts with none running."""
+def _one_browser_per_process(request):
+    """Browser tests share one Chromium per test process (``bench.browser.browser_page``) across their
+    modules (starting playwright and Chromium costs ~1.3 s); a module outside tests/browser/ may drive
+    playwright itself (sync or async, in asyncio.run), so it starts with none running."""
+    if "tests/browser/" not in request.path.relative_to(ROOT).as_posix():
+        from bench.browser import close_browser
+
+        close_browser()
+    yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_the_browser_at_the_end():
     yield
     from bench.browser import close_browser
 

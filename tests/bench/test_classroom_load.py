@@ -35,7 +35,7 @@ def test_the_bit_width_slider_reruns_only_the_ruler():
     """On the quantization ruler, a bit-width move is a fragment rerun (app_pages/quantize.py): the
     reply redraws the ruler at 3 bits but not the real-format block below it, which the page load
     drew; the server spends less on it than on the page load (CPU time from /proc)."""
-    from bench.browser import running_server
+    from bench.browser import running_shared_app
     from bench.procs import total_cpu_seconds
     from bench.ws_session import Client, rerun
 
@@ -58,7 +58,7 @@ def test_the_bit_width_slider_reruns_only_the_ruler():
             moved = await rerun(client, client.page_hash, fragment, [three_bits])
             return page, moved, t1 - t0, total_cpu_seconds([pid]) - t1
 
-    with running_server() as (url, proc):
+    with running_shared_app() as (url, proc):  # the test process's one app server (no other page open on it now)
         asyncio.run(lesson(url, proc.pid))  # warm: the first visit imports and caches
         # CPU time from /proc counts in 10 ms ticks, about one page load here: summed over five
         # sessions, so one tick more or less cannot decide the comparison (30 ms against 30 ms once).

@@ -5,7 +5,7 @@ them). One server for the module."""
 
 import pytest
 
-from bench.browser import browser_page, running_app, screenshot, wait_app_style, wait_idle, wait_rows
+from bench.browser import browser_page, rerun, running_app, screenshot, wait_app_style, wait_idle, wait_rows
 from core import state
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
@@ -37,7 +37,7 @@ def _predict_revealed(page) -> None:
     page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
     wait_rows(page, N_PROMPT)
     page.keyboard.press("3")
-    page.wait_for_timeout(800)
+    page.locator(".st-key-stage-question").get_by_text("Your pick: 3.").wait_for(timeout=30000)
     page.keyboard.press("ArrowRight")
     page.get_by_text("→ asks the next question").wait_for(timeout=30000)
 
@@ -51,8 +51,8 @@ def _lesson_stop(page) -> None:
 def _click_then_charts(*buttons: str, charts: int = 1):
     def act(page) -> None:
         for name in buttons:
-            page.get_by_role("button", name=name).first.click()
-            page.wait_for_timeout(600)
+            with rerun(page):  # the next button only once this one's run has ended
+                page.get_by_role("button", name=name).first.click()
         _charts(charts)(page)
 
     return act
@@ -134,7 +134,7 @@ def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, p
             page.locator("h1").first.wait_for(timeout=60000)
             act(page)
             wait_app_style(page)  # its contrast fixes and presenter sizes are what is checked
-            wait_idle(page, 800)  # the rerun's last elements
+            wait_idle(page)  # act waited for the state's elements: now for the end of the run that drew them
             assert page.get_by_test_id("stException").count() == 0, where
             name = f"{where or 'decode'} {width}x{height}"
             screenshot(page, f"page-{path or 'decode'}{'-' + params.split('=')[0] if params else ''}-{width}x{height}")
@@ -145,6 +145,6 @@ def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, p
             faint += [f"{name}: {f}" for f in _faint_disabled_text(page)]
             if vs:
                 found[name] = vs
-    assert not tall, "\n".join(tall)
-    assert not found, "axe-core found serious/critical WCAG violations:\n" + axe_util.listing(found)
-    assert not faint, "\n".join(faint)
+        assert not tall, "\n".join(tall)
+        assert not found, "axe-core found serious/critical WCAG violations:\n" + axe_util.listing(found)
+        assert not faint, "\n".join(faint)

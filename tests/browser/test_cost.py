@@ -2,7 +2,7 @@
 
 import pytest
 
-from bench.browser import browser_page, running_app, screenshot, wait_idle
+from bench.browser import browser_page, running_app, screenshot, wait_idle, wait_still
 
 pytestmark = pytest.mark.browser
 
@@ -63,6 +63,13 @@ OVERLAP_JS = """([needle, a, b]) => {
 }"""
 
 
+TITLE_BOXES_JS = """(needle) => {
+  const g = [...document.querySelectorAll('.js-plotly-plot')].find(g => (g.layout?.title?.text || '').includes(needle));
+  return ['.gtitle', '.g-ytitle'].map((s) => { const e = g && g.querySelector(s), r = e && e.getBoundingClientRect();
+    return r ? [r.left, r.top, r.right, r.bottom] : null; });
+}"""
+
+
 def test_measured_chart_title_clear_of_the_y_title_in_presenter_mode():
     """At 1920×1080 in presenter mode, the measured chart's title and its rotated y-axis title do not overlap."""
     with running_app() as url, browser_page(1920, 1080) as page:
@@ -73,7 +80,8 @@ def test_measured_chart_title_clear_of_the_y_title_in_presenter_mode():
             ".startsWith('Median of'))",
             timeout=120000,
         )
-        wait_idle(page, 1000)
+        wait_idle(page)
+        wait_still(page, TITLE_BOXES_JS, "Median of")  # plotly has laid the figure out (its margins)
         assert not page.evaluate(OVERLAP_JS, ["Median of", ".gtitle", ".g-ytitle"])
         screenshot(page, "cost-measured-presenter")
 
@@ -102,8 +110,8 @@ def test_a_huge_metric_wraps_instead_of_hiding_its_digits():
         box.fill(HUGE)
         box.press("Control+Enter")
         page.get_by_text("16,000,000,000,000,000.00 GB").first.wait_for(timeout=30000)
-        wait_idle(page, 1000)
-        placed = page.evaluate(TEXT_PAST_BOX_JS)
+        wait_idle(page)
+        placed = wait_still(page, TEXT_PAST_BOX_JS)  # the metrics' text, laid out
         screenshot(page, "memory-huge-metrics-1280")
         assert "14,901,161,193,847,656.25 GiB" in [t for t, _ in placed]
         assert all(past <= 1 for _, past in placed), placed

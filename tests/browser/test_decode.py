@@ -2,7 +2,7 @@
 
 import pytest
 
-from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_rows
+from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows, wait_still
 from core import state
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
@@ -49,11 +49,20 @@ def test_play_steps_on_its_own_and_pause_stops_it():
         # Under load (the full suite on two workers) Play's queued steps ran for seconds after the click: wait
         # until the page has taken the Pause (its button reads Play again), then for a step already in flight.
         page.get_by_role("button", name="Play ▶").wait_for(timeout=30000)
-        page.wait_for_timeout(1500)
+        wait_idle(page)  # the run that drew it (and any step in flight before it) has ended
         paused = heatmap_rows(page)
+        # This test is about time: paused, the stage stays put for 2 s (Play's pace is 0.2–2 s per token, a
+        # playing stage would have stepped); a fixed pause is the measurement itself.
         page.wait_for_timeout(2000)
         assert heatmap_rows(page) == paused >= n + 3
 
+
+# The toast's box, the KV bar's and how many controls are shown: what the test below measures.
+TOAST_AND_CONTROLS_JS = """() => {
+  const box = (e) => { const r = e && e.getBoundingClientRect(); return r && [r.x, r.y, r.width, r.height]; };
+  return [box(document.querySelector('[data-testid=stToast]')), box(document.querySelector('.kv-bar')),
+          document.querySelectorAll('[data-testid=stMain] button').length];
+}"""
 
 TOAST_OVER_CONTROLS_JS = """() => {
   const t = document.querySelector('[data-testid=stToast]').getBoundingClientRect();
@@ -77,15 +86,18 @@ def test_a_shared_links_note_covers_no_control(width, height, query):
         page.goto(f"{url}/?step=200{query}")
         page.get_by_test_id("stToast").wait_for(timeout=60000)
         page.get_by_role("button", name="Continue past the end token").wait_for(timeout=30000)
-        page.wait_for_timeout(500)  # the toast's slide-in
+        wait_idle(page)
+        # The toast slides in: measure once its box and the controls' boxes have stopped moving.
+        wait_still(page, TOAST_AND_CONTROLS_JS)
         covered = page.evaluate(TOAST_OVER_CONTROLS_JS)
         screenshot(page, f"link-note-{width}x{height}")
         toast, kv = page.get_by_test_id("stToast").bounding_box(), page.locator(".kv-bar").bounding_box()
         clamped = page.get_by_test_id("stToastViewButton").count()
-    assert not covered, covered
-    if query:
-        # On a projector the note lies under the stage's right column, its whole text in two lines: it
-        # covered the positions bar and its caption, its end behind "view more". (Under load the badge above can
-        # take a second line, and the toast then covers the caption's last line: the bar and the KV line stay clear.)
-        assert toast["y"] >= kv["y"] + kv["height"], (toast, kv)
-        assert toast["height"] < 100 and not clamped, (toast, clamped)
+        assert not covered, covered
+        if query:
+            # On a projector the note lies under the stage's right column, its whole text in two lines: it
+            # covered the positions bar and its caption, its end behind "view more". (Under load the badge above can
+            # take a second line, and the toast then covers the caption's last line: the bar and the KV line stay
+            # clear.)
+            assert toast["y"] >= kv["y"] + kv["height"], (toast, kv)
+            assert toast["height"] < 100 and not clamped, (toast, clamped)

@@ -5,7 +5,7 @@ at 1280×800 and at 1920×1080 in presenter mode. Screenshots in test-artifacts/
 import numpy as np
 import pytest
 
-from bench.browser import IDLE_JS, browser_page, running_app, screenshot
+from bench.browser import browser_page, rerun, running_app, screenshot, wait_idle, wait_still
 
 gguf = pytest.importorskip("gguf")
 pytestmark = pytest.mark.browser
@@ -48,16 +48,23 @@ def url(models):
 def _open(page, url, path):
     page.goto(url + path)
     page.locator("h1").first.wait_for(timeout=60000)
-    page.wait_for_timeout(800)
-    page.wait_for_function(IDLE_JS, timeout=60000)
+    wait_idle(page)  # the page's first run has ended
+
+
+# Where the heading is, scrolled to the top of the main area: figures still drawing above it move it.
+HEADING_AT_TOP_JS = """(heading) => {
+  const e = [...document.querySelectorAll('[data-testid=stMain] *')]
+    .find((e) => e.childElementCount === 0 && e.textContent.trim() === heading);
+  if (!e) return null;
+  e.scrollIntoView({block: 'start'});
+  return Math.round(e.getBoundingClientRect().top);
+}"""
 
 
 def _to_top(page, heading):
-    """Scroll the main area so ``heading`` is at the top (twice: figures still drawing can move it)."""
-    for _ in range(2):
-        page.wait_for_function(IDLE_JS, timeout=60000)
-        page.get_by_text(heading, exact=True).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(1000)
+    """Scroll the main area so ``heading`` is at the top, until it stays there (for the screenshot)."""
+    wait_idle(page)
+    wait_still(page, HEADING_AT_TOP_JS, heading)
 
 
 @pytest.mark.parametrize("size,query,tag", SIZES, ids=[s[2] for s in SIZES])
@@ -120,12 +127,18 @@ def test_boxes_show_the_plans_values_after_a_refused_upload(url, models, tmp_pat
     other = _export(tmp_path / "two-layers.gguf", n_layer=2)
     with browser_page(1280, 900) as page:
         _open(page, url, "/memory")
-        page.get_by_text("upload a .gguf").click()
-        page.wait_for_timeout(2500)
-        for path in (models / "tiny-F32.gguf", tmp_path / "big.gguf", other):
-            page.get_by_test_id("stMain").locator("input[type=file]").last.set_input_files(str(path))
-            page.wait_for_timeout(4000)
-        page.wait_for_function(IDLE_JS, timeout=30000)
+        with rerun(page):
+            page.get_by_text("upload a .gguf").click()
+        uploader = page.get_by_test_id("stMain").locator("input[type=file]").last
+        with rerun(page):
+            uploader.set_input_files(str(models / "tiny-F32.gguf"))
+        page.get_by_role("cell", name="16 / 16", exact=True).wait_for(timeout=30000)  # its plan
+        uploader.set_input_files(str(tmp_path / "big.gguf"))  # refused in the browser, over the limit
+        page.get_by_test_id("stMain").get_by_text("1.0MB").first.wait_for(timeout=30000)
+        wait_idle(page)
+        with rerun(page):
+            uploader.set_input_files(str(other))
+        page.get_by_role("cell", name="2", exact=True).first.wait_for(timeout=30000)  # two layers
         budget = page.get_by_label("Memory budget (GB)").input_value()
         cache_type = page.get_by_role("combobox", name="Cache type (llama.cpp --cache-type-k/v)").input_value()
         said = page.get_by_text("KV cache in").first.inner_text()
@@ -154,7 +167,7 @@ def test_header_text_stays_literal(url, tmp_path):
         page.get_by_text("upload a .gguf").click()
         page.get_by_test_id("stMain").locator("input[type=file]").set_input_files(str(path))
         page.get_by_text("No plan:").first.wait_for(timeout=30000)
-        page.wait_for_timeout(1000)
+        wait_idle(page)
         assert page.get_by_role("cell", name=EVIL, exact=True).count() == 2  # architecture and name
         assert EVIL in page.get_by_test_id("stAlert").filter(has_text="No plan:").inner_text()
         main = page.get_by_test_id("stMain")

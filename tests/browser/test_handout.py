@@ -36,8 +36,8 @@ def test_handout_draws_its_figures_offline(tmp_path):
         drawn = page.evaluate(DRAWN_JS)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "handout.png"), full_page=True)
-    assert blocked == []
-    assert len(drawn) == 2 and all(d["traces"] > 0 and d["svg"] >= 2 and d["points"] > 0 for d in drawn), drawn
+        assert blocked == []
+        assert len(drawn) == 2 and all(d["traces"] > 0 and d["svg"] >= 2 and d["points"] > 0 for d in drawn), drawn
 
 
 BOX_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
@@ -65,5 +65,5 @@ def test_timeline_legend_keeps_clear_of_its_title_in_presenter_fonts(tmp_path):
         tops = page.evaluate(
             "() => [...document.querySelectorAll('.legend .legendtext')].map(t => t.getBoundingClientRect().top)"
         )
-    assert len({round(t) for t in tops}) == 2  # the case that overlapped: the legend wraps to two rows
-    assert title["bottom"] < min(tops) and axis["bottom"] <= min(tops), (title, axis, tops)
+        assert len({round(t) for t in tops}) == 2  # the case that overlapped: the legend wraps to two rows
+        assert title["bottom"] < min(tops) and axis["bottom"] <= min(tops), (title, axis, tops)

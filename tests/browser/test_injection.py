@@ -24,7 +24,7 @@ def test_typed_markup_stays_literal_and_inert():
         n = heatmap_rows(page)
         page.get_by_role("button", name="Step ▸").click()
         wait_rows(page, n + 1)
-        wait_idle(page, 1000)
+        wait_idle(page)
         assert dialogs == []
         # No element was created from the typed markup anywhere in the app.
         assert page.locator("img[src='x']").count() == 0

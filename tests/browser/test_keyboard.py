@@ -4,7 +4,16 @@ controls row is visited left to right."""
 
 import pytest
 
-from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_app_style, wait_idle, wait_rows
+from bench.browser import (
+    browser_page,
+    heatmap_rows,
+    running_app,
+    screenshot,
+    settled,
+    wait_app_style,
+    wait_idle,
+    wait_rows,
+)
 from core import state
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
@@ -91,13 +100,17 @@ def test_decode_page_by_keyboard_alone(url):
         tab_to(page, lambda f: f["tag"] == "SUMMARY" and "Prompt" in f["text"], [], key="Shift+Tab")
         page.keyboard.press("Enter")
         page.locator("textarea").first.wait_for(timeout=30000)
-        wait_idle(page, 500)  # the expander's rerun
+        wait_idle(page)  # the expander's rerun
         tab_to(page, lambda f: f["tag"] == "TEXTAREA", [])
+        sent = page.evaluate("() => window.__wsSent")
         page.keyboard.press("End")
         page.keyboard.type(" pkPK12")
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowLeft")
-        wait_idle(page, 2000)
+        settled(page)
+        # A shortcut (P, K, →) asks the server for a rerun while its key is handled: nothing was sent.
+        assert page.evaluate("() => window.__wsSent") == sent
+        wait_idle(page)
         assert heatmap_rows(page) == N_PROMPT + 3
         assert page.locator("textarea").first.input_value().endswith(" pkPK12")
         assert page.locator(".attn-desc").inner_text().startswith("Layer 2, head 0, step 3:")

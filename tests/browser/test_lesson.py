@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
+from bench.browser import browser_page, heatmap_rows, rerun, running_app, screenshot, wait_idle, wait_rows
 from core.lesson.pages import PAGES
 from core.lesson.stops import load_shipped
 
@@ -82,7 +82,6 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
             if stop.settings.get("ask_first"):  # the worked example asks first: the teacher reveals its grid
                 page.get_by_role("button", name="Reveal the shares").click()
             box = wait_for_stop(page, k, n, PAGES[stop.page].title)
-            page.wait_for_timeout(300)
             assert page.locator("h1").first.inner_text() == PAGES[stop.page].title, k
             screenshot(page, f"lesson-stop-{k}-1920x1080")
             assert box["top"] >= box["bar"] and box["bottom"] <= 1080, (k, box)
@@ -106,8 +105,8 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
         with page.expect_download(timeout=60000) as download:
             page.get_by_role("button", name=re.compile("Download handout")).first.click()
         html = open(download.value.path(), encoding="utf-8").read()
-    assert html.count('<section class="stop">') == n
-    assert "decode step 12: the attention as you left it" in html
+        assert html.count('<section class="stop">') == n
+        assert "decode step 12: the attention as you left it" in html
 
 
 def test_starting_from_the_sidebar_closes_it_for_the_lesson():
@@ -119,8 +118,8 @@ def test_starting_from_the_sidebar_closes_it_for_the_lesson():
         page.get_by_test_id("stExpandSidebarButton").click()
         sidebar = page.get_by_test_id("stSidebar")
         page.wait_for_function("() => document.querySelector('[data-testid=stSidebar]').dataset.collapsed === 'false'")
-        page.get_by_text("Teacher view: speaker notes").click()
-        page.wait_for_timeout(1000)
+        with rerun(page):
+            page.get_by_text("Teacher view: speaker notes").click()
         page.get_by_role("button", name="Start this lesson").click()
         page.locator(".st-key-lesson-bar").wait_for(timeout=60000)
         page.wait_for_function(
@@ -129,8 +128,12 @@ def test_starting_from_the_sidebar_closes_it_for_the_lesson():
         page.locator(".st-key-lesson-bar").get_by_role("button", name=re.compile("Note")).wait_for(timeout=30000)
         screenshot(page, "lesson-started-from-sidebar-1280-present")
         assert sidebar.get_attribute("data-collapsed") == "true" and "teacher=1" in page.url
+        arrival = page.evaluate("() => window.__lessonArrival")
         page.keyboard.press("PageDown")  # later moves leave the sidebar as the teacher sets it
         page.get_by_test_id("stExpandSidebarButton").click()
         page.wait_for_function("() => document.querySelector('.st-key-lesson-title').innerText.startsWith('Stop 2')")
-        page.wait_for_timeout(1500)
+        # The lesson's component (frontend/lesson_scroll.js, which closed the sidebar at the start) has taken stop
+        # 2's arrival, and the run that sent it has ended: had it closed the sidebar again, it would be closed now.
+        page.wait_for_function("(before) => window.__lessonArrival !== before", arg=arrival, timeout=30000)
+        wait_idle(page)
         assert sidebar.get_attribute("data-collapsed") == "false"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
+from bench.browser import browser_page, heatmap_rows, rerun, running_app, screenshot, wait_rows
 from core import state
 from core.checkpoints.load import load
 from core.model.tokenizer import encode
@@ -36,8 +36,10 @@ def pick_and_step(page, url: str, query: str, steps: int) -> int:
     picker.wait_for(timeout=30000)
     picker.click()
     picker.press_sequentially(NAME)  # filters the list to the checkpoint
-    page.get_by_role("option", name=f"{NAME} · Llama · ", exact=False).click(timeout=60000)
-    wait_idle(page)  # as a student sees the switch done (presenter mode hides the card below)
+    option = page.get_by_role("option", name=f"{NAME} · Llama · ", exact=False)
+    option.wait_for(timeout=60000)
+    with rerun(page):  # as a student sees the switch done (presenter mode hides the card below)
+        option.click()
     if "present=1" not in query:  # presenter mode hides the card
         page.get_by_text("The model in use").wait_for(timeout=60000)
         screenshot(page, "checkpoint-sidebar-card")

@@ -3,10 +3,16 @@ bar, the sidebar. Every page at both sizes (no exception, figures that fit, scre
 test_browser_a11y.py, which visits them all in their class state anyway."""
 
 import pytest
+from playwright.sync_api import expect
 
-from bench.browser import browser_page, running_app, screenshot, wait_app_style, wait_idle
+from bench.browser import browser_page, running_app, screenshot, wait_app_style, wait_idle, wait_still, wait_until
 
 pytestmark = pytest.mark.browser
+
+
+GRID_HEIGHT_JS = "() => document.querySelectorAll('[data-testid=stDataFrame]')[1].getBoundingClientRect().height"
+TOPS_JS = """() => [document.querySelector('h1').getBoundingClientRect().top,
+                    document.querySelector('.js-plotly-plot').getBoundingClientRect().top]"""
 
 
 def test_presenter_mode_scales_dataframes():
@@ -19,8 +25,8 @@ def test_presenter_mode_scales_dataframes():
             grid = page.get_by_test_id("stDataFrame").nth(1)  # the per-request table (the editor comes first)
             grid.wait_for(timeout=60000)
             wait_app_style(page)
-            wait_idle(page, 1000)
-            heights[query] = grid.bounding_box()["height"]
+            wait_idle(page)
+            heights[query] = wait_still(page, GRID_HEIGHT_JS)  # the zoomed canvas, once laid out
             screenshot(page, f"presenter-dataframe{query.replace('?', '-').replace('=', '')}")
     assert heights["?present=1"] >= 1.3 * heights[""], heights
 
@@ -33,10 +39,8 @@ def test_presenter_mode_keeps_the_first_figure_on_the_projected_screen():
         page.goto(f"{url}/quantize?present=1")
         page.locator(".js-plotly-plot").first.wait_for(timeout=60000)
         wait_app_style(page)
-        wait_idle(page, 1000)
-        h1_top = page.evaluate("() => document.querySelector('h1').getBoundingClientRect().top")
-        chart_top = page.evaluate("() => document.querySelector('.js-plotly-plot').getBoundingClientRect().top")
-        assert h1_top < 100 and chart_top < 1080 - 250, (h1_top, chart_top)
+        wait_idle(page)
+        wait_until(page, TOPS_JS, "([h1, chart]) => h1 < 100 && chart < 1080 - 250", what="title and chart tops")
 
 
 def test_presenter_mode_survives_the_menu_and_a_reload():
@@ -62,7 +66,7 @@ def test_presenter_mode_survives_the_menu_and_a_reload():
         page.wait_for_url("**/quantize", timeout=30000)
         page.reload()
         page.get_by_role("heading", name="The quantization ruler").wait_for(timeout=60000)
-        wait_idle(page, 1000)
+        wait_idle(page)
         assert presenting >= 1.25 * h1_px(page), (presenting, h1_px(page))
 
 
@@ -97,8 +101,9 @@ def test_presenter_toggles_sit_on_their_labels_middle():
         page.goto(f"{url}/?present=1")
         page.get_by_text("Predict first").first.wait_for(timeout=60000)
         wait_app_style(page)
-        offsets = page.evaluate(TOGGLE_OFFSETS_JS)
-    assert len(offsets) >= 2 and all(abs(o) <= 2 for o in offsets), offsets
+        wait_idle(page)
+        offsets = wait_still(page, TOGGLE_OFFSETS_JS)
+        assert len(offsets) >= 2 and all(abs(o) <= 2 for o in offsets), offsets
 
 
 def test_presenter_mode_on_a_narrow_screen_says_how_to_fit_it():
@@ -113,12 +118,14 @@ def test_presenter_mode_on_a_narrow_screen_says_how_to_fit_it():
         assert "Zoom the browser out" in note.inner_text() and note.bounding_box()["height"] > 30
         screenshot(page, "presenter-narrow-note-1280")
         page.set_viewport_size({"width": 1920, "height": 1080})  # the media query applies without a reload
-        page.wait_for_timeout(500)
-        box = page.evaluate(
+        expect(note).to_be_hidden()
+        wait_until(
+            page,
             "() => document.querySelector('.present-narrow-note').closest('[data-testid=stElementContainer]')"
-            ".getBoundingClientRect().height"
+            ".getBoundingClientRect().height",
+            "h => h === 0",
+            what="the hidden note's room",
         )
-        assert not note.is_visible() and box == 0
         page.goto(url)
         page.locator("h1").wait_for(timeout=60000)
         assert page.locator(".present-narrow-note").count() == 0

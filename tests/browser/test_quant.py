@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bench.browser import browser_page, running_app, screenshot, wait_idle
+from bench.browser import browser_page, running_app, screenshot, wait_idle, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -51,9 +51,9 @@ def test_shelf_ticks_do_not_cross_the_q_labels(size, query):
     with running_app() as url, browser_page(*size) as page:
         page.goto(url + "/quantize" + query)
         page.wait_for_function(RULER_TITLE_JS, timeout=30000)
-        wait_idle(page, 1000)
-        n_ticks, n_labels, crossed = page.evaluate(SHELF_VS_LABELS_JS)
-        assert n_ticks == 15 and n_labels == 4 and crossed == 0
+        wait_idle(page)
+        # [ticks, labels, labels crossed by a tick]: 15 ticks and 4 labels once drawn, none crossed
+        wait_until(page, SHELF_VS_LABELS_JS, "([t, l, x]) => t === 15 && l === 4 && x === 0", what="no tick on a label")
 
 
 def test_sweep_right_axis_has_round_ticks():
@@ -124,6 +124,6 @@ def test_a_ruler_error_leaves_the_rest_of_the_page():
         assert page.get_by_text("Scales cost bits").count() == 1
         page.get_by_text("automatic", exact=True).click()
         page.wait_for_function(f"() => ({RULER_TITLE_JS})().includes('4-bit symmetric')", timeout=30000)
-        wait_idle(page, 1000)
+        wait_idle(page)
         assert block.count() == 1 and page.get_by_text("Scales cost bits").count() == 1
         assert page.get_by_test_id("stException").count() == 0

@@ -4,25 +4,36 @@ import urllib.parse
 
 import pytest
 
-from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
+from bench.browser import (
+    browser_page,
+    heatmap_rows,
+    rerun,
+    running_app,
+    screenshot,
+    wait_app_style,
+    wait_idle,
+    wait_rows,
+    wait_until,
+)
 from core import state
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import decode, encode
 
 pytestmark = pytest.mark.browser
 
+# The stage's parts: name → (CSS selector, text the element must contain: the first such element is measured).
 LAPTOP = {
-    "Prefill": "button:has-text('Prefill')",
-    "Step": "button:has-text('Step')",
-    "heatmap": ".attn-root",
-    "bars": ".bars-root",
+    "Prefill": ("button", "Prefill"),
+    "Step": ("button", "Step"),
+    "heatmap": (".attn-root", ""),
+    "bars": (".bars-root", ""),
 }
 PRESENTER = {
     **LAPTOP,
-    "Play": "button:has-text('Play')",
-    "work counter": ".panel-counters",
-    "badge": ".panel-badge",
-    "KV bytes": ".panel-kv",
+    "Play": ("button", "Play"),
+    "work counter": (".panel-counters", ""),
+    "badge": (".panel-badge", ""),
+    "KV bytes": (".panel-kv", ""),
 }
 _TOK = load_shipped_tokenizer()
 # Exactly 249 tokens: one Step brings the cache to 250 of the 256-position window (no end token can
@@ -36,15 +47,20 @@ def url():
         yield u
 
 
-def _outside(page, boxes: dict) -> list[str]:
-    """Names of the elements not wholly inside the viewport (or missing)."""
-    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
-    out = []
-    for name, sel in boxes.items():
-        b = page.locator(sel).first.bounding_box()
-        if b is None or b["y"] < 0 or b["x"] < 0 or b["y"] + b["height"] > vh or b["x"] + b["width"] > vw:
-            out.append(f"{name} {b}")
-    return out
+# Names of the elements not wholly inside the viewport (or missing), with their boxes.
+OUTSIDE_JS = """(boxes) => Object.entries(boxes).map(([name, [sel, text]]) => {
+  const e = [...document.querySelectorAll(sel)].find((e) => e.textContent.toLowerCase().includes(text.toLowerCase()));
+  const r = e && e.getBoundingClientRect(), b = r && {x: r.x, y: r.y, width: r.width, height: r.height};
+  const shown = b && (b.width > 0 || b.height > 0);
+  return shown && b.y >= 0 && b.x >= 0 && b.y + b.height <= innerHeight && b.x + b.width <= innerWidth
+    ? null : name + ' ' + JSON.stringify(b);
+}).filter((n) => n)"""
+
+
+def _all_in_view(page, boxes: dict, what: str) -> None:
+    """Every element of ``boxes`` wholly inside the viewport, once the stage has drawn (an auto-retrying
+    assertion: the components draw after the run that sent their data)."""
+    wait_until(page, OUTSIDE_JS, "out => out.length === 0", boxes, what=f"every stage element in view ({what})")
 
 
 # The smallest font of the stage panel's text: the counters' labels and ratio, the badge, the KV lines.
@@ -69,22 +85,22 @@ def test_the_stage_fits_one_screen_at_step_0_10_and_near_the_window(url, width, 
     with browser_page(width, height) as page:
         page.goto(f"{url}/?{query}")
         page.locator(".st-key-decode-head input").wait_for()
-        page.wait_for_timeout(500)
-        header = page.evaluate(HEADER_FITS_JS)
-        assert header["cut"] == [] and (header["titleLines"] == 1 or not query), header
+        wait_app_style(page)  # presenter mode's sizes
+        wait_idle(page)
+        wait_until(page, HEADER_FITS_JS, f"h => h.cut.length === 0 && (h.titleLines === 1 || {str(not query).lower()})")
         page.get_by_role("button", name="Prefill").first.click()
         wait_rows(page, 51)
-        assert _outside(page, boxes) == [], "step 0"
+        _all_in_view(page, boxes, "step 0")
         _steps(page, 10)
-        page.wait_for_timeout(500)
-        assert _outside(page, boxes) == [], "step 10"
+        wait_idle(page)
+        _all_in_view(page, boxes, "step 10")
         if query:  # the panel's labels on a projector (body text 21 px): 15–16 px before, now at least 18
             assert page.evaluate(PANEL_TEXT_PX_JS) >= 18
         screenshot(page, f"stage-step10-{width}x{height}")
         page.goto(f"{url}/?{query}&" + urllib.parse.urlencode({"prompt": LONG_PROMPT, "step": "1"}))
         wait_rows(page, 250, timeout_ms=60000)
-        wait_idle(page, 800)
-        assert _outside(page, boxes) == [], "near the window"
+        wait_idle(page)
+        _all_in_view(page, boxes, "near the window")
         assert page.locator(".attn-desc").inner_text().endswith("250 positions cached.")
         screenshot(page, f"stage-250-{width}x{height}")
 
@@ -102,12 +118,12 @@ def test_the_stage_still_fits_after_another_page_and_back(url):
             page.get_by_text(section, exact=True).first.click()
             page.get_by_text(title).first.click()
         wait_rows(page, 54)
-        wait_idle(page, 800)
+        wait_idle(page)
         assert (
             page.get_by_role("textbox", name="Prompt").count() == 0
             or not page.get_by_role("textbox", name="Prompt").first.is_visible()
         )
-        assert _outside(page, PRESENTER) == [], "back on the decode page"
+        _all_in_view(page, PRESENTER, "back on the decode page")
         screenshot(page, "stage-back-from-another-page-1920x1080")
 
 
@@ -122,32 +138,32 @@ def test_predict_with_keys_then_reveal(url):
         assert "Which token will the model choose after it?" in page.locator(".st-key-stage-question").inner_text()
         wait_rows(page, 51)
         rows = heatmap_rows(page)
-        page.keyboard.press("3")
-        wait_idle(page, 800)
-        assert _outside(page, PRESENTER) == []  # the question beside the stage: still one screen
+        with rerun(page):
+            page.keyboard.press("3")
+        _all_in_view(page, PRESENTER, "asked")  # the question beside the stage: still one screen
         page.keyboard.press("ArrowRight")
         wait_rows(page, rows + 1)
         panel = page.locator(".st-key-stage-question")
         panel.get_by_text("→ asks the next question").wait_for()
         assert "Predictions so far" in panel.inner_text() and panel.locator("button:disabled").count() == 5
-        wait_idle(page, 800)
-        assert _outside(page, PRESENTER) == []  # … and with the revealed answer and its explanation
+        wait_idle(page)
+        _all_in_view(page, PRESENTER, "revealed")  # … and with the revealed answer and its explanation
         assert page.evaluate(PANEL_TEXT_PX_JS) >= 16  # the compact panel: 18 px, its smallest text 0.9 of it (was 15.3)
         screenshot(page, "stage-predict-revealed")
         page.keyboard.press("ArrowRight")
         panel.get_by_text("How many will it hold after this step?", exact=False).wait_for()
         assert heatmap_rows(page) == rows + 1
         for k in range(4):  # every other kind of question, asked and revealed, also fits the screen
-            page.keyboard.press("2")
-            wait_idle(page, 800)
-            assert _outside(page, PRESENTER) == [], (k, panel.inner_text())
+            with rerun(page):
+                page.keyboard.press("2")
+            _all_in_view(page, PRESENTER, f"question {k} asked: {panel.inner_text()}")
             page.keyboard.press("ArrowRight")
             wait_rows(page, rows + 2 + k)
             panel.get_by_text("→ asks the next question").wait_for()
-            wait_idle(page, 800)
-            assert _outside(page, PRESENTER) == [], (k, panel.inner_text())
-            page.keyboard.press("ArrowRight")
-            wait_idle(page, 800)
+            wait_idle(page)
+            _all_in_view(page, PRESENTER, f"question {k} revealed: {panel.inner_text()}")
+            with rerun(page):
+                page.keyboard.press("ArrowRight")
 
 
 # Under a lesson's bar: the room between the bar and the screen's bottom, and the height of the stage from its
@@ -167,25 +183,24 @@ def test_a_lesson_stop_with_predict_first_fits_a_laptop(url):
     stage from its Prefill button to the heatmap's plot, the bars, the work counter, the badge and the KV line
     fits the room under the bar (with the question beside the stage the KV line ended ~90 px below the
     screen). The heatmap's two-line description under it may not."""
-    parts = [".attn-plot", *[PRESENTER[k] for k in ("bars", "work counter", "badge", "KV bytes")]]
+    parts = [".attn-plot", *[PRESENTER[k][0] for k in ("bars", "work counter", "badge", "KV bytes")]]
     with browser_page(1280, 800) as page:
         page.goto(f"{url}/?lesson=fifteen-minutes&stop=2")
         page.locator(".st-key-lesson-bar").wait_for(timeout=60000)
         wait_rows(page, 62, timeout_ms=60000)
         page.get_by_text("Predict first").first.click()
         page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
-        wait_idle(page, 800)
-        asked = page.evaluate(STAGE_SPAN_JS, parts)
+        wait_idle(page)
+        fits = f"m => m.found === {len(parts)} && m.span <= m.room"
+        wait_until(page, STAGE_SPAN_JS, fits, parts, what="the stage fits under the bar, asked")
         page.keyboard.press("3")
-        wait_idle(page, 800)
+        page.locator(".st-key-stage-question").get_by_text("Your pick: 3.").wait_for(timeout=30000)
         page.keyboard.press("ArrowRight")
         wait_rows(page, 63)
         page.locator(".st-key-stage-question").get_by_text("→ asks the next question").wait_for()
-        wait_idle(page, 800)
-        revealed = page.evaluate(STAGE_SPAN_JS, parts)
+        wait_idle(page)
+        wait_until(page, STAGE_SPAN_JS, fits, parts, what="the stage fits under the bar, revealed")
         screenshot(page, "stage-lesson-predict-revealed-1280x800")
-    for m in (asked, revealed):
-        assert m["found"] == len(parts) and m["span"] <= m["room"], m
 
 
 def _bytes_of_one_step(page) -> int:
@@ -195,9 +210,9 @@ def _bytes_of_one_step(page) -> int:
     handler = lambda f: frames.append(len(f) if f else 0)  # noqa: E731
     page.context.pages[0]  # the page's own websocket is already open: listen on it
     page._ws.on("framereceived", handler)
-    page.keyboard.press("ArrowRight")
+    with rerun(page):  # the run's last message ("finished") comes after the rest of its messages
+        page.keyboard.press("ArrowRight")
     wait_rows(page, rows + 1)
-    page.wait_for_timeout(1500)  # the rest of the rerun's messages
     page._ws.remove_listener("framereceived", handler)
     return sum(frames)
 
@@ -216,7 +231,7 @@ def test_a_step_sends_one_row_bytes_grow_linearly(url):
                 "() => document.querySelector('.attn-root') && document.querySelector('.attn-root').dataset.rows",
                 timeout=60000,
             )
-            page.wait_for_timeout(1500)
+            wait_idle(page)  # the link's run has sent all its messages
             page._ws = sockets[-1]
             n = heatmap_rows(page)
             sizes[n + 1] = _bytes_of_one_step(page)
@@ -236,7 +251,7 @@ def test_keys_work_after_clicking_the_predict_switch(url):
         wait_rows(page, 51)
         page.get_by_text("Predict first").first.click()
         page.locator(".st-key-stage-question button").first.wait_for(timeout=30000)
-        wait_idle(page, 800)
+        wait_idle(page)
         rows = heatmap_rows(page)
         page.keyboard.press("1")
         page.locator(".st-key-stage-question").get_by_text("Your pick: 1.").wait_for(timeout=30000)
@@ -254,7 +269,7 @@ def test_keys_work_after_clicking_the_tables_switch(url):
         wait_rows(page, 51)
         page.get_by_text("Tables", exact=True).first.click()
         page.get_by_test_id("stDataFrame").nth(1).wait_for(timeout=30000)
-        wait_idle(page, 800)
+        wait_idle(page)
         page.keyboard.press("ArrowRight")
         wait_rows(page, 52)
 
@@ -278,9 +293,7 @@ def test_key_labels_never_overlap_while_stepping(url):
         page.get_by_role("button", name="Prefill").first.click()
         wait_rows(page, 51)
         for step in range(21):
-            page.wait_for_timeout(250)
-            m = page.evaluate(TICK_ROOM_JS)
-            assert m["room"] >= m["font"], (step, m)
+            wait_until(page, TICK_ROOM_JS, "m => m.room >= m.font", what=f"labels a font size apart at step {step}")
             _steps(page, 1)
 
 
@@ -295,8 +308,12 @@ def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url)
         page.goto(url)
         page.get_by_test_id("stExpandSidebarButton").click()
         page.get_by_test_id("stSidebar").get_by_text("Presenter mode").wait_for(timeout=30000)
-        page.wait_for_timeout(500)
-        open_box = page.evaluate(HEADER_FITS_JS)  # before Prefill: the prompt box open
+        wait_idle(page)
+        # Before Prefill, the prompt box open, beside the opened sidebar (its slide-in narrows the page). With the
+        # prompt box open too, the title takes a row of its own: beside it the layer box read "Layer", the head box
+        # "Head 0 (KV h" and Settings "S…" (a student's laptop).
+        fits = "h => h.cut.length === 0 && h.titleLines === 1 && !h.settingsCut"
+        wait_until(page, HEADER_FITS_JS, fits, what="the header fits beside the open sidebar, prompt box open")
         screenshot(page, "stage-sidebar-open-prompt-open-1280x800")
         page.get_by_role("button", name="Prefill").click()
         wait_rows(page, n)
@@ -311,14 +328,11 @@ def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url)
         )
         header = page.evaluate(HEADER_FITS_JS)
         screenshot(page, "stage-sidebar-open-1280x800")
-    assert line["overflows"] and line["text"].endswith("»"), line
-    assert line["right"] <= line["boxRight"] + 1 and line["left"] < line["boxLeft"], line
-    # The header above it: the title on one line and the layer and head boxes showing their whole choice
-    # ("Layer", "Head 0 (KV he" before, with the title wrapped to two lines).
-    assert header["titleLines"] == 1 and header["cut"] == [], header
-    # With the prompt box open too, the title takes a row of its own: beside it the layer box read "Layer",
-    # the head box "Head 0 (KV h" and Settings "S…" (a student's laptop).
-    assert open_box["cut"] == [] and open_box["titleLines"] == 1 and not open_box["settingsCut"], open_box
+        assert line["overflows"] and line["text"].endswith("»"), line
+        assert line["right"] <= line["boxRight"] + 1 and line["left"] < line["boxLeft"], line
+        # The header above it: the title on one line and the layer and head boxes showing their whole choice
+        # ("Layer", "Head 0 (KV he" before, with the title wrapped to two lines).
+        assert header["titleLines"] == 1 and header["cut"] == [], header
 
 
 # The decode page's title: how many lines it takes; the layer and head boxes: any whose value is cut.
