@@ -68,8 +68,9 @@ class Tally:
         unanswered = self.asked - self.answered
         if not self.answered:
             return f"{unanswered} revealed, not answered" if unanswered else "none yet"
-        said = f"{self.right} right of {self.answered} answered"
-        return f"{said}, {unanswered} not answered" if unanswered else said
+        if not unanswered:
+            return f"{self.right} right of {self.answered}"  # short: it sits under a projector's stage
+        return f"{self.right} right of {self.answered} answered, {unanswered} not answered"
 
 
 def kind_for(step: int) -> str:

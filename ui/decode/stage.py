@@ -124,9 +124,9 @@ def forget_view() -> None:
 STAGE_STYLE = stage.StageStyle(font=14, panel_font=14, bars_height=280)  # 14-px text (issue 37); bars 20 px shorter
 # The next-token bars beside a question: 5 bars, readable at presenter size; on a laptop 140 px (and a wider
 # panel, app_pages/decode.py) kept the KV line on a 1280 × 800 screen under a lesson's bar.
-# On a projector 150 px drew the five bars in ~80 px, their labels run together (issue 37): 195 px, the KV line
-# still ~15 px inside a 1080-px screen under a two-line question.
-COMPACT_BARS_PX = {True: 195, False: 140}
+# On a projector the five bars' labels run together at 150 px (issue 37, item 5, open): they need ~195 px, and
+# at 180 px the KV line already ends 7 px below a 1080-px screen under a revealed question (measured).
+COMPACT_BARS_PX = {True: 150, False: 140}
 # The question row across the stage takes this from the heatmap: presenter mode, or a laptop under a lesson's bar
 # (its row is shorter; 220 px left a 1280 × 800 heatmap four rows and a broken colour bar).
 QUESTION_ROW_PX = {True: 220, False: 130}
@@ -171,7 +171,10 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     if compact:  # a question is on screen too: five bars (as many as the question offers) in less height
         # … and a panel font between the heatmap's and the presenter panel's (20 px ran the KV line
         # 21 px past a 1080 px screen under a long question).
-        style = dataclasses.replace(style, bars_height=COMPACT_BARS_PX[present], panel_font=min(style.panel_font, 18))
+        # Beside a question the panel keeps 13-px text on a laptop (14 px elsewhere): at 14 px a revealed question
+        # under a lesson's bar pushed the KV line 28 px below a 1280 × 800 screen.
+        font = min(style.panel_font, 18 if present else 13)
+        style = dataclasses.replace(style, bars_height=COMPACT_BARS_PX[present], panel_font=font)
     rows = [(i, token_text(tok, i), p) for i, p in session_view.next_token_table(sess, 5 if compact else 10)]
     if sess.pending not in [r[0] for r in rows]:
         rows.append((sess.pending, token_text(tok, sess.pending), 0.0))

@@ -28,4 +28,4 @@ def test_all_answered_and_nothing_yet():
     assert tally.summary() == "none yet"
     tally.record(Q, 1)
     tally.record(Q, 2)
-    assert tally.summary() == "1 right of 2 answered"
+    assert tally.summary() == "1 right of 2"
