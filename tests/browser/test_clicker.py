@@ -108,25 +108,6 @@ def main(page):
     return page.locator('[data-testid="stMain"]')
 
 
-@pytest.mark.parametrize("kind", list(TOUCH))
-def test_clicker_moves_the_lesson_after_a_control_is_touched(url, kind):
-    """Touch the control, PageDown: the next stop; PageUp: back; touch it again, →: the next stop."""
-    k = LESSON_STOP[kind]
-    with browser_page(1280, 800) as page:
-        open_stop(page, url, k)
-        TOUCH[kind](page, main(page))
-        idle(page)
-        page.keyboard.press("PageDown")
-        at_stop(page, k + 1)
-        page.keyboard.press("PageUp")
-        at_stop(page, k)
-        page.mouse.wheel(0, 1)
-        TOUCH[kind](page, main(page))
-        idle(page)
-        page.keyboard.press("ArrowRight")
-        at_stop(page, k + 1)
-
-
 def settings(page):
     """The decode page's Settings panel, opened (it may still be open from the last touch)."""
     panel = page.locator('[data-testid="stPopoverBody"]')

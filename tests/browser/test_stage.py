@@ -337,8 +337,9 @@ def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url)
 
 # The decode page's title: how many lines it takes; the layer and head boxes: any whose value is cut.
 HEADER_FITS_JS = """() => {
-  const cut = ['decode-layer', 'decode-head'].map(k => document.querySelector('.st-key-' + k + ' input'))
-    .filter(v => v.scrollWidth > v.clientWidth + 1).map(v => v.value);
+  const boxes = ['decode-layer', 'decode-head'].map(k => document.querySelector('.st-key-' + k + ' input'));
+  if (boxes.some(v => !v)) return {titleLines: 0, cut: ['(not drawn yet)'], settingsCut: true};  // mid-rerun: wait
+  const cut = boxes.filter(v => v.scrollWidth > v.clientWidth + 1).map(v => v.value);
   const settings = [...document.querySelectorAll('[data-testid=stPopover] button p')]
     .find(p => /Setti/.test(p.textContent));
   return {titleLines: document.querySelector('h1 [data-heading-text]').getClientRects().length, cut,
