@@ -359,3 +359,39 @@ SPEED = {SPEED_BUDGET: 20}
 DEFAULTS.update(SPEED)
 MEMORY_GGUF_SWA_FULL = "memory.gguf_swa_full"  # bool: llama.cpp's --swa-full (local layers at n_ctx)
 DEFAULTS[MEMORY_GGUF_SWA_FULL] = False
+
+# ---- class mode (ui/classroom/, core/classroom/): one class in one room (issue 41) --------------
+# What a session knows about its class. The class itself (plan, seats, answers) lives in the class
+# store, never here; a teacher's key and a student's seat token also travel in that browser's own
+# address (so a reconnect to another replica rejoins), never in a students' link.
+CLASS_CODE = "class.code"  # the class's six-letter code, or None: not in a class
+CLASS_ROLE = "class.role"  # "teacher", "student", or None
+CLASS_KEY = "class.key"  # the teacher's key (teacher only)
+CLASS_TOKEN = "class.token"  # the student's seat token (student only)
+CLASS_SEAT = "class.seat"  # the student's seat number, 1, 2, … (student only)
+CLASS_MODE = "class.mode"  # the teacher's pacing: "follow", "paused" or "released"
+CLASS_RECALL = "class.recall"  # bumped by "bring back": released students return to the teacher's step
+CLASS_ROUNDS = "class.rounds"  # {question id: voting round} ("vote again" opens round 2)
+CLASS_PUBLISHED = "class.published"  # the plan this teacher last published (sent again only when it changes)
+CLASS_APPLIED = "class.applied"  # (plan version, recall) this student's view last followed
+CLASS_FOLLOWED_UID = "class.followed_uid"  # the teacher's request uid this student's stage holds
+CLASS_MESSAGE = "class.message"  # (level, text) | None: a refusal (bad code, ended class), shown once
+CLASS_JOIN_CODE = "class.join_code"  # the join form's code box
+CLASS_NICKNAME = "class.nickname"  # the join form's optional nickname box
+CLASS = {
+    CLASS_CODE: None,
+    CLASS_ROLE: None,
+    CLASS_KEY: None,
+    CLASS_TOKEN: None,
+    CLASS_SEAT: None,
+    CLASS_MODE: "follow",
+    CLASS_RECALL: 0,
+    CLASS_ROUNDS: {},
+    CLASS_PUBLISHED: None,
+    CLASS_APPLIED: None,
+    CLASS_FOLLOWED_UID: None,
+    CLASS_MESSAGE: None,
+    CLASS_JOIN_CODE: "",
+    CLASS_NICKNAME: "",
+}
+DEFAULTS.update(CLASS)

@@ -33,6 +33,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.classroom.store import ENV_URL as CLASS_STORE_ENV
 from serve import step_queue
 from serve.nginx import (
     ServeError,
@@ -132,10 +133,18 @@ def replica_command(replica: Replica) -> list[str]:
     return cmd + (["--", *replica.app_args] if replica.app_args else [])
 
 
+def class_store_env(prefix: Path) -> dict[str, str]:
+    """The local replicas' class store, unless the operator set ``$EXPLAINER_CLASS_STORE``: one SQLite
+    file in ``prefix``, kept while the server runs, so every replica sees the same class and a class
+    survives a replica's restart (issue 41). An app's ``--class-store URL`` after ``--`` wins over it."""
+    return {} if os.environ.get(CLASS_STORE_ENV) else {CLASS_STORE_ENV: f"sqlite:///{prefix / 'classes.db'}"}
+
+
 def start_replica(replica: Replica, prefix: Path) -> None:
     log = prefix / f"replica-{replica.name}.log"
-    # Every replica queues its decode Steps, one at a time (serve/step_queue.py).
-    replica.proc = start_child(replica_command(replica), log, replica.cpu, env={step_queue.ENV: "1"})
+    # Every replica queues its decode Steps, one at a time (serve/step_queue.py), and shares the class store.
+    env = {step_queue.ENV: "1", **class_store_env(prefix)}
+    replica.proc = start_child(replica_command(replica), log, replica.cpu, env=env)
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path) -> None:
@@ -243,7 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     argv, app_args = split_app_args(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        epilog="Options after -- go to every replica's app.py, e.g. -- --models-dir /srv/models",
+        epilog="Options after -- go to every replica's app.py, e.g. -- --models-dir /srv/models; "
+        "--class-store URL: class mode's store, sqlite:////PATH or redis://HOST:6379/0 (default: one SQLite "
+        "file in the server's temporary folder, shared by its local replicas)",
     )
     ap.add_argument(
         "--replicas", type=int, default=default_replicas(), help="streamlit processes (default: two per core)"

@@ -17,8 +17,9 @@ DOCS = list(yaml.safe_load_all((ROOT / "deploy/k8s/class-server.yaml").read_text
 MAX_UPLOAD_BYTES = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())["server"]["maxUploadSize"] * 2**20
 
 
-def one(kind: str) -> dict:
-    [doc] = [d for d in DOCS if d["kind"] == kind]
+def one(kind: str, name: str = "inference-explainer") -> dict:
+    """The manifest of this kind and name (the class store's Redis has its own Deployment and Service)."""
+    [doc] = [d for d in DOCS if d["kind"] == kind and d["metadata"]["name"] == name]
     return doc
 
 

@@ -104,11 +104,13 @@ def _loadable_architecture(folder: Path) -> str | None:
 class AppArgs:
     """The app's own command-line options (after ``--``): ``model`` a checkpoint folder to
     load at start (None: the shipped model), ``max_model_gib`` the weight budget in GiB,
-    ``models_dir`` an extra folder of checkpoints for the picker."""
+    ``models_dir`` an extra folder of checkpoints for the picker, ``class_store`` the class store's
+    URL for class mode (None: ``core.classroom.store.default_url()``)."""
 
     model: Path | None = None
     max_model_gib: float = DEFAULT_MAX_GIB
     models_dir: Path | None = None
+    class_store: str | None = None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -124,18 +126,20 @@ def script_args(argv: list[str]) -> list[str]:
 
 
 def parse_app_args(argv: list[str]) -> AppArgs:
-    """Parse ``streamlit run app.py -- --model PATH --max-model-gib 4 --models-dir DIR`` (pass
-    ``sys.argv[1:]``). Raises ``ValueError`` for an unknown option, a missing value or a budget
+    """Parse ``streamlit run app.py -- --model PATH --max-model-gib 4 --models-dir DIR --class-store URL``
+    (pass ``sys.argv[1:]``). Raises ``ValueError`` for an unknown option, a missing value or a budget
     that is not a positive number. Paths are not checked here: ``core.checkpoints.load.load`` says
-    what is wrong with one."""
+    what is wrong with one; nor is the class store's URL (``sqlite:///PATH`` or ``redis://HOST:PORT/DB``):
+    ``core.classroom.store.open_store`` says what is wrong with it (issue 41)."""
     parser = _Parser(prog="streamlit run app.py --", add_help=False, allow_abbrev=False)
     parser.add_argument("--model", type=_path, default=None)
     parser.add_argument("--max-model-gib", type=float, default=DEFAULT_MAX_GIB)
     parser.add_argument("--models-dir", type=_path, default=None)
+    parser.add_argument("--class-store", default=None)
     ns = parser.parse_args(list(argv))
     if not (ns.max_model_gib > 0 and ns.max_model_gib != float("inf")):
         raise ValueError(f"command line: --max-model-gib must be a positive number of GiB, got {ns.max_model_gib}")
-    return AppArgs(model=ns.model, max_model_gib=ns.max_model_gib, models_dir=ns.models_dir)
+    return AppArgs(model=ns.model, max_model_gib=ns.max_model_gib, models_dir=ns.models_dir, class_store=ns.class_store)
 
 
 def _path(text: str) -> Path:

@@ -1,0 +1,277 @@
+"""The class store (issue 41, item 4/5): one suite, run on SQLite and on Redis (conftest.py)."""
+
+import multiprocessing
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from core.classroom import rules
+from core.classroom.store import (
+    CLASS_TTL_S,
+    CODE_ALPHABET,
+    JOIN_LIMIT,
+    JOIN_WINDOW_S,
+    ClassNotFound,
+    NotSeated,
+    NotTeacher,
+    RedisStore,
+    SqliteStore,
+    TooManyJoins,
+    default_url,
+    normalize_code,
+    open_store,
+)
+
+Q = "req-1:3"  # a question id as core.classroom.plan.question_id writes them
+
+
+def _answer_all(url: str, code: str, tokens: list[str], picks: list[int]) -> list[bool]:
+    """Answer for every token at once, from one thread each (and, in a child process, its own store)."""
+    store = open_store(url)
+    start = threading.Barrier(len(tokens))
+
+    def one(i):
+        start.wait()
+        return store.answer(code, tokens[i], Q, 1, picks[i])
+
+    with ThreadPoolExecutor(len(tokens)) as pool:
+        return list(pool.map(one, range(len(tokens))))
+
+
+def test_codes_are_random_valid_and_distinct():
+    """1000 new codes: each 6 letters of the alphabet (no 0/O/1/I/L), all different."""
+    codes = [rules.new_code() for _ in range(1000)]
+    assert len(set(codes)) == 1000
+    assert all(normalize_code(c) == c and len(c) == 6 for c in codes)
+    assert not set("0O1IL") & set(CODE_ALPHABET) and len(CODE_ALPHABET) == 31
+
+
+def test_normalize_code_accepts_how_people_type_codes():
+    """Spaces, dashes and lower case are forgiven; a wrong length or a letter outside the alphabet is not."""
+    assert normalize_code(" abc-d2e ") == "ABCD2E" and normalize_code("ABC D2E") == "ABCD2E"
+    for bad in ("abcde0", "abcdel", "abcdeo", "ABCD1E", "ABCDEI", "ABCDE", "ABCDEFG", "", "ÄBCDEF", None, 123456):
+        assert normalize_code(bad) is None, bad
+
+
+def test_open_store_takes_two_schemes_and_refuses_others(tmp_path):
+    """sqlite:///PATH and redis:// URLs open their backend; anything else is a ValueError that says what to write."""
+    assert isinstance(open_store(f"sqlite:///{tmp_path}/a/b.db"), SqliteStore)
+    assert (tmp_path / "a/b.db").is_file()
+    assert isinstance(open_store("redis://127.0.0.1:1/0"), RedisStore)  # connects at first use
+    for bad in ("", "classes.db", "postgres://x/y", "sqlite://x.db", "sqlite:///:memory:", "sqlite:///"):
+        with pytest.raises(ValueError, match="class store"):
+            open_store(bad)
+
+
+def test_default_url_is_the_environment_or_a_state_file(monkeypatch, tmp_path):
+    """EXPLAINER_CLASS_STORE wins; else an absolute SQLite file under XDG_STATE_HOME."""
+    monkeypatch.setenv("EXPLAINER_CLASS_STORE", "redis://r:6379/0")
+    assert default_url() == "redis://r:6379/0"
+    monkeypatch.delenv("EXPLAINER_CLASS_STORE")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert default_url() == f"sqlite:///{tmp_path}/inference-explainer/classes.db"
+    assert open_store(default_url()).path == tmp_path / "inference-explainer/classes.db"
+
+
+def test_a_class_from_open_to_answers(store):
+    """Open, join (seats 1, 2, …), plan (0, {}) before the first publish, answer, tally and count."""
+    code, key = store.open_class()
+    assert normalize_code(code) == code and store.is_teacher(code, key) and store.is_teacher(code.lower(), key)
+    assert store.plan(code) == (0, {}) and store.students(code) == 0
+    a, b = store.join(code, "Ann"), store.join(code.lower(), "")
+    assert (a.number, b.number) == (1, 2) and a.token != b.token
+    assert store.seat(code, a.token) == 1 and store.seat(code, b.token) == 2 and store.seat(code, "nope") is None
+    assert store.answer(code, a.token, Q, 1, 2) and store.answer(code, b.token, Q, 1, 0)
+    assert store.tally(code, Q, 1, 4) == [1, 0, 1, 0] and store.answered(code, Q, 1) == 2 == store.students(code)
+    assert store.answered(code, Q, 2) == 0 and store.tally(code, "other", 1, 3) == [0, 0, 0]
+    assert store.my_answer(code, a.token, Q, 1) == 2 and store.my_answer(code, a.token, Q, 2) is None
+
+
+def test_the_first_answer_is_kept(store):
+    """A second answer to the same question and round changes nothing; a new round is a new answer."""
+    code, _ = store.open_class()
+    seat = store.join(code, "x")
+    assert store.answer(code, seat.token, Q, 1, 3) is True
+    assert store.answer(code, seat.token, Q, 1, 1) is False
+    assert store.tally(code, Q, 1, 4) == [0, 0, 0, 1] and store.answered(code, Q, 1) == 1
+    assert store.my_answer(code, seat.token, Q, 1) == 3
+    assert store.answer(code, seat.token, Q, 2, 1) is True and store.tally(code, Q, 2, 4) == [0, 1, 0, 0]
+
+
+def test_answers_are_checked(store):
+    """A token of no seat (or another class's) cannot answer; a pick outside 0..9 is refused."""
+    code, _ = store.open_class()
+    other, _ = store.open_class()
+    seat, stranger = store.join(code), store.join(other)
+    for token in ("", "forged", stranger.token):
+        with pytest.raises(NotSeated):
+            store.answer(code, token, Q, 1, 0)
+    for pick in (-1, 10, True, 1.0, "1"):
+        with pytest.raises(ValueError):
+            store.answer(code, seat.token, Q, 1, pick)
+    with pytest.raises(ClassNotFound, match="“zz-top”"):
+        store.answer("zz-top", seat.token, Q, 1, 0)
+    assert store.answered(code, Q, 1) == 0
+
+
+def test_forty_students_join_and_answer_at_once(store, url):
+    """40 joins from 40 threads get seats 1..40; 40 students answering twice each at once, from threads:
+    every first answer is counted exactly once."""
+    code, _ = store.open_class()
+    with ThreadPoolExecutor(40) as pool:
+        seats = list(pool.map(lambda i: store.join(code, f"s{i}", client=f"10.0.0.{i}"), range(40)))
+    assert sorted(s.number for s in seats) == list(range(1, 41))
+    tokens = [s.token for s in seats] * 2
+    written = _answer_all(url, code, tokens, [i % 4 for i in range(40)] + [(i + 1) % 4 for i in range(40)])
+    assert sum(written) == 40
+    assert sum(store.tally(code, Q, 1, 4)) == 40 == store.answered(code, Q, 1) == store.students(code)
+
+
+def test_forty_students_answer_from_four_processes(tmp_path):
+    """SQLite from 4 processes (the replicas of a class server) × 10 threads: 40 answers, each counted once."""
+    url = f"sqlite:///{tmp_path / 'classes.db'}"
+    store = open_store(url)
+    code, _ = store.open_class()
+    tokens = [store.join(code).token for _ in range(40)]
+    ctx = multiprocessing.get_context("spawn")  # a fresh interpreter per "replica", as serve starts them
+    with ctx.Pool(4) as pool:
+        results = pool.starmap(_answer_all, [(url, code, tokens[i::4], [i] * 10) for i in range(4)])
+    assert sum(map(sum, results)) == 40
+    assert store.tally(code, Q, 1, 4) == [10, 10, 10, 10] and store.answered(code, Q, 1) == 40
+
+
+def test_publish_versions_and_the_last_plan(store):
+    """Versions count 1, 2, 3; plan() returns the last dict as published (Unicode kept); a plan must be JSON."""
+    code, key = store.open_class()
+    plans = [{"step": i, "prompt": "Ünï <b>", "request": {"seed": i, "x": [1.5, None, True]}} for i in range(3)]
+    assert [store.publish(code, key, p) for p in plans] == [1, 2, 3]
+    assert store.plan(code) == (3, plans[-1])
+    for bad in ({"x": float("nan")}, {"x": {1, 2}}, [1], {"big": "x" * rules.PLAN_MAX_BYTES}):
+        with pytest.raises(ValueError):
+            store.publish(code, key, bad)
+    assert store.plan(code) == (3, plans[-1])
+
+
+def test_only_the_teacher_key_leads(store):
+    """A wrong key (or another class's) gets NotTeacher from publish, roster and end, and changes nothing."""
+    code, key = store.open_class()
+    _, other_key = store.open_class()
+    for wrong in ("", "guess", other_key, key + "x", None):
+        assert not store.is_teacher(code, wrong)
+        with pytest.raises(NotTeacher):
+            store.publish(code, wrong, {"mode": "paused"})
+        with pytest.raises(NotTeacher):
+            store.roster(code, wrong, Q, 1)
+        with pytest.raises(NotTeacher):
+            store.end(code, wrong)
+    assert store.plan(code) == (0, {})
+
+
+def test_the_roster_shows_nicknames_literally_and_never_tokens(store):
+    """Nicknames come back as typed (HTML, emoji, accents; stripped, ≤ 40 characters), in seat order with
+    who answered; no row carries a token."""
+    code, key = store.open_class()
+    nick = "<b>x</b> 🙂 Ünïcødé"
+    seats = [store.join(code, f"  {nick}  "), store.join(code), store.join(code, "y" * 50)]
+    store.answer(code, seats[1].token, Q, 1, 0)
+    rows = store.roster(code, key, Q, 1)
+    assert [(r.number, r.nickname, r.answered) for r in rows] == [(1, nick, False), (2, "", True), (3, "y" * 40, False)]
+    assert not any(s.token in repr(rows) for s in seats) and not hasattr(rows[0], "token")
+
+
+def test_end_deletes_everything(store, url):
+    """After end: no plan, no join, no seat, no counts, no teacher; nothing of the class left in the store."""
+    code, key = store.open_class()
+    kept, kept_key = store.open_class()
+    seat = store.join(code, "Ann")
+    store.publish(code, key, {"step": 1})
+    store.answer(code, seat.token, Q, 1, 1)
+    store.answer(kept, store.join(kept).token, Q, 1, 1)
+    store.end(code, key)
+    assert store.plan(code) is None and store.seat(code, seat.token) is None and not store.is_teacher(code, key)
+    assert store.answered(code, Q, 1) == 0 == store.students(code) and store.tally(code, Q, 1, 2) == [0, 0]
+    assert store.my_answer(code, seat.token, Q, 1) is None
+    with pytest.raises(ClassNotFound, match=code):
+        store.join(code)
+    for act in (
+        lambda: store.end(code, key),
+        lambda: store.publish(code, key, {}),
+        lambda: store.roster(code, key, Q, 1),
+    ):
+        with pytest.raises(ClassNotFound):
+            act()
+    if isinstance(store, RedisStore):
+        assert list(store.r.scan_iter(f"class:{code}:*")) == []
+    else:
+        db = sqlite3.connect(store.path)
+        assert [
+            db.execute(f"SELECT COUNT(*) FROM {t} WHERE code = ?", (code,)).fetchone()[0]
+            for t in ("classes", "seats", "answers")
+        ] == [0, 0, 0]
+    assert store.plan(kept) == (0, {}) and store.answered(kept, Q, 1) == 1 and store.is_teacher(kept, kept_key)
+
+
+def test_a_class_expires_after_12_hours(store):
+    """At its opening + 12 h + 1 s a class is missing for join and answer; one opened 12 h ago is gone for
+    everything; in Redis every key of a class carries a TTL of at most 12 h."""
+    t0 = time.time()
+    code, key = store.open_class(now=t0)
+    seat = store.join(code, "a", now=t0 + CLASS_TTL_S - 1)
+    later = t0 + CLASS_TTL_S + 1
+    with pytest.raises(ClassNotFound):
+        store.join(code, "b", now=later)
+    with pytest.raises(ClassNotFound):
+        store.answer(code, seat.token, Q, 1, 0, now=later)
+    store.answer(code, seat.token, Q, 1, 0)
+    old, old_key = store.open_class(now=t0 - CLASS_TTL_S - 1)
+    assert store.plan(old) is None and store.students(old) == 0 and not store.is_teacher(old, old_key)
+    with pytest.raises(ClassNotFound):
+        store.join(old)
+    if isinstance(store, RedisStore):
+        keys = list(store.r.scan_iter(f"class:{code}:*"))
+        assert len(keys) == 5  # meta, tokens, nicks, questions, one question's answers
+        assert all(0 < store.r.ttl(k) <= CLASS_TTL_S for k in keys)
+        assert list(store.r.scan_iter(f"class:{old}:*")) == []
+    else:
+        store.open_class()  # purges expired classes
+        db = sqlite3.connect(store.path)
+        assert db.execute("SELECT COUNT(*) FROM classes WHERE code = ?", (old,)).fetchone()[0] == 0
+
+
+def test_wrong_codes_are_rate_limited_per_client_and_a_whole_class_joins_freely(store):
+    """Wrong codes count (guessing is what the limit stops): after 20 within a minute from one client
+    the next attempt is refused with the seconds to wait, even with the right code; a class of 40
+    behind one address (a school's NAT) joins without a refusal; other clients are unaffected."""
+    code, _ = store.open_class()
+    t0 = time.time()
+    for i in range(40):  # a whole class from one address: right codes never count
+        assert store.join(code, client="203.0.113.7", now=t0).number == i + 1
+    for i in range(JOIN_LIMIT):
+        with pytest.raises(ClassNotFound):
+            store.join("AAAAAA", client="203.0.113.7", now=t0 + i)
+    with pytest.raises(TooManyJoins, match=r"wait \d+ s") as refused:
+        store.join(code, client="203.0.113.7", now=t0 + JOIN_LIMIT)
+    assert 0 < refused.value.wait_s <= JOIN_WINDOW_S
+    assert store.join(code, client="203.0.113.8").number == 41
+    assert store.join(code).number == 42
+    if isinstance(store, RedisStore):
+        assert 0 < store.r.ttl("join:203.0.113.7") <= JOIN_WINDOW_S  # Redis ends the window itself
+    else:
+        assert store.join(code, client="203.0.113.7", now=t0 + JOIN_WINDOW_S + 1).number == 43
+
+
+def test_a_second_store_on_the_same_url_sees_the_class(store, url):
+    """Two replicas, two store objects on one file (or server): each sees what the other wrote."""
+    twin = open_store(url)
+    code, key = store.open_class()
+    seat = twin.join(code, "Ann")
+    assert store.seat(code, seat.token) == 1 and twin.publish(code, key, {"step": 4}) == 1
+    assert store.plan(code) == (1, {"step": 4})
+    assert store.answer(code, seat.token, Q, 1, 2) and not twin.answer(code, seat.token, Q, 1, 0)
+    assert twin.tally(code, Q, 1, 3) == [0, 0, 1]
+    twin.end(code, key)
+    assert store.plan(code) is None
+    twin.close()
