@@ -7,6 +7,7 @@ import streamlit as st
 import ui
 from serve import gc_freeze
 from ui import lesson, lesson_start
+from ui.classroom import follow, link, strip, teacher
 
 st.set_page_config(
     page_title="Inference, efficiently",
@@ -23,6 +24,7 @@ st.set_page_config(
 ui.note_lost_session()
 ui.init_state()
 lesson.from_url()  # lesson mode: ?lesson=…&stop=k
+link.from_url()  # class mode: ?class=new, ?class=CODE (join), with &key= (teacher) or &seat= (student)
 ui.apply_presenter_style()
 
 pages = {
@@ -33,12 +35,18 @@ pages = {
 }
 nav = st.navigation(pages, position="top")
 ui.track_page(nav)
+follow.follow(nav)  # a class's student: the teacher's page, stop, request and step, before any widget
 ui.sidebar_controls()
 lesson_start.sidebar()
+with st.sidebar:
+    teacher.panel()
 ui.sidebar_model_card()
 lesson.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
+strip.strip()  # class mode: the join form, a student's line and question, the teacher's live count
 ui.url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
 ui.keep_presenter_in_url()  # after the bar's page switch, which clears the address bar's parameters
 lesson.keep_in_url()  # the same for a running lesson's stop
+link.keep_in_url()  # and a class's code with this browser's key or seat
 nav.run()
+teacher.publish(nav)  # a class's teacher: the plan students follow, when it changed
 gc_freeze.settle()  # after a run that imported modules: freeze them, so full GC passes skip them

@@ -8,6 +8,7 @@ from core.model.tokenizer import end_token_id
 from core.viz.two_speeds import fig_two_speeds
 from serve import step_queue
 from ui import cache_demo, lesson, models
+from ui.classroom import follow, teacher
 from ui.decode import actions, question, widgets
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 
@@ -33,7 +34,7 @@ def stage() -> None:
         "Step ▸",
         key="stage-step",
         on_click=actions.step_clicked,
-        disabled=sess is None,
+        disabled=sess is None or follow.locked(),
         width="stretch",
         shortcut="Right",
     )
@@ -65,6 +66,7 @@ def stage() -> None:
             question.question_panel(present)
         right_panel(sess, tok, actions.model_of(sess), present, compact=predicting)
     below_stage(sess, tok)
+    teacher.publish()  # a class's teacher: this Step's plan (a Step reruns only this stage)
 
 
 actions.replay_link()
@@ -74,14 +76,18 @@ widths = [1.3, 2.6, 1.85, 0.8] if widgets.prompt_open() else [1.55, 1.15, 2.3, 0
 title, prompt, view, more = st.columns(widths, vertical_alignment="center")
 with title:
     ui.title("decode")
+locked = follow.locked()  # a class's student: the teacher leads this request
 with prompt:
-    widgets.prompt_box(present)
+    if not locked:
+        widgets.prompt_box(present)
 with view:
     widgets.view_picker((actions.model_of(actions.session()) if actions.session() else models.chosen_model()).cfg)
 with more:
-    widgets.settings()
+    if not locked:
+        widgets.settings()
     lesson.clicker("decode")  # the clicker's keys whatever control was touched last (frontend/clicker.js)
-widgets.controls()
+if not locked:
+    widgets.controls()
 stage()
 st.caption(
     "Prefill reads the whole prompt in one parallel pass and fills the KV cache; each decode step consumes one "

@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -86,9 +87,10 @@ def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str
         "false",
     ]
     cmd += ["--", *app_args] if app_args else []
-    proc = subprocess.Popen(
-        cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
-    )
+    # Each server its own class store (class mode): a test's classes never meet another server's.
+    store = f"sqlite:///{tempfile.mkdtemp(prefix='class-store-')}/classes.db"
+    env = {**os.environ, "EXPLAINER_CLASS_STORE": store, **(env or {})}
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout_s

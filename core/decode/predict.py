@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import torch
 
 from core.cost.counts import causal_pairs, kv_cache_bytes_for
 from core.decode.generate import SamplingConfig
@@ -36,6 +37,7 @@ class Question:
     answer: int
     explain: str
     misses: tuple[str, ...] = ()
+    shares: tuple[float, ...] = ()  # the model's own share per option: probability (token), attention (attends)
 
     def miss(self, pick: int | None) -> str:
         """The mistake behind a wrong ``pick``, or "" (right, unanswered or unnamed)."""
@@ -96,6 +98,7 @@ def _token_question(sess, pending, token_text) -> Question:
     # The five most likely by the plain softmax: the sampling rule's own order (temperature keeps
     # it, top-k only cuts the tail), and five options even when top-k is smaller than five.
     top = [tid for tid, _ in top_tokens(pending.result.logits, SamplingConfig(), 5)]
+    probs = torch.softmax(pending.result.logits.double().flatten(), dim=0)  # the plain softmax: as ranked above
     if pending.chosen not in top:  # sampling can draw a token outside the top five
         top = [*top[:4], pending.chosen]
     # Alphabetical order, so the options' order does not give away the ranking.
@@ -109,6 +112,7 @@ def _token_question(sess, pending, token_text) -> Question:
         ids.index(pending.chosen),
         f"It chose {show_spaces(token_text(pending.chosen))}"  # its spaces as ␣, as the options show them
         + (" (greedy: the most likely token)." if sess.sampling.strategy == "greedy" else " (sampled)."),
+        shares=tuple(float(probs[t]) for t in ids),
     )
 
 
@@ -122,6 +126,7 @@ def _attends_question(sess, pending, labels, layer, head, head_label) -> Questio
         tuple(labels[i] for i in top),
         top.index(best),
         f"The new row puts {row[best]:.2f} of its attention on {labels[best]}.",
+        shares=tuple(float(row[i]) for i in top),
     )
 
 

@@ -142,6 +142,15 @@ def _step_now() -> None:
     step(model_of(sess), sess, check=check_due(model_of(sess), sess, queued=step_queue.waiting()))
 
 
+def catch_up(steps: int) -> None:
+    """Take up to ``steps`` more decode steps of this session's request (a class's student reaching
+    the teacher's step); stops where the request cannot step (its message says why)."""
+    for _ in range(steps):
+        if session() is None or _blocked():
+            return
+        _step_now()
+
+
 def ask() -> None:
     """Compute the next step, hold it back, and put the question about it on screen."""
     if _blocked():

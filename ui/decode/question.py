@@ -10,6 +10,7 @@ import re
 import streamlit as st
 
 from core.viz import stage
+from ui.classroom import link, reveal, teacher
 from ui.decode import actions
 
 
@@ -62,14 +63,19 @@ def question_panel(present: bool, across: bool = False) -> None:
         picked = st.session_state[actions.PICK]
         ask.markdown(f"**{q.text}**")
         _options(pick, q, picked, revealed=False)
+        says = "The class answers on their laptops; → (Step) reveals." if link.role() == "teacher" else None
         box.caption(
-            "Pick 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}.") + score
+            says
+            or "Pick 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}.") + score
         )
         return
     q, picked = revealed
     verdict = "No answer given." if picked is None else ("Right!" if picked == q.answer else "Not this time.")
     ask.markdown(f"**{q.text}**")
     _options(pick, q, picked, revealed=True)
+    if link.role() == "teacher":  # a class's answers, not the teacher's own pick
+        with box:
+            verdict, score = reveal.class_answers(teacher.open_question(actions.session())), ""
     # The verdict and why in one small paragraph, so the panel fits one screen; escaped, as the
     # explanation may quote typed tokens.
     miss = q.miss(picked)  # the mistake behind this wrong pick, named first

@@ -1,0 +1,82 @@
+"""Class mode in real browsers (issue 41): a teacher on the projector and two students on laptops
+join, follow the teacher's steps on their own sessions, answer a predict-first question, see the
+reveal, get paused and see the class end. Every wait is on what the screen shows."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from bench.browser import browser_page, running_app, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+STAGE_TEXT = ".st-key-stage-text, [data-testid='stCode']"
+
+
+def _join(page, url: str, code: str, nickname: str) -> None:
+    page.goto(f"{url}/?class={code}")
+    wait_idle(page)
+    page.get_by_label("Nickname (optional)").fill(nickname)
+    page.get_by_role("button", name="Join", exact=True).click()
+    page.wait_for_function("location.search.includes('seat=')", timeout=30000)
+    expect(page.get_by_text(re.compile(r"seat \d · following your teacher"))).to_be_visible(timeout=30000)
+
+
+def _stage_text(page) -> str:
+    return page.locator("[data-testid='stCode'] code").first.inner_text()
+
+
+def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
+    with running_app() as url, browser_page(1920, 1080) as teacher, browser_page() as ana, browser_page() as bo:
+        teacher.goto(f"{url}/?class=new&present=1")
+        teacher.wait_for_function("location.search.includes('key=')", timeout=30000)
+        code = re.search(r"class=([A-Z0-9]{6})", teacher.url).group(1)
+        assert "key=" not in teacher.get_by_text(f"Class {code}").first.inner_text()
+        _join(ana, url, code, "<b>Ana</b>")
+        _join(bo, url, code, "Bo 🙂")
+        assert "key=" not in ana.url and "key=" not in bo.url  # a student's address never holds the teacher's key
+        expect(teacher.get_by_text(f"Class {code} · 2 joined")).to_be_visible(timeout=30000)
+
+        teacher.get_by_role("button", name="Prefill").click()
+        wait_idle(teacher)
+        for _ in range(3):
+            teacher.get_by_role("button", name="Step ▸").click()
+            wait_idle(teacher)
+        for student in (ana, bo):  # each on its own session, at the teacher's step, with the same text
+            expect(student.get_by_text(re.compile(r"following your teacher · step 3"))).to_be_visible(timeout=30000)
+            expect(student.get_by_role("button", name="Prefill")).to_have_count(0)  # the teacher leads
+            # the same generated text (each width shows its own length of the prompt before it)
+            expect(student.locator("[data-testid='stCode'] code").first).to_contain_text(_stage_text(teacher)[-40:])
+        screenshot(ana, "class-student-following")
+
+        teacher.get_by_text("Predict first").click()
+        wait_idle(teacher)
+        question = teacher.locator(".st-key-stage-question strong").first.inner_text()
+        for student in (ana, bo):
+            expect(student.locator(".st-key-class-question")).to_contain_text(question, timeout=30000)
+        ana.locator(".st-key-class-question button").nth(0).click()
+        bo.locator(".st-key-class-question button").nth(1).click()
+        bo.locator(".st-key-class-question button").nth(2).click(force=True)  # disabled: the first answer stays
+        expect(teacher.get_by_text("2 of 2 answered")).to_be_visible(timeout=30000)
+        screenshot(teacher, "class-projector-count")
+
+        teacher.get_by_role("button", name="Step ▸").click()  # the reveal
+        wait_idle(teacher)
+        words = teacher.locator(".chart-desc", has_text="Round 1:").first
+        expect(words).to_contain_text("option 1: 1, option 2: 1", timeout=30000)
+        screenshot(teacher, "class-projector-reveal")
+        for student in (ana, bo):
+            expect(student.get_by_text(re.compile(r"Right!|Not this time\."))).to_be_visible(timeout=30000)
+
+        teacher.locator('[data-testid="stExpandSidebarButton"]').click()
+        teacher.get_by_role("button", name=re.compile("Pause class")).click()
+        expect(ana.locator(".stMain")).to_have_css("pointer-events", "auto")  # the overlay is a pseudo-element
+        ana.wait_for_function(
+            "getComputedStyle(document.querySelector('.stMain'), '::after').content.includes('Paused')", timeout=30000
+        )
+        screenshot(ana, "class-student-paused")
+        teacher.get_by_role("button", name=re.compile("End class")).click()
+        for student in (ana, bo):
+            expect(student.get_by_text("The class has ended")).to_be_visible(timeout=30000)
+            expect(student.get_by_role("button", name="Prefill")).to_have_count(1)  # on their own again

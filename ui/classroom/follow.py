@@ -1,0 +1,120 @@
+"""A student's session following the teacher's plan with its own model and cache: the page, the
+guided lesson's stop, the decode request (prefilled here from the plan's prompt and settings) and
+its steps. Runs at the top of every full run, before any page widget exists (so the request's
+settings can still be written); the class strip's poll asks for that run when the plan changes."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import state
+from core.classroom.plan import follow_actions
+from core.classroom.store import ClassNotFound
+from core.lesson.stops import shipped_lessons
+from serve import step_queue
+from ui import lesson, models
+from ui.classroom import link
+from ui.decode import actions
+from ui.frame import PAGES
+
+PLAN = "class.plan"  # (version, plan) as the last poll read it
+
+
+def following() -> bool:
+    """Whether this session is a student whose view the teacher leads now (not released)."""
+    return link.role() == "student" and st.session_state.get(PLAN, (0, {}))[1].get("mode", "follow") != "released"
+
+
+def paused() -> bool:
+    return link.role() == "student" and st.session_state.get(PLAN, (0, {}))[1].get("mode") == "paused"
+
+
+def locked() -> bool:
+    """The decode page's own controls are frozen: the teacher leads this student's request."""
+    return following()
+
+
+def read_plan() -> tuple[int, dict] | None:
+    """The class's plan now (None: the class ended; this session leaves it)."""
+    try:
+        got = link.store().plan(link.code())
+    except ClassNotFound:
+        got = None
+    if got is None:
+        link.forget("The class has ended: you are exploring on your own now.")
+        return None
+    st.session_state[PLAN] = got
+    return got
+
+
+def due(version: int, plan: dict) -> bool:
+    """Whether this plan is news for this student's view: a new version while following, or the
+    teacher's "bring back" while released."""
+    applied = st.session_state[state.CLASS_APPLIED]
+    if plan.get("mode") == "released":
+        return False
+    return applied is None or applied != (version, plan.get("recall", 0))
+
+
+def _lesson_now():
+    ss = st.session_state
+    return (ss[state.LESSON_NAME], ss[state.LESSON_STOP]) if ss[state.LESSON_NAME] else None
+
+
+def _apply_request(request: dict, restart: bool, steps: int) -> None:
+    ss = st.session_state
+    if restart:
+        if request.get("model"):
+            models.choose_from_link(request["model"])
+            models.resolve()
+        ss.update(
+            {
+                state.DECODE_PROMPT: request["prompt"],
+                state.DECODE_STRATEGY: request["strategy"],
+                state.DECODE_TEMPERATURE: request["temperature"],
+                state.DECODE_TOP_K: request["top_k"],
+                state.DECODE_SEED: request["seed"],
+                state.DECODE_DTYPE: request["dtype"],
+                state.DECODE_WEIGHT_BITS: request["bits"],
+                state.DECODE_PREDICT: False,  # the class's question comes from the teacher's plan
+            }
+        )
+        actions.reset()
+        ss[state.URL_STEP] = steps  # as a share link: the decode page prefills and replays these steps now
+        actions.replay_link()
+    else:
+        actions.catch_up(steps)
+    ss[state.CLASS_FOLLOWED_UID] = request["uid"]
+
+
+@step_queue.one_at_a_time  # a class's steps in line per replica, as the stage's own (serve/step_queue.py)
+def follow(nav) -> None:
+    """Show the plan in this session, if it is news: start or move the lesson, switch page, bring
+    the request to the teacher's step. Called before the page runs, after the navigation exists."""
+    if link.role() != "student" or (got := read_plan()) is None:
+        return
+    version, plan = got
+    if not due(version, plan):
+        return
+    ss, sess = st.session_state, actions.session()
+    page_now = next((path for path, title, _ in PAGES if title == nav.title), "")
+    same = sess is not None and ss[state.CLASS_FOLLOWED_UID] is not None
+    todo = follow_actions(
+        plan,
+        {path for path, _, _ in PAGES},
+        page_now,
+        _lesson_now(),
+        ss[state.CLASS_FOLLOWED_UID] if same else None,
+        sess.n_steps if same else None,
+    )
+    ss[state.CLASS_APPLIED] = (version, plan.get("recall", 0))
+    if todo.lesson and todo.lesson[0] in shipped_lessons():
+        name, stop = todo.lesson
+        if ss[state.LESSON_NAME] != name:
+            lesson.start(lesson.shipped(name), name, stop)
+        else:
+            lesson.go(stop)
+    if plan.get("request") is not None and (todo.restart or todo.steps):
+        _apply_request(plan["request"], todo.restart, todo.steps)
+    if todo.page:
+        st.switch_page(todo.page)

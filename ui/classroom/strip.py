@@ -1,0 +1,128 @@
+"""The class strip above every page: the join form (a students' link), a student's line (seat,
+following / paused / released) with the class's question and its answer buttons, and the teacher's
+line with the live count of answers and, at the reveal, the class's histogram. While in a class it
+polls the store twice a second (``POLL_S``); a student's poll asks for a full run when the plan
+changed (``ui.classroom.follow`` then shows it)."""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from core import state
+from core.classroom.plan import counts_line
+from core.classroom.store import ClassNotFound, NotSeated
+from core.text import markdown_literal
+from ui.classroom import follow, link
+from ui.decode.question import code_span
+
+DRAWN = "class.locked_drawn"  # whether the last full run drew this student's page locked
+POLL_S = 0.5  # how often a class session reads the store: a change shows within ~0.5 s + a run
+
+PAUSED_CSS = """<style>
+.stMain::after { content: "Paused by your teacher: eyes on the projector"; position: fixed; inset: 0;
+  z-index: 999; display: flex; align-items: center; justify-content: center; text-align: center;
+  background: rgba(255,255,255,.82); font-size: 2rem; font-weight: 600; color: #1f1f1f; padding: 2rem; }
+</style>"""
+
+
+def strip() -> None:
+    """Draw the strip for this session (nothing outside a class)."""
+    ss = st.session_state
+    if message := ss.pop(state.CLASS_MESSAGE, None):
+        getattr(st, message[0])(markdown_literal(message[1]))
+    if link.role() == "student":
+        ss[DRAWN] = follow.locked()
+        return _student()
+    if link.role() == "teacher":
+        return _teacher()
+    if ss[state.CLASS_JOIN_CODE]:
+        _join_form()
+
+
+def follow_says() -> str:
+    mode = st.session_state[state.CLASS_MODE]
+    return {"follow": "students follow your page and steps", "paused": "paused", "released": "released"}[mode]
+
+
+def _join_form() -> None:
+    with st.form("class-join", border=True):
+        st.markdown(
+            "**Join the class**: the code is on the projector. A nickname is optional; only your teacher sees it."
+        )
+        a, b, c = st.columns([1, 2, 1], vertical_alignment="bottom")
+        a.text_input("Class code", key=state.CLASS_JOIN_CODE, max_chars=12)
+        b.text_input("Nickname (optional)", key=state.CLASS_NICKNAME, max_chars=40)
+        c.form_submit_button("Join", type="primary", on_click=link.join, width="stretch")
+
+
+@st.fragment(run_every=POLL_S)
+def _student() -> None:
+    if link.role() != "student":
+        return
+    got = follow.read_plan()
+    if got is None:
+        return st.rerun(scope="app")  # the class ended: the whole page says so
+    version, plan = got
+    if follow.due(version, plan) or follow.locked() != st.session_state.get(DRAWN):
+        return st.rerun(scope="app")  # the plan moved, or the page's controls lock or unlock: a full run
+    mode = plan.get("mode", "follow")
+    says = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}[mode]
+    step = f" · step {plan['step']}" if plan.get("request") else ""
+    st.caption(f"Class {link.code()} · seat {st.session_state[state.CLASS_SEAT]} · {says}{step}")
+    if mode == "paused":
+        st.html(PAUSED_CSS)
+    if plan.get("question"):
+        _student_question(plan["question"])
+
+
+def _answer(qid: str, round_: int, pick: int) -> None:
+    ss = st.session_state
+    try:
+        link.store().answer(link.code(), ss[state.CLASS_TOKEN], qid, round_, pick)
+    except (ClassNotFound, NotSeated) as err:
+        link.seat_refused(err)
+
+
+def _student_question(q: dict) -> None:
+    ss = st.session_state
+    mine = link.store().my_answer(link.code(), ss[state.CLASS_TOKEN], q["id"], q["round"])
+    box = st.container(border=True, key="class-question")
+    round_ = f" (round {q['round']})" if q["round"] > 1 else ""
+    box.markdown(f"**{markdown_literal(q['text'])}**{round_}")
+    row = box.container(horizontal=True, gap="small")
+    for i, option in enumerate(q["options"]):
+        right = q["revealed"] and i == q["answer"]
+        row.button(
+            f"{i + 1}. {code_span(option)}",
+            key=f"class.pick.{q['id']}.{q['round']}.{i}",
+            on_click=_answer,
+            args=(q["id"], q["round"], i),
+            disabled=mine is not None or q["revealed"],
+            type="primary" if i == mine or right else "secondary",
+            icon=":material/check:" if right else None,
+        )
+    if q["revealed"]:
+        verdict = "No answer given." if mine is None else ("Right!" if mine == q["answer"] else "Not this time.")
+        box.html(f'<p class="chart-desc"><strong>{verdict}</strong> {html.escape(q["explain"])}</p>')
+    elif mine is not None:
+        box.caption(f"Your answer: {mine + 1}. Wait for your teacher's reveal.")
+    else:
+        box.caption("Pick your answer: your teacher reveals it on the projector.")
+
+
+@st.fragment(run_every=POLL_S)
+def _teacher() -> None:
+    """The teacher's line: who joined, and while a question is on screen the live count of answers
+    (the question is the one the decode stage last published, which may be newer than this run)."""
+    if link.role() != "teacher":
+        return
+    store, code = link.store(), link.code()
+    q = (st.session_state[state.CLASS_PUBLISHED] or {}).get("question")
+    students = store.students(code)
+    if q is None:
+        return st.caption(f"Class {code} · {students} joined · {follow_says()}")
+    answered = store.answered(code, q["id"], q["round"])
+    round_ = f" (round {q['round']})" if q["round"] > 1 else ""
+    st.markdown(f"Class {code} · {students} joined · **{counts_line(answered, students)}**{round_}")
