@@ -99,7 +99,13 @@ def note_lost_session() -> None:
         return
     st.session_state["session.started"] = True
     entries = st.context.headers.get("Sec-WebSocket-Protocol", "").split(",")
-    if len(entries) >= 3 and entries[2].strip():
+    if len(entries) >= 3 and entries[2].strip() and "seat" in st.query_params:
+        st.info(  # a class's student: the address rejoins the class at the teacher's step (ui/classroom)
+            "The class server restarted your session: you are back in your class at your teacher's step, "
+            "with your answers kept.",
+            icon=":material/restart_alt:",
+        )
+    elif len(entries) >= 3 and entries[2].strip():
         st.warning(
             "The class server restarted your session, so this page starts afresh: what you computed "
             "(a prefill, its steps, measurements) is gone. Press **Prefill** to start again.",

@@ -1,0 +1,97 @@
+"""Class mode through the app's own script (streamlit's AppTest): a teacher's session and students'
+sessions, one class store (issue 41)."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import state
+from core.classroom.store import open_store
+from tests.helpers.app_util import APP, click
+
+
+@pytest.fixture
+def store_url(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/classes.db"
+    monkeypatch.setenv("EXPLAINER_CLASS_STORE", url)
+    return url
+
+
+def _app(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _teacher() -> tuple[AppTest, str]:
+    at = _app(**{"class": "new"})
+    assert at.session_state[state.CLASS_ROLE] == "teacher"
+    return at, at.session_state[state.CLASS_CODE]
+
+
+def _student(code: str, nickname: str = "") -> AppTest:
+    at = _app(**{"class": code})
+    at.text_input(key=state.CLASS_NICKNAME).input(nickname)
+    click(at, "Join")
+    assert at.session_state[state.CLASS_ROLE] == "student", [e.value for e in at.warning]
+    return at
+
+
+def test_students_follow_the_teachers_request_on_their_own_sessions(store_url):
+    """Same prompt, seed and step: the students' own models choose the teacher's tokens, each with a
+    cache of its own (nothing is shared but the plan)."""
+    teacher, code = _teacher()
+    ana, bo = _student(code, "Ana"), _student(code)
+    assert [s.session_state[state.CLASS_SEAT] for s in (ana, bo)] == [1, 2]
+    click(teacher, "Prefill")
+    click(teacher, "Step ▸")
+    click(teacher, "Step ▸")
+    mine = teacher.session_state[state.DECODE_SESSION]
+    assert mine.n_steps == 2
+    for student in (ana, bo):
+        student.run()  # what the strip's poll asks for when the plan changed
+        theirs = student.session_state[state.DECODE_SESSION]
+        assert (theirs.n_steps, theirs.outputs, theirs.prompt_ids) == (2, mine.outputs, mine.prompt_ids)
+        assert theirs.cache is not mine.cache
+        assert not [b for b in student.button if b.label == "Prefill"]  # the teacher leads: no Prefill of their own
+    click(teacher, "Step ▸")
+    ana.run()
+    assert ana.session_state[state.DECODE_SESSION].outputs == teacher.session_state[state.DECODE_SESSION].outputs
+
+
+def test_the_teachers_key_stays_in_the_teachers_address(store_url):
+    teacher, code = _teacher()
+    key = teacher.session_state[state.CLASS_KEY]
+    assert teacher.query_params["class"] == code and teacher.query_params["key"] == key
+    student = _student(code)
+    assert "key" not in student.query_params and student.query_params["seat"]
+    assert key not in str(student.query_params)
+    # a student's seat token cannot lead: publishing with it is refused by the store
+    with pytest.raises(PermissionError):
+        open_store(store_url).publish(code, student.session_state[state.CLASS_TOKEN], {"mode": "paused"})
+
+
+def test_nicknames_reach_the_teacher_literally_and_never_the_students(store_url):
+    teacher, code = _teacher()
+    hostile = "<b>Ana</b> **x** :red[y] 🙂"
+    _student(code, hostile)
+    other = _student(code, "Bo")
+    teacher.run()
+    table = teacher.sidebar.dataframe[0].value
+    assert list(table["nickname"]) == [hostile, "Bo"] and list(table["seat"]) == [1, 2]
+    assert hostile not in str([m.value for m in other.markdown]) + str([c.value for c in other.caption])
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [("ZZZZZZ", "No class ZZZZZZ is running"), ("<b>K7Q</b>", "six letters and digits")],
+)
+def test_a_wrong_or_hostile_code_is_refused_with_a_message(store_url, typed, said):
+    at = _app(**{"class": "ABCDEF"})  # a code of the right shape that names no class
+    assert at.session_state[state.CLASS_JOIN_CODE] == "ABCDEF"
+    at.text_input(key=state.CLASS_JOIN_CODE).input(typed)
+    click(at, "Join")
+    assert at.session_state[state.CLASS_ROLE] is None
+    assert any(said in w.value for w in at.warning), [w.value for w in at.warning]
