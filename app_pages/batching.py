@@ -5,13 +5,11 @@ import streamlit as st
 import ui
 from core import state, viz
 from core.cost.counts import batch_kv_bytes, kv_cache_bytes_for
-from core.cost.request_sizes import parse_budgets
 from core.decode import session_view
-from core.evaluate.speedups import measure_batching
-from core.model.tokenizer import decode, encode, end_token_id, token_labels
-from core.serving.batch import LAYOUTS, Batch
+from core.model.tokenizer import decode, token_labels
+from core.serving.batch import LAYOUTS
 from core.text import visible
-from ui import tables
+from ui import batching, tables
 
 tok, model = ui.tokenizer(), ui.model()
 ui.title("batching")
@@ -25,7 +23,6 @@ st.caption(
 LAYOUT_NAMES = {"padded": "padding to the longest", "ragged": "per-request caches"}
 PADDING = "Every row padded to the longest row so far."
 RESERVED = "Slots each padded row keeps for the tokens its request may still generate: not waste until it ends."
-OLD_BATCH = "; nothing ran: the batch below is the one prefilled before"
 left, right = st.columns([3, 2])
 kw = {"persist_state": "session"}
 left.text_area("Prompts, one per line (up to 16)", height=130, max_chars=20_000, key=state.BATCH_PROMPTS, **kw)
@@ -37,42 +34,10 @@ layout = right.radio(
 )
 
 
-def new_batch() -> None:
-    prompts = [line for line in st.session_state[state.BATCH_PROMPTS].splitlines() if line.strip()]
-    try:
-        if not prompts or len(prompts) > 16:
-            raise ValueError(f"give between 1 and 16 prompts, one per line (there are {len(prompts)})")
-        budgets = parse_budgets(st.session_state[state.BATCH_BUDGETS], model.cfg.block_size)
-        if len(budgets) != len(prompts):
-            raise ValueError(f"{len(prompts)} prompts but {len(budgets)} token budgets: give one budget per prompt")
-        batch = Batch(
-            model, [encode(tok, p) for p in prompts], budgets, st.session_state[state.BATCH_LAYOUT], end_token_id(tok)
-        )
-        batch.prefill()
-    except ValueError as err:  # a batch prefilled before stays on screen below: say whose it is
-        ui.set_message(state.BATCH_ERROR, f"{err}{OLD_BATCH * (st.session_state.get(state.BATCH_OBJ) is not None)}")
-        return
-    st.session_state[state.BATCH_OBJ], st.session_state[state.BATCH_ERROR] = batch, None
-
-
-def step() -> None:
-    batch = st.session_state.get(state.BATCH_OBJ)
-    if batch is None:
-        ui.set_message(state.BATCH_ERROR, "press Prefill the batch first")
-    elif not batch.step():
-        ui.set_message(state.BATCH_ERROR, "every request has finished: the batch is empty")
-
-
-def run_all() -> None:
-    batch = st.session_state.get(state.BATCH_OBJ)
-    while batch is not None and batch.step():
-        pass
-
-
 ui.button_row(
-    ("Prefill the batch", new_batch),
-    ("Step ▸ (one pass)", step),
-    ("Run to the end", run_all),
+    ("Prefill the batch", lambda: batching.new_batch(model, tok)),
+    ("Step ▸ (one pass)", batching.step),
+    ("Run to the end", batching.run_all),
     ("Reset", ui.reset(state.BATCH_OBJ, state.BATCH_ERROR)),
 )
 ui.show_message(state.BATCH_ERROR)
@@ -98,9 +63,8 @@ else:
     wide = tables.widths(large=["generated"], medium=["status"])
     st.dataframe(rows, hide_index=True, column_config=wide)
     g1, g2 = st.columns([3, 2])
-    ui.chart_in(
-        g1, viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout), key="batch.cache"
-    )
+    cache_fig = viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout)
+    ui.chart_in(g1, batching.projector_fonts(cache_fig), key="batch.cache")
     per_pos = kv_cache_bytes_for(model.cfg, 1, model.dtype.itemsize)
     kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, batch.layout)
     padded = batch.layout == "padded"
@@ -110,43 +74,13 @@ else:
     if padded:
         g2.metric("Reserved for tokens still to come", f"{kv['kv_cache/reserved']:,} B", help=RESERVED)
     pick = st.selectbox("Attention heatmap for", names, key="batch.pick")
-    layer, head = (
-        state.DEFAULTS[state.DECODE_LAYER],
-        state.DEFAULTS[state.DECODE_HEAD],
-    )  # the decode page's name look-back head
+    layer, head = state.DEFAULTS[state.DECODE_LAYER], state.DEFAULTS[state.DECODE_HEAD]  # the name look-back head
     req = batch.requests[names.index(pick)]
     seq = req.prompt + req.tokens[:-1]
     att = session_view.stack_rows(req.att, layer, head)
     title = f"{pick}: layer {layer} · head {head} (its own cache only)"
     new_rows = 1 if len(req.att) > 1 else len(req.prompt)
-    ui.chart(viz.fig_attention(att, token_labels(tok, seq), new_rows, title), key="batch.heat")
+    heat = viz.fig_attention(att, token_labels(tok, seq), new_rows, title)
+    ui.chart(batching.projector_fonts(heat), key="batch.heat")
 
-st.subheader("Measured on this machine: batched vs one by one")
-if st.button("Measure batch sizes 1, 2, 4, 8, 16"):
-    bar = st.progress(0.0, text="Decoding batches…")
-    prompts = [encode(tok, p) for p in state.BATCH_PROMPTS_DEFAULT.splitlines()]
-    st.session_state[state.BATCH_SPEED] = measure_batching(model, prompts, progress=lambda f: bar.progress(f))
-    bar.empty()
-rows = st.session_state.get(state.BATCH_SPEED)
-if rows:
-    ui.chart(viz.fig_batch_speed(rows), key="batch.speed_fig")
-    st.dataframe(
-        [
-            {
-                "batch size": r.batch_size,
-                "ms per decode step": f"{r.step_ms:.2f}",
-                "tokens/s batched": f"{r.batched_tokens_per_s:,.0f}",
-                "tokens/s one by one": f"{r.solo_tokens_per_s:,.0f}",
-                "speed-up": f"{r.speedup:.2f}×",
-                "speed-up range": f"{r.speedup_low:.2f}–{r.speedup_high:.2f}×",
-            }
-            for r in rows
-        ],
-        hide_index=True,
-    )
-    st.caption(
-        "16 tokens per request, padded layout, greedy; 3 interleaved repeats, each row from the one with the median "
-        "speed-up (so tokens/s batched ÷ one by one is the speed-up shown), the range over all three. One step of the "
-        "batch costs little more than one step of one request on this tiny model: the weights are read once "
-        "per pass for all requests."
-    )
+batching.measured_section(model, tok)

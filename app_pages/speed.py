@@ -13,7 +13,7 @@ from ui import figures, models, speed
 ui.title("speed")
 st.caption(
     "Ch. 19 “Actual speed also depends on memory traffic, hardware, and implementation”; Ch. 30 §30.6. "
-    f"Measured on this server's CPU ({models.active().name}): a decode step reads every weight once, "
+    f"Measured on this server's CPU ({speed.model_in_sentence()}): a decode step reads every weight once, "
     "so it sits on the memory slope; a prefill reuses each weight for many positions and climbs toward the ceiling."
 )
 

@@ -162,7 +162,7 @@ MEMORY = {
     MEMORY_GGUF_N_CTX: 4096,
     MEMORY_GGUF_SHOWN: None,  # (name, bytes) of the file whose context length set n_ctx
     "memory.gguf_cache_type": "f16",
-    "memory.gguf_budget_gb": 8.0,
+    "memory.gguf_budget_gib": 8.0,  # GiB: the GGUF plan speaks MiB/GiB throughout
 }
 CARD_ARCH_AUTO = "assumed from the parameter count"  # the weights page uses the card's kv_shape
 CHOSEN_PRESET = "The model in use (sidebar)"  # the memory page's preset for a loaded checkpoint
@@ -378,6 +378,7 @@ CLASS_FOLLOWED_UID = "class.followed_uid"  # the teacher's request uid this stud
 CLASS_MESSAGE = "class.message"  # (level, text) | None: a refusal (bad code, ended class), shown once
 CLASS_JOIN_CODE = "class.join_code"  # the join form's code box
 CLASS_NICKNAME = "class.nickname"  # the join form's optional nickname box
+CLASS_LOCKED = "class.locked"  # bool: a following student (the lesson bar's moves and leave are the teacher's)
 CLASS = {
     CLASS_CODE: None,
     CLASS_ROLE: None,
@@ -393,5 +394,6 @@ CLASS = {
     CLASS_MESSAGE: None,
     CLASS_JOIN_CODE: "",
     CLASS_NICKNAME: "",
+    CLASS_LOCKED: False,
 }
 DEFAULTS.update(CLASS)

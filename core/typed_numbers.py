@@ -1,9 +1,10 @@
 """Reading the number in a typed answer: "805,306,368", "3 × 2^28", "−1", "1e6", "10^9".
 
 The unit-specific readers (bytes, times, percentages, counts) are in ``core.practice.answers``; this module
-is what they share: turning typographic forms into ASCII (``normalize``), evaluating the number
-part with ``pint`` and never Python's ``eval`` (``split_number_unit``), quoting typed text in
-messages (``quote``) and suggesting a number from what was typed (``guess``).
+is what they share: turning typographic forms into ASCII (``typography``, ``normalize``), the number part of an
+answer read by the one rule below (``split_number_unit``: ``read_number`` for a plain number, ``pint`` and never
+Python's ``eval`` for an expression), quoting typed text in messages (``quote``) and re-spelling the student's own
+amount for a hint (``guess``, ``spell``, ``amounts``: never a different amount).
 """
 
 from __future__ import annotations
@@ -66,7 +67,18 @@ def ascii_digits(text: str) -> str:
 def normalize(text: str) -> str:
     """Typographic forms to ASCII and thousands separators out: "805,306,368 B" → "805306368 B",
     "−1" → "-1", "3 × 2^28" → "3 * 2^28". A comma not followed by exactly three digits is kept
-    (so "1,5 GiB" stays unreadable instead of becoming 15 GiB)."""
+    (so "1,5 GiB" is not 15 GiB). For finding numbers in a text; a typed amount is read by
+    ``split_number_unit`` / ``read_number``."""
+    s = typography(text)
+    # 805,306,368 · 805_306_368 · 805 306 368, but not "0,055": a decimal comma, not 55.
+    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)
+    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
+    return s
+
+
+def typography(text: str) -> str:
+    """Typographic forms to ASCII, separators kept: digits of any script as 0-9, dashes typed for minus as "-",
+    no-break and narrow spaces as " ", "·" and "×" between numbers as "*", a closing full stop dropped."""
     s = str(text).strip()
     s = ascii_digits(s)  # ١٠٠, １００
     for a, b in (*((m, "-") for m in MINUS_SIGNS), ("\u00a0", " "), ("\u202f", " "), ("\u2009", " "), ("·", "*")):
@@ -75,9 +87,6 @@ def normalize(text: str) -> str:
     s = re.sub(r"(\d\.\d+)\.$", r"\1", s)  # and so does "0.125."
     # 3 × 2^28, 3x2^28; but not "0x300", which is hexadecimal (768), not 0 × 300: left unreadable.
     s = re.sub(r"(?<=\d)(?!(?<=(?<![\d.])0)[xX][0-9a-fA-F])\s*[×x]\s*(?=\d)", " * ", s)
-    # 805,306,368 · 805_306_368 · 805 306 368, but not "0,055": a decimal comma (left unreadable), not 55.
-    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)
-    s = re.sub(r"(?<=\d)(?<!(?<![\d.])0)[,_ ](?=\d{3}(?!\d))", "", s)  # a second pass for runs of groups
     return s
 
 
@@ -120,36 +129,105 @@ def _number(expr: str) -> float:
     return value
 
 
-def split_number_unit(text: str) -> tuple[float, str]:
-    """(number, unit text) from one answer such as "0.75 GiB" or "3*2^28 B"; unit "" if none.
-    Raises ``ValueError`` (a short reason) if the number part cannot be evaluated."""
-    m = _NUMBER.match(normalize(text))
+def split_number_unit(text: str, *, in_list: bool = False) -> tuple[float, str]:
+    """(number, unit text) from one answer such as "0.75 GiB", "8’192 MiB", "1.234,5 MB" or "3*2^28 B"; unit
+    "" if none. A plain number is read by ``read_number`` (the one rule: thousands separators, decimal commas,
+    other scripts' digits), with spaces grouping thousands too ("805 306 368": one answer, one number); an
+    expression ("3 × 2^28") by pint, never Python's eval. ``in_list``: the text is one item of a list ("1,5"
+    then has two readings and is refused naming both). Raises ``TooLarge`` past the largest float and
+    ``ValueError`` (a short reason; ``Refused`` when the reader says why) if the number cannot be read."""
+    m = _AMOUNT.match(typography(text))
     if not m:
         raise ValueError("no number")
+    num, unit = m["num"].strip(), (m["unit"] or "").strip()
+    if _EXPRESSION.search(num):
+        try:
+            return _number(normalize(num)), unit
+        except (TooLarge, OverflowError):
+            raise TooLarge(f"{quote(num)} {BEYOND_FLOAT}") from None
+        except Exception as err:  # pint raises many kinds (syntax, undefined names, zero division …)
+            raise ValueError(str(err) or "no number") from None
+    return _plain_amount(num, in_list), unit
+
+
+class Refused(ValueError):
+    """A typed number the one reader refuses, with its reason ("`1,2.5` mixes “,” and “.” …", or both
+    readings of an ambiguous text): the message is meant to be shown."""
+
+
+# The number part of an answer: digits with their separators, or an expression; then a unit of letters.
+_AMOUNT = re.compile(
+    r"^(?P<num>[-+]?[0-9.(][-+*/^()0-9.,eE '’_\u00a0\u202f\u2009]*?)\s*(?P<unit>[A-Za-zµμ%×][A-Za-zµμ%/ -]*)?$"
+)
+_EXPRESSION = re.compile(r"[*/^()]|(?<![eE])(?<=.)[-+]")
+
+
+def _plain_amount(num: str, in_list: bool) -> float:
+    """A plain typed number ("8 192", "8,192", "1.234,5") as a float, by ``read_number``."""
+    num = num[:-1] if num.endswith(".") and num[-2:-1].isdigit() else num  # "1,000,000." ends a sentence
+    if " " in num:  # "805 306 368": spaces group thousands in one answer; "50 10" is two numbers
+        if not _grouped(num.split(".")[0].split(",")[0], " "):
+            raise Refused(f"{quote(num)} is two numbers, or a space that does not group thousands by three")
+        num = num.replace(" ", "")
     try:
-        return _number(m["num"].strip()), (m["unit"] or "").strip()
-    except (TooLarge, OverflowError):
-        raise TooLarge(f"{quote(m['num'].strip())} {BEYOND_FLOAT}") from None
-    except Exception as err:  # pint raises many kinds (syntax, undefined names, zero division …)
-        raise ValueError(str(err) or "no number") from None
+        value = float(read_number(num, in_list=in_list)[0])
+    except ValueError as err:
+        raise Refused(str(err)) from None
+    if math.isnan(value):
+        raise ValueError("no number")
+    if not math.isfinite(value):
+        raise TooLarge(f"{quote(num)} {BEYOND_FLOAT}")
+    return value
 
 
-def guess(text: str) -> str:
-    """The first number in what was typed, in the digits 0-9 (for a suggestion the readers accept:
-    "٣" suggests "3 ms", not "٣ ms"; a hexadecimal "0x300" its decimal value, 768), or 12. The student's own
-    amount re-spelled by ``read_number``: "1.234,5 MB" suggests 1234.5, never 1.234."""
-    plain = re.sub(r"(?<=\d),(?=\d)", ".", normalize(text))  # a decimal comma left by normalize: "0,1" → 0.1
+def spell(value) -> str:
+    """A number spelled so that it reads back as exactly itself: 805306368, 1234.5, 1e-07 (never rounded to
+    a different amount, as "%g" would: 1234.567 is not 1234.57)."""
+    if isinstance(value, Decimal):
+        out = format(value.normalize(), "f") if abs(value) < 10**15 else str(value.normalize())
+        return "0" if out in ("-0", "") else out
+    value = float(value)
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
+
+
+_TOKEN = re.compile(r"[-+]?\d(?:[\d.,'’_]|\s(?=\d{3}(?!\d)))*(?:[eE][-+]?\d+)?")
+
+
+def amounts(text: str) -> list[str]:
+    """Every number in a text that the one reader reads, each spelled by ``spell`` ("1.234,5 MB" → ["1234.5"];
+    "8’192 MiB" → ["8192"]); a number the reader refuses (ambiguous, malformed) is left out."""
+    out = []
+    for token in _TOKEN.findall(typography(text))[:8]:
+        try:
+            out.append(spell(Decimal(spell(_plain_amount(token.strip().rstrip(".,"), False)))))
+        except ValueError:
+            continue
+    return out
+
+
+def guess(text: str) -> str | None:
+    """The student's own amount, re-spelled so a box reads it (digits 0-9: "٣" suggests 3; a decimal comma as a
+    point: "1.234,5 MB" suggests 1234.5, never 1.234; a hexadecimal "0x300" its value, 768): the number part of
+    the answer if it reads, else the first number found anywhere ("<b>100</b> ms": 100). None when no typed
+    number can be read (a refused "1,2.5"): a hint then offers no number rather than a different one."""
+    plain = typography(text)
     if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", plain):  # "0x300" suggests its value, 768
         return str(int(hexadecimal.group(1)[:12], 16))
-    for token in re.findall(r"[-+]?\d[\d.,’'_]*\d|[-+]?\d", _plain(text))[:1]:
-        try:
-            value, _ = read_number(token)
-        except ValueError:
-            break
-        if abs(value) < 10**15:
-            return f"{value:f}".rstrip("0").rstrip(".") if "." in f"{value:f}" else f"{value:f}"
-    m = re.search(r"[-+]?[0-9]+(?:\.[0-9]+)?", plain)  # "<b>100</b> ms", "~100 ms": 100
-    return m.group(0) if m else "12"
+    try:
+        return spell(split_number_unit(text)[0])
+    except Refused:
+        return None
+    except ValueError:
+        pass
+    tokens = _TOKEN.findall(plain)
+    if not tokens:
+        return None
+    try:
+        return spell(_plain_amount(tokens[0].strip().rstrip(".,"), False))
+    except ValueError:
+        return None
 
 
 # ---- the one reader of typed numbers and lists (KV lengths, budgets, times, the ruler, Practice) ------------

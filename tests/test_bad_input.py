@@ -101,7 +101,7 @@ def test_config_paste_hostile_values():
         ("app_pages/quantize.py", "quant.tie_scale", [0.0, 1e300]),
         ("app_pages/weights.py", 0, [0.001, 10_000.0]),
         ("app_pages/memory.py", "memory.gguf_n_ctx", [1, 10**7]),
-        ("app_pages/memory.py", "memory.gguf_budget_gb", [0.001, 100_000.0]),
+        ("app_pages/memory.py", "memory.gguf_budget_gib", [0.001, 100_000.0]),
     ],
 )
 def test_number_extremes(page, key, values):

@@ -19,17 +19,18 @@ from core import state, viz
 from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload
 from core.checkpoints.sources import parse_app_args, script_args
 from core.cost import counts as cost
-from core.cost.gguf_plan import gguf_memory_plan
-from core.cost.weight_bytes import parts_gb, verdict
+from core.cost.gguf_plan import budget_bytes, gguf_memory_plan, plan_parts_gib, plan_size
+from core.cost.weight_bytes import verdict
 from core.gguf.writer import EXPORT_FORMATS, export_file
 from core.quant import ruler_block as ruler_blocks
 from core.quant.ruler_block import BLOCK_FORMATS, block_count
-from core.text import format_bytes, markdown_literal, plural
+from core.text import markdown_literal, plural
+from core.viz.theme import described
 from ui import figures, tables
 
 kw = {"persist_state": "session"}
 MAX_N_CTX = 10**7  # positions; a crafted header may claim any context length
-UPLOAD_MB = 1  # .streamlit/config.toml's server.maxUploadSize; the class server's nginx admits the same
+UPLOAD_MB = 1  # .streamlit/config.toml's server.maxUploadSize (streamlit's "MB" is 2²⁰ bytes); nginx admits the same
 
 
 # ---- the ruler: one block ------------------------------------------------------------------------
@@ -156,11 +157,11 @@ def _summary():
                 "File in the models folder",
                 list(files),
                 key=state.MEMORY_GGUF_FILE,
-                format_func=lambda n: f"{n} ({format_bytes(files[n].size_bytes, binary=False)})",
+                format_func=lambda n: f"{n} ({plan_size(files[n].size_bytes)})",
                 **kw,
             )
             return read_from_models_dir(folder, name)
-        up = st.file_uploader(f"Upload a .gguf file (≤ {UPLOAD_MB} MB)", type=["gguf"], max_upload_size=UPLOAD_MB)
+        up = st.file_uploader(f"Upload a .gguf file (≤ {UPLOAD_MB} MiB)", type=["gguf"], max_upload_size=UPLOAD_MB)
         if up is None:
             st.info("A real model is larger than the upload limit: a teacher can put it in the models folder.")
             return None
@@ -175,7 +176,7 @@ def gguf_plan_section() -> None:
     against a budget."""
     st.subheader("A memory plan from a real .gguf file")
     st.caption(
-        "Only the header and the tensor table are read (memory-mapped): a multi-GB file reads in well under a "
+        "Only the header and the tensor table are read (memory-mapped): a file of several GiB reads in well under a "
         "second. Weights = the tensors' bytes (parameters × bits per weight ÷ 8, Ch. 19; a quantized block's "
         "scales included); the KV cache from the file's layers, KV heads and head size."
     )
@@ -198,8 +199,8 @@ def gguf_plan_section() -> None:
             s.context_length or state.MEMORY[state.MEMORY_GGUF_N_CTX], MAX_N_CTX
         )
     # Hand each box its value again before drawing it: hidden for a run (a refused upload: no plan), the boxes
-    # came back showing their first option and minimum (f32, 0.001 GB) while the plan used f16 and 8 GB.
-    for key in (state.MEMORY_GGUF_N_CTX, "memory.gguf_cache_type", "memory.gguf_budget_gb"):
+    # came back showing their first option and minimum (f32, 0.001 GiB) while the plan used f16 and 8 GiB.
+    for key in (state.MEMORY_GGUF_N_CTX, "memory.gguf_cache_type", "memory.gguf_budget_gib"):
         st.session_state[key] = st.session_state[key]
     c = st.columns(3)
     n_ctx = c[0].number_input("n_ctx: positions", 1, MAX_N_CTX, key=state.MEMORY_GGUF_N_CTX, **kw)
@@ -207,28 +208,39 @@ def gguf_plan_section() -> None:
         "Cache type (llama.cpp --cache-type-k/v)", list(cost.KV_CACHE_TYPES), key="memory.gguf_cache_type", **kw
     )
     budget = c[2].number_input(
-        "Memory budget (GB)", 0.001, 100_000.0, step=1.0, format="%.3f", key="memory.gguf_budget_gb", **kw
-    )  # three decimals: its smallest value, 0.001 GB (1 MB), showed as 0.00 beside a 1.00 MB budget
+        "Memory budget (GiB)", 0.001, 100_000.0, step=1.0, format="%.3f", key="memory.gguf_budget_gib", **kw
+    )  # three decimals: its smallest value, 0.001 GiB (1.02 MiB), showed as 0.00 beside a 1.02 MiB budget
     swa_full = bool(s.sliding_window) and st.toggle(
         "--swa-full: cache local layers at full size", key=state.MEMORY_GGUF_SWA_FULL, **kw,
         help="llama.cpp keeps only the window (plus a micro-batch) for sliding-window layers unless --swa-full.",
     )  # fmt: skip
     try:
-        plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=round(budget * 10**9), swa_full=swa_full)
+        plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=budget_bytes(budget), swa_full=swa_full)
     except ValueError as err:  # may quote the header's architecture: literally
         ui.refuse(err, "No plan: ")
         return
     for note in plan["notes"]:
         st.warning(note)
     k, v, kv, total = (plan[x] for x in ("kv_cache/keys_bytes", "kv_cache/values_bytes", "memory/kv_cache", "total"))
-    mib = lambda n: format_bytes(n, unit="MiB")  # noqa: E731 — llama.cpp logs its KV cache in MiB
-    st.markdown(
-        f"KV cache in {ctype} at {int(n_ctx):,} positions: K = **{mib(k)}**, V = **{mib(v)}**, "
-        f"K + V = **{mib(kv)}** ({kv:,} bytes); weights {mib(plan['memory/weights'])} "
-        f"({plan['memory/weights']:,} bytes)."
+    weights = plan["memory/weights"]
+    st.markdown(  # one unit for the whole plan: MiB (GiB from 1 GiB on) as llama.cpp logs its cache, bytes exact
+        f"KV cache in {ctype} at {int(n_ctx):,} positions: K = **{plan_size(k)}**, V = **{plan_size(v)}**, "
+        f"K + V = **{plan_size(kv)}** ({kv:,} bytes); weights {plan_size(weights)} ({weights:,} bytes)."
     )
-    dec = lambda n: format_bytes(n, binary=False)  # noqa: E731
-    labels = {"weights": dec(plan["memory/weights"]), "KV cache": dec(kv)}
-    ui.chart(viz.fig_memory_budget(parts_gb(plan), budget, labels), key="gguf_budget")
-    fits, text = verdict(total, round(budget * 10**9), dec)
+    ui.chart(budget_figure(plan, budget), key="gguf_budget")
+    fits, text = verdict(total, budget_bytes(budget), plan_size)
     (st.success if fits else st.error)(text + " Compute buffers and the runtime are not counted.")
+
+
+def budget_figure(plan: dict, budget_gib: float):
+    """``core.viz.fig_memory_budget`` (drawn in GB) with the plan's parts and budget in GiB, its text in GiB:
+    the axis, the budget's label, the hover and the text alternative say the unit the plan uses."""
+    labels = {"weights": plan_size(plan["memory/weights"]), "KV cache": plan_size(plan["memory/kv_cache"])}
+    fig = viz.fig_memory_budget(plan_parts_gib(plan), budget_gib, labels)
+    fig.update_xaxes(title_text="memory (GiB = 2³⁰ bytes)")
+    fig.update_annotations(text=f"budget {plan_size(budget_bytes(budget_gib))}")
+    fig.update_traces(hovertemplate="%{fullData.name}<extra></extra>")
+    need, have = plan["total"], budget_bytes(budget_gib)
+    spare = f"{plan_size(have - need)} spare" if need <= have else f"{plan_size(need - have)} over the budget"
+    items = " + ".join(f"{name} {size}" for name, size in labels.items())
+    return described(fig, f"Needed: {items} = {plan_size(need)}, against a budget of {plan_size(have)}: {spare}.")

@@ -206,7 +206,7 @@ def bar(nav) -> None:
                 key="lesson.prev",
                 on_click=move,
                 args=(-1,),
-                disabled=k == 0,
+                disabled=k == 0 or ss[state.CLASS_LOCKED],
                 shortcut="PageUp",
                 help=f"Previous stop. Keys: {keys}",
             )
@@ -215,7 +215,7 @@ def bar(nav) -> None:
                 key="lesson.next",
                 on_click=move,
                 args=(1,),
-                disabled=k == n - 1,
+                disabled=k == n - 1 or ss[state.CLASS_LOCKED],
                 shortcut="PageDown",
                 help=f"Next stop. Keys: {keys}",
                 type="primary",
@@ -249,6 +249,7 @@ def bar(nav) -> None:
                 "",
                 key="lesson.leave",
                 on_click=leave,
+                disabled=ss[state.CLASS_LOCKED],  # a following student stays in the teacher's lesson
                 icon=":material/close:",
                 help="Leave the lesson (the pages keep their settings)",
             )
@@ -259,7 +260,7 @@ def bar(nav) -> None:
             data={"arrival": ss[state.LESSON_ARRIVAL], "page": nav.title, "closeSidebar": close}, key="lesson.scroll"
         )
         clicker("lesson")
-    if not on_decode:  # → / ← are the stage's own keys on the decode page
+    if not on_decode and not ss[state.CLASS_LOCKED]:  # → / ← are the stage's own keys on the decode page
         with st.container(key="lesson-keys"):
             st.button("next stop", key="lesson.right", on_click=move, args=(1,), shortcut="Right")
             st.button("previous stop", key="lesson.left", on_click=move, args=(-1,), shortcut="Left")

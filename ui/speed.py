@@ -25,6 +25,11 @@ def key() -> dict:
     return machine_key(models.active().name, models.chosen_model().cfg)
 
 
+def model_in_sentence() -> str:
+    """This session's model as a sentence names it mid-line: "the shipped model", or the checkpoint's name."""
+    return "the shipped model" if models.active().path is None else models.active().name
+
+
 def kept_runs() -> list[dict]:
     """The runs kept for this machine and model (at most two), read from the cache file."""
     return load_runs(key())

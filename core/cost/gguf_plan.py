@@ -14,7 +14,7 @@ from collections import Counter
 
 from core.cost.counts import kv_cache_bytes_typed
 from core.gguf.reader import MAX_LAYERS, GGUFSummary
-from core.text import quoted
+from core.text import format_bytes, quoted
 
 # llama.cpp's SWA pattern P per architecture (``set_swa_pattern(P)`` in src/llama-model.cpp); an
 # architecture with a window but not listed here is counted full-size and said so.
@@ -102,3 +102,25 @@ def gguf_memory_plan(
         "kv_cache/swa_cells": swa_cells,
         "notes": tuple(notes),
     }
+
+
+# ---- the plan's one unit ---------------------------------------------------------------------------
+# llama.cpp logs its KV cache in MiB, so the plan speaks binary units throughout: MiB, GiB from 1 GiB on, and the
+# exact byte count beside them. (It mixed MiB in its sentence with GB/MB in its chart, budget and verdict.)
+PARTS = {"memory/weights": "weights", "memory/kv_cache": "KV cache"}
+
+
+def plan_size(n_bytes: int) -> str:
+    """``n_bytes`` in the plan's unit: MiB below 1 GiB, GiB from there ("4,352.00 MiB", "8.50 GiB"), exact
+    decimals (``core.text.format_bytes``)."""
+    return format_bytes(n_bytes, unit="GiB" if abs(n_bytes) >= 2**30 else "MiB")
+
+
+def plan_parts_gib(plan: dict) -> dict[str, float]:
+    """The plan's weights and KV cache in GiB (2³⁰ bytes), for the bar (drawing needs floats)."""
+    return {label: plan[key] / 2**30 for key, label in PARTS.items()}
+
+
+def budget_bytes(budget_gib: float) -> int:
+    """A budget typed in GiB as whole bytes."""
+    return round(budget_gib * 2**30)

@@ -1,9 +1,10 @@
 """Reading typed answers: bytes, times, percentages, counts and lists of numbers.
 
 Units go through ``pint`` (its registry knows kB = 1,000 B, KiB = 1,024 B, MB = 10⁶ B,
-MiB = 2²⁰ B, B = byte). What pint cannot settle for a classroom is handled here, before
-it: thousands separators (``805,306,368``), the typographic minus (``−1``), ``×``, and the
-ambiguous ``KB`` (Windows' 1,024 or SI's 1,000?), which is refused with both spellings.
+MiB = 2²⁰ B, B = byte). The number part is read by ``core.typed_numbers`` (the one reader of every box:
+thousands separators ``805,306,368`` / ``8’192``, decimal commas ``0,75``, other scripts' digits, ``−1``, ``×``);
+what pint cannot settle for a classroom is handled here: the ambiguous ``KB`` (Windows' 1,024 or SI's 1,000?),
+refused with both spellings, and bits written ``Mb``.
 
 Every reader raises ``ValueError`` with a message meant for the student, quoting what they
 typed as a Markdown code span (``quote``), e.g. "couldn't read `12 foo` as bytes: try
@@ -15,14 +16,17 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 from core.typed_numbers import (
     BEYOND_FLOAT,
     PLAIN_NUMBER,
+    Refused,
     TooLarge,
     guess,
     normalize,
     quote,
+    spell,
     split_number_unit,
     unit_of,
     ureg,
@@ -105,16 +109,15 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
         number, unit = split_number_unit(text)
     except TooLarge:
         raise
+    except Refused as err:  # the reader says why ("1,2.5" mixes separators) and offers no other amount
+        raise ValueError(f"couldn't read {quote(text)} as bytes: {err}; {BYTES_EXAMPLES}") from None
     except ValueError:
-        if re.search(r"\d,\d", normalize(text)):  # a decimal comma ("0,5 GiB"): the same with a point
-            unit = _typed_byte_unit(text) or "B"
-            raise ValueError(f"couldn't read {quote(text)} as bytes: try {quote(f'{guess(text)} {unit}')}") from None
         raise ValueError(f"couldn't read {quote(text)} as bytes: {BYTES_EXAMPLES}") from None
-    shown = f"{number:.0f}" if number.is_integer() and abs(number) < 1e15 else f"{number:g}"  # 805306368, not 8.05e+08
+    shown = spell(number)  # the student's own amount, exactly: 805306368, 1234.5 (never rounded to another)
     typed = _typed_byte_unit(text) or "KiB"  # the hint keeps a unit the student wrote ("768 MiB/s": MiB)
     per_unit = ureg().Quantity(1, typed).to("byte").magnitude
     hint = (
-        f"try {quote(f'{shown} {typed}')} or {quote(f'{number * per_unit:.0f}')}"
+        f"try {quote(f'{shown} {typed}')} or {quote(spell(number * per_unit))}"
         if default_unit == "B"  # a bare number here is bytes
         else f"try {quote(f'{shown} {default_unit}')} or {quote(shown)} (a bare number is in {default_unit})"
     )
@@ -167,6 +170,8 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
         return float((number * u).to("millisecond").magnitude)
     except TooLarge:
         raise
+    except Refused as err:
+        raise ValueError(f"couldn't read {quote(text)} as a time: {err}; try e.g. `120 ms` or `0.12 s`") from None
     except Exception:
         raise ValueError(f"couldn't read {quote(text)} as a time: {_time_hint(text)}") from None
 
@@ -174,11 +179,16 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
 def _time_hint(text: str) -> str:
     """ "try `0.21 s` or `210 ms`": the leading number in the time unit the student typed (ms if none)."""
     n = guess(text)
+    if n is None:  # no amount of the student's to re-spell: no number rather than a different one
+        return "try e.g. `120 ms` or `0.12 s`"
     words = (_TIME_ALIASES.get(w.lower(), w) for w in re.findall(r"[A-Za-zµμ]+", normalize(text)))
-    unit = next((w for w in words if w in ("ms", "s", "µs", "us", "min")), "ms")
-    ms = ureg().Quantity(float(n), unit).to("ms").magnitude
-    other = f"{ms / 1000:g} s" if unit == "ms" else f"{ms:g} ms"
+    unit = next((w for w in words if w in _MS_PER), "ms")
+    ms = Decimal(n) * _MS_PER[unit]  # exact: 1234.567 ms is 1.234567 s, not 1.23457 s
+    other = f"{spell(ms / 1000)} s" if unit == "ms" else f"{spell(ms)} ms"
     return f"try {quote(f'{n} {unit}')} or {quote(other)}"
+
+
+_MS_PER = {"ms": Decimal(1), "s": Decimal(1000), "µs": Decimal("0.001"), "us": Decimal("0.001"), "min": Decimal(60000)}
 
 
 def _bits_hint(shown: str, unit: str) -> str:
@@ -213,10 +223,13 @@ def parse_percent(text: str) -> float:
         number, unit = split_number_unit(text)
     except TooLarge:
         raise
+    except Refused as err:
+        raise ValueError(f"couldn't read {quote(text)} as a percentage: {err}; try e.g. `2.5 %`") from None
     except ValueError:
         number, unit = None, None
     if number is None or (unit and unit.lower() not in _PERCENT):
-        raise ValueError(f"couldn't read {quote(text)} as a percentage: try {quote(f'{guess(text)} %')}")
+        own = guess(text)
+        raise ValueError(f"couldn't read {quote(text)} as a percentage: try {quote(f'{own or 2.5} %')}")
     return number
 
 
@@ -232,6 +245,8 @@ def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
         number, unit = split_number_unit(text)
     except TooLarge:
         raise
+    except Refused as err:
+        raise ValueError(f"couldn't read {quote(text)} as a number: {err}; try e.g. {quote('1,000,000')}") from None
     except ValueError:
         number, unit = None, None
     unit = " ".join((unit or "").lower().replace(" / ", "/").split())
@@ -241,5 +256,10 @@ def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
     if "tokens/s" in wanted:
         allowed |= _PER_SECOND
     if number is None or (unit and unit not in allowed):
-        raise ValueError(f"couldn't read {quote(text)} as a number: try {quote(guess(text))} or {quote('1,000,000')}")
+        own = guess(text)
+        raise ValueError(
+            f"couldn't read {quote(text)} as a number: try {quote(own)} or {quote('1,000,000')}"
+            if own
+            else f"couldn't read {quote(text)} as a number: try e.g. {quote('1,000,000')}"
+        )
     return number

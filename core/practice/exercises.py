@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import replace
 
-from core.practice import answer_lists, answers
+from core.practice import answer_lists, answers, slips
 from core.practice.exercise_text import (
     NOTATION_EXAMPLES,
     NOTATIONS,
@@ -24,6 +24,7 @@ from core.practice.exercise_text import (
     notation_placeholder,
 )
 from core.practice.exercise_types import KINDS, Exercise, Feedback, Mistake, Part, Tolerance  # noqa: F401 (also this module's names)
+from core.typed_numbers import amounts
 
 EXACT = Tolerance()  # a part's default: the right value only
 
@@ -79,15 +80,14 @@ def _unreadable(p: Part, typed: str, message: str) -> Feedback:
     notation the box cannot read ("<b>100</b> ms") is shown how to write it."""
     # The first few numbers of an answer-sized text only: a 10,000-character paste of numbers took 1.6 s here.
     short = len(typed) <= answers.MAX_CHARS
-    typed_numbers = re.findall(r"\d+(?:\.\d+)?", answers.normalize(typed))[:8] if short else []
-    if any(_gives_away(p, n) for n in typed_numbers):
+    # The student's own numbers as the one reader reads them ("1.234,5 MB" → 1234.5, "8’192" → 8192).
+    own = set(amounts(typed)) if short else set()
+    if any(_gives_away(p, n) for n in own):
         return Feedback("unreadable", message)
-    # The student's own numbers, a decimal comma read as a point ("0,75 GiB" → 0.75): an example that only
-    # re-spells them ("768 Mb" → `768 MiB`) gives nothing away, so the reader's own advice stands.
-    own_numbers = re.findall(r"\d+(?:[.,]\d+)?", answers.normalize(typed))[:8] if short else []
-    own = {n.replace(",", ".") for n in own_numbers}
+    # An example that only re-spells the student's own numbers ("768 Mb" → `768 MiB`) gives nothing away, so
+    # the reader's own advice stands.
     for example in re.findall(r"`([^`]+)`", message)[1:]:  # the first is the typed text
-        shown = re.findall(r"\d+(?:\.\d+)?", answers.normalize(example))
+        shown = amounts(example)
         if shown and set(shown) <= own:
             continue
         if _gives_away(p, example):
@@ -171,6 +171,8 @@ def check(p: Part, text: str | None) -> Feedback:
     for m in p.mistakes:
         if _close(p.kind, value, m.value, near):
             return Feedback("mistake", m.message, m.name)
+    if named := slips.slip(p, text):  # the right number in the wrong unit (0.75 GB for 0.75 GiB; 55 s for 55 ms)
+        return named
     if p.kind == "bytes" and p.unit != "B" and not re.search(r"[A-Za-z]", answers.normalize(text).replace("e", "")):
         if _close("bytes", answers.parse_bytes(text, "B"), p.answer, p.tolerance):
             return Feedback(
@@ -181,7 +183,8 @@ def check(p: Part, text: str | None) -> Feedback:
             )
     if isinstance(p.answer, tuple):
         if len(value) != len(p.answer):
-            return Feedback("wrong", f"Give {len(p.answer)} numbers, one per value; you gave {len(value)}.")
+            said = "".join(f" {n[:1].upper()}{n[1:]}." for n in answer_lists.notes(text)[:2])  # "1,500" was one
+            return Feedback("wrong", f"Give {len(p.answer)} numbers, one per value; you gave {len(value)}.{said}")
         off = [i for i, (t, r) in enumerate(zip(value, p.answer, strict=True), 1) if not p.tolerance.accepts(t, r)]
         sign = [i for i in off if value[i - 1] < 0 <= p.answer[i - 1] and p.kind == "time_list"]
         if sign:  # as for one number: the sign is the slip, not the size

@@ -127,3 +127,30 @@ def test_a_refused_prefill_says_the_batch_below_is_the_earlier_one():
     assert "more tokens than the context window holds" in warning
     assert warning.endswith(markdown_literal("nothing ran: the batch below is the one prefilled before."))
     assert list(at.dataframe[0].value["prompt tokens"]) == before
+
+
+def test_the_charts_text_is_projector_size_in_presenter_mode():
+    """Issue 37 item 11: on the projector the batching charts' ticks, axis titles, legend and the speed-up labels
+    were 20 px (ui.chart's layout font) beside the page's 24 px text: in presenter mode they are 24 px; on a laptop
+    the charts keep the template's sizes."""
+    from core.evaluate.speedups import BatchSpeed
+    from tests.helpers.app_util import charts
+
+    rows = [BatchSpeed(b, 1.0, 100.0 * b, 100.0, float(b), float(b), float(b)) for b in (1, 2, 4)]
+    for present in (True, False):
+        at = new_app("app_pages/batching.py")
+        at.session_state[state.PRESENT] = present
+        at.session_state[state.BATCH_SPEED] = rows
+        click(at, "Prefill the batch")
+        figs = charts(at)
+        assert len(figs) == 3  # the cache rows, the heatmap, the measured speed
+        for fig in figs:
+            sizes = [fig["layout"][axis].get("tickfont", {}).get("size") for axis in ("xaxis", "yaxis")]
+            sizes += [fig["layout"]["xaxis"].get("title", {}).get("font", {}).get("size")]
+            sizes += [fig["layout"].get("legend", {}).get("font", {}).get("size")] if len(fig["data"]) > 1 else []
+            sizes += [
+                t.get("textfont", {}).get("size")
+                for t in fig["data"]
+                if t.get("type") in ("bar", "scatter") and "text" in t
+            ]
+            assert all(s == 24 for s in sizes) if present else not any(s == 24 for s in sizes), (present, sizes)

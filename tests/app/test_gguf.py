@@ -16,7 +16,7 @@ from core.model.config import GPTConfig  # noqa: E402
 from core.model.shipped import load_model, load_shipped_tokenizer  # noqa: E402
 from core.quant.model_weights import weight_storage_bytes  # noqa: E402
 from tests.conftest import make_model  # noqa: E402
-from tests.helpers.app_util import new_app  # noqa: E402
+from tests.helpers.app_util import charts, new_app  # noqa: E402
 
 MiB = 2**20
 TINY = GPTConfig(vocab_size=1024, block_size=64, n_layer=1, n_head=2, n_kv_head=1, n_embd=32, ffn_hidden=64)
@@ -191,10 +191,27 @@ def test_memory_plan_from_the_apps_own_export():
     assert len(tensors) == len(list(model.parameters()))
     assert at.number_input(key="memory.gguf_n_ctx").value == 256
     assert f"({2 * 131_072:,} bytes)" in _texts(at) and any("Fits" in s.value for s in at.success)
-    at.number_input(key="memory.gguf_budget_gb").set_value(0.001).run()
-    assert any("Does not fit" in e.value and "over the 1.00 MB budget" in e.value for e in at.error)
-    budget = at.number_input(key="memory.gguf_budget_gb")
+    at.number_input(key="memory.gguf_budget_gib").set_value(0.001).run()  # 1,073,742 bytes
+    assert any("Does not fit" in e.value and "over the 1.02 MiB budget" in e.value for e in at.error)
+    budget = at.number_input(key="memory.gguf_budget_gib")
     assert budget.proto.format % budget.value == "0.001"  # the box shows the budget used (it read "0.00")
+
+
+def test_the_gguf_plan_speaks_one_unit():
+    """Issue 37 item 11: the plan said MiB in its sentence but GB and MB in its chart, budget and verdict for the same
+    quantities. Now MiB (GiB from 1 GiB on) everywhere, bytes exact: the sentence, the budget box, the bar's axis,
+    legend, budget label and text alternative, and the verdict."""
+    at = new_app("app_pages/memory.py")
+    [plan] = [
+        c for c in charts(at) if c["layout"].get("xaxis", {}).get("title", {}).get("text", "").startswith("memory")
+    ]
+    said = [at.number_input(key="memory.gguf_budget_gib").label, plan["layout"]["xaxis"]["title"]["text"]]
+    said += [a["text"] for a in plan["layout"]["annotations"]] + [t["name"] for t in plan["data"]]
+    said += [plan["layout"]["meta"]["description"], *(s.value for s in at.success)]
+    said += [m.value for m in at.markdown if m.value.startswith("KV cache in")]
+    assert len(said) == 8 and not [t for t in said if re.search(r"\d ?[kMG]B\b|\(GB\)|GB =", t)], said
+    assert "budget 8.00 GiB" in said and "memory (GiB = 2³⁰ bytes)" in said, said
+    assert all("MiB" in t or "GiB" in t for t in said), said
 
 
 def test_memory_plan_from_an_uploaded_tiny_gguf(tiny_gguf):

@@ -67,3 +67,9 @@ def test_a_second_measurement_waits_in_line(monkeypatch):
     assert not at.exception
     assert any("still running" in w.value for w in at.warning)
     assert not speed.busy()
+
+
+def test_the_caption_names_the_shipped_model_in_lower_case():
+    """Mid-sentence the model is "the shipped model", not "(The shipped model)" (issue 40)."""
+    [caption] = [c.value for c in new_app(PAGE).caption if "Measured on this server's CPU" in c.value]
+    assert "CPU (the shipped model)" in caption, caption

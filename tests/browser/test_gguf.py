@@ -121,7 +121,7 @@ def test_download_and_upload(url, models, tmp_path):
 
 def test_boxes_show_the_plans_values_after_a_refused_upload(url, models, tmp_path):
     """Upload a file, then one over the 1 MB limit (the uploader refuses it: no plan for a run), then another
-    file: the boxes came back showing f32 and 0.001 GB while the plan said f16 and 8 GB (a hostile-input probe,
+    file: the boxes came back showing f32 and 0.001 GiB while the plan said f16 and 8 GiB (a hostile-input probe,
     3 of 3 runs). They show what the plan uses."""
     (tmp_path / "big.gguf").write_bytes(b"GGUF" + bytes(1_100_000))
     other = _export(tmp_path / "two-layers.gguf", n_layer=2)
@@ -139,7 +139,7 @@ def test_boxes_show_the_plans_values_after_a_refused_upload(url, models, tmp_pat
         with rerun(page):
             uploader.set_input_files(str(other))
         page.get_by_role("cell", name="2", exact=True).first.wait_for(timeout=30000)  # two layers
-        budget = page.get_by_label("Memory budget (GB)").input_value()
+        budget = page.get_by_label("Memory budget (GiB)").input_value()
         cache_type = page.get_by_role("combobox", name="Cache type (llama.cpp --cache-type-k/v)").input_value()
         said = page.get_by_text("KV cache in").first.inner_text()
         screenshot(page, "gguf-after-refused-upload-laptop")

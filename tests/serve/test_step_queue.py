@@ -10,15 +10,25 @@ import pytest
 from serve import step_queue
 
 
-def run_in_threads(n: int, body, stagger_s: float = 0.02) -> list[threading.Thread]:
-    """Start ``n`` threads calling ``body(i)``, each ``stagger_s`` after the one before (so their
-    arrival order is 0, 1, …, n − 1), and return them."""
+def wait_until(condition, timeout_s: float = 10.0) -> None:
+    """Poll ``condition`` until it holds (a wait on state, not a fixed pause); fail after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the threads to line up"
+        time.sleep(0.001)
+
+
+def run_in_threads(n: int, body, arrived=lambda i: step_queue.waiting() > i) -> list[threading.Thread]:
+    """Start ``n`` threads calling ``body(i)``, each once the one before has ``arrived`` (by default: it is
+    in the line, as the main thread counts it), so their arrival order is 0, 1, …, n − 1; ``arrived=None``
+    starts them all at once. Returns them."""
     threads = []
     for i in range(n):
         t = threading.Thread(target=body, args=(i,))
         t.start()
         threads.append(t)
-        time.sleep(stagger_s)
+        if arrived is not None and i < n - 1:  # the last one's arrival is not waited for: its turn may be over
+            wait_until(lambda i=i: arrived(i))
     return threads
 
 
@@ -28,8 +38,8 @@ def in_line(monkeypatch):
 
 
 def test_runs_take_turns_in_arrival_order_never_two_at_once(in_line):
-    """Five threads arrive 20 ms apart while the first holds the turn for 150 ms: they run 0-4 in
-    that order, one at a time, and while 0 runs the other four are counted as waiting."""
+    """Five threads arrive one after another while the first holds the turn until the other four are in
+    line: they run 0-4 in that order, one at a time, and while 0 runs the other four are counted as waiting."""
     log, inside, seen_waiting = [], [], []
 
     @step_queue.one_at_a_time
@@ -37,8 +47,8 @@ def test_runs_take_turns_in_arrival_order_never_two_at_once(in_line):
         inside.append(i)
         assert len(inside) == 1, f"{inside} ran at once"
         log.append(i)
-        time.sleep(0.15 if i == 0 else 0.01)
         if i == 0:
+            wait_until(lambda: step_queue.waiting() == 4)  # holds the turn until all four are in line
             seen_waiting.append(step_queue.waiting())
         inside.remove(i)
 
@@ -63,7 +73,7 @@ def test_a_nested_call_keeps_the_turn_and_an_exception_passes_it_on(in_line):
         inner(i)
         order.append(("outer", i))
         if i == 0:
-            time.sleep(0.1)
+            wait_until(lambda: step_queue.waiting() == 1)  # 1 is in line behind this run
             raise RuntimeError("a rerun")
 
     def body(i):
@@ -88,7 +98,7 @@ def test_outside_a_replica_runs_overlap_and_nothing_waits():
         both_inside.wait()
         met.append(step_queue.waiting())
 
-    for t in run_in_threads(2, stage):
+    for t in run_in_threads(2, stage, arrived=None):
         t.join(timeout=10)
     assert met == [0, 0]
 

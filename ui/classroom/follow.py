@@ -18,6 +18,7 @@ from ui.decode import actions
 from ui.frame import PAGES
 
 PLAN = "class.plan"  # (version, plan) as the last poll read it
+PAGE_NOW = "class.page_now"  # the page script this student's last full run drew
 
 
 def following() -> bool:
@@ -48,12 +49,23 @@ def read_plan() -> tuple[int, dict] | None:
 
 
 def due(version: int, plan: dict) -> bool:
-    """Whether this plan is news for this student's view: a new version while following, or the
-    teacher's "bring back" while released."""
-    applied = st.session_state[state.CLASS_APPLIED]
+    """Whether this plan is news for this student's view: a new version while following, the
+    teacher's "bring back" while released, or a following student's own move away from the
+    teacher's page or lesson stop (a menu, the top bar): pacing keeps them on the teacher's screen."""
+    ss = st.session_state
+    applied = ss[state.CLASS_APPLIED]
     if plan.get("mode") == "released":
         return False
-    return applied is None or applied != (version, plan.get("recall", 0))
+    return applied is None or applied != (version, plan.get("recall", 0)) or drifted(plan)
+
+
+def drifted(plan: dict) -> bool:
+    ss = st.session_state
+    page = plan.get("page")
+    away = page in {path for path, _, _ in PAGES} and ss.get(PAGE_NOW) not in (None, page)
+    if plan.get("lesson") in shipped_lessons():
+        return (plan["lesson"], int(plan.get("stop") or 0)) != _lesson_now() or away
+    return away
 
 
 def _lesson_now():
@@ -91,13 +103,16 @@ def _apply_request(request: dict, restart: bool, steps: int) -> None:
 def follow(nav) -> None:
     """Show the plan in this session, if it is news: start or move the lesson, switch page, bring
     the request to the teacher's step. Called before the page runs, after the navigation exists."""
+    st.session_state[state.CLASS_LOCKED] = False
     if link.role() != "student" or (got := read_plan()) is None:
         return
     version, plan = got
+    st.session_state[PAGE_NOW] = next((path for path, title, _ in PAGES if title == nav.title), None)
+    st.session_state[state.CLASS_LOCKED] = following()
     if not due(version, plan):
         return
     ss, sess = st.session_state, actions.session()
-    page_now = next((path for path, title, _ in PAGES if title == nav.title), "")
+    page_now = ss[PAGE_NOW] or ""
     same = sess is not None and ss[state.CLASS_FOLLOWED_UID] is not None
     todo = follow_actions(
         plan,
@@ -114,6 +129,8 @@ def follow(nav) -> None:
             lesson.start(lesson.shipped(name), name, stop)
         else:
             lesson.go(stop)
+    elif plan.get("lesson") in shipped_lessons() and drifted(plan):  # on the stop, but on another page
+        lesson.go(int(plan.get("stop") or 0))
     if plan.get("request") is not None and (todo.restart or todo.steps):
         _apply_request(plan["request"], todo.restart, todo.steps)
     if todo.page:

@@ -32,7 +32,7 @@ def unit_mixups(n_bytes: float) -> list[Mistake]:
                     x * d_size,
                     f"{b_unit} read as {d_unit}",
                     (
-                        f"{b_unit} read as {d_unit}: the amount is {x:,.4g} {b_unit} = {y:,.4g} {d_unit} "
+                        f"{b_unit} read as {d_unit}: the amount is {_n(x)} {b_unit} = {_n(y)} {d_unit} "
                         f"(1 {b_unit} = {b_size:,} bytes, 1 {d_unit} = {d_size:,} bytes)."
                     ),
                 )
@@ -41,10 +41,15 @@ def unit_mixups(n_bytes: float) -> list[Mistake]:
                 Mistake(
                     y * b_size,
                     f"{d_unit} read as {b_unit}",
-                    (f"{d_unit} read as {b_unit}: {y:,.4g} {d_unit} is {x:,.4g} {b_unit}."),
+                    (f"{d_unit} read as {b_unit}: {_n(y)} {d_unit} is {_n(x)} {b_unit}."),
                 )
             )
     return out
+
+
+def _n(x: float) -> str:
+    """An amount to four significant digits, never in exponent form: 786,432 KiB, not 7.864e+05 KiB."""
+    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:,.4g}"
 
 
 def random_trace(rng: random.Random, n: int, queue: bool) -> tuple[float, float, tuple[float, ...]]:

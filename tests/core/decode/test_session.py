@@ -1,7 +1,6 @@
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -195,17 +194,20 @@ def test_a_check_that_waited_for_a_core_spaces_the_checks_out():
     shipped, core = load_model(), min(os.sched_getaffinity(0))
     sess = session.start(shipped, [5] * (shipped.cfg.block_size - 2), SamplingConfig())
     before, threads = os.sched_getaffinity(0), torch.get_num_threads()
-    spin = [sys.executable, "-c", "while True: pass"]
-    rivals = [subprocess.Popen(spin) for _ in range(2)]
+    spin = [sys.executable, "-c", "print('spinning', flush=True)\nwhile True: pass"]
+    rivals = [subprocess.Popen(spin, stdout=subprocess.PIPE, text=True) for _ in range(2)]
     try:
         torch.set_num_threads(1)  # as the app runs torch (ui/models.py): the check's CPU is its thread's
         for pid in (0, *(p.pid for p in rivals)):
             os.sched_setaffinity(pid, {core})
-        time.sleep(0.2)  # the rivals are running
+        for p in rivals:  # each has said it is in its loop: both are running (a wait on state, not a pause)
+            assert p.stdout.readline().strip() == "spinning"
         session.step(shipped, sess, check=True)
     finally:
         for p in rivals:
             p.kill()
+            p.wait()
+            p.stdout.close()
         os.sched_setaffinity(0, before)
         torch.set_num_threads(threads)
     assert sess.check_ms > session.CHECK_CONTENDED * sess.check_cpu_ms > 0

@@ -65,7 +65,7 @@ def test_kb_is_refused_as_ambiguous():
     "text",
     [
         "10 ms",
-        "1,5 GiB",
+        "1,2.5 GiB",
         "",
         "   ",
         "MiB",
@@ -79,7 +79,7 @@ def test_kb_is_refused_as_ambiguous():
     ],
 )
 def test_bytes_bad_input_is_a_valueerror(text):
-    """Wrong kind of unit, a decimal comma, nothing, division by zero, overflow, a huge power, code and
+    """Wrong kind of unit, separators that group nothing, nothing, division by zero, overflow, a huge power, code and
     a 10,000-character paste are all ValueError with a message (never another exception)."""
     with pytest.raises(ValueError) as err:
         answers.parse_bytes(text)
@@ -205,19 +205,15 @@ def test_a_lower_case_b_is_a_bit_and_is_refused_not_read_as_bytes(typed):
     )
 
 
-def test_a_decimal_comma_is_refused_with_the_same_number_and_unit():
-    """ "0,055 s" was read as 55 s (the comma taken for a thousands separator) and marked too large; "0,1 s" was told
-    to try 0 ms. A comma after a lone 0 is a decimal comma: refused, the hint keeps the number and the typed unit.
-    Dots as thousands separators ("1.610.612.736" was read as 1.61 B) are refused too; 1,610,612,736 still reads."""
-    for typed, hint in [("0,055 s", "try `0.055 s` or `55 ms`"), ("0,1 s", "try `0.1 s` or `100 ms`")]:
-        with pytest.raises(ValueError) as err:
-            answers.parse_time_ms(typed)
-        assert str(err.value).endswith(hint), str(err.value)
-    with pytest.raises(ValueError, match="try `0.5 GiB`"):
-        answers.parse_bytes("0,5 GiB")
-    with pytest.raises(ValueError, match="couldn't read"):
-        answers.parse_bytes("1.610.612.736")
-    assert answers.parse_bytes("1,610,612,736") == 1_610_612_736
+def test_a_decimal_comma_is_read_and_dots_group_thousands_by_the_one_rule():
+    """Practice reads numbers by core.typed_numbers' rule, as every other box does (issue 38): "0,055 s" is 55 ms and
+    "0,5 GiB" half a GiB (a decimal comma, refused before), "1.610.612.736" 1,610,612,736 (two or more dots group
+    thousands); "0,055" is never 55. Separators that group nothing are refused with the reader's reason."""
+    assert answers.parse_time_ms("0,055 s") == pytest.approx(55) and answers.parse_time_ms("0,1 s") == 100
+    assert answers.parse_bytes("0,5 GiB") == 2**29
+    assert answers.parse_bytes("1.610.612.736") == answers.parse_bytes("1,610,612,736") == 1_610_612_736
+    with pytest.raises(ValueError, match=r"`1,2\.5` mixes “,” and “\.” without grouping thousands by three"):
+        answers.parse_bytes("1,2.5 GiB")
 
 
 @pytest.mark.parametrize(
@@ -302,11 +298,10 @@ def test_time_units_in_capitals_are_seconds_not_siemens_or_megaseconds(typed, ms
 
 
 def test_semicolons_separate_a_list_whose_commas_are_decimal_commas():
-    """ "0,3; -0,1; 0,7; 0,2" was split at every comma too: "Give 4 numbers; you gave 8". Split at
-    the semicolons, each entry is refused by name as the single readers refuse a decimal comma."""
+    """ "0,3; -0,1; 0,7; 0,2" was split at every comma too ("Give 4 numbers; you gave 8"), then refused entry by
+    entry. Split at the semicolons, a comma inside an entry has one reading, a decimal comma: read."""
     assert answer_lists.parse_number_list("0.3; -0.1; 0.7; 0.2") == (0.3, -0.1, 0.7, 0.2)
-    with pytest.raises(ValueError, match=r"entry 1 \(`0,3`\)"):
-        answer_lists.parse_number_list("0,3; -0,1; 0,7; 0,2")
+    assert answer_lists.parse_number_list("0,3; -0,1; 0,7; 0,2") == (0.3, -0.1, 0.7, 0.2)
 
 
 @pytest.mark.parametrize("typed", ["1e200 * 1e200", "1e308 * 10 ms", "1e200 * 1e200 B"])
@@ -344,6 +339,7 @@ def test_one_amount_written_several_ways_reads_once_and_different_ones_are_named
         (answers.parse_bytes, "768 MiB.", EX3_BYTES),
         (answers.parse_percent, "4.35 %.", 4.35),
         (answers.parse_number, "0.125.", 0.125),
+        (answers.parse_number, "1,000,000.", 1_000_000),
         (answers.parse_number, "－1", -1),  # fullwidth hyphen-minus
         (answers.parse_number, "﹣1", -1),  # small hyphen-minus
         (answers.parse_number, "‒1", -1),  # figure dash
@@ -355,8 +351,9 @@ def test_a_closing_full_stop_and_other_minus_signs_are_read(read, typed, value):
     """ "1,000,000." was read but "100 ms." and "0.3, −0.1, 0.7, 0.2." were not; fullwidth digits were
     read but not the fullwidth minus sign."""
     assert read(typed) == pytest.approx(value)
-    with pytest.raises(ValueError, match="couldn't read"):  # dots as thousands separators stay refused
-        answers.parse_number("1.610.612.")
+    assert answers.parse_number("1.610.612.") == 1_610_612  # dots grouping thousands by three, then a full stop
+    with pytest.raises(ValueError, match="couldn't read"):  # dots that group nothing stay refused
+        answers.parse_number("1.61.612.")
 
 
 @pytest.mark.parametrize("typed, value", [("10^05", 1e5), ("2*05", 10), ("2^010", 1024), ("3 * 2^028", 3 * 2**28)])
@@ -379,3 +376,74 @@ def test_powers_up_to_three_digits_are_read_and_a_long_power_of_one_is_not_too_l
     with pytest.raises(ValueError) as err:
         answers.parse_number("1^1000")
     assert not isinstance(err.value, answers.TooLarge)
+
+
+@pytest.mark.parametrize(
+    "read, typed, value",
+    [
+        (answers.parse_bytes, "8,192 MiB", 8192 * 2**20),
+        (answers.parse_bytes, "8 192 MiB", 8192 * 2**20),
+        (answers.parse_bytes, "8’192 MiB", 8192 * 2**20),
+        (answers.parse_bytes, "8'192 MiB", 8192 * 2**20),
+        (answers.parse_bytes, "8\u202f192 MiB", 8192 * 2**20),
+        (answers.parse_bytes, "٨١٩٢ MiB", 8192 * 2**20),
+        (answers.parse_bytes, "0,75 GiB", EX3_BYTES),
+        (answers.parse_bytes, "1.234,5 MB", 1_234_500_000),
+        (answers.parse_bytes, "1 234,5 MB", 1_234_500_000),
+        (answers.parse_bytes, "805.306.368 B", EX3_BYTES),
+        (answers.parse_time_ms, "1,5 s", 1500),
+        (answers.parse_time_ms, "0,055 s", 55),
+        (answers.parse_percent, "4,35 %", 4.35),
+        (answers.parse_number, "1’000’000", 1_000_000),
+        (answer_lists.parse_int_list, "1,000; 2", (1000, 2)),
+        (answer_lists.parse_number_list, "0,0826; 0,6103", (0.0826, 0.6103)),
+    ],
+)
+def test_practice_reads_numbers_by_the_one_rule(read, typed, value):
+    """Issue 38 item 4: Practice reads a number as core.typed_numbers does for every box: thousands grouped by
+    comma, space, apostrophe or narrow space; decimal commas where they have one reading; other scripts' digits.
+    "8’192 MiB", "0,75 GiB", "1.234,5 MB", "4,35 %" and "1,000; 2" were refused or misread before."""
+    assert read(typed) == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "read, typed, readings",
+    [
+        (answer_lists.parse_number_list, "1,5", "reads as 1.5 (a decimal comma) or as two items, 1 and 5"),
+        (
+            lambda t: answer_lists.parse_number_list(t, answers.parse_time_ms),
+            "50,60",
+            "reads as 50.60 (a decimal comma) or as two items, 50 and 60",
+        ),
+        (answer_lists.parse_int_list, "3,5", "reads as 3.5 (a decimal comma) or as two items, 3 and 5"),
+    ],
+)
+def test_a_list_entry_with_two_readings_is_refused_naming_both(read, typed, readings):
+    """ "1,5" in a list box was read silently as two entries, 1 and 5 (it may be a decimal comma): refused,
+    naming both readings, never a silent second one."""
+    with pytest.raises(ValueError, match=re.escape(readings)):
+        read(typed)
+
+
+@pytest.mark.parametrize(
+    "read, typed, hint",
+    [
+        (answers.parse_bytes, "1.234,5 foo", "try `1234.5 KiB` or `1264128`"),
+        (answers.parse_bytes, "1 234,5 MB/s", "try `1234.5 MB` or `1234500000`"),
+        (answers.parse_time_ms, "1234.567 B", "try `1234.567 ms` or `1.234567 s`"),
+        (answers.parse_percent, "4,35 pct.x", "try `4.35 %`"),
+    ],
+)
+def test_a_hint_respells_the_students_own_amount_exactly(read, typed, hint):
+    """A hint names the typed amount, never another: "1 234,5 MB/s" was told "try `1 MB`", "1234.567 B" in a time box
+    "try `1.23457 s`" (rounded to 6 digits). What it suggests reads back as the same amount."""
+    with pytest.raises(ValueError) as err:
+        read(typed)
+    assert str(err.value).endswith(hint), str(err.value)
+
+
+def test_a_number_the_reader_refuses_gets_its_reason_and_no_other_amount():
+    """ "1,2.5 ms" has no reading: the message says why and suggests only the box's fixed examples, not 1 or 12."""
+    with pytest.raises(ValueError) as err:
+        answers.parse_time_ms("1,2.5 ms")
+    assert "mixes “,” and “.”" in str(err.value) and "`1 ms`" not in str(err.value), str(err.value)

@@ -1,0 +1,74 @@
+"""The Practice page's glue (``app_pages/practice.py`` stays layout): switching instances, one answer box with
+its verdict, and the Check button's callback. Answers, mistakes and feedback come from ``core.practice``."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import state
+from core.practice import exercises
+from core.practice.tally import Attempt, Tally
+
+NOTHING_TYPED = "practice.nothing_typed"
+BADGES = {
+    "right": ":green-badge[:material/check: right]",
+    "unreadable": ":red-badge[:material/help: couldn't read]",
+    "wrong": ":gray-badge[not quite]",
+}
+
+
+def show(ex_id: str, seed: int) -> None:
+    """Switch to an instance and write it into the address (read back on the next run)."""
+    st.session_state[state.PRACTICE_EX], st.session_state[state.PRACTICE_SEED] = ex_id, seed
+    st.query_params.update({"ex": ex_id, "numbers": str(seed)})
+
+
+def field(ex: exercises.Exercise, p: exercises.Part) -> str:
+    """The session-state key of one part's answer box."""
+    return f"practice.in.{ex.id}.{ex.seed}.{p.key}"
+
+
+def check_all(ex: exercises.Exercise, tally: Tally) -> None:
+    """Check every box of ``ex`` and record it in ``tally``."""
+    typed = [(p, st.session_state.get(field(ex, p))) for p in ex.parts]
+    for p, text in typed:
+        tally.record(ex, p, text, exercises.check(p, text))
+    # Every box empty: nothing to record, but the press deserves an answer (said below the form).
+    st.session_state[NOTHING_TYPED] = not any(str(text or "").strip() for _, text in typed)
+
+
+def said(p: exercises.Part, last: Attempt | None) -> None:
+    """The last Check's verdict for one part (messages quote typed text only as code spans)."""
+    if last is None:
+        return
+    if last.status == "noted":
+        st.info(f"**Model answer.** {p.answer}")
+        return
+    badge = BADGES.get(last.status, f":orange-badge[:material/lightbulb: {last.mistake}]")
+    st.markdown(badge if last.status == "right" else f"{badge} {last.message}")
+
+
+def answer_box(ex: exercises.Exercise, p: exercises.Part, tally: Tally) -> None:
+    """One part's box (text, radio or text area) with its last verdict under it."""
+    last = tally.last(ex, p.key)
+    typed = last.typed if last else ""
+    unit = {"B": "bytes", "×": ""}.get(p.unit, p.unit)
+    with_unit = unit and unit not in p.label and p.kind not in ("choice", "explain")
+    label = f"{p.label} ({unit})" if with_unit else p.label
+    if p.kind == "explain":
+        st.text_area(label, typed, key=field(ex, p), height=90, max_chars=2_000)
+    elif p.options:
+        index = p.options.index(typed) if typed in p.options else None
+        st.radio(label, p.options, index=index, key=field(ex, p), horizontal=True)
+    else:
+        bare = f" A bare number means {p.unit}." if p.kind == "bytes" else ""
+        help_text = f"Counts as right: {p.tolerance.describe(p.unit)}.{bare}"
+        st.text_input(
+            label,
+            typed,
+            key=field(ex, p),
+            max_chars=exercises.answers.MAX_TYPED,
+            placeholder=p.placeholder,
+            help=help_text,
+        )
+    said(p, last if str(st.session_state.get(field(ex, p), typed) or "").strip() else None)  # emptied: no verdict
