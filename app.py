@@ -23,8 +23,9 @@ st.set_page_config(
 )
 ui.note_lost_session()
 ui.init_state()
+# class mode: ?class=new, ?class=CODE (join), &key= (teacher), &seat= (student); first: the lesson rewrites the URL
+link.from_url()
 lesson.from_url()  # lesson mode: ?lesson=…&stop=k
-link.from_url()  # class mode: ?class=new, ?class=CODE (join), with &key= (teacher) or &seat= (student)
 ui.apply_presenter_style()
 
 pages = {

@@ -16,6 +16,11 @@ st.caption(
     "Ch. 30 §30.3: TTFT = t₁ − a (queueing included); TPOT = (tₙ − t₁)/(n − 1), the mean gap after the "
     "first token; one token has a TTFT but no TPOT; a request that emits nothing is an error, not a latency."
 )
+st.caption(
+    "Ch. 30 §30.1: inference means running a trained model on inputs; reasoning means solving a problem through "
+    "steps of an argument. These clocks time the stages of model inference, without mistaking elapsed time for "
+    "evidence of thought: a longer wait before the first token is not the model thinking harder."
+)
 
 SOURCES = [
     *LAT.EDITABLE,
@@ -93,6 +98,10 @@ with st.container(key="lesson-focus"):
         st.caption(markdown_literal(note))
     st.caption(
         "“Full duration / tokens” includes the first-token wait: a different quantity from TPOT, labelled apart."
+    )
+    st.caption(
+        "Ch. 30 §30.3: no transport delay is assigned after these emission events; in a real user-visible trace, "
+        "transport and buffering need their own timestamps (these are emission times, not arrival on a screen)."
     )
 
 # The measured batch served the same requests twice: one summary each way, not both pooled.

@@ -11,7 +11,7 @@ from core.cost.kv_shape import MODERN_PRESETS
 from core.cost.request_sizes import list_notes, parse_lengths
 from core.cost.shapes import PRESETS, KVShape, parse_hf_config
 from core.text import byte_count, format_bytes
-from ui import gguf, memory_terms, models
+from ui import gguf, memory_terms, models, references
 
 ui.title("memory")
 st.caption(
@@ -119,6 +119,7 @@ with left:
         ui.chart(
             viz.fig_kv_variants(list(variants), totals, [format_bytes(t) for t in totals], current), key="variants"
         )
+        references.cite("shazeer")  # MQA: one K/V head for every query head
 with right:
     st.markdown("**Common mistakes, beside the right value**")
     hidden = n_head * d if custom and not model.latent else shape.hidden_size

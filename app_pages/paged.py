@@ -7,7 +7,7 @@ from core import state, viz
 from core.model.tokenizer import decode, end_token_id
 from core.serving.paged_presets import PRESETS, build_engine, preset_requests, request_rows
 from core.serving.scheduler import POLICIES
-from ui import runs
+from ui import references, runs
 
 MAX_POOL_BYTES = 8 * 2**20  # per session: a classroom server holds one pool per student
 SETTINGS = ("paged.preset", "paged.policy", "paged.block_size", "paged.n_blocks")
@@ -124,6 +124,7 @@ pool_tab.caption(
     f"partly filled block per request). Shared blocks store {m.shared_saving:,} B of the payload once: "
     "paged = payload − shared + fragmentation."
 )
+references.cite("kwon", pool_tab)  # logical vs physical blocks: the block tables above
 
 compare = runs.policy_comparison(*st.session_state[state.PAGED_BUILT])  # the shown run's preset and sizes
 with policy_tab:

@@ -5,12 +5,11 @@ import streamlit as st
 import ui
 from core import state, viz
 from core.evaluate.quant_quality import divergence
-from core.model.tokenizer import decode, encode, end_token_id, token_text
+from core.model.tokenizer import decode, encode, end_token_id
 from core.quant import quantize as quant
-from core.quant.flip import find_flip, greedy_by_bits, top_two
 from core.quant.model_weights import row_lengths, valid_group_sizes
-from core.text import markdown_literal, ordinal, show_spaces
 from ui import models
+from ui import quant as ui_quant
 from ui import runs as ui_runs
 
 tok, model, card, source = (
@@ -37,44 +36,7 @@ if sess is None:
 else:
     st.caption("Using the current request on the decode page.")
 logits = sess.logits.double().numpy()
-two = top_two(logits)
-a, b, c = st.columns(3)
-shown = lambda i: show_spaces(token_text(tok, i))  # noqa: E731 — as the decode page shows tokens: "␣Yes"
-lit = lambda i: markdown_literal(shown(i))  # noqa: E731 — text and metric values are markdown: literal, never markup
-a.metric("Greedy next token", lit(two.greedy), help=f"token id {two.greedy}")
-b.metric("Runner-up", lit(two.runner_up), help=f"token id {two.runner_up}")
-c.metric("Margin between them (logit units)", f"{two.margin:.4f}")
-flip = find_flip(logits, rows := greedy_by_bits(logits))
-if flip is None:
-    st.markdown("No scale changes the greedy token: it has token id 0, so no tie can go against it.")
-else:
-    st.markdown(
-        f"Rounding the logits to multiples of a scale s first changes the greedy token for every s just above "
-        f"**{flip.threshold:.6g}** (exactly {flip.threshold!r}). Rounding never reorders logits, it only makes "
-        f"them equal: there **{len(flip.tied)} tokens** land on the top shelf together, and greedy takes the "
-        f"first in token-id order, “{lit(flip.chosen)}” (id {flip.chosen}), which ranked "
-        f"**{ordinal(flip.rank)}** before rounding."
-    )
-st.markdown("By bit width (automatic symmetric scale over all logits):")
-st.dataframe(
-    [
-        {
-            "bits": r.bits,
-            "scale s": round(r.scale, 6),
-            "greedy token": shown(r.greedy),
-            "changed?": "yes" if r.changed else "no",
-            "tokens on the top shelf": r.tied,
-        }
-        for r in rows
-    ],
-    hide_index=True,
-)
-if flip and flip.not_monotone:
-    st.info(
-        f"Not monotone: at {', '.join(map(str, flip.not_monotone))} bits the scale is above {flip.threshold:.4g}, "
-        "yet the greedy token is unchanged: at those scales no lower-id token shares the top token's shelf. "
-        "Whether rounding changes a choice depends on where the shelves fall, not only on how far apart they are."
-    )
+ui_quant.flip_finder(tok, logits)
 
 st.subheader("Quantize " + ("the shipped model" if card is None else card.name) + ", measure what changes")
 g1, g2 = st.columns(2)
@@ -95,6 +57,7 @@ st.caption(
     plan.describe(name, None if card is None else model.n_params())
     + " Greedy changes and max logit error are against the float32 model on the same positions."
 )
+ui_quant.caveats()  # before the measurements: why they are needed (and true with none yet)
 if card is not None and st.session_state.get(state.QM_EVALUATED) != source:
     go = {state.QM_EVALUATED: source}
     st.button(
@@ -109,21 +72,7 @@ for kind, label in (
 ):
     reports = results[kind]
     st.markdown(f"**{label}**")
-    st.dataframe(
-        [
-            {
-                "model": r.label,
-                "weight bytes": f"{r.weight_bytes:,}",
-                "KV bytes per token": f"{r.kv_bytes_per_token:,.0f}",
-                "max |Δlogit|": f"{r.max_logit_error:.3g}",
-                "greedy changed": f"{r.greedy_changed:.1%}",
-                "loss (nats/token)": f"{r.loss:.4f}",
-                "perplexity": f"{r.perplexity:.4f}",
-            }
-            for r in reports
-        ],
-        hide_index=True,
-    )
+    ui_quant.sweep_table(reports)
     figures.append(viz.fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
 for col, fig, kind in zip(st.columns(2), figures, ("weights", "kv_cache"), strict=True):
     ui.chart_in(col, fig, key=f"sweep.{kind}")
@@ -147,8 +96,9 @@ if div.at is None:
     )
 else:
     st.warning(
-        f"The texts first differ at output token {div.at + 1}: “{lit(div.reference[div.at])}” "
-        f"(float) vs “{lit(div.other[div.at])}” ({n_bit}-bit). After that, every later input differs too."
+        f"The texts first differ at output token {div.at + 1}: “{ui_quant.token_shown(tok, div.reference[div.at])}” "
+        f"(float) vs “{ui_quant.token_shown(tok, div.other[div.at])}” ({n_bit}-bit). After that, every later "
+        "input differs too."
     )
 st.caption(
     "Greedy, up to the end token. To step a quantized model yourself, pick its weights under "

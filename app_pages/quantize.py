@@ -7,7 +7,7 @@ from core import state, viz
 from core.quant import quantize as quant
 from core.quant import ruler
 from core.text import plural
-from ui import figures, gguf, tables
+from ui import figures, gguf, references, tables
 from ui import quant as ui_quant
 
 ui.title("quantize")
@@ -109,7 +109,9 @@ def ruler_section() -> None:
     if r.levels is None:
         st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
     st.caption(f"Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the whiskers). Formula: {r.formula}.")
+    references.cite("jacob")  # scale and zero point, as the affine format's radio names it
     if len(r.x) <= 200:
+        st.caption(ruler.table_title(r))
         st.dataframe(tables.arrow(ruler.ruler_table(r)), hide_index=True)
     ui_quant.reaches_the_output(r, rounding)
     st.subheader("Storage, honestly counted")
@@ -131,6 +133,7 @@ ruler_section()
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 ui.chart(figures.figure(viz.fig_bits_per_weight, sizes, ruler.bits_per_weight_curves(sizes)), key="bpw")
 st.table(tables.arrow(ruler.formats_table()), hide_index=True)
+ui_quant.caveats("on *Quantizing the model*")
 try:
     drawn = quant.parse_values(st.session_state[DRAWN])
 except ValueError:

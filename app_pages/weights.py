@@ -6,12 +6,12 @@ import streamlit as st
 
 import ui
 from core import viz
-from core.cost import counts as cost
 from core.cost import weight_bytes as weights
 from core.cost.shapes import PRESETS, parse_model_card
 from core.quant.model_weights import weight_storage_bytes
 from core.state import CARD_ARCH_AUTO
 from ui import gguf, models
+from ui import weights as ui_weights
 
 ui.title("weights")
 st.caption(
@@ -42,6 +42,7 @@ rows = [
     {
         "bits per weight (nominal)": r.bits,
         "nominal weight bytes": weights.gb(r.nominal_bytes),
+        "Tradeoff (Ch. 19)": weights.TRADEOFF.get(r.bits, ""),
         "effective bits per weight (with scales)": f"{float(r.effective_bits):.3f}",
         "bytes with scales": weights.gb(r.bytes_with_scales),
     }
@@ -103,34 +104,10 @@ fmt = card.weight_format
 st.markdown(f"Weight format: {fmt.note}.")
 if where := weights.bits_sentence(fmt):
     st.caption(where)
+grouped = ui_weights.card_weights(card)
 st.caption(card.kv_note if arch == CARD_ARCH_AUTO else f"KV cache from {arch}, your choice. ({card.kv_note})")
-if fmt.counts_scales:
-    grouped = False
-    st.caption(f"{fmt.name}'s bits per weight already count its scales: no group scale is added.")
-else:
-    grouped = st.toggle(
-        "Weights stored in groups of 32 with one fp16 scale each",
-        help="The card gives only the code width: a group-wise format adds 16/32 = 0.5 bits per weight.",
-        key="weights.grouped",
-        persist_state="session",
-    )
-c = st.columns(4)
-kv_choices = cost.kv_value_choices()
-kv_label = c[0].selectbox("KV precision", list(kv_choices), key="weights.kv_type", persist_state="session")
-batch = c[1].number_input("Requests (batch)", 1, 100_000, key="weights.batch", persist_state="session")
-overhead_gb = c[2].number_input(
-    "Overhead (GB, an assumption)",
-    0.0,
-    10_000.0,
-    step=0.25,
-    key="weights.overhead_gb",
-    persist_state="session",
-    help="Activations, workspace, runtime: set what your system needs.",
-)
-budget_gb = c[3].number_input(
-    "Memory budget (GB)", 0.1, 100_000.0, step=1.0, key="weights.budget_gb", persist_state="session"
-)
-bill = weights.card_budget(card, shape, grouped, kv_choices[kv_label][0], int(batch), overhead_gb, budget_gb)
+kv_bytes, batch, overhead_gb, budget_gb = ui_weights.serving_controls()
+bill = weights.card_budget(card, shape, grouped, kv_bytes, batch, overhead_gb, budget_gb)
 typical = " (typical for this mix)" if fmt.typical else ""
 st.markdown(
     f"**{card.n_params / 1e9:g} billion parameters · {float(bill.bits_per_weight):g} bits per weight{typical} · "

@@ -87,4 +87,4 @@ st.markdown(
     f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token."
 )
 labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
-ui.chart(viz.fig_attention(w.shares, labels, 1, "Each new token adds just one row"), key="worked.grid")
+ui.chart(viz.fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key="worked.grid")

@@ -15,10 +15,11 @@ import streamlit as st
 
 import ui
 from core import state, viz
-from core.decode import session_view
+from core.decode import session_view, two_speeds
 from core.lesson.handout import HandoutStop, build_handout, lesson_stops
 from core.lesson.pages import PAGES
 from core.model.tokenizer import token_labels
+from core.viz.two_speeds import fig_two_speeds
 from ui import models
 
 DECODE_TITLE = ui.TITLES["decode"]
@@ -68,6 +69,21 @@ def decode_figure(ss, tok):
     return viz.fig_attention(att, token_labels(tok, sess.consumed), sess.passes[-1][0].shape[1], title)
 
 
+SPEEDS_TITLE = "Two speeds, one model: your decode request"
+SPEEDS_TEXT = (
+    "Ch. 19's two-phase figure drawn from your own request on the decode page: the prefill's one parallel "
+    "pass, then one token per step (the engine clock's times)."
+)
+
+
+def two_speeds_stop(ss, tok) -> HandoutStop | None:
+    """The decode request's two speeds (``core.viz.two_speeds``) as a handout stop, or None before
+    its first Step. ``ss``: session state or a snapshot of it."""
+    sess = ss.get(state.DECODE_SESSION)
+    passes = None if sess is None else two_speeds.from_session(sess, tok)
+    return None if passes is None else HandoutStop(SPEEDS_TITLE, SPEEDS_TEXT, fig_two_speeds(passes))
+
+
 def keep_decode_stop(k: int) -> None:
     """Leaving decode stop ``k``: keep its heatmap as it is now (the next stop may prefill anew)."""
     fig = decode_figure(st.session_state, _decode_tokenizer(st.session_state))
@@ -97,6 +113,7 @@ def build(snap) -> str:
     tally = snap[state.PRACTICE_TALLY]
     attempts = tally.latest() if tally is not None else []
     decode = decode_figure(snap, snap["tokenizer"])
+    speeds = two_speeds_stop(snap, snap["tokenizer"])
     if lesson is not None:
         now = snap[state.LESSON_STOP]
         per_stop = {}
@@ -105,12 +122,15 @@ def build(snap) -> str:
             if stop.page == "decode" and k == now:  # the stop on screen: the stage as it is now
                 fig = decode or fig
             per_stop[k] = fig
-        return build_handout(lesson.title, lesson_stops(lesson, per_stop), attempts, lesson.description)
+        stops = lesson_stops(lesson, per_stop) + ([speeds] if speeds is not None else [])
+        return build_handout(lesson.title, stops, attempts, lesson.description)
     stops = []
     for _, title, _ in ui.PAGES:
         fig = decode if title == DECODE_TITLE else figures.get(("page", title))
         if fig is not None:
             stops.append(HandoutStop(title, "", fig))
+        if title == DECODE_TITLE and speeds is not None:
+            stops.append(speeds)
     intro = "The figures as you left them on each page you opened, and the exercises you tried."
     return build_handout("Inference, efficiently: your session", stops, attempts, intro)
 

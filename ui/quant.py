@@ -1,6 +1,7 @@
-"""The quantization ruler's second section, as layout: rounding reaches the output (a dot
-product before and after rounding, and a near tie rounding can flip). Like ``ui.gguf``: streamlit
-only, every number from one call into ``core/``; the page stays short."""
+"""The quantization pages' sections, as layout: the ruler's "rounding reaches the output" (a dot
+product before and after rounding, and a near tie rounding can flip); the model page's flip finder,
+sweep tables and the chapter's caveats (Ch. 30 §30.6). Like ``ui.gguf``: streamlit only, every
+number from one call into ``core/``; the pages stay short."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import numpy as np
 import streamlit as st
 
 import ui
+from core.model.tokenizer import token_text
 from core.quant import quantize as quant
 from core.quant import ruler
+from core.quant.flip import find_flip, greedy_by_bits, top_two
+from core.text import markdown_literal, ordinal, show_spaces
 
 kw = {"persist_state": "session"}
 
@@ -47,3 +51,99 @@ def reaches_the_output(r, rounding: str) -> None:
         f"[{rounded[0]:g}, {rounded[1]:g}] → **{names[choice]}**"
         + (" (a tie: the first in candidate order)" if rounded[0] == rounded[1] else "")
     )
+
+
+def token_shown(tok, i: int) -> str:
+    """A token as the decode page shows it ("␣Yes"), literal in markdown and metric values."""
+    return markdown_literal(show_spaces(token_text(tok, i)))
+
+
+def flip_finder(tok, logits: np.ndarray) -> None:
+    """The flip finder: the greedy token, its runner-up and margin, the smallest scale that changes
+    the choice (``core.quant.flip``), and the choice by bit width."""
+    two = top_two(logits)
+    a, b, c = st.columns(3)
+    a.metric("Greedy next token", token_shown(tok, two.greedy), help=f"token id {two.greedy}")
+    b.metric("Runner-up", token_shown(tok, two.runner_up), help=f"token id {two.runner_up}")
+    c.metric("Margin between them (logit units)", f"{two.margin:.4f}")
+    flip = find_flip(logits, rows := greedy_by_bits(logits))
+    if flip is None:
+        st.markdown("No scale changes the greedy token: it has token id 0, so no tie can go against it.")
+    else:
+        st.markdown(
+            f"Rounding the logits to multiples of a scale s first changes the greedy token for every s just above "
+            f"**{flip.threshold:.6g}** (exactly {flip.threshold!r}). Rounding never reorders logits, it only makes "
+            f"them equal: there **{len(flip.tied)} tokens** land on the top shelf together, and greedy takes the "
+            f"first in token-id order, “{token_shown(tok, flip.chosen)}” (id {flip.chosen}), which ranked "
+            f"**{ordinal(flip.rank)}** before rounding."
+        )
+    st.markdown("By bit width (automatic symmetric scale over all logits):")
+    st.dataframe(
+        [
+            {
+                "bits": r.bits,
+                "scale s": round(r.scale, 6),
+                "greedy token": show_spaces(token_text(tok, r.greedy)),
+                "changed?": "yes" if r.changed else "no",
+                "tokens on the top shelf": r.tied,
+            }
+            for r in rows
+        ],
+        hide_index=True,
+    )
+    if flip and flip.not_monotone:
+        st.info(
+            f"Not monotone: at {', '.join(map(str, flip.not_monotone))} bits the scale is above "
+            f"{flip.threshold:.4g}, yet the greedy token is unchanged: at those scales no lower-id token shares the "
+            "top token's shelf. Whether rounding changes a choice depends on where the shelves fall, not only on "
+            "how far apart they are."
+        )
+
+
+def sweep_table(reports) -> None:
+    """One quantization sweep (``core.evaluate.quant_quality.QuantReport`` rows) as a table."""
+    st.dataframe(
+        [
+            {
+                "model": r.label,
+                "weight bytes": f"{r.weight_bytes:,}",
+                "KV bytes per token": f"{r.kv_bytes_per_token:,.0f}",
+                "max |Δlogit|": f"{r.max_logit_error:.3g}",
+                "greedy changed": f"{r.greedy_changed:.1%}",
+                "loss (nats/token)": f"{r.loss:.4f}",
+                "perplexity": f"{r.perplexity:.4f}",
+            }
+            for r in reports
+        ],
+        hide_index=True,
+    )
+
+
+# Ch. 30 §30.6, in the chapter's words; what this app does about each follows it ({where}: "below" on the
+# model's page, "on *Quantizing the model*" elsewhere).
+CAVEATS = (
+    (
+        "Weight-only quantization, activation quantization and KV quantization affect different arrays.",
+        "Weight-only and KV quantization are measured {where}; activation quantization (rounding the inputs each "
+        "layer multiplies, at run time) is not: the activations stay float.",
+    ),
+    (
+        "Dequantization, packing and specialized integer kernels also affect actual speed; fewer stored bits do "
+        "not automatically mean every operation runs faster.",
+        "The page linked below times weight formats through real kernels on this machine.",
+    ),
+    (
+        "Calibration data used to choose scales must be separated from final evaluation, and compare the same "
+        "prompts, task criteria and output budgets.",
+        "The model measured {where} uses no calibration set: each scale comes from its own group of weights (or "
+        "its own stored vector), and the loss is measured on held-out text every width shares.",
+    ),
+)
+
+
+def caveats(where: str = "below") -> None:
+    """Why “four bits” is not a quality result (Ch. 30 §30.6): the three caveats, and a link to the
+    page that times the formats. ``where``: where the model's quantization is measured."""
+    st.markdown("**“Four bits” is not a quality result** (Ch. 30 §30.6)")
+    st.markdown("\n".join(f"- “{said}” {ours.format(where=where)}" for said, ours in CAVEATS))
+    st.page_link("app_pages/speed.py", label="Speed on this machine: fewer bits, timed", icon=":material/speed:")

@@ -34,6 +34,21 @@ class WeightRow:
     bytes_with_scales: Fraction
 
 
+# Ch. 19's "Weight storage for seven billion parameters", its Tradeoff column in the chapter's words.
+TRADEOFF = {
+    32: "Finest precision here",
+    16: "Common floating-point storage",
+    8: "Fewer representable levels",
+    4: "More rounding; quality needs checking",
+}
+
+
+def short_gb(n_bytes) -> str:
+    """``gb`` without trailing zeros, as the chapter writes a nominal size: "3.5 GB", "28 GB"."""
+    number, unit = gb(n_bytes).split(" ")
+    return f"{number.rstrip('0').rstrip('.') if '.' in number else number} {unit}"
+
+
 def weight_rows(n_params: int, group_size: int | None, scale_bits: int, bits=(32, 16, 8, 4)) -> list[WeightRow]:
     """Weight bytes of ``n_params`` parameters at each precision (Ch. 19: 7B at 4 bits = 3.5 GB);
     integer formats (< 16 bits) add one ``scale_bits`` scale per ``group_size`` weights, floats none."""
@@ -111,6 +126,40 @@ def card_budget(
         round(overhead_gb * 10**9),
     )
     return Budget(bits, plan, round(budget_gb * 10**9), added)
+
+
+def card_weight_steps(card, grouped: bool) -> tuple[str, str]:
+    """A card's weights in two steps (Ch. 19 "Why the LLM cares"): first the nominal bytes at the
+    card's code width ("7B, Q4": 7·10⁹ × 4 bits ÷ 8 = 3.5 GB, the chapter's number), then what the
+    stored scales add (one fp16 scale per 32 weights: 4.5 bits, 3.94 GB), as ``card_budget`` counts
+    them. Markdown sentences; a format whose bits count their scales (Q4_0, Q4_K_M) starts from its
+    codes' bits."""
+    fmt = card.weight_format
+    bits, added = card_bits(fmt, grouped)
+    lay = LAYOUTS.get(fmt.layout) if fmt.layout else None
+    if lay is not None and lay.block_size > 1:
+        code = next(r["bits_per_weight"] for r in lay.breakdown() if r["kind"] == CODES)
+    else:
+        code = Fraction(repr(fmt.bits_per_weight))
+    nominal, stored = weight_bytes(card.n_params, code), weight_bytes(card.n_params, bits)
+    first = (
+        f"**Step 1, nominal:** {card.n_params / 1e9:g} billion parameters × {float(code):g} bits ÷ 8 = "
+        f"**{short_gb(nominal)}** of weights, the card's nominal figure, and only one memory bill (Ch. 19 “Why the "
+        "LLM cares”)."
+    )
+    if bits == code:
+        why = "floats need none" if code >= 16 else "none added (the switch above is off)"
+        return first, f"**Step 2, scales:** {why}; the bill below uses {float(bits):g} bits per weight."
+    if added:
+        why = "one fp16 scale per group of 32 weights adds 16/32 = 0.5 bits"
+    elif fmt.kind == "mix":
+        why = f"{fmt.name} stores block scales and keeps some tensors at more bits (typical)"
+    else:
+        why = f"{fmt.name} stores its scales in every block"
+    return first, (
+        f"**Step 2, scales:** {why}: {float(bits):g} bits per weight = **{gb(stored)}**, "
+        f"{gb(stored - nominal)} more. The bill below uses this."
+    )
 
 
 # ---- llama.cpp's block formats: where the bits go -------------------------------------------------

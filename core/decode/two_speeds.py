@@ -88,3 +88,19 @@ def table_30_1(passes: list[Pass]) -> list[dict]:
             }
         )
     return rows
+
+
+def from_session(sess, tok, steps: int = 3) -> list[Pass] | None:
+    """The decode page's own request (``core.decode.session_types.DecodeSession``) as ``run`` would
+    record it: its prefill and first ``steps`` decode passes, with the engine clock's ms of each. None
+    before the first Step (the figure needs both phases). ``tok`` names the tokens."""
+    n_prompt = len(sess.prompt_ids)
+    n = min(len(sess.engine_ms), len(sess.outputs), len(sess.consumed) - n_prompt + 1, steps + 1)
+    if n < 2:
+        return None
+    prompt = tuple(token_text(tok, i) for i in sess.prompt_ids)
+    passes = [Pass(prompt, n_prompt, token_text(tok, sess.outputs[0]), 1, sess.engine_ms[0])]
+    for k in range(1, n):
+        consumed = (token_text(tok, sess.consumed[n_prompt + k - 1]),)
+        passes.append(Pass(consumed, n_prompt + k, token_text(tok, sess.outputs[k]), k + 1, sess.engine_ms[k]))
+    return passes

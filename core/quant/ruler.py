@@ -209,17 +209,52 @@ def _tidy(a: np.ndarray) -> list[float]:
     return np.where(np.isfinite(rounded), rounded, a).tolist()
 
 
+def signed(v: float) -> str:
+    """A signed error as Table 30.2 prints it: "+0.2", "−0.2" (a minus sign, not a hyphen), "0"."""
+    return "0" if v == 0 else f"{v:+.10g}".replace("-", "−")
+
+
+def table_labels(r: Ruler) -> dict[str, str]:
+    """The ruler table's column labels, in Table 30.2's words with this ruler's scale: "Original x",
+    "x / 0.5", "Stored q", "Reconstructed 0.5q" (affine: "Reconstructed 0.5(q − z)"), "Reconstructed −
+    original". Keys: ``x``, ``quotient``, ``q``, ``x_hat``, ``error``."""
+    s = f"{r.scale:.6g}"  # a label: six significant digits (the exact scale is in the title and the box)
+    back = f"{s}q" if r.symmetric else f"{s}(q − {r.zero_point})"
+    return {
+        "x": "Original x",
+        "quotient": f"x / {s}",
+        "q": "Stored q",
+        "x_hat": f"Reconstructed {back}",
+        "error": "Reconstructed − original",
+    }
+
+
+TABLE_30_2 = ([-1.2, -0.2, 0.7, 1.8], 4, 0.5)  # Example 30.4's values, bits and scale
+
+
+def table_title(r: Ruler) -> str:
+    """The ruler table's title: Table 30.2's own for Example 30.4's case (those four values, 4-bit
+    symmetric, s = 0.5, clipped, ties to even), else the same layout for the learner's values."""
+    values, bits, scale = TABLE_30_2
+    chapter = r.x.tolist() == values and (r.n_bit, r.scale, r.symmetric, r.clip) == (bits, scale, True, True)
+    if chapter and r.rounding == "half_even":
+        return "Table 30.2 — Derived storage values and signed errors (Ch. 30 Example 30.4)"
+    return "Derived storage values and signed errors, laid out as Ch. 30's Table 30.2"
+
+
 def ruler_table(r: Ruler) -> dict[str, list]:
-    """The ruler's table, one row per value: x, x/s, stored q, x̂, error, whether the error is
-    within s/2; and, when any value is a tie or near-tie, how it was rounded."""
+    """The ruler's table, one row per value, labelled as Ch. 30's Table 30.2 ("Derived storage values
+    and signed errors", ``table_labels``): x, x/s, stored q, x̂, the signed error x̂ − x ("+0.2"),
+    whether it is within s/2; and, when any value is a tie or near-tie, how it was rounded."""
     quotients = r.x / r.scale
     within = "no: clipped" if r.clip else "yes, but q does not fit"
+    label = table_labels(r)
     table = {
-        "x": r.x.tolist(),
-        "x / s": [_quotient_text(v) for v in quotients],
-        "stored q": r.q.tolist(),
-        "x̂": _tidy(r.x_hat),
-        "error x̂ − x": _tidy(r.x_hat - r.x),
+        label["x"]: r.x.tolist(),
+        label["quotient"]: [_quotient_text(v) for v in quotients],
+        label["q"]: r.q.tolist(),
+        label["x_hat"]: _tidy(r.x_hat),
+        label["error"]: [signed(v) for v in _tidy(r.x_hat - r.x)],
         "within ±s/2": [within if c else "yes" for c in r.clipped],
     }
     rule = ROUNDING[r.rounding].split(":")[0].split(" (")[0]

@@ -38,6 +38,7 @@ from core.viz.ruler import describe_ruler, fig_ruler
 from core.viz.speculative import PROPOSED, describe_three_distributions, fig_three_distributions, speculative_rounds
 from core.viz.table import figure_table
 from core.viz.theme import CACHED, COLORSCALE, MUTED, NEW_WORK, TEMPLATE, safe
+from core.viz.worked import fig_worked_grid
 
 __all__ = [
     "describe_attention",
@@ -78,6 +79,7 @@ __all__ = [
     "fig_block_tables",
     "fig_policy_comparison",
     "fig_three_distributions",
+    "fig_worked_grid",
     "PROPOSED",
     "speculative_rounds",
     "CACHED",

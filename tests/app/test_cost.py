@@ -319,3 +319,44 @@ def test_memory_lengths_read_thousands_separators():
     assert _metric(at, "B: requests") == "1" and _metric(at, "Binary units (KiB = 1,024 B)") == "1.00 GiB"
     at.text_input(key="memory.lengths").set_value("8 192").run()  # two requests, and the page says so
     assert _metric(at, "B: requests") == "2" and any("for 8,192 write 8192" in i.value for i in at.info)
+
+
+def test_bill_chart_carries_the_chapters_footnote():
+    """Ch. 19's n² vs n chart: the muted footnote 'per layer, per head — the shapes are the story, not the units'."""
+    at = new_app("app_pages/cost.py")
+    texts = [a["text"] for a in charts(at)[0]["layout"]["annotations"]]
+    assert "per layer, per head — the shapes are the story, not the units" in texts
+
+
+def test_weights_table_has_the_chapters_tradeoff_column():
+    """Ch. 19's 7B storage table: 32 → Finest precision here … 4 → More rounding; quality needs checking."""
+    table = new_app("app_pages/weights.py").dataframe[0].value
+    assert list(table["bits per weight (nominal)"]) == [32, 16, 8, 4]
+    assert list(table["Tradeoff (Ch. 19)"]) == [
+        "Finest precision here",
+        "Common floating-point storage",
+        "Fewer representable levels",
+        "More rounding; quality needs checking",
+    ]
+
+
+def test_card_shows_the_nominal_3_5_gb_before_the_scales():
+    """“7B, Q4, 8K”: step 1 is the chapter's nominal 3.5 GB, step 2 the group scales (4.5 bits, 3.94 GB);
+    with the switch off step 2 adds none."""
+    at = new_app("app_pages/weights.py")
+    texts = [m.value for m in at.markdown]
+    first = next(i for i, t in enumerate(texts) if "Step 1, nominal" in t)
+    second = next(i for i, t in enumerate(texts) if "Step 2, scales" in t)
+    assert first < second
+    assert "7 billion parameters × 4 bits ÷ 8 = **3.5 GB**" in texts[first]
+    assert "4.5 bits per weight = **3.94 GB**, 0.44 GB more" in texts[second]
+    at.toggle(key="weights.grouped").set_value(False).run()
+    assert any("Step 2, scales:** none added" in m.value for m in at.markdown)
+
+
+def test_memory_page_cites_shazeer_beside_mqa():
+    """Ch. 30 §30.10's Shazeer 2019 is named under the MHA/GQA/MQA comparison."""
+    at = new_app("app_pages/memory.py")
+    assert any(
+        "Shazeer, *Fast Transformer Decoding: One Write-Head is All You Need*, 2019" in c.value for c in at.caption
+    )

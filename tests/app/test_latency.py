@@ -156,3 +156,13 @@ def test_tokens_sharing_a_time_get_a_sentence_shown_literally():
     assert len(notes) == 1 and r"\*\*spec\*\*" in notes[0]  # not bold: the asterisks escaped
     plain = "Tokens 1, 2 and 3 of '**spec**' share 150 ms: one pass emitted them, a gap of 0 ms."
     assert notes[0].replace("\\", "") == plain
+
+
+def test_latency_page_says_what_the_clock_does_not_measure():
+    """Ch. 30 §30.1: elapsed time is not evidence of thought; §30.3: no transport delay is assigned, a real
+    trace needs transport and buffering timestamps."""
+    at = new_app("app_pages/latency.py")
+    captions = " ".join(c.value for c in at.caption)
+    assert "without mistaking elapsed time for evidence of thought" in captions
+    assert "no transport delay is assigned after these emission events" in captions
+    assert "transport and buffering need their own timestamps" in captions

@@ -196,9 +196,10 @@ def test_handout_holds_the_learners_own_figure_and_answers():
 
     snap = {k: at.session_state[k] for k in handout.NEEDED} | {"tokenizer": assets.load_shipped_tokenizer()}
     html = handout.build(snap)
-    assert html.count('<section class="stop">') == 8
+    assert html.count('<section class="stop">') == 8 + 1  # the lesson's stops, then the request's two speeds
     assert "Layer 1, head 0, decode step 11: the attention as you left it" in html
-    assert html.count("Plotly.newPlot(") == 2  # the decode stop and the bill (stop 3), the stops seen
+    assert handout.SPEEDS_TITLE in html  # Ch. 19's two-phase figure of the decode stop's request
+    assert html.count("Plotly.newPlot(") == 3  # the decode stop, the bill (stop 3), the stops seen; two speeds
     assert re.search(r'id="figure-2".*?Plotly\.newPlot\(\s*"figure-2"', html, re.S)  # decode is stop 2
     assert "<code>110 ms</code>" in html and "<code>&lt;b&gt;55&lt;/b&gt;</code>" in html
     ttft = re.search(r"<tr><td>TTFT</td><td><code>110 ms</code></td><td class=\"(\w+)\">.*?</td><td>(.*?)</td>", html)

@@ -151,3 +151,14 @@ def test_block_labels_grow_for_a_projector(present, label_px):
     click(at, STEP)
     sizes = [t["textfont"]["size"] for c in charts(at)[:2] for t in c["data"] if t.get("mode") == "text"]
     assert sizes == [label_px, label_px]
+
+
+@pytest.mark.parametrize("present", [{}, {"present": "1"}])
+def test_paged_page_cites_kwon_section_4_1(present):
+    """Ch. 30 §30.10's Kwon et al. 2023 (PagedAttention), Section 4.1, on the paged page, projector included."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(present)
+    at.run()
+    at.switch_page(PAGE).run()
+    work = "Kwon et al., *Efficient Memory Management for Large Language Model Serving with PagedAttention*, 2023"
+    assert any(work in c.value and "Section 4.1 distinguishes logical KV content" in c.value for c in at.caption)

@@ -16,8 +16,24 @@ def _ruler(at):
     return None
 
 
+def _generic(table):
+    """The ruler table with Table 30.2's scale-specific labels ("x / 0.5", "Reconstructed 0.5q") read
+    under fixed names: x, x / s, stored q, x̂, error."""
+
+    def name(c: str) -> str:
+        if c == "Reconstructed − original":
+            return "error"
+        if c.startswith("Reconstructed "):
+            return "x̂"
+        if c.startswith("x / "):
+            return "x / s"
+        return {"Original x": "x", "Stored q": "stored q"}.get(c, c)
+
+    return table.rename(columns=name)
+
+
 def _table(at):
-    return at.dataframe[0].value
+    return _generic(at.dataframe[0].value)
 
 
 @pytest.mark.parametrize(
@@ -56,9 +72,9 @@ def test_without_clipping_the_outlier_is_not_called_clipped():
     at.toggle(key="quant.clip").set_value(False).run()
     names = [t.get("name") for t in _ruler(at)["data"]]
     assert "q outside -7 … 7: not storable" in names and not any(n and n.startswith("clipped") for n in names)
-    table = at.dataframe[0].value
+    table = _table(at)
     row = table[table["x"] == 8.0].iloc[0]
-    assert row["stored q"] == 16 and row["error x̂ − x"] == 0 and row["within ±s/2"] == "yes, but q does not fit"
+    assert row["stored q"] == 16 and row["error"] == "0" and row["within ±s/2"] == "yes, but q does not fit"
     assert any("outside -7 … 7: their error is still within s/2, but 4 bits cannot" in w.value for w in at.warning)
 
 
@@ -274,8 +290,8 @@ def test_a_sum_past_float64s_range_is_said_not_shown_as_inf():
     assert not at.exception  # (the GGUF block below refuses values past float32, rightly)
     shown = " ".join(m.value for m in at.markdown)
     assert "beyond float64's range" in shown and "inf" not in shown and "nan" not in shown
-    [table] = [d.value for d in at.dataframe if "x̂" in d.value.columns]  # each value is finite: 7 · s
-    assert table["x̂"].tolist() == [1.7e308, 1.7e308] and table["error x̂ − x"].tolist() == [0.0, 0.0]
+    [table] = [_generic(d.value) for d in at.dataframe if "Original x" in d.value.columns]  # finite: 7 · s
+    assert table["x̂"].tolist() == [1.7e308, 1.7e308] and table["error"].tolist() == ["0", "0"]
     at.text_area(key="quant.values").set_value("1e308, -1e308").run()  # finite: 0 before, so no % change
     assert any(m.value.startswith("before: **0.00**") and "%" not in m.value for m in at.markdown)
 
@@ -324,3 +340,33 @@ def test_a_near_tie_that_overflows_is_refused_not_shown_as_inf():
     said = " ".join(m.value for m in [*at.error, *at.warning, *at.markdown]).replace("\\", "")  # markdown escapes
     assert "too small for these logits: x / s overflows" in said and "[inf" not in said
     assert at.number_input(key="quant.tie_scale").proto.format == "%g"
+
+
+def test_table_30_2_labels_and_signs():
+    """The Table 30.2 preset shows the chapter's title, column labels and signed errors (+0.2, −0.2)."""
+    at = new_app("app_pages/quantize.py")
+    at.selectbox(key="quant.preset").set_value("Ch. 30 Table 30.2: scale 0.5").run()
+    assert any(c.value.startswith("Table 30.2 — Derived storage values and signed errors") for c in at.caption)
+    table = at.dataframe[0].value
+    labels = ["Original x", "x / 0.5", "Stored q", "Reconstructed 0.5q", "Reconstructed − original"]
+    assert list(table.columns)[:5] == labels
+    assert list(table["Reconstructed − original"]) == ["+0.2", "+0.2", "−0.2", "+0.2"]
+
+
+def test_quantize_page_cites_jacob_at_the_zero_point():
+    """Ch. 30 §30.10's Jacob et al. 2018, Section 2.1 (scale/zero-point mappings), on the ruler page."""
+    at = new_app("app_pages/quantize.py")
+    assert any("Jacob et al., *Quantization and Training of Neural Networks" in c.value for c in at.caption)
+    assert any("2018. Section 2.1 defines scale/zero-point mappings" in c.value for c in at.caption)
+
+
+def test_quantization_pages_state_the_chapters_caveats():
+    """Ch. 30 §30.6 on both quantization pages: activation quantization beside weight-only and KV, fewer bits
+    not automatically faster (with a link to the page that times it), calibration apart from evaluation."""
+    for page in ("app_pages/quant_model.py", "app_pages/quantize.py"):
+        at = new_app(page)
+        text = " ".join(m.value for m in at.markdown)
+        assert "Weight-only quantization, activation quantization and KV quantization affect different arrays" in text
+        assert "fewer stored bits do not automatically mean every operation runs faster" in text
+        assert "Calibration data used to choose scales must be separated from final evaluation" in text
+        assert [p.proto.page for p in at.get("page_link")] == ["speed"]

@@ -44,3 +44,20 @@ def test_predict_first_hides_the_shares_until_revealed():
     next(b for b in at.button if b.label == "Reveal the shares").click().run()
     assert "**0.6103**" in " ".join(m.value for m in at.markdown) and len(at.get("plotly_chart")) == 1
     assert at.toggle(key="worked.ask_first").value is False
+
+
+def test_worked_grid_draws_the_chapters_marks():
+    """Ch. 19's grid: the six masked cells are dark panels with muted em-dashes, the three cached rows
+    carry the bracket 'computed in earlier steps — read from cache, never redone', the last row 'the
+    only new work this step'."""
+    from tests.helpers.app_util import charts
+
+    [spec] = charts(new_app("app_pages/worked.py"))
+    dark = [s for s in spec["layout"]["shapes"] if s.get("fillcolor") == "#2b2b2b"]
+    assert len(dark) == 6  # 4·3/2 cells above the diagonal
+    [dashes] = [t for t in spec["data"] if t.get("mode") == "text" and set(t["text"]) == {"—"}]
+    assert len(dashes["text"]) == 6
+    notes = [a["text"].replace("<br>", " ") for a in spec["layout"]["annotations"]]
+    assert "computed in earlier steps — read from cache, never redone" in notes
+    assert "<b>the only new work this step</b>" in notes
+    assert any(s["type"] == "path" for s in spec["layout"]["shapes"])  # the bracket itself

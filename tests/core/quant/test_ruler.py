@@ -42,15 +42,15 @@ def test_near_tie_is_not_shown_as_a_tie():
     assert quotient != 4.5 and math.floor(quotient + 0.5) == 5
     r = ruler([0.675], 4, 0.15, rounding="half_even")
     table = ruler_table(r)
-    assert table["x / s"] == [repr(quotient)] == ["4.500000000000001"]
-    assert table["stored q"] == [5] and table["tie?"] == ["not an exact tie"]
+    assert table["x / 0.15"] == [repr(quotient)] == ["4.500000000000001"]
+    assert table["Stored q"] == [5] and table["tie?"] == ["not an exact tie"]
     assert any("not an exact tie" in n and "4.500000000000001" in n for n in r.notes)
 
 
 def test_exact_ties_name_the_rule():
     """0.75 / 0.5 = 1.5 exactly: an exact tie, half to even stores 2 (−0.75 → −2); 5 / 0.5 is no tie."""
     table = ruler_table(ruler([0.75, -0.75, 5], 4, 0.5))
-    assert table["stored q"][:2] == [2, -2]
+    assert table["Stored q"][:2] == [2, -2]
     assert table["tie?"] == ["exact tie: half to even", "exact tie: half to even", ""]
     assert tie_kind(1.5) == "exact" and tie_kind(4.500000000000001) == "near" and tie_kind(4.4) is None
 
@@ -58,7 +58,7 @@ def test_exact_ties_name_the_rule():
 def test_no_tie_column_without_ties():
     """Ch. 19's four weights have no ties: no tie column; x/s shows 3.4, not 3.4000000000000004."""
     table = ruler_table(ruler([0.34, -0.12, 0.7, 0.23], 4, 0.1))
-    assert "tie?" not in table and table["x / s"][0] == "3.4"
+    assert "tie?" not in table and table["x / 0.1"][0] == "3.4"
 
 
 def test_storage_sentence_singular_and_plural():
