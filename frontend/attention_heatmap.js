@@ -63,7 +63,13 @@ function layoutFor(st, d) {
                  arrowcolor: "#000000", text: esc(d.focus_text), font: { size: st.font, color: "#000000" },
                  bgcolor: "rgba(255,255,255,0.92)", bordercolor: "#000000" });
   }
-  if (top > -0.5) {
+  // A phone (a class's student at 390 px): the title on two lines with the note under it, or the SVG clips them.
+  const narrow = st.width < 480;
+  let title = narrow ? esc(d.title).replace(": ", ":<br>") : esc(d.title);
+  if (top > -0.5 && narrow) {
+    title += "<br><span style=\"font-size:" + (st.font - 1) + "px;color:" + st.colors.cached + "\">▲ " +
+             Math.round(top + 0.5) + " rows above: drag down</span>";
+  } else if (top > -0.5) {
     notes.push({ x: 0, y: 1, xref: "paper", yref: "paper", xanchor: "left", yanchor: "bottom", showarrow: false,
                  text: "▲ " + Math.round(top + 0.5) + " earlier rows above: drag the plot down to see them",
                  font: { size: st.font - 1, color: st.colors.cached } });
@@ -71,9 +77,9 @@ function layoutFor(st, d) {
   return {
     // The top margin grows with the font: in presenter fonts the title's descenders touched the
     // "earlier rows above" note sitting on the plot's top edge.
-    height: st.height, margin: { l: 10, r: 10, t: 2 * st.font + 8, b: 10 }, paper_bgcolor: "white", plot_bgcolor: "#ececec",
+    height: st.height, margin: { l: 10, r: 10, t: (narrow ? 6.5 : 2) * st.font + 8, b: 10 }, paper_bgcolor: "white", plot_bgcolor: "#ececec",
     font: { family: "Source Sans Pro, Arial, sans-serif", size: st.font, color: "#1f1f1f" },
-    title: { text: esc(d.title), x: 0, xanchor: "left", font: { size: st.font + 2 } },
+    title: { text: title, x: 0, xanchor: "left", font: { size: st.font + 2 } },
     dragmode: "pan", showlegend: false, shapes: shapes, annotations: notes,
     xaxis: { title: { text: "key: the position being scored" }, range: [-0.5, T - 0.5], fixedrange: true,
              tickmode: "array", tickvals: xticks, ticktext: xticks.map((i) => esc(st.labels[i])),

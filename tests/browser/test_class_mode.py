@@ -80,3 +80,23 @@ def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
         for student in (ana, bo):
             expect(student.get_by_text("The class has ended")).to_be_visible(timeout=30000)
             expect(student.get_by_role("button", name="Prefill")).to_have_count(1)  # on their own again
+
+
+def test_a_phone_shows_the_heatmaps_title_and_note_whole():
+    """A student answering on a phone (390 × 844): the stage's heatmap keeps its title and its "rows
+    above" note inside the plot's width (at laptop width they ran off the right edge, clipped)."""
+    with running_app() as url, browser_page(390, 844) as phone:
+        phone.goto(url)
+        wait_idle(phone)
+        phone.get_by_role("button", name="Prefill").click()
+        phone.locator(".attn-root .gtitle").first.wait_for(timeout=30000)
+        inside = phone.evaluate(
+            """() => {
+              const root = document.querySelector('.attn-root').getBoundingClientRect();
+              return [...document.querySelectorAll('.attn-root .gtitle, .attn-root .annotation-text')]
+                .map((t) => [t.textContent, t.getBoundingClientRect().right <= root.right + 1]);
+            }"""
+        )
+        screenshot(phone, "class-phone-heatmap")
+        assert inside and all(ok for _, ok in inside), inside
+        assert any("rows above" in text for text, _ in inside)  # the note is still said
