@@ -95,3 +95,18 @@ def test_a_wrong_or_hostile_code_is_refused_with_a_message(store_url, typed, sai
     click(at, "Join")
     assert at.session_state[state.CLASS_ROLE] is None
     assert any(said in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_paused_class_stays_paused_through_the_teachers_reload_and_students_are_frozen(store_url):
+    teacher, code = _teacher()
+    ana = _student(code)
+    click(teacher, "Pause class")
+    assert open_store(store_url).plan(code)[1]["mode"] == "paused"
+    ana.run()
+    assert any("Paused by your teacher" in h.proto.body for h in ana.get("html")), "no pause overlay"
+    again = _app(**{"class": code, "key": teacher.session_state[state.CLASS_KEY]})  # the teacher's tab reloaded
+    assert again.session_state[state.CLASS_ROLE] == "teacher" and again.session_state[state.CLASS_MODE] == "paused"
+    assert open_store(store_url).plan(code)[1]["mode"] == "paused"
+    click(again, "Resume")
+    ana.run()
+    assert not any("Paused by your teacher" in h.proto.body for h in ana.get("html"))

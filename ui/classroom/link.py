@@ -67,6 +67,11 @@ def from_url() -> None:
     try:
         if "key" in params and store().is_teacher(found, params["key"]):
             ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "teacher", state.CLASS_KEY: params["key"]})
+            _, plan = store().plan(found) or (0, {})  # a reload keeps the class paused, released or recalled
+            ss[state.CLASS_MODE] = (
+                plan.get("mode", "follow") if plan.get("mode") in ("follow", "paused", "released") else "follow"
+            )
+            ss[state.CLASS_RECALL] = int(plan.get("recall", 0))
             return
         if "seat" in params and (seat := store().seat(found, params["seat"])) is not None:
             ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "student", state.CLASS_TOKEN: params["seat"]})
