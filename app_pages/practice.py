@@ -10,6 +10,7 @@ from core import state
 from core.practice import catalogue, exercises
 from core.practice.tally import Tally
 from ui import handout, practice
+from ui.classroom import pose
 
 st.title("Practice")
 notation = st.empty()  # how to type answers: its examples depend on the exercise (below)
@@ -88,4 +89,5 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
         if tally.mistakes:
             met = " · ".join(f"{name} × {n}" for name, n in tally.mistakes.most_common())
             st.caption(f"Known mistakes met: {met}")
+pose.panel(ex)  # a class's teacher: this exercise as a choice on the students' screens (ui/classroom/pose.py)
 handout.download_button("practice.handout")  # the lesson's handout, or this session's pages

@@ -110,3 +110,30 @@ def test_a_paused_class_stays_paused_through_the_teachers_reload_and_students_ar
     click(again, "Resume")
     ana.run()
     assert not any("Paused by your teacher" in h.proto.body for h in ana.get("html"))
+
+
+def test_a_practice_question_posed_to_the_class_counts_answers_and_names_the_mistake(store_url):
+    """Exercise 3 (the chapter's numbers: 768 MiB of KV cache) posed as a choice among the right answer
+    and the exercise's own named mistakes; a student who picks 1.5 GiB is told which mistake it is."""
+    teacher, code = _teacher()
+    ana = _student(code)
+    teacher.switch_page("app_pages/practice.py").run()
+    teacher.selectbox(key="practice.pick").set_value("ch30-3").run()
+    click(teacher, "Pose")
+    q = open_store(store_url).plan(code)[1]["question"]
+    assert q["id"] == "practice:ch30-3:0:bytes" and "answer" not in q and "768 MiB" in q["options"]
+    ana.run()
+    assert (ana.session_state[state.PRACTICE_EX], ana.session_state[state.PRACTICE_SEED]) == ("ch30-3", 0)
+    assert any(m.value.startswith("Example 30.3's larger cache") for m in ana.markdown)  # the exercise on their page
+    wrong = q["options"].index("1.5 GiB")
+    [button] = [b for b in ana.button if b.key == f"class.pick.{q['id']}.1.{wrong}"]
+    button.click().run()
+    assert open_store(store_url).tally(code, q["id"], 1, len(q["options"])) == [
+        int(i == wrong) for i in range(len(q["options"]))
+    ]
+    click(teacher, "Reveal to the class")
+    shown = open_store(store_url).plan(code)[1]["question"]
+    assert shown["options"][shown["answer"]] == "768 MiB" and shown["misses"][wrong]
+    ana.run()
+    said = " ".join(h.proto.body for h in ana.get("html"))
+    assert "Not this time." in said and shown["misses"][wrong] in said and "The answer is 768 MiB." in said

@@ -11,6 +11,7 @@ from core import state
 from core.classroom.plan import follow_actions
 from core.classroom.store import ClassNotFound
 from core.lesson.stops import shipped_lessons
+from core.practice import catalogue
 from serve import step_queue
 from ui import lesson, models
 from ui.classroom import link
@@ -63,6 +64,9 @@ def drifted(plan: dict) -> bool:
     ss = st.session_state
     page = plan.get("page")
     away = page in {path for path, _, _ in PAGES} and ss.get(PAGE_NOW) not in (None, page)
+    practice = plan.get("practice")
+    if practice and practice[0] in catalogue.catalogue():
+        away = away or [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]] != [practice[0], int(practice[1])]
     if plan.get("lesson") in shipped_lessons():
         return (plan["lesson"], int(plan.get("stop") or 0)) != _lesson_now() or away
     return away
@@ -133,5 +137,16 @@ def follow(nav) -> None:
         lesson.go(int(plan.get("stop") or 0))
     if plan.get("request") is not None and (todo.restart or todo.steps):
         _apply_request(plan["request"], todo.restart, todo.steps)
+    _follow_practice(plan.get("practice"))
     if todo.page:
         st.switch_page(todo.page)
+
+
+def _follow_practice(practice) -> None:
+    """The teacher's exercise and numbers (the Practice page reads them from the address first)."""
+    if not practice or practice[0] not in catalogue.catalogue():
+        return
+    ex_id, seed = practice[0], int(practice[1])
+    st.session_state.update({state.PRACTICE_EX: ex_id, state.PRACTICE_SEED: seed})
+    if st.query_params.get("ex") != ex_id or st.query_params.get("numbers") != str(seed):
+        st.query_params.update({"ex": ex_id, "numbers": str(seed)})

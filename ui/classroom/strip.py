@@ -105,7 +105,9 @@ def _student_question(q: dict) -> None:
         )
     if q["revealed"]:
         verdict = "No answer given." if mine is None else ("Right!" if mine == q["answer"] else "Not this time.")
-        box.html(f'<p class="chart-desc"><strong>{verdict}</strong> {html.escape(q["explain"])}</p>')
+        miss = q.get("misses", [])[mine] if mine is not None and mine < len(q.get("misses", [])) else ""
+        miss = f" Your pick is the mistake “{miss}”." if miss else ""  # a Practice question's named mistake
+        box.html(f'<p class="chart-desc"><strong>{verdict}</strong>{html.escape(miss)} {html.escape(q["explain"])}</p>')
     elif mine is not None:
         box.caption(f"Your answer: {mine + 1}. Wait for your teacher's reveal.")
     else:

@@ -12,7 +12,7 @@ from core.classroom.plan import question_entry, question_id
 from core.classroom.store import ClassNotFound, NotTeacher
 from core.typed_numbers import quote
 from ui import models
-from ui.classroom import link
+from ui.classroom import link, pose
 from ui.decode import actions
 from ui.frame import PAGES
 from ui.present import presenter_mode
@@ -61,7 +61,9 @@ def plan_now() -> dict:
         "stop": ss[state.LESSON_STOP] if ss[state.LESSON_NAME] else None,
         "request": None if sess is None else request_entry(sess),
         "step": 0 if sess is None else sess.n_steps,
-        "question": open_question(sess),
+        # the exercise and its numbers on the teacher's Practice page (students' pages show the same)
+        "practice": [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]] if ss.get(PAGE) == pose.PRACTICE else None,
+        "question": pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
     }
 
 
@@ -73,6 +75,7 @@ def publish(nav=None) -> None:
         return
     if nav is not None:
         ss[PAGE] = next((path for path, title, _ in PAGES if title == nav.title), None)
+        pose.leave_page(ss[PAGE])
     plan = plan_now()
     if plan == ss[state.CLASS_PUBLISHED]:
         return
