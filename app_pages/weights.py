@@ -7,6 +7,7 @@ import streamlit as st
 import ui
 from core import viz
 from core.cost import weight_bytes as weights
+from core.cost.kv_shape import MODERN_PRESETS
 from core.cost.shapes import PRESETS, parse_model_card
 from core.quant.model_weights import weight_storage_bytes
 from core.state import CARD_ARCH_AUTO
@@ -93,13 +94,14 @@ try:
 except ValueError as err:  # quotes the typed card: literally, never as markdown
     ui.refuse(err)
     st.stop()
+archs = {**dict(list(PRESETS.items())[3:]), **{k: v for k, v in MODERN_PRESETS.items() if v not in PRESETS.values()}}
 arch = b.selectbox(
     "Architecture for the KV cache (a card does not say)",
-    [CARD_ARCH_AUTO, *list(PRESETS)[3:]],
+    [CARD_ARCH_AUTO, *archs],
     key="weights.arch",
     persist_state="session",
 )
-shape = card.kv_shape if arch == CARD_ARCH_AUTO else PRESETS[arch]
+shape = card.kv_shape if arch == CARD_ARCH_AUTO else archs[arch]
 fmt = card.weight_format
 st.markdown(f"Weight format: {fmt.note}.")
 if where := weights.bits_sentence(fmt):
@@ -112,8 +114,9 @@ typical = " (typical for this mix)" if fmt.typical else ""
 st.markdown(
     f"**{card.n_params / 1e9:g} billion parameters · {float(bill.bits_per_weight):g} bits per weight{typical} · "
     f"context window {card.context_tokens:,} tokens** (K = 1,024 tokens) with the KV shape of {shape.name} "
-    f"({shape.n_layer} layers, {shape.n_kv_head} KV heads, head width {shape.head_dim})."
+    f"({shape.terms})."
 )
+st.markdown(f"KV cache at the full context, layer by layer as on the Memory page: {bill.kv_formula}")
 ui.chart(viz.fig_memory_budget(bill.parts_gb, budget_gb), key="budget")
 fits, verdict = weights.verdict(bill.plan["total"], bill.budget_bytes)
 (st.success if fits else st.error)(verdict)

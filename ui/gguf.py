@@ -19,7 +19,7 @@ from core import state, viz
 from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload
 from core.checkpoints.sources import parse_app_args, script_args
 from core.cost import counts as cost
-from core.cost.gguf_plan import budget_bytes, gguf_memory_plan, plan_parts_gib, plan_size
+from core.cost.gguf_plan import budget_bytes, gguf_memory_plan, plan_parts_gib, plan_size, slides
 from core.cost.weight_bytes import verdict
 from core.gguf.writer import EXPORT_FORMATS, export_file
 from core.quant import ruler_block as ruler_blocks
@@ -210,7 +210,7 @@ def gguf_plan_section() -> None:
     budget = c[2].number_input(
         "Memory budget (GiB)", 0.001, 100_000.0, step=1.0, format="%.3f", key="memory.gguf_budget_gib", **kw
     )  # three decimals: its smallest value, 0.001 GiB (1.02 MiB), showed as 0.00 beside a 1.02 MiB budget
-    swa_full = bool(s.sliding_window) and st.toggle(
+    swa_full = slides(s) and st.toggle(
         "--swa-full: cache local layers at full size", key=state.MEMORY_GGUF_SWA_FULL, **kw,
         help="llama.cpp keeps only the window (plus a micro-batch) for sliding-window layers unless --swa-full.",
     )  # fmt: skip

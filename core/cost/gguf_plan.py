@@ -1,24 +1,65 @@
 """A memory plan for a real .gguf file (``core.gguf.reader``'s summary of its header and tensor table):
 the weights plus the KV cache for a chosen context and llama.cpp cache type, against a memory budget.
 
-Sliding windows as llama.cpp allocates them (``src/llama-kv-cache-iswa.cpp``): a header with
-``<arch>.attention.sliding_window`` W gets two caches, the global layers at n_ctx cells, the local (SWA)
-layers at min(n_ctx, W + n_ubatch) cells per sequence, padded up to a multiple of 256, unless ``--swa-full``
-(every layer n_ctx). Which layers are local is llama.cpp's per-architecture pattern
-(``llama_hparams::set_swa_pattern`` in ``src/llama-model.cpp``): layer i is local when i mod P < P − 1.
+Sliding windows as llama.cpp allocates them (``src/llama-kv-cache-iswa.cpp``): an architecture its loader
+gives sliding-window (SWA) layers gets two caches, the global layers at n_ctx cells, the local layers at
+min(n_ctx, W + n_ubatch) cells per sequence, padded up to a multiple of 256, unless ``--swa-full`` (every
+layer n_ctx). Which layers are local, and where W comes from, is the loader's per-architecture choice
+(``llama_model::load_hparams`` in ``src/llama-model.cpp``, ``llama_hparams::set_swa_pattern`` in
+``src/llama-hparams.cpp``): ``SWA_RULES`` below, one entry per architecture.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from core.cost.counts import kv_cache_bytes_typed
 from core.gguf.reader import MAX_LAYERS, GGUFSummary
 from core.text import format_bytes, quoted
 
-# llama.cpp's SWA pattern P per architecture (``set_swa_pattern(P)`` in src/llama-model.cpp); an
-# architecture with a window but not listed here is counted full-size and said so.
-SWA_PATTERNS = {"gemma2": 2, "gemma3": 6, "cohere2": 4, "gpt-oss": 2}
+
+@dataclass(frozen=True)
+class SwaRule:
+    """How llama.cpp's loader gives one architecture its sliding-window layers.
+
+    ``period`` P (``set_swa_pattern(P)``): layer i is local when i mod P < P − 1 (the global layer last in
+    each group of P), or with ``dense_first`` when i mod P ≠ 0 (global first). ``window``: the W llama.cpp
+    sets itself: used when the header gives none, or always when ``fixed``. ``needs_header``: the layers
+    slide only when the header gives a window > 0; ``off_at_zero``: a header window of 0 switches them off.
+    ``only_n_layer``: they slide only at this layer count. ``kv_layers``: only the layers below this one keep
+    a cache, the later ones reuse an earlier layer's (``n_layer_kv_from_start``). ``chunked``: attention
+    within chunks of W (``LLAMA_SWA_TYPE_CHUNKED``), cached like a window of W."""
+
+    period: int
+    dense_first: bool = False
+    window: int | None = None
+    fixed: bool = False
+    needs_header: bool = False
+    off_at_zero: bool = False
+    only_n_layer: int | None = None
+    kv_layers: int | None = None
+    chunked: bool = False
+
+    def local(self, i: int) -> bool:
+        """Whether layer i slides."""
+        return i % self.period != 0 if self.dense_first else i % self.period < self.period - 1
+
+
+# llama.cpp's sliding-window architectures, by the header's general.architecture (read from its loader).
+SWA_RULES = {
+    "gemma2": SwaRule(2, window=4096),  # every 2nd layer global; W 4,096 unless the header says
+    "gemma3": SwaRule(6),  # 5 local, then 1 global
+    "gemma3n": SwaRule(5, kv_layers=20),  # 4 local, 1 global; layers from 20 on reuse earlier caches
+    "cohere2": SwaRule(4),  # 3 local, 1 global
+    "gpt-oss": SwaRule(2),  # alternating, local first
+    "olmo2": SwaRule(4, needs_header=True),  # OLMo 3: 3 local, 1 global, when the header gives a window
+    "exaone4": SwaRule(4, window=4096, only_n_layer=64),  # the 32B only: 3 local, 1 global
+    "smallthinker": SwaRule(4, dense_first=True, window=4096, fixed=True, needs_header=True),  # 1 global, 3 local
+    "llama4": SwaRule(4, window=8192, fixed=True, off_at_zero=True, chunked=True),  # 3 chunked, 1 full
+}
+# Architectures whose header may carry a window that llama.cpp's loader switches off: every layer at n_ctx.
+SWA_IGNORED = {"phi3": "llama.cpp switches Phi-3's sliding window off (its loader warns and caches every layer)"}
 N_UBATCH = 512  # llama.cpp's default --ubatch-size
 SWA_PAD = 256  # "the SWA cache is always padded to 256"
 
@@ -28,6 +69,66 @@ KV_TERM_WORDS = {  # the KV-cache terms a plan needs, as a message names them
     "head_dim_k": "the key head size (head_dim_k)",
     "head_dim_v": "the value head size (head_dim_v)",
 }
+
+
+def llama_swa(architecture: str | None, n_layer: int, header_window: int | None) -> tuple[int | None, SwaRule | None]:
+    """The window W and rule llama.cpp's loader gives a file of ``architecture`` with ``n_layer`` layers
+    whose header gives ``header_window`` (None if absent): (None, None) when no layer slides."""
+    rule = SWA_RULES.get(architecture or "")
+    if rule is None or (rule.only_n_layer is not None and n_layer != rule.only_n_layer):
+        return None, None
+    if header_window == 0 and rule.off_at_zero:
+        return None, None
+    if rule.needs_header and not header_window:
+        return None, None
+    window = rule.window if rule.fixed or not header_window else header_window
+    return (window, rule) if window else (None, None)
+
+
+def slides(summary: GGUFSummary) -> bool:
+    """Whether llama.cpp gives this file sliding-window layers (so ``--swa-full`` changes its cache)."""
+    return (
+        summary.n_layer is not None
+        and llama_swa(summary.architecture, summary.n_layer, summary.sliding_window)[0] is not None
+    )
+
+
+def _swa_notes(summary: GGUFSummary, window, rule, n_ctx: int, swa_cells, n_kv_layers: int) -> list[str]:
+    arch, header = summary.architecture, summary.sliding_window
+    notes = []
+    if n_kv_layers < summary.n_layer:
+        notes.append(
+            f"Only the first {n_kv_layers:,} of {summary.n_layer:,} layers keep a cache: the later ones reuse an "
+            "earlier layer's keys and values (llama.cpp's n_layer_kv_from_start)."
+        )
+    if window is not None:
+        n_local = sum(rule.local(i) for i in range(n_kv_layers))
+        kind = "Chunked attention, chunks" if rule.chunked else "Sliding window"
+        said = "none" if header is None else f"{header:,}"
+        given = "" if header == window else f" (llama.cpp's own for {quoted(arch, 40)}; the header gives {said})"
+        if swa_cells is None:
+            notes.append(
+                f"{kind} of {window:,}{given}: --swa-full caches all {n_kv_layers:,} layers at n_ctx {n_ctx:,}."
+            )
+        else:
+            notes.append(
+                f"{kind} of {window:,}{given}: {n_local:,} of {n_kv_layers:,} layers are local, each cached at "
+                f"{swa_cells:,} cells (min(n_ctx, W + n_ubatch {N_UBATCH}) padded to {SWA_PAD}), as llama.cpp "
+                "allocates them; --swa-full would cache every layer at n_ctx."
+            )
+    elif header and (arch or "") in SWA_IGNORED:
+        notes.append(f"The header gives a sliding window of {header:,}, but {SWA_IGNORED[arch]}: every layer at n_ctx.")
+    elif header and (arch or "") in SWA_RULES:
+        notes.append(
+            f"The header gives a sliding window of {header:,}, but llama.cpp slides {quoted(arch, 40)} only at "
+            f"{SWA_RULES[arch].only_n_layer:,} layers: all {summary.n_layer:,} are cached at n_ctx, as it allocates."
+        )
+    elif header:
+        notes.append(
+            f"The header gives a sliding window of {header:,}, but which layers of {quoted(arch, 40)} "
+            "slide is not known here: every layer is counted at n_ctx, an upper bound."
+        )
+    return notes
 
 
 def gguf_memory_plan(
@@ -45,8 +146,8 @@ def gguf_memory_plan(
     Returns ``"memory/weights"``, ``"memory/kv_cache"``, ``"kv_cache/keys_bytes"``,
     ``"kv_cache/values_bytes"``, ``"total"``, ``"fits"`` (None without a budget) and ``"notes"``.
     Local (SWA) layers hold ``swa_cells`` positions (module docstring), all layers n_ctx with ``swa_full``;
-    ``"kv_cache/swa_cells"`` says how many (None without a window). Compute buffers and the runtime are not
-    counted. Raises ``ValueError`` if the file lacks the
+    ``"kv_cache/swa_cells"`` says how many (None without a window); layers past a rule's ``kv_layers`` hold
+    none. Compute buffers and the runtime are not counted. Raises ``ValueError`` if the file lacks the
     KV terms (layers, KV heads, head size) or a term is bad."""
     missing = [words for k, words in KV_TERM_WORDS.items() if getattr(summary, k) is None]
     if missing:
@@ -58,23 +159,17 @@ def gguf_memory_plan(
     kv = summary.n_kv_head if isinstance(summary.n_kv_head, tuple) else (summary.n_kv_head,) * summary.n_layer
     if len(kv) != summary.n_layer:
         raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV-cache plan")
-    notes = []
-    cells = [n_ctx] * summary.n_layer
+    window, rule = llama_swa(summary.architecture, summary.n_layer, summary.sliding_window)
+    reuse = SWA_RULES.get(summary.architecture or "", SwaRule(1)).kv_layers  # Gemma 3n: with or without a window
+    n_kv_layers = summary.n_layer if reuse is None else min(reuse, summary.n_layer)
     swa_cells = None
-    window, pattern = summary.sliding_window, SWA_PATTERNS.get(summary.architecture or "")
-    if window and pattern and not swa_full:
+    if window is not None and not swa_full:
         swa_cells = -(-min(n_ctx, window + N_UBATCH) // SWA_PAD) * SWA_PAD  # per sequence (one stream each)
-        cells = [swa_cells if i % pattern < pattern - 1 else n_ctx for i in range(summary.n_layer)]
-        notes.append(
-            f"Sliding window {window:,}: {sum(c != n_ctx for c in cells):,} of {summary.n_layer:,} layers are local, "
-            f"each cached at {swa_cells:,} cells (min(n_ctx, W + n_ubatch {N_UBATCH}) padded to {SWA_PAD}), as "
-            "llama.cpp allocates them; --swa-full would cache every layer at n_ctx."
-        )
-    elif window and not swa_full:
-        notes.append(
-            f"The header gives a sliding window of {window:,}, but which layers of {quoted(summary.architecture, 40)} "
-            "slide is not known here: every layer is counted at n_ctx, an upper bound."
-        )
+    cells = [
+        0 if i >= n_kv_layers else swa_cells if swa_cells is not None and rule.local(i) else n_ctx
+        for i in range(summary.n_layer)
+    ]
+    notes = _swa_notes(summary, window, rule, n_ctx, swa_cells, n_kv_layers)
     keys = values = 0
     for (n_kv, n_cells), layers in Counter(zip(kv, cells, strict=True)).items():  # one term per kind of layer
         keys += (

@@ -51,6 +51,19 @@ class KVShape:
             return ""
         return f"window W = {self.window:,} positions: {describe_rule(self.rule)}"
 
+    @property
+    def terms(self) -> str:
+        """The KV terms in words: "42 layers, 8 KV heads, head width 256; window W = 4,096 positions: …"
+        (MLA: its latent and RoPE key instead of heads)."""
+        if self.latent is not None:
+            kv = f"MLA: latent {self.latent[0]:,} + RoPE key {self.latent[1]:,} values per layer"
+        elif self.layer_heads is not None:
+            low, high = min(self.layer_heads), max(self.layer_heads)
+            kv = f"{low:,} to {high:,} KV heads per layer, head width {self.head_dim:,}"
+        else:
+            kv = f"{self.n_kv_head:,} KV heads, head width {self.head_dim:,}"
+        return f"{self.n_layer:,} layers, {kv}" + (f"; {self.sliding}" if self.sliding else "")
+
     def layers(self, n_layer: int, n_kv_head: int, head_dim: int, window: int | None) -> tuple[LayerCache, ...]:
         """Every layer's cache with typed L, H_kv, d and W (``build_layers``): this shape's structure
         (windows rule, latent, per-layer heads when L is the config's) with the typed numbers."""
@@ -111,8 +124,8 @@ PRESETS: dict[str, KVShape] = {
 
 
 # Current models beside the chapters' (each term from the config.json of the repository named; b is the
-# config's torch_dtype unless said). Shown on the memory page only: the weights page's card plan keeps
-# the uniform formula.
+# config's torch_dtype unless said). Offered on the memory page and as the weights page's card
+# architecture; both count their KV bytes layer by layer (``KVShape.layers``, ``core.cost.kv_layers``).
 MODERN_PRESETS: dict[str, KVShape] = {
     # meta-llama/Meta-Llama-3-8B: 32 layers, 32 heads, 8 KV heads, hidden 4096 (d = 128), bfloat16.
     "Llama-3-8B (GQA, 8 KV heads)": PRESETS["Llama-3-8B (GQA)"],

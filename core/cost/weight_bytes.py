@@ -8,7 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from core.cost.counts import memory_plan, weight_bytes
+from core.cost.counts import weight_bytes
+from core.cost.kv_formula import formula_line
+from core.cost.kv_layers import layers_kv_bytes
 from core.gguf.layout import BLOCK_SCALES, CODES, K_QUANTS, LAYOUTS, SUB_SCALES
 from core.quant.quantize import effective_bits_per_weight
 from core.text import exact_decimal
@@ -61,13 +63,15 @@ def weight_rows(n_params: int, group_size: int | None, scale_bits: int, bits=(32
 
 @dataclass(frozen=True)
 class Budget:
-    """A model card's memory bill (``memory_plan``) against a budget, all in bytes;
+    """A model card's memory bill (``card_budget``: weights, the KV cache layer by layer, overhead) against a
+    budget, all in bytes;
     ``scales_added``: whether one fp16 scale per 32 weights was added to the card's bits."""
 
     bits_per_weight: Fraction
     plan: dict
     budget_bytes: int
     scales_added: bool = False
+    kv_formula: str = ""  # the KV term's formula line (core.cost.kv_formula), as the memory page writes it
 
     @property
     def fits(self) -> bool:
@@ -114,18 +118,22 @@ def card_budget(
     that count their scales are left alone). ``kv_bytes_per_value`` may be a ``Fraction`` (q8_0:
     34/32). ``overhead_gb`` and ``budget_gb`` in GB (10⁹ bytes)."""
     bits, added = card_bits(card.weight_format, grouped)
-    plan = memory_plan(
-        card.n_params,
-        bits,
-        shape.n_layer,
-        shape.n_kv_head,
-        shape.head_dim,
-        card.context_tokens,
-        kv_bytes_per_value,
-        batch_size,
-        round(overhead_gb * 10**9),
-    )
-    return Budget(bits, plan, round(budget_gb * 10**9), added)
+    # The KV term layer by layer, as the memory page counts it (core.cost.kv_layers): a local layer of a
+    # sliding-window model (Mistral, Gemma 2/3) keeps min(T, W) positions, MLA one latent per layer.
+    layers = shape.layers(shape.n_layer, shape.n_kv_head, shape.head_dim, shape.window)
+    lengths = [card.context_tokens] * batch_size
+    kv = layers_kv_bytes(layers, lengths, kv_bytes_per_value)["total"]
+    w = weight_bytes(card.n_params, bits)
+    if isinstance(overhead_gb, bool) or not overhead_gb >= 0:
+        raise ValueError(f"the overhead must be ≥ 0 GB, got {overhead_gb!r}")
+    plan = {
+        "memory/weights": -(-w.numerator // w.denominator),
+        "memory/kv_cache": kv,
+        "memory/overhead": round(overhead_gb * 10**9),
+    }
+    plan["total"] = sum(plan.values())
+    formula = formula_line(layers, lengths, shape.head_dim, kv_bytes_per_value, kv)
+    return Budget(bits, plan, round(budget_gb * 10**9), added, formula)
 
 
 def card_weight_steps(card, grouped: bool) -> tuple[str, str]:

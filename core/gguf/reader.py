@@ -57,7 +57,7 @@ class GGUFSummary:
     n_params: int
     weight_bytes: int
     bits_per_weight: float
-    sliding_window: int | None = None  # <arch>.attention.sliding_window: positions a local layer attends to
+    sliding_window: int | None = None  # <arch>.attention.sliding_window: positions a local layer attends to (0: off)
 
     def tensor_rows(self) -> list[dict]:
         """The tensor table, in file order: name, ggml type, shape (numpy order: rows, row length),
@@ -198,7 +198,7 @@ def read_gguf(path: str | Path, source: str | None = None) -> GGUFSummary:
         n_params=n_params,
         weight_bytes=weight_bytes,
         bits_per_weight=8 * weight_bytes / n_params if n_params else 0.0,
-        sliding_window=_scalar_ints(reader, f"{a}.attention.sliding_window"),
+        sliding_window=_scalar_ints(reader, f"{a}.attention.sliding_window", lowest=0),  # 0: switched off (Llama 4)
     )
     del reader  # release the memory map
     return summary

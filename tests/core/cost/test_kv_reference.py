@@ -8,7 +8,8 @@ import torch
 
 from core.cost.kv_layers import layers_kv_bytes
 from core.cost.kv_shape import MODERN_PRESETS
-from core.cost.shapes import parse_hf_config
+from core.cost.shapes import parse_hf_config, parse_model_card
+from core.cost.weight_bytes import card_budget
 
 transformers = pytest.importorskip("transformers")
 BASE = {"vocab_size": 64, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 4}
@@ -113,6 +114,18 @@ def test_page_bytes_equal_the_reference_cache(family, T):
     assert _page_bytes(cfg, [T]) == read
     if family in ("llama", "deepseek_v3"):  # no window: what is held afterwards is what was read
         assert held == read
+
+
+@pytest.mark.parametrize("family", ["mistral", "gemma2", "gemma3_text", "deepseek_v3"])
+def test_weights_page_card_plan_equals_the_reference_cache(family):
+    """The weights page's card plan ("…, F32, 12": 12 positions, past the tiny window of 5) prices the KV cache
+    of the config's shape as transformers' attention holds it: windows and MLA, not the uniform formula."""
+    cfg = FAMILIES[family]
+    read, _ = _step_bytes(transformers.AutoConfig.for_model(**cfg), 12)
+    shape = parse_hf_config(json.dumps({**cfg, "torch_dtype": "float32"}))
+    bill = card_budget(parse_model_card("1M, F32, 12"), shape, False, 4, 1, 0, 1)
+    assert bill.plan["memory/kv_cache"] == read
+    assert f"{read:,} bytes" in bill.kv_formula
 
 
 def test_falcon_new_decoder_architecture_counts_num_kv_heads():
