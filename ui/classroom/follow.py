@@ -19,6 +19,7 @@ from ui.decode import actions
 from ui.frame import PAGES
 
 PLAN = "class.plan"  # (version, plan) as the last poll read it
+HEALED = "class.healed"  # (plan version, stage step) a full run was last asked for to catch up
 PAGE_NOW = "class.page_now"  # the page script this student's last full run drew
 
 
@@ -60,6 +61,25 @@ def due(version: int, plan: dict) -> bool:
     return applied is None or applied != (version, plan.get("recall", 0)) or drifted(plan)
 
 
+def behind(version: int, plan: dict) -> bool:
+    """A following student's stage short of the teacher's step on the same request (a run that
+    applied the plan was cut short between steps): asked once per plan version and stage step, so
+    a request that cannot step further (its end, a full window) is not asked again and again."""
+    ss, sess = st.session_state, actions.session()
+    if not short_of(plan) or ss.get(HEALED) == (version, sess.n_steps):
+        return False
+    ss[HEALED] = (version, sess.n_steps)
+    return True
+
+
+def short_of(plan: dict) -> bool:
+    """Whether this following student's stage holds the teacher's request at fewer steps than the plan."""
+    sess, request = actions.session(), plan.get("request")
+    if not following() or request is None or sess is None:
+        return False
+    return st.session_state[state.CLASS_FOLLOWED_UID] == request["uid"] and sess.n_steps < int(plan.get("step") or 0)
+
+
 def drifted(plan: dict) -> bool:
     ss = st.session_state
     page = plan.get("page")
@@ -98,8 +118,10 @@ def _apply_request(request: dict, restart: bool, steps: int) -> None:
         actions.reset()
         ss[state.URL_STEP] = steps  # as a share link: the decode page prefills and replays these steps now
         actions.replay_link()
-    else:
-        actions.catch_up(steps)
+        steps -= actions.session().n_steps if actions.session() else steps
+    if actions.session() is not None and request.get("past_end"):
+        actions.session().past_end = True  # the teacher chose to step past the end token
+    actions.catch_up(steps)
     ss[state.CLASS_FOLLOWED_UID] = request["uid"]
 
 
@@ -113,7 +135,7 @@ def follow(nav) -> None:
     version, plan = got
     st.session_state[PAGE_NOW] = next((path for path, title, _ in PAGES if title == nav.title), None)
     st.session_state[state.CLASS_LOCKED] = following()
-    if not due(version, plan):
+    if not due(version, plan) and not short_of(plan):
         return
     ss, sess = st.session_state, actions.session()
     page_now = ss[PAGE_NOW] or ""
@@ -126,7 +148,6 @@ def follow(nav) -> None:
         ss[state.CLASS_FOLLOWED_UID] if same else None,
         sess.n_steps if same else None,
     )
-    ss[state.CLASS_APPLIED] = (version, plan.get("recall", 0))
     if todo.lesson and todo.lesson[0] in shipped_lessons():
         name, stop = todo.lesson
         if ss[state.LESSON_NAME] != name:
@@ -138,6 +159,8 @@ def follow(nav) -> None:
     if plan.get("request") is not None and (todo.restart or todo.steps):
         _apply_request(plan["request"], todo.restart, todo.steps)
     _follow_practice(plan.get("practice"))
+    # Marked applied only now: a run cut short above (a rerun request) applies the plan again next run.
+    ss[state.CLASS_APPLIED] = (version, plan.get("recall", 0))
     if todo.page:
         st.switch_page(todo.page)
 

@@ -65,7 +65,7 @@ def _student() -> None:
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so
     version, plan = got
-    if follow.due(version, plan) or follow.locked() != st.session_state.get(DRAWN):
+    if follow.due(version, plan) or follow.locked() != st.session_state.get(DRAWN) or follow.behind(version, plan):
         return st.rerun(scope="app")  # the plan moved, or the page's controls lock or unlock: a full run
     mode = plan.get("mode", "follow")
     says = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}[mode]

@@ -34,6 +34,7 @@ def request_entry(sess) -> dict:
         "dtype": key.dtype,
         "bits": key.weight_bits or state.FLOAT_WEIGHTS,
         "model": name,
+        "past_end": sess.past_end,  # stepping on past the end token (students' requests stop there otherwise)
     }
 
 
