@@ -29,7 +29,8 @@ try:
 except ValueError as err:
     ui.refuse(err)
     st.stop()
-ui.chart(fig_two_speeds(passes), key="cache.two_speeds")
+# Presenter mode: at most 480 px tall, so the figure and its caption end on the first screen (they ended at 1,087 px).
+ui.chart(fig_two_speeds(passes), key="cache.two_speeds", present_max_px=480)
 left, right = st.columns(2)
 left.markdown("**What changes between the two phases?** (Ch. 19)")
 left.table(readable_table(list(PHASES)), hide_index=True)

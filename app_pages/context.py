@@ -33,7 +33,9 @@ if model.cfg.positions == "learned":
         "window keeps counting positions (nothing is re-rotated or renumbered), so it slides only up to there."
     )
 
-a, b, c = st.columns(3)
+present = ui.presenter_mode()
+controls, right = ui.beside()  # presenter mode: controls left, the attention band right, on the first screen
+a, b, c = [controls] * 3 if present else controls.columns(3)
 policy = a.radio("At the wall", POLICIES, key="ctx.policy", persist_state="session")
 window = b.slider("Window (positions)", 16, cap, step=8, key=state.CTX_WINDOW, persist_state="session")
 n_new = c.slider("Tokens to generate", 10, 200, key="ctx.n_new", persist_state="session")
@@ -44,9 +46,10 @@ stop_at_end = a.toggle(
     persist_state="session",
     help="As the decode page does. Off: keep generating so the cache reaches the wall.",
 )
-st.caption("Prompt: the one on the decode page (edit it there).")
+text = st.container() if present else controls  # the generated text: under the pair in presenter mode
+text.caption("Prompt: the one on the decode page (edit it there).")
 if not prompt.strip():
-    st.info("The prompt on the decode page is empty (or only spaces): type one under **Prefill & decode** first.")
+    text.info("The prompt on the decode page is empty (or only spaces): type one under **Prefill & decode** first.")
     st.stop()
 try:
     run = runs.window_run(tuple(encode(tok, prompt)), n_new, window, policy, stop_at_end, models.chosen_source())
@@ -55,23 +58,24 @@ except ValueError as err:
     st.caption("Lengthen the window, or pick “truncate the prompt” to drop its oldest tokens.")
     st.stop()
 if run.note:
-    st.info(sentence(run.note))
+    text.info(sentence(run.note))
 # ▶ … ◀ rather than ⟨ ⟩: in the code font the angle brackets read as parentheses ("Assistant:( Yes").
-st.code(decode(tok, run.prompt_used) + "▶" + decode(tok, run.tokens) + "◀", language=None, wrap_lines=True)
+text.code(decode(tok, run.prompt_used) + "▶" + decode(tok, run.tokens) + "◀", language=None, wrap_lines=True)
 end_at = run.end_at(end_token_id(tok))
 if end_at is not None and not stop_at_end:
-    st.info(
+    text.info(
         f"The model wrote its end-of-text token as output token {end_at + 1}: the decode page ends the request "
         "there. This page keeps generating so the cache reaches the wall; what follows the token is a new "
         "document the model starts on its own, not an answer to the prompt."
     )
-st.caption("▶ … ◀ marks the generated continuation (greedy).")
+text.caption("▶ … ◀ marks the generated continuation (greedy).")
 
-l1, l2 = st.columns(2)
+l1, l2 = (controls if present else right).columns(2)
 layer = l1.selectbox("Layer", range(model.cfg.n_layer), key="ctx.layer", persist_state="session")
 head = l2.selectbox("Head", [state.MEAN_HEADS, *range(model.cfg.n_head)], key="ctx.head", persist_state="session")
 att = band_matrix(run, layer, None if isinstance(head, str) else head)
-ui.chart(
+ui.chart_in(
+    right,
     viz.fig_attention(
         att,
         token_labels(tok, run.consumed),
@@ -81,6 +85,7 @@ ui.chart(
         earlier="computed in earlier passes",  # a sliding window has evicted the keys of many of them
     ),
     key="ctx.heat",
+    present_max_px=640,
 )
 per_pos = kv_cache_bytes_for(model.cfg, 1, 4)  # the page runs float32
 ui.chart(

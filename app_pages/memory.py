@@ -32,83 +32,86 @@ if card is not None:  # a checkpoint chosen in the sidebar: its config.json as l
     )  # fmt: skip
 choices["From a config.json (paste or upload)"] = None
 choices[state.MEMORY_CUSTOM] = st.session_state.get(state.MEMORY_BASE) or choices["Ch. 30 two-layer example"]
-name = st.selectbox("Model shape", list(choices), key=state.MEMORY_PRESET, persist_state="session")
-shape = choices[name]
-if shape is None:
-    up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
-    pasted = st.text_area(
-        "…or paste its text", height=120, max_chars=200_000, placeholder='{"num_hidden_layers": 32, …}'
+present = ui.presenter_mode()
+controls, figure = ui.beside((1, 1))  # presenter mode: the terms left, the KV-head chart right, on the first screen
+with controls:
+    name = st.selectbox("Model shape", list(choices), key=state.MEMORY_PRESET, persist_state="session")
+    shape = choices[name]
+    if shape is None:
+        up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
+        pasted = st.text_area(
+            "…or paste its text", height=120, max_chars=200_000, placeholder='{"num_hidden_layers": 32, …}'
+        )
+        raw = up.getvalue() if up is not None else pasted
+        if up is None and not pasted:
+            st.info("Upload or paste a config.json to fill the terms.")
+            st.stop()
+        try:
+            shape = parse_hf_config(raw, up.name if up is not None else "pasted config.json")
+        except ValueError as err:
+            ui.refuse(err, "Cannot use this config: ")
+            st.stop()
+    memory_terms.load(name, shape)
+    custom = name == state.MEMORY_CUSTOM
+    L, n_head, H, d, W = memory_terms.term_boxes(shape)
+    model = memory_terms.custom_shape(shape, n_head, H, d) if custom else shape
+    said = f"typed over {shape.name}'s structure" if custom else shape.name
+    st.caption(
+        f"{said} — {model.attention_kind}, {n_head} query heads"
+        + ("" if model.latent else f", {H} KV heads")
+        + f". {memory_terms.sliding_words(shape, W)} {'' if custom else shape.note}"
     )
-    raw = up.getvalue() if up is not None else pasted
-    if up is None and not pasted:
-        st.info("Upload or paste a config.json to fill the terms.")
+    if shape.unmodelled:
+        st.warning(
+            "This config carries what the calculator does not model, so its number is not given: "
+            + "; ".join(shape.unmodelled)
+            + "."
+        )
         st.stop()
+    c = st.columns(3)
+    b_choices = memory_terms.b_choices(shape)
+    b_label = c[0].selectbox(
+        "b: bytes per stored value", list(b_choices), key=state.MEMORY_B, persist_state="session",
+        help="llama.cpp's quantized cache types store blocks of 32 values with an fp16 scale: q8_0 is 34 B per 32.",
+    )  # fmt: skip
+    b, cache_type = b_choices[b_label]
+    lengths_text = c[1].text_input(
+        "T: positions per request (separate with “, ” or “;”)", key=state.MEMORY_T, persist_state="session",
+        help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed. “8,192” is one length.",
+    )  # fmt: skip
     try:
-        shape = parse_hf_config(raw, up.name if up is not None else "pasted config.json")
+        lengths = parse_lengths(lengths_text)
+        layers = model.layers(L, H, d, W) if not model.latent else model.layers(L, 1, 1, W)
+        kv = layers_kv_bytes(layers, lengths, b, cache_type)
     except ValueError as err:
-        ui.refuse(err, "Cannot use this config: ")
+        ui.refuse(err, "Check the terms: ")
         st.stop()
-memory_terms.load(name, shape)
-custom = name == state.MEMORY_CUSTOM
-L, n_head, H, d, W = memory_terms.term_boxes(shape)
-model = memory_terms.custom_shape(shape, n_head, H, d) if custom else shape
-said = f"typed over {shape.name}'s structure" if custom else shape.name
-st.caption(
-    f"{said} — {model.attention_kind}, {n_head} query heads"
-    + ("" if model.latent else f", {H} KV heads")
-    + f". {memory_terms.sliding_words(shape, W)} {'' if custom else shape.note}"
-)
-if shape.unmodelled:
-    st.warning(
-        "This config carries what the calculator does not model, so its number is not given: "
-        + "; ".join(shape.unmodelled)
-        + "."
-    )
-    st.stop()
-c = st.columns(3)
-b_choices = memory_terms.b_choices(shape)
-b_label = c[0].selectbox(
-    "b: bytes per stored value", list(b_choices), key=state.MEMORY_B, persist_state="session",
-    help="llama.cpp's quantized cache types store blocks of 32 values with an fp16 scale: q8_0 is 34 B per 32.",
-)  # fmt: skip
-b, cache_type = b_choices[b_label]
-lengths_text = c[1].text_input(
-    "T: positions per request (separate with “, ” or “;”)", key=state.MEMORY_T, persist_state="session",
-    help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed. “8,192” is one length.",
-)  # fmt: skip
-try:
-    lengths = parse_lengths(lengths_text)
-    layers = model.layers(L, H, d, W) if not model.latent else model.layers(L, 1, 1, W)
-    kv = layers_kv_bytes(layers, lengths, b, cache_type)
-except ValueError as err:
-    ui.refuse(err, "Check the terms: ")
-    st.stop()
-B = len(lengths)
-for note in list_notes(lengths_text):
-    st.info(note)
-c[2].metric("B: requests", f"{B:,}", help="Counted from T: one length per request (“4096, 4096” is B = 2).")
-if not custom and shape.context_window and max(lengths) > shape.context_window:
-    st.warning(
-        f"T = {max(lengths):,} is past this model's context window of {shape.context_window:,} positions: the "
-        "bytes below are what such a cache would take, but the model cannot attend that far."
-    )
-st.markdown(formula_line(layers, lengths, d, b, kv["total"]))
-u1, u2, u3 = st.columns(3)
-u1.metric("Binary units (KiB = 1,024 B)", format_bytes(kv["total"]))
-u2.metric("Decimal units (kB = 1,000 B)", format_bytes(kv["total"], binary=False))
-u3.metric("Per position", byte_count(kv["kv_cache/bytes_per_position"]), help="all layers, before a window fills")
-if cache_type is not None:
-    st.markdown(
-        f"As llama.cpp logs it ({cache_type}, block overhead included): "
-        f"K = **{format_bytes(kv['kv_cache/keys_bytes'], unit='MiB')}**, "
-        f"V = **{format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
-        f"K + V = **{format_bytes(kv['total'], unit='MiB')}**."
-    )
-real_model = {"The shipped model": ui.model, state.CHOSEN_PRESET: models.chosen_model}.get(name)
-if real_model and B <= 8 and b == 4:
-    models.check_real_cache(real_model(), shape.name, lengths, kv["total"])
+    B = len(lengths)
+    for note in list_notes(lengths_text):
+        st.info(note)
+    c[2].metric("B: requests", f"{B:,}", help="Counted from T: one length per request (“4096, 4096” is B = 2).")
+    if not custom and shape.context_window and max(lengths) > shape.context_window:
+        st.warning(
+            f"T = {max(lengths):,} is past this model's context window of {shape.context_window:,} positions: the "
+            "bytes below are what such a cache would take, but the model cannot attend that far."
+        )
+    st.markdown(formula_line(layers, lengths, d, b, kv["total"]))
+    u1, u2, u3 = st.columns(3)
+    u1.metric("Binary units (KiB = 1,024 B)", format_bytes(kv["total"]))
+    u2.metric("Decimal units (kB = 1,000 B)", format_bytes(kv["total"], binary=False))
+    u3.metric("Per position", byte_count(kv["kv_cache/bytes_per_position"]), help="all layers, before a window fills")
+    if cache_type is not None:
+        st.markdown(
+            f"As llama.cpp logs it ({cache_type}, block overhead included): "
+            f"K = **{format_bytes(kv['kv_cache/keys_bytes'], unit='MiB')}**, "
+            f"V = **{format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
+            f"K + V = **{format_bytes(kv['total'], unit='MiB')}**."
+        )
+    real_model = {"The shipped model": ui.model, state.CHOSEN_PRESET: models.chosen_model}.get(name)
+    if real_model and B <= 8 and b == 4:
+        models.check_real_cache(real_model(), shape.name, lengths, kv["total"])
 
-left, right = st.columns(2)
+left, right = (figure, figure) if present else st.columns(2)
 with left:
     if model.latent:
         st.caption("MLA caches one latent per layer for all heads: the KV-head comparison does not apply.")

@@ -19,7 +19,8 @@ tok, model, card, source = (
     models.chosen_source(),
 )
 ui.title("quant_model")
-st.caption(
+intro = st.container()  # the chapter's point: in presenter mode under the charts, which need the first screen
+about = (
     "Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
     "Weight-only and KV-cache quantization affect different arrays; here both are measured on "
     + ("the shipped model" if card is None else card.name)
@@ -27,55 +28,64 @@ st.caption(
     "the rounding's effect, not a faster integer kernel."
 )
 
-st.subheader("The flip finder: how close is the next token to changing?")
-sess = st.session_state.get(state.DECODE_SESSION)
-if sess is None:
-    sess = models.default_request(source)
-    cut = "" if sess.prompt_text or len(sess.prompt_ids) >= len(encode(tok, state.DEFAULT_PROMPT)) else " (its end)"
-    st.caption(f"Using the default prompt{cut} (run Prefill on the decode page to use yours).")
-else:
-    st.caption("Using the current request on the decode page.")
-logits = sess.logits.double().numpy()
-ui_quant.flip_finder(tok, logits)
+flip_box, sweep_box = ui.swapped()  # presenter mode: the measured sweep and its charts first
+with flip_box:
+    st.subheader("The flip finder: how close is the next token to changing?")
+    sess = st.session_state.get(state.DECODE_SESSION)
+    if sess is None:
+        sess = models.default_request(source)
+        cut = "" if sess.prompt_text or len(sess.prompt_ids) >= len(encode(tok, state.DEFAULT_PROMPT)) else " (its end)"
+        st.caption(f"Using the default prompt{cut} (run Prefill on the decode page to use yours).")
+    else:
+        st.caption("Using the current request on the decode page.")
+    logits = sess.logits.double().numpy()
+    ui_quant.flip_finder(tok, logits)
 
-st.subheader("Quantize " + ("the shipped model" if card is None else card.name) + ", measure what changes")
-g1, g2 = st.columns(2)
-groups = valid_group_sizes(model)
-group = g1.select_slider(
-    "Weight group size (inputs per scale)",
-    groups,
-    key="qm.group",
-    persist_state="session",
-    help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(model)))} inputs "
-    f"long (the MLP's down projection reads its width), so {', '.join(map(str, groups))} are offered.",
-)
-rounding = g2.selectbox(
-    "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding", persist_state="session"
-)
-name, plan = "the shipped model" if card is None else card.name, models.quant_plan(source)
-st.caption(
-    plan.describe(name, None if card is None else model.n_params())
-    + " Greedy changes and max logit error are against the float32 model on the same positions."
-)
-ui_quant.caveats()  # before the measurements: why they are needed (and true with none yet)
-if card is not None and st.session_state.get(state.QM_EVALUATED) != source:
-    go = {state.QM_EVALUATED: source}
-    st.button(
-        f"Evaluate {len(plan.bits)} widths on {name}", type="primary", on_click=st.session_state.update, args=(go,)
+with sweep_box:
+    st.subheader("Quantize " + ("the shipped model" if card is None else card.name) + ", measure what changes")
+    g1, g2 = st.columns(2)
+    groups = valid_group_sizes(model)
+    group = g1.select_slider(
+        "Weight group size (inputs per scale)",
+        groups,
+        key="qm.group",
+        persist_state="session",
+        help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(model)))} inputs "
+        f"long (the MLP's down projection reads its width), so {', '.join(map(str, groups))} are offered.",
     )
-    st.stop()
-results = models.quant_sweep(source, group, rounding)
-figures = []
-for kind, label in (
-    ("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
-    ("kv_cache", "KV-cache quantization (one fp16 scale per stored key/value vector)"),
-):
-    reports = results[kind]
-    st.markdown(f"**{label}**")
-    ui_quant.sweep_table(reports)
-    figures.append(viz.fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
-for col, fig, kind in zip(st.columns(2), figures, ("weights", "kv_cache"), strict=True):
-    ui.chart_in(col, fig, key=f"sweep.{kind}")
+    rounding = g2.selectbox(
+        "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding", persist_state="session"
+    )
+    notes, chart_row = ui.swapped()  # presenter mode: the charts above the plan, caveats and tables
+    with notes:
+        (st if ui.presenter_mode() else intro).caption(about)
+        name, plan = "the shipped model" if card is None else card.name, models.quant_plan(source)
+        st.caption(
+            plan.describe(name, None if card is None else model.n_params())
+            + " Greedy changes and max logit error are against the float32 model on the same positions."
+        )
+        ui_quant.caveats()  # before the measurements: why they are needed (and true with none yet)
+        if card is not None and st.session_state.get(state.QM_EVALUATED) != source:
+            go = {state.QM_EVALUATED: source}
+            st.button(
+                f"Evaluate {len(plan.bits)} widths on {name}",
+                type="primary",
+                on_click=st.session_state.update,
+                args=(go,),
+            )
+            st.stop()
+        results = models.quant_sweep(source, group, rounding)
+        figures = []
+        for kind, label in (
+            ("weights", "Weight-only quantization (block projections; embeddings and lm_head stay float)"),
+            ("kv_cache", "KV-cache quantization (one fp16 scale per stored key/value vector)"),
+        ):
+            reports = results[kind]
+            st.markdown(f"**{label}**")
+            ui_quant.sweep_table(reports)
+            figures.append(viz.fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
+    for col, fig, kind in zip(chart_row.columns(2), figures, ("weights", "kv_cache"), strict=True):
+        ui.chart_in(col, fig, key=f"sweep.{kind}", present_max_px=440)
 
 st.subheader("Where does the text first diverge?")
 d1, d2 = st.columns(2)

@@ -32,7 +32,7 @@ def by_hand(from_slider: bool = False) -> None:
 
 def controls():
     """The values and the format; returns (text, bits, symmetric, rounding, clip)."""
-    left, right = st.columns([2, 3])
+    left, right = [st.container()] * 2 if ui.presenter_mode() else st.columns([2, 3])  # presenter: a narrow column
     text = left.text_area(
         "Values (commas, spaces or new lines)", key=state.QUANT_VALUES, height=100, max_chars=50_000, **kw
     )
@@ -60,7 +60,7 @@ def scale_controls(text: str, bits: int, symmetric: bool):
         except ValueError:
             pass  # the ruler below says what is wrong
     st.session_state[state.QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[state.QUANT_SCALE])
-    m, s1, s2, z = st.columns([2, 3, 2, 2])
+    m, s1, s2, z = [*st.columns(2), *st.columns(2)] if ui.presenter_mode() else st.columns([2, 3, 2, 2])
     mode = m.radio(
         "Scale",
         ["automatic", "set by hand"],
@@ -92,10 +92,12 @@ def scale_controls(text: str, bits: int, symmetric: bool):
 # halves the server's work per move (README, "A class at once").
 @st.fragment
 def ruler_section() -> None:
-    text, bits, symmetric, rounding, clip = controls()
-    if text != st.session_state.get(DRAWN):
-        st.rerun()  # new values: the whole page, since the real-format block reads them too
-    hand, scale_in, zero_in = scale_controls(text, bits, symmetric)
+    left, right = ui.beside((2, 3))  # presenter mode: the controls left, the ruler right, on the first screen
+    with left:
+        text, bits, symmetric, rounding, clip = controls()
+        if text != st.session_state.get(DRAWN):
+            st.rerun()  # new values: the whole page, since the real-format block reads them too
+        hand, scale_in, zero_in = scale_controls(text, bits, symmetric)
     try:
         args = (scale_in if hand else None, symmetric, zero_in if hand else None, rounding, clip)
         r = ruler.ruler(quant.parse_values(text), bits, *args)
@@ -103,13 +105,14 @@ def ruler_section() -> None:
         # Not st.stop(): on a whole-page run it would also stop the parts below the fragment, and the
         # fragment's own reruns never draw those again.
         return ui.refuse(err)
-    for note in r.notes:
-        st.warning(note)
-    ui.chart(figures.figure(viz.fig_ruler, r), key="ruler", table=False)  # its table is below
-    if r.levels is None:
-        st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
-    st.caption(f"Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the whiskers). Formula: {r.formula}.")
-    references.cite("jacob")  # scale and zero point, as the affine format's radio names it
+    with right:
+        for note in r.notes:
+            st.warning(note)
+        ui.chart(figures.figure(viz.fig_ruler, r), key="ruler", table=False)  # its table is below
+        if r.levels is None:
+            st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
+        st.caption(f"Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the whiskers). Formula: {r.formula}.")
+        references.cite("jacob")  # scale and zero point, as the affine format's radio names it
     if len(r.x) <= 200:
         st.caption(ruler.table_title(r))
         st.dataframe(tables.arrow(ruler.ruler_table(r)), hide_index=True)

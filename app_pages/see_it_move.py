@@ -9,13 +9,14 @@ from ui import see_it_move
 
 ui.title("see_it_move")
 ui.shipped_only_note("see_it_move")
-st.caption(
+controls, right = ui.beside()  # presenter mode: the text and prompt left, the animation right, on the first screen
+controls.caption(
     "Ch. 19 “See it move”: the counter climbs while attention redraws every earlier link from scratch; the violet "
     "shelf of stored keys and values stops that climb at one new box per token; the shelf runs into the wall of "
     "the context window; a 32-bit number shrinks to 8 so four times as much fits. Computed from the shipped "
     "model decoding this prompt to the end of its window. Play ▶, Pause, or drag the frame slider."
 )
-a, b = st.columns([3, 1], vertical_alignment="bottom")
+a, b = [controls] * 2 if ui.presenter_mode() else controls.columns([3, 1], vertical_alignment="bottom")
 prompt = a.text_input("Prompt", key=state.SEE_PROMPT, persist_state="session")
 reduce = b.toggle(
     "Reduce motion",
@@ -28,7 +29,7 @@ try:
 except ValueError as err:
     ui.refuse(err)
     st.stop()
-ui.chart(fig_see_it_move(frames, reduce), key="see.animation")
+ui.chart_in(right, fig_see_it_move(frames, reduce), key="see.animation")
 if st.button("Make a video for slides", icon=":material/movie:"):
     data, name = see_it_move.video(prompt)
     kind = "video/mp4" if name.endswith(".mp4") else "image/gif"

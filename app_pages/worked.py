@@ -23,14 +23,16 @@ if st.session_state[state.WORKED_ASK_FIRST]:  # the question and its button firs
     q, b = st.columns([4, 1], vertical_alignment="center")
     q.info("Predict first: which earlier word does “on” attend to most, and with roughly what share?")
     b.button("Reveal the shares", on_click=reveal, type="primary", width="stretch")
-edited = st.data_editor(table_rows(), hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
-scaled = st.toggle(
+controls, grid = ui.beside((2, 3))  # presenter mode: the grid beside the vectors, on the first screen
+text = controls if ui.presenter_mode() else grid.container()  # the arithmetic: under the vectors, or the grid
+edited = controls.data_editor(table_rows(), hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
+scaled = controls.toggle(
     "Apply the usual 1/√d scaling (d = 2)",
     key="worked.scaled",
     persist_state="session",
     help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
 )
-ask_first = st.toggle(
+ask_first = controls.toggle(
     "Predict first: hide the shares until revealed",
     key=state.WORKED_ASK_FIRST,
     persist_state="session",
@@ -44,47 +46,52 @@ except ValueError as err:
 
 s, a = w.scores[-1], w.shares[-1]
 den = denominator(w)
-st.subheader("on's four scores")
-st.markdown(
-    " ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
-    + ("" if not scaled else " (each × 1/√2)")
-)
-st.subheader("Shares: softmax of the scores")
-if ask_first:
-    st.caption("Hidden until revealed (above).")
-    st.stop()
-if den.terms is not None:
-    e = den.terms
+with text:
+    st.subheader("on's four scores")
     st.markdown(
-        " ; ".join(f"a_{t} = {ei:.2f} / {den.total:.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True))
+        " ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
+        + ("" if not scaled else " (each × 1/√2)")
     )
-    note = (
-        f"Ch. 19 writes {den.rounded_total:.2f}: it adds the terms after rounding each to two decimals."
-        if den.chapters_scores
-        else f"Rounding each term to two decimals first would give {den.rounded_total:.2f}."
+    st.subheader("Shares: softmax of the scores")
+    if ask_first:
+        st.caption("Hidden until revealed (above).")
+        st.stop()
+    if den.terms is not None:
+        e = den.terms
+        st.markdown(
+            " ; ".join(
+                f"a_{t} = {ei:.2f} / {den.total:.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True)
+            )
+        )
+        note = (
+            f"Ch. 19 writes {den.rounded_total:.2f}: it adds the terms after rounding each to two decimals."
+            if den.chapters_scores
+            else f"Rounding each term to two decimals first would give {den.rounded_total:.2f}."
+        )
+        st.caption(
+            f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {den.total:.4f}. ({note})"
+        )
+    else:
+        st.markdown(" ; ".join(f"a_{t} = **{ai:.4f}**" for t, ai in zip(TOKENS, a, strict=True)))
+        st.caption(
+            "These scores are too large to print e^score usefully; softmax subtracts the largest score first, "
+            "so the shares are still exact."
+        )
+    st.markdown(
+        f"Rounded to two decimals: {' + '.join(f'{r:.2f}' for r in w.last_rounded_shares)} = "
+        f"**{w.last_rounded_shares.sum():.2f}**"
+        + (
+            " — the same rounding artifact as in Chapter 10: each share was rounded on its own, so the "
+            "rounded parts need not add up to 1 (the exact shares do)."
+            if round(w.last_rounded_shares.sum(), 2) != 1
+            else "."
+        )
     )
-    st.caption(f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {den.total:.4f}. ({note})")
-else:
-    st.markdown(" ; ".join(f"a_{t} = **{ai:.4f}**" for t, ai in zip(TOKENS, a, strict=True)))
-    st.caption(
-        "These scores are too large to print e^score usefully; softmax subtracts the largest score first, "
-        "so the shares are still exact."
+    st.subheader("The value mix")
+    o, r = w.outputs[-1], w.last_mix_from_rounded
+    st.markdown(
+        f"Exact shares: o_on = [**{o[0]:.3f}**, **{o[1]:.3f}**] · from the rounded shares: "
+        f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token."
     )
-st.markdown(
-    f"Rounded to two decimals: {' + '.join(f'{r:.2f}' for r in w.last_rounded_shares)} = "
-    f"**{w.last_rounded_shares.sum():.2f}**"
-    + (
-        " — the same rounding artifact as in Chapter 10: each share was rounded on its own, so the "
-        "rounded parts need not add up to 1 (the exact shares do)."
-        if round(w.last_rounded_shares.sum(), 2) != 1
-        else "."
-    )
-)
-st.subheader("The value mix")
-o, r = w.outputs[-1], w.last_mix_from_rounded
-st.markdown(
-    f"Exact shares: o_on = [**{o[0]:.3f}**, **{o[1]:.3f}**] · from the rounded shares: "
-    f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token."
-)
 labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
-ui.chart(viz.fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key="worked.grid")
+ui.chart_in(grid, viz.fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key="worked.grid")

@@ -20,13 +20,22 @@ from ui.frame import (
 )
 from ui.models import model, model_for, quantized_model, shipped_only_note, tokenizer
 from ui.page import button_row, chart, chart_in, refuse, reset, set_message, show_message, title
-from ui.present import apply_presenter_style, keep_presenter_in_url, presenter_mode, share_link_in_url, style_sheet
+from ui.present import (
+    apply_presenter_style,
+    beside,
+    keep_presenter_in_url,
+    presenter_mode,
+    share_link_in_url,
+    style_sheet,
+    swapped,
+)
 
 __all__ = [
     "PAGES",
     "SECTIONS",
     "TITLES",
     "apply_presenter_style",
+    "beside",
     "button_row",
     "came_from_another_page",
     "chart",
@@ -47,6 +56,7 @@ __all__ = [
     "sidebar_controls",
     "sidebar_model_card",
     "style_sheet",
+    "swapped",
     "title",
     "tokenizer",
     "track_page",

@@ -19,15 +19,17 @@ from ui.frame import TITLES
 from ui.present import presenter_mode
 
 
-def chart(fig, key: str, table: bool = True) -> None:
+def chart(fig, key: str, table: bool = True, present_max_px: int | None = None) -> None:
     """Draw a figure with the app's own template; in presenter mode with larger fonts.
 
     Under it, its text alternative: the sentence with the figure's real numbers that its ``core.viz``
     ``fig_*`` function gave it (``describe_*``), shown as text (literally: it may quote typed tokens),
-    and, with ``table``, a "Show as table" toggle listing the numbers the figure draws."""
+    and, with ``table``, a "Show as table" toggle listing the numbers the figure draws. ``present_max_px``: in
+    presenter mode at most this tall, so figure and caption fit the projector's first screen beside the controls."""
     if presenter_mode():
         fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
-        fig.update_layout(height=int((fig.layout.height or 450) * 1.25))
+        height = int((fig.layout.height or 450) * 1.25)
+        fig.update_layout(height=min(height, present_max_px or height))
     st.plotly_chart(fig, theme=None, key=key)
     keep_figure(fig)
     description = description_of(fig)
@@ -95,7 +97,7 @@ def button_row(*buttons: tuple[str, Callable[[], None]]) -> None:
         col.button(label, type="primary" if i == 0 else "secondary", on_click=action, width="stretch")
 
 
-def chart_in(container, fig, key: str, table: bool = True) -> None:
+def chart_in(container, fig, key: str, table: bool = True, present_max_px: int | None = None) -> None:
     """``chart`` inside a column or other container."""
     with container:
-        chart(fig, key, table)
+        chart(fig, key, table, present_max_px)

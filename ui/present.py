@@ -64,3 +64,20 @@ def style_sheet(css: str) -> None:
     tab was drawn 3–4 s after the page's text (a reloaded projector tab showed laptop-size text meanwhile).
     a11y.css folds the empty element away so it leaves no gap."""
     st.markdown(f"<style>\n{css.strip()}\n</style>", unsafe_allow_html=True)
+
+
+def beside(widths: tuple[float, float] = (1, 2)) -> tuple:
+    """(controls, figure): in presenter mode two columns, compact controls left and the figure right, so a page's
+    figure is on the projector's first 1920 × 1080 screen (issue 37: under full-width controls and text it started
+    at 770–2,850 px); on a laptop two boxes one under the other, the layout as it was."""
+    if presenter_mode():
+        return tuple(st.columns(widths, gap="large"))
+    return st.container(), st.container()
+
+
+def swapped(parent=None) -> tuple:
+    """(a, b): two boxes in ``parent`` (default: the page), a above b on a laptop and b above a in presenter mode,
+    where the figure (b) goes before the text that leads up to it."""
+    parent = parent if parent is not None else st.container()
+    first, second = parent.container(), parent.container()
+    return (second, first) if presenter_mode() else (first, second)
