@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import copy
 import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,9 +40,9 @@ from torch import nn
 
 from core.cost.step_traffic import FORMATS, step_bytes
 from core.decode.kv_cache import KVCache
-from core.evaluate.machine_speed import clock
+from core.evaluate.machine_speed import bandwidth_fns, rounds_ms, spread
 from core.gguf.blocks import quantize_blocks
-from core.model.layout import quantizable_weights
+from core.model.layout import Fused, fuse_projections, fusion_groups, project, quantizable_weights
 from core.model.model import GPT
 
 GROUP = 32  # int4 group and ggml block
@@ -165,12 +164,20 @@ def rest_dtype(fmt: str) -> torch.dtype:
 
 def build(model: GPT, fmt: str) -> GPT:
     """A copy of ``model`` in ``fmt``: the rest cast to the format's dtype, every block projection
-    replaced by ``packed_module``. Raises ``ValueError`` for an unknown format or a projection whose
-    input width is not a multiple of 32 (int4 groups, ggml blocks)."""
+    replaced by ``packed_module``. When ``model`` runs q/k/v and gate/up as one product each (a loaded
+    checkpoint: ``core.model.layout.fuse_projections``), so does the copy: for the float formats its
+    parts are fused again (a deep copy gives them tensors of their own); for the others each group's
+    weights, stacked, are packed once more into one module that the step calls (its rows and groups
+    are the parts', quantized alike, so the values are the same as the parts' one by one). Raises ``ValueError`` for
+    an unknown format or a projection whose input width is not a multiple of 32 (int4 groups, ggml
+    blocks)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    fused = bool(model.layers) and model.layers[0].self_attn.fused_qkv is not None
     out = copy.deepcopy(model).to(rest_dtype(fmt))
     if fmt in ("float32", "bfloat16"):
+        if fused:
+            fuse_projections(out)
         return out
     for name in quantizable_weights(out):
         parent_name, _, attr = name.removesuffix(".weight").rpartition(".")
@@ -178,10 +185,41 @@ def build(model: GPT, fmt: str) -> GPT:
         lin = getattr(parent, attr)
         if lin.in_features % GROUP:
             raise ValueError(f"{name} has {lin.in_features} inputs: not a multiple of {GROUP}")
-        setattr(parent, attr, packed_module(lin, fmt))
-    for block in out.layers:  # the parts are modules of their own now: no fused product
-        block.self_attn.fused_qkv = None
-        block.mlp.fused_gate_up = None
+    for group in fusion_groups(out) if fused else []:
+        lins = [out.get_submodule(n) for n in group]
+        whole = nn.Linear(lins[0].in_features, sum(m.out_features for m in lins), bias=lins[0].bias is not None)
+        with torch.no_grad():
+            whole.weight = nn.Parameter(torch.cat([m.weight.detach() for m in lins]), requires_grad=False)
+            if whole.bias is not None:
+                whole.bias = nn.Parameter(torch.cat([m.bias.detach() for m in lins]), requires_grad=False)
+        fused = Fused(None, None, tuple(m.out_features for m in lins), (), module=packed_module(whole, fmt))
+        parent = out.get_submodule(group[0].rpartition(".")[0])
+        if group[0].endswith("q_proj"):
+            parent.fused_qkv = fused
+        else:
+            parent.fused_gate_up = fused
+    for name in quantizable_weights(out):
+        parent_name, _, attr = name.removesuffix(".weight").rpartition(".")
+        parent = out.get_submodule(parent_name)
+        setattr(parent, attr, packed_module(getattr(parent, attr), fmt))
+    return out
+
+
+def step_products(m: GPT) -> list[tuple[Callable[[torch.Tensor], object], int]]:
+    """The weight products a decode step of ``m`` runs, in order, as (function of a ``(1, 1, in)``
+    row, in): per block the q/k/v product (fused or not), o, gate/up (fused or not), down."""
+    out = []
+    for block in m.layers:
+        attn, mlp = block.self_attn, block.mlp
+        qkv = (attn.q_proj, attn.k_proj, attn.v_proj)
+        out.append((lambda x, p=qkv, f=attn.fused_qkv: project(x, p, f, join=2), attn.q_proj.in_features))
+        out.append((attn.o_proj, attn.o_proj.in_features))
+        if mlp.swiglu:
+            gu = (mlp.gate_proj, mlp.up_proj)
+            out.append((lambda x, p=gu, f=mlp.fused_gate_up: project(x, p, f), mlp.up_proj.in_features))
+        else:
+            out.append((mlp.up_proj, mlp.up_proj.in_features))
+        out.append((mlp.down_proj, mlp.down_proj.in_features))
     return out
 
 
@@ -196,14 +234,21 @@ class FormatRow:
     max_dlogit: float
     products_ms: float = float("nan")  # the block projections alone, one row each, in the same rounds
     products_bytes: int = 0  # their weights and scales
+    spread: float = float("nan")  # the step's times' interquartile range ÷ median
+    bandwidth_gbs: float = float("nan")  # the 64 MiB matvec's rate, timed in the same rounds
+
+    def bandwidth(self, fallback_gbs: float) -> float:
+        """The memory bandwidth this row's floor uses: the one measured beside it in the same rounds
+        when there is one (the load on the machine then was the load the step met), else ``fallback_gbs``."""
+        return self.bandwidth_gbs if self.bandwidth_gbs == self.bandwidth_gbs else fallback_gbs
 
     @property
     def tokens_per_s(self) -> float:
         return 1000.0 / self.ms
 
     def floor_ratio(self, bandwidth_gbs: float) -> float:
-        """Measured time ÷ its byte floor (bytes ÷ bandwidth)."""
-        return self.ms / (self.bytes / bandwidth_gbs / 1e6)
+        """Measured time ÷ its byte floor (bytes ÷ bandwidth; ``bandwidth``: the row's own if measured)."""
+        return self.ms / (self.bytes / self.bandwidth(bandwidth_gbs) / 1e6)
 
 
 @torch.inference_mode()
@@ -218,8 +263,11 @@ def measure_formats(
 
     Every format is built, its cache filled from one float32 prefill of ``context − 1`` positions
     (cast to its dtype), and one step's logits compared with float32's. Then rounds: in each, every
-    format takes one timed step (the cache rolled back), the order turning each round so a burst of
-    other work hits all alike; rounds repeat until ``seconds`` are spent (at least three)."""
+    format takes a timed step (the cache rolled back) and its weight products alone, and the 64 MiB
+    matvec measures the memory bandwidth, the order turning each round so a burst of other work hits
+    all alike (``machine_speed.rounds_ms``); rounds repeat until ``seconds`` are spent (at least
+    three). Each row's byte floor uses that bandwidth (``FormatRow.bandwidth_gbs``): a step and the
+    floor it is held to meet the same load."""
     cfg, say = model.cfg, progress or (lambda f, what: None)
     ids = torch.arange(context).remainder(cfg.vocab_size).view(1, context)
     base = KVCache(cfg, dtype=torch.float32)
@@ -242,32 +290,30 @@ def measure_formats(
             cache.truncate(context - 1)
             m(ids[:, -1:], cache)
 
-        projections = [m.get_submodule(n.removesuffix(".weight")) for n in quantizable_weights(model)]
-        rows = [torch.zeros(1, p.in_features, dtype=m.dtype) for p in projections]
+        projections = step_products(m)
+        rows = [torch.zeros(1, 1, n, dtype=m.dtype) for _, n in projections]
 
         def products(projections=projections, rows=rows):
-            for p, x in zip(projections, rows, strict=True):
+            for (p, _), x in zip(projections, rows, strict=True):
                 p(x)
 
-        step(), products()  # warm-up
-        runs[fmt] = (step, dlogit, [], products, [])
+        runs[fmt] = (step, dlogit, products)
     say(len(formats) / (len(formats) + 1), "timing the formats in turn")
-    now, _ = clock()  # this thread's CPU time with one torch thread (see machine_speed.clock)
-    start, k = time.perf_counter(), 0
-    while k < 3 or (time.perf_counter() - start < seconds and k < 500):
-        order = list(formats)[k % len(formats) :] + list(formats)[: k % len(formats)]
-        for fmt in order:
-            for fn, out in ((runs[fmt][0], runs[fmt][2]), (runs[fmt][3], runs[fmt][4])):
-                t0 = now()
-                fn()
-                out.append((now() - t0) * 1000.0)
-        k += 1
+    fns, nbytes = bandwidth_fns()
+    del fns["copy"]
+    for fmt, (step, _, products) in runs.items():
+        fns[(fmt, "step")], fns[(fmt, "products")] = step, products
+    n = len(formats)
+    times = rounds_ms(fns, seconds, progress=lambda f, what: say((n + f) / (n + 1), f"timing the formats, {what}"))
     say(1.0, "done")
+    bw = nbytes / statistics.median(times["matvec"]) / 1e6
     out = []
-    for fmt, (_, d, t, _, p) in runs.items():
+    for fmt, (_, d, _) in runs.items():
         b = step_bytes(cfg, 1, 1, context, fmt)
         proj = int(b["weights/projections"])
-        out.append(FormatRow(fmt, b["total"], statistics.median(t), len(t), d, statistics.median(p), proj))
+        t, p = times[(fmt, "step")], times[(fmt, "products")]
+        ms, products_ms = statistics.median(t), statistics.median(p)
+        out.append(FormatRow(fmt, b["total"], ms, len(t), d, products_ms, proj, spread(t), bw))
     return out
 
 
@@ -275,6 +321,7 @@ def _why(r: FormatRow, bandwidth_gbs: float) -> str:
     """Where a format's step goes, from its numbers: its weight products' rate against the memory's,
     and the time outside them."""
     rate = r.products_bytes / r.products_ms / 1e6  # GB/s of stored weights through the products
+    bandwidth_gbs = r.bandwidth(bandwidth_gbs)
     if r.fmt in DEQUANTIZING:
         how = f"the products {r.products_ms:.2f} ms: each writes a float32 copy of its weights before multiplying"
     elif rate < bandwidth_gbs / 1.5:
@@ -319,7 +366,8 @@ def explain(rows: list[FormatRow], bandwidth_gbs: float, threads: int, noise: fl
 
 
 def format_rows(rows: list[FormatRow], bandwidth_gbs: float) -> list[dict]:
-    """The formats table: bytes read per step, median ms, tokens/s, time ÷ byte floor, max |Δlogit|."""
+    """The formats table: bytes read per step, median ms, tokens/s, time ÷ byte floor, the spread of
+    the step's times (interquartile range ÷ median), max |Δlogit|."""
     return [
         {
             "format": r.fmt,
@@ -328,6 +376,7 @@ def format_rows(rows: list[FormatRow], bandwidth_gbs: float) -> list[dict]:
             "weight products ms": round(r.products_ms, 3),
             "tokens/s": round(r.tokens_per_s, 1),
             "× byte floor": round(r.floor_ratio(bandwidth_gbs), 2),
+            "spread": round(r.spread, 2),
             "max |Δlogit|": float(f"{r.max_dlogit:.3g}"),
         }
         for r in rows

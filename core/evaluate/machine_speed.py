@@ -7,11 +7,14 @@ prefill and decode passes placed on it. Results are kept per machine in a JSON f
 - Peak: a square float32 GEMM (n = 1,024: 2.1 GFLOP), 2·n³ FLOPs.
 - Passes: ``core.cost.step_traffic`` gives each pass's FLOPs and bytes; the clock gives its time.
 
-Every measurement runs once untimed, then repeats until its share of the time budget is spent
-(at least ``MIN_REPEATS`` times) and reports the median (docs/ARCHITECTURE.md "Measured sections
-warm up and repeat"). The cache file lives in ``$XDG_CACHE_HOME/inference-explainer/`` (default
-``~/.cache/``), never in the source tree, keyed by CPU model, torch version, thread count and the
-model's shape; it keeps the last two runs, so the page can say how well they agree.
+Every measurement runs once untimed, then all of a run's measurements repeat side by side in rounds,
+the order turning each round (``rounds_ms``), until the time budget is spent (at least
+``MIN_REPEATS`` rounds); each reports its median and its spread (interquartile range ÷ median)
+(docs/ARCHITECTURE.md "Measured sections warm up and repeat"). Side by side, the bandwidth that
+gives a pass its floor is measured under the same load as the pass. The cache file lives in
+``$XDG_CACHE_HOME/inference-explainer/`` (default ``~/.cache/``), never in the source tree, keyed
+by CPU model, torch version, thread count and the model's shape; it keeps the last two runs, so
+the page can say how well they agree.
 """
 
 from __future__ import annotations
@@ -62,6 +65,44 @@ def repeat_ms(fn: Callable[[], object], seconds: float, min_repeats: int = MIN_R
     return out
 
 
+def rounds_ms(
+    fns: dict[str, Callable[[], object]],
+    seconds: float,
+    min_rounds: int = MIN_REPEATS,
+    max_rounds: int = 200,
+    progress: Callable[[float, str], None] | None = None,
+) -> dict[str, list[float]]:
+    """Each of ``fns``' times in ms by ``clock()``, measured side by side: each runs once untimed
+    (its warm-up), then rounds repeat until ``seconds`` of wall time have passed (at least
+    ``min_rounds``, at most ``max_rounds``). In a round every function runs once, the order turning
+    each round (A B C, B C A, C A B …), so a burst of other work on the machine hits all alike
+    rather than whichever ran during it. Each run follows others, never itself: a model smaller
+    than the 32 MiB L3 cache is read from memory each time, as its byte floor assumes, not from the
+    cache its own previous run filled (the 64 MiB matvec between them evicts it)."""
+    now, _ = clock()
+    names = list(fns)
+    for name in names:
+        fns[name]()
+    out: dict[str, list[float]] = {name: [] for name in names}
+    start, k = time.perf_counter(), 0
+    while k < max_rounds and (k < min_rounds or time.perf_counter() - start < seconds):
+        for name in names[k % len(names) :] + names[: k % len(names)]:
+            t0 = now()
+            fns[name]()
+            out[name].append((now() - t0) * 1000.0)
+        k += 1
+        if progress is not None:
+            progress(min(1.0, (time.perf_counter() - start) / max(seconds, 1e-9)), f"round {k}")
+    return out
+
+
+def spread(times: list[float]) -> float:
+    """How widely ``times`` scatter: the interquartile range over the median (0.1 = the middle half
+    of the times lies within 10% of the median's size)."""
+    q1, _, q3 = statistics.quantiles(times, n=4) if len(times) > 1 else (times[0],) * 3
+    return (q3 - q1) / statistics.median(times)
+
+
 @dataclass(frozen=True)
 class Point:
     """One pass on the roofline: ``kind`` "decode" or "prefill", ``batch`` rows, ``new`` positions per
@@ -75,6 +116,7 @@ class Point:
     repeats: int
     flops: int
     bytes: int
+    spread: float = float("nan")  # interquartile range ÷ median of its times (``spread``)
 
     @property
     def label(self) -> str:
@@ -107,6 +149,7 @@ class Roofline:
     seconds: float  # wall time the run took
     when: str
     clock: str = "the wall clock"  # what the times count (``clock()``)
+    bandwidth_spread: float = float("nan")  # the matvec's times' interquartile range ÷ median
 
     @property
     def ridge(self) -> float:
@@ -133,26 +176,36 @@ def passes(block_size: int) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def measure_bandwidth(seconds: float) -> tuple[float, float]:
-    """(matvec GB/s, copy GB/s) over a 64 MiB float32 matrix, medians."""
+def bandwidth_fns() -> tuple[dict[str, Callable[[], object]], int]:
+    """The bandwidth's measurements: a float32 matvec over a 64 MiB matrix ("matvec") and a copy of
+    it ("copy"); and the matrix's bytes."""
     w = torch.randn(BANDWIDTH_SHAPE)
     x = torch.randn(BANDWIDTH_SHAPE[1])
-    mv = statistics.median(repeat_ms(lambda: torch.mv(w, x), seconds / 2))
     dst = torch.empty_like(w)
-    cp = statistics.median(repeat_ms(lambda: dst.copy_(w), seconds / 2))
-    return w.nbytes / mv / 1e6, 2 * w.nbytes / cp / 1e6
+    return {"matvec": lambda: torch.mv(w, x), "copy": lambda: dst.copy_(w)}, w.nbytes
+
+
+def measure_bandwidth(seconds: float) -> tuple[float, float]:
+    """(matvec GB/s, copy GB/s) over a 64 MiB float32 matrix, medians, timed side by side."""
+    fns, nbytes = bandwidth_fns()
+    t = rounds_ms(fns, seconds)
+    return nbytes / statistics.median(t["matvec"]) / 1e6, 2 * nbytes / statistics.median(t["copy"]) / 1e6
+
+
+def gemm_fn() -> Callable[[], object]:
+    a, b = torch.randn(GEMM_N, GEMM_N), torch.randn(GEMM_N, GEMM_N)
+    return lambda: a @ b
 
 
 def measure_peak(seconds: float) -> float:
     """Median GFLOP/s of an n × n float32 GEMM (2·n³ FLOPs)."""
-    a, b = torch.randn(GEMM_N, GEMM_N), torch.randn(GEMM_N, GEMM_N)
-    return 2 * GEMM_N**3 / statistics.median(repeat_ms(lambda: a @ b, seconds)) / 1e6
+    return 2 * GEMM_N**3 / statistics.median(repeat_ms(gemm_fn(), seconds)) / 1e6
 
 
 @torch.inference_mode()
-def measure_pass(model: GPT, kind: str, batch: int, new: int, context: int, seconds: float) -> Point:
-    """Median time of one pass of ``model``: a decode step of ``batch`` rows at ``context`` positions
-    (the cache rolled back each repeat) or a prefill of ``new`` positions into an empty cache."""
+def pass_fn(model: GPT, batch: int, new: int, context: int) -> Callable[[], object]:
+    """One pass of ``model`` as a function: a decode step of ``batch`` rows at ``context`` positions
+    (the cache rolled back each time) or a prefill of ``new`` positions into an empty cache."""
     cfg = model.cfg
     cache = KVCache(cfg, batch_size=batch, dtype=model.dtype)
     ids = torch.arange(batch * context).remainder(cfg.vocab_size).view(batch, context)
@@ -160,43 +213,53 @@ def measure_pass(model: GPT, kind: str, batch: int, new: int, context: int, seco
     if start:
         model(ids[:, :start], cache)
 
+    @torch.inference_mode()
     def run():
         cache.truncate(start)
         model(ids[:, start:], cache)
 
-    times = repeat_ms(run, seconds)
+    return run
+
+
+def _point(model: GPT, kind: str, batch: int, new: int, context: int, times: list[float]) -> Point:
+    cfg = model.cfg
     f = step_flops(cfg, batch, new, context)["total"]
     dtype = "bfloat16" if model.dtype == torch.bfloat16 else "float32"
     b = step_bytes(cfg, batch, new, context, dtype)["total"]
-    return Point(kind, batch, new, context, statistics.median(times), len(times), f, b)
+    return Point(kind, batch, new, context, statistics.median(times), len(times), f, b, spread(times))
+
+
+def measure_pass(model: GPT, kind: str, batch: int, new: int, context: int, seconds: float) -> Point:
+    """Median time of one pass of ``model`` (``pass_fn``), alone."""
+    return _point(model, kind, batch, new, context, repeat_ms(pass_fn(model, batch, new, context), seconds))
 
 
 def measure_roofline(model: GPT, seconds: float, progress: Callable[[float, str], None] | None = None) -> Roofline:
-    """Bandwidth, peak and the ``passes`` of ``model``, in about ``seconds`` (each step gets its share;
-    each runs at least ``MIN_REPEATS`` times, so a tiny budget still finishes, a little later).
-    ``progress(fraction, what)`` is called before each step."""
+    """Bandwidth, peak and the ``passes`` of ``model``, in about ``seconds``, all timed side by side
+    (``rounds_ms``: every round runs each once, the order turning), so the floors and the passes
+    they divide meet the same load. ``progress(fraction, what)`` is called as it goes."""
     t0 = time.perf_counter()
     todo = passes(model.cfg.block_size)
-    steps = 3 + len(todo)
     say = progress or (lambda f, what: None)
-    say(0.0, "memory bandwidth")
-    bw, cp = measure_bandwidth(seconds * 0.25)
-    say(1 / steps, "peak matmul rate")
-    peak = measure_peak(seconds * 0.2)
-    points = []
-    for i, (kind, b, t, s) in enumerate(todo):
-        say((2 + i) / steps, f"{kind} B={b}, {t} new of {s} positions")
-        points.append(measure_pass(model, kind, b, t, s, seconds * 0.55 / len(todo)))
+    say(0.0, "preparing the passes")
+    fns, nbytes = bandwidth_fns()
+    fns["gemm"] = gemm_fn()
+    for kind, b, t, s in todo:
+        fns[(kind, b, t, s)] = pass_fn(model, b, t, s)
+    say(0.05, "warming up")
+    times = rounds_ms(fns, seconds, progress=lambda f, what: say(0.05 + 0.95 * f, f"all side by side, {what}"))
     say(1.0, "done")
+    mv = times["matvec"]
     return Roofline(
-        bw,
-        cp,
-        peak,
-        tuple(points),
+        nbytes / statistics.median(mv) / 1e6,
+        2 * nbytes / statistics.median(times["copy"]) / 1e6,
+        2 * GEMM_N**3 / statistics.median(times["gemm"]) / 1e6,
+        tuple(_point(model, kind, b, t, s, times[(kind, b, t, s)]) for kind, b, t, s in todo),
         torch.get_num_threads(),
         time.perf_counter() - t0,
         time.strftime("%Y-%m-%d %H:%M"),
         clock()[1],
+        spread(mv),
     )
 
 
@@ -265,7 +328,8 @@ def agreement(a: list[float], b: list[float]) -> float:
 
 def point_rows(r: Roofline) -> list[dict]:
     """The table beside the roofline: each pass's time, bytes, FLOPs, intensity, GFLOP/s, its bound
-    (memory or compute, by which floor is larger) and time ÷ floor."""
+    (memory or compute, by which floor is larger), time ÷ floor and the spread of its times
+    (interquartile range ÷ median)."""
     out = []
     for p in r.points:
         mem, comp = p.bytes / r.bandwidth_gbs / 1e6, p.flops / r.peak_gflops / 1e6
@@ -279,6 +343,7 @@ def point_rows(r: Roofline) -> list[dict]:
                 "GFLOP/s": round(p.gflops, 2),
                 "bound": "memory" if mem >= comp else "compute",
                 "× floor": round(p.ms / max(mem, comp), 2),
+                "spread": round(p.spread, 2),
             }
         )
     return out
@@ -293,11 +358,25 @@ def run_medians(run: dict) -> dict[str, float]:
     return out
 
 
-def run_agreement(runs: list[dict]) -> tuple[float, str] | None:
-    """For the last two kept runs: the largest relative difference of their shared medians and its name."""
+def run_ratios(run: dict) -> dict[str, float]:
+    """Every time of a kept run over its floor from the same run's bandwidth and peak: each pass's
+    "× floor" and each format's "× byte floor". Other work on the machine slows a step and the
+    matvec that gives its floor alike, so these move less from run to run than the times do."""
+    roof = Roofline.from_dict(run["roofline"])
+    out = {p.label: p.ms / p.floor_ms(roof.bandwidth_gbs, roof.peak_gflops) for p in roof.points}
+    for f in run.get("formats", []):
+        bw = f.get("bandwidth_gbs", float("nan"))
+        out[f["fmt"]] = f["ms"] / (f["bytes"] / (bw if bw == bw else roof.bandwidth_gbs) / 1e6)
+    return out
+
+
+def run_agreement(runs: list[dict], ratios: bool = False) -> tuple[float, str] | None:
+    """For the last two kept runs: the largest relative difference of their shared medians (with
+    ``ratios``, of their times over their floors, ``run_ratios``) and its name."""
     if len(runs) < 2:
         return None
-    a, b = run_medians(runs[-2]), run_medians(runs[-1])
+    of = run_ratios if ratios else run_medians
+    a, b = of(runs[-2]), of(runs[-1])
     shared = [k for k in a if k in b]
     if not shared:
         return None

@@ -14,7 +14,9 @@ pass uses the fused product only while that is still true — each part's tensor
 its offset — and with gradients off; otherwise it runs the parts one by one. So anything that
 gives a part a new tensor (``.double()``, ``load_state_dict(assign=True)``, ``param.data = …``,
 a ``copy.deepcopy``) falls back to the separate products, and in-place writes (``copy_``) reach
-the fused product through the views.
+the fused product through the views. A ``Fused`` may instead hold a ``module`` multiplying by the
+stacked weights in another form (``core.evaluate.format_speed`` packs them as int8, int4 or ggml
+blocks): ``project`` then always calls it.
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ class Fused:
     bias: torch.Tensor | None
     sizes: tuple[int, ...]
     ptrs: tuple[tuple[int, int], ...]  # each part's (weight, bias) data_ptr when fused (bias: 0 if none)
+    # A module that multiplies by the parts' weights stacked, kept in another form (a packed int4
+    # or int8 copy: ``core.evaluate.format_speed``): ``project`` calls it instead of ``F.linear``,
+    # and ``weight``, ``bias`` and ``ptrs`` are then unused.
+    module: nn.Module | None = None
 
     def __deepcopy__(self, memo):
         # A deep copy gives the parts their own tensors (nn.Parameter clones), so a copied fused
@@ -146,7 +152,10 @@ def project(x: torch.Tensor, linears, fused: Fused | None, join: int = 1) -> tup
     """Each of ``linears`` applied to ``x`` ``(B, T, in)`` → a tuple of ``(B, T, out_i)``: one
     product when ``fused`` still holds their weights and gradients are off, else one each.
     ``join`` = j returns the first j outputs as one ``(B, T, out_0 + … + out_{j-1})`` (q and k,
-    which RoPE rotates together): a view of the fused product, else a concatenation."""
+    which RoPE rotates together): a view of the fused product, else a concatenation. A ``fused``
+    holding a ``module`` (weights packed in another format) is always used."""
+    if fused is not None and fused.module is not None:
+        return fused.module(x).split((sum(fused.sizes[:join]), *fused.sizes[join:]), dim=-1)
     if fused is not None and not torch.is_grad_enabled() and _still_views(fused, linears):
         return F.linear(x, fused.weight, fused.bias).split((sum(fused.sizes[:join]), *fused.sizes[join:]), dim=-1)
     outs = [m(x) for m in linears]

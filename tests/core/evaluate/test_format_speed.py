@@ -2,6 +2,8 @@
 counted from the packed model's own tensors, ggml's blocks decoded as core.gguf decodes them. No timing
 assertions: the numbers are the machine's."""
 
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -11,6 +13,7 @@ from core.decode.kv_cache import KVCache
 from core.evaluate import format_speed
 from core.gguf.blocks import dequantize_blocks, quantize_blocks
 from core.model.config import PRESETS, GPTConfig
+from core.model.layout import fuse_projections
 from core.model.model import GPT
 
 # Tiny, but every projection's input a multiple of 32 (int4 groups, ggml blocks).
@@ -128,10 +131,34 @@ def test_the_sentence_comes_from_the_numbers():
 
 
 def test_measured_rows_carry_the_products(model):
-    """A (tiny-budget) measurement gives every format a step time, the products' time within it, and
-    the projections' bytes from step_traffic."""
+    """A (tiny-budget) measurement gives every format a step time, the products' time within it, the
+    projections' bytes from step_traffic, and the bandwidth timed beside them."""
     rows = format_speed.measure_formats(model, 12, 0.0, formats=("float32", "int8 (bf16 activations)"))
     assert [r.fmt for r in rows] == ["float32", "int8 (bf16 activations)"]
     for r in rows:
-        assert r.ms > 0 and r.products_ms > 0 and r.repeats >= 3
+        assert r.ms > 0 and r.products_ms > 0 and r.repeats >= 3 and r.spread >= 0
+        # The floor's bandwidth was timed in the same rounds, and the ratio uses it rather than another's.
+        assert r.bandwidth_gbs > 0 and r.floor_ratio(1e-9) == pytest.approx(r.ms / (r.bytes / r.bandwidth_gbs / 1e6))
         assert r.products_bytes == int(step_bytes(CFG, 1, 1, 12, r.fmt)["weights/projections"])
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_a_fused_models_formats_run_fused_and_equal_the_parts(model, fmt):
+    """A loaded checkpoint runs q/k/v and gate/up as one product each (core.model.layout); its copy in
+    every format does too — the float ones their fused weight again, the packed ones one packed module
+    per group, quantized row by row and group by group as the parts are — with the same logits as the
+    parts one by one, and the products timed alone are the step's four per block."""
+    fused = copy.deepcopy(model)
+    fuse_projections(fused)
+    m = format_speed.build(fused, fmt)
+    for block in m.layers:
+        assert block.self_attn.fused_qkv is not None and block.mlp.fused_gate_up is not None
+        packed = fmt not in ("float32", "bfloat16")
+        assert (block.self_attn.fused_qkv.module is not None) == packed
+    assert len(format_speed.step_products(m)) == 4 * CFG.n_layer
+    parts = format_speed.build(model, fmt)  # the unfused model's copy: every part on its own
+    assert all(b.self_attn.fused_qkv is None for b in parts.layers)
+    got, ref = _step(m, format_speed.rest_dtype(fmt)), _step(parts, format_speed.rest_dtype(fmt))
+    # float32 formats: the same sums in another order; bfloat16 ones: their rounding of such sums.
+    limit = 1e-5 if format_speed.rest_dtype(fmt) == torch.float32 and "bf16" not in fmt else 0.01
+    assert float((got - ref).abs().max()) <= limit * float(ref.abs().max()), fmt

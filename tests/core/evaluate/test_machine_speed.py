@@ -59,3 +59,42 @@ def test_counted_intensities_follow_the_passes():
     got = dict(machine_speed.counted(PRESETS["shipped"]))
     assert len(got) == len(machine_speed.passes(PRESETS["shipped"].block_size))
     assert got["decode B=1, n=128"] < got["decode B=4, n=128"] < got["decode B=16, n=128"] < got["prefill B=1, T=128"]
+
+
+def test_rounds_run_side_by_side_the_order_turning():
+    """Each function once untimed, then rounds A B C, B C A, C A B (at least MIN_REPEATS with no budget);
+    every one gets the same number of times."""
+    calls = []
+    fns = {name: (lambda name=name: calls.append(name)) for name in "ABC"}
+    times = machine_speed.rounds_ms(fns, seconds=0.0)
+    assert calls == list("ABC") + list("ABC") + list("BCA") + list("CAB")
+    assert {name: len(t) for name, t in times.items()} == {"A": 3, "B": 3, "C": 3}
+
+
+def test_spread_is_the_interquartile_range_over_the_median():
+    """1 … 5: quartiles 1.5 and 4.5 (statistics.quantiles' exclusive method), median 3: a spread of 1."""
+    assert machine_speed.spread([1.0, 2.0, 3.0, 4.0, 5.0]) == pytest.approx(1.0)
+    assert machine_speed.spread([2.0]) == 0.0
+
+
+def test_a_roofline_times_everything_side_by_side():
+    """One run: the bandwidth, the peak and every pass from the same rounds (as many times each), each
+    point with its spread; the table shows it."""
+    model = GPT(PRESETS["tiny"]).eval()
+    roof = machine_speed.measure_roofline(model, 0.0)
+    assert len({p.repeats for p in roof.points}) == 1 and roof.points[0].repeats >= machine_speed.MIN_REPEATS
+    assert roof.bandwidth_gbs > 0 and roof.peak_gflops > 0 and roof.bandwidth_spread >= 0
+    assert all(p.spread >= 0 for p in roof.points)
+    assert all("spread" in row for row in machine_speed.point_rows(roof))
+
+
+def test_ratio_agreement_divides_each_time_by_its_runs_floor():
+    """A run on a machine half as fast (bandwidth halved, every time doubled) has the same ratios: 0%."""
+    point = {"kind": "decode", "batch": 1, "new": 1, "context": 8, "ms": 1.0, "repeats": 3, "flops": 1, "bytes": 10**7}
+    roof = {"bandwidth_gbs": 10.0, "copy_gbs": 5.0, "peak_gflops": 50.0, "points": [point], "threads": 1}
+    run = {"roofline": {**roof, "seconds": 1.0, "when": ""}, "formats": [{"fmt": "float32", "ms": 2.0, "bytes": 10**7}]}
+    slow = json.loads(json.dumps(run))
+    slow["roofline"]["bandwidth_gbs"], slow["roofline"]["points"][0]["ms"], slow["formats"][0]["ms"] = 5.0, 2.0, 4.0
+    assert machine_speed.run_ratios(run) == {"decode B=1, n=8": 1.0, "float32": 2.0}
+    assert machine_speed.run_agreement([run, slow])[0] == pytest.approx(1.0)
+    assert machine_speed.run_agreement([run, slow], ratios=True)[0] == pytest.approx(0.0)
