@@ -1,7 +1,11 @@
 """Real browser: every page in its typical state, at 1280×800 and at 1920×1080 in presenter mode: it draws
 without an exception, every figure fits the screen under the top bar, and axe-core (WCAG 2.0/2.1 A and AA
 rules) finds no serious or critical violation. Saves a screenshot of each under test-artifacts/ (look at
-them). One server for the module."""
+them). One server for the module; in each layout the pages that start from their defaults are reached through
+the top bar's menus inside one browser page (streamlit's in-app navigation: a rerun in the same session, no
+page load); the decode stage, Predict first and the lesson stop each come from a page load of their own."""
+
+import re
 
 import pytest
 
@@ -10,6 +14,7 @@ from core import state
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
 from tests.helpers import axe_util
+from ui.frame import SECTIONS
 
 pytestmark = pytest.mark.browser
 
@@ -61,7 +66,7 @@ def _click_then_charts(*buttons: str, charts: int = 1):
 def _practice(page) -> None:
     """Exercise 1 with one answer checked (the named mistake: TTFT from the start of prefill), so a
     feedback badge is on screen."""
-    box = page.get_by_role("textbox").first
+    box = page.get_by_role("textbox", name="TTFT")  # by name: the sidebar has text boxes too (a class's code)
     box.fill("110 ms")
     page.get_by_role("button", name="Check").click()
     page.get_by_text("Known mistakes met").wait_for(timeout=30000)
@@ -95,6 +100,61 @@ PAGES = {
     "practice": _practice,
     "?lesson=fifteen-minutes&stop=2&teacher=1": _lesson_stop,
 }
+
+
+# The visits, each list one browser page's session: its first entry a page load, the rest reached through the top
+# bar's menus (a page load costs Chromium ~4 s of CPU and the server a new session; a menu click, one rerun). A page
+# reached so is in the state a fresh load shows it in: the pages before it in the list change only their own
+# widgets (each action above is on its own page's keys; the stage's Prefill draws the default prompt's rows, which
+# ``_decode`` waits for), and presenter mode stays on (``ui.present``). The worked example comes last: it opens the
+# sidebar, which stays open. Predict first (``?predict=1``) and the lesson (``?lesson=…``) each get a session of
+# their own: their mode is the session's (the question mode, the lesson bar), as in a student's fresh tab.
+VISITS = (
+    (
+        "context",
+        "cache",
+        "see_it_move",
+        "latency",
+        "batching",
+        "speculative",
+        "paged",
+        "cost",
+        "memory",
+        "speed",
+        "weights",
+        "quantize",
+        "quant_model",
+        "practice",
+        "",
+        "worked",
+    ),
+    ("?predict=1",),
+    ("?lesson=fifteen-minutes&stop=2&teacher=1",),
+)
+assert sorted(w for visit in VISITS for w in visit) == sorted(PAGES)  # every page, once
+MENU = {  # page → (its menu in the top bar, its entry there: also the page's heading); the decode page is at "/"
+    ("" if path == "app_pages/decode.py" else path.removeprefix("app_pages/").removesuffix(".py")): (section, title)
+    for section, pages in SECTIONS.items()
+    for path, title, _ in pages
+}
+
+
+def _open(page, url: str, where: str, present: bool) -> None:
+    """A page load of ``where`` (path and parameters), in presenter mode if ``present``."""
+    path, _, params = where.partition("?")
+    page.goto(f"{url}/{path}?" + "&".join(p for p in (params, "present=1" if present else "") if p))
+    page.locator("h1").first.wait_for(timeout=60000)
+
+
+def _navigate(page, where: str) -> None:
+    """To ``where`` through the top bar, its menu then its entry (one rerun of the session, no page load); waits
+    for the run that drew the new page and for its heading."""
+    section, title = MENU[where]
+    page.get_by_test_id("stTopNavSection").filter(has_text=re.compile(f"^{re.escape(section)}$")).click()
+    with rerun(page):  # the entry's click asks the server for the new page's run
+        page.get_by_test_id("stTopNavDropdownLink").filter(has=page.get_by_text(title, exact=True)).click()
+    page.get_by_role("heading", level=1, name=title, exact=True).wait_for(timeout=60000)
+    assert page.url.split("?")[0].endswith(f"/{where}"), (where, page.url)
 
 
 @pytest.fixture(scope="module")
@@ -131,23 +191,27 @@ def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, p
     critical WCAG 2.0/2.1 A/AA violation, and the text of disabled controls (which axe skips) reaches 4.5:1."""
     found, faint, tall = {}, [], []
     with browser_page(width, height) as page:
-        for where, act in PAGES.items():
-            path, _, params = where.partition("?")
-            page.goto(f"{url}/{path}?" + "&".join(p for p in (params, "present=1" if present else "") if p))
-            page.locator("h1").first.wait_for(timeout=60000)
-            act(page)
-            wait_app_style(page)  # its contrast fixes and presenter sizes are what is checked
-            wait_idle(page)  # act waited for the state's elements: now for the end of the run that drew them
-            assert page.get_by_test_id("stException").count() == 0, where
-            name = f"{where or 'decode'} {width}x{height}"
-            screenshot(page, f"page-{path or 'decode'}{'-' + params.split('=')[0] if params else ''}-{width}x{height}")
-            tallest, room = _tallest_figure_and_room(page, height)
-            if tallest > room:
-                tall.append(f"{name}: a {tallest:.0f} px figure under {room:.0f} px of screen")
-            vs = [v for v in axe_util.violations(page) if v["impact"] in axe_util.BLOCKING]
-            faint += [f"{name}: {f}" for f in _faint_disabled_text(page)]
-            if vs:
-                found[name] = vs
+        for visit in VISITS:
+            _open(page, url, visit[0], present)
+            for i, where in enumerate(visit):
+                path, _, params = where.partition("?")
+                if i:
+                    _navigate(page, where)
+                PAGES[where](page)
+                wait_app_style(page)  # its contrast fixes and presenter sizes are what is checked
+                wait_idle(page)  # act waited for the state's elements: now for the end of the run that drew them
+                assert page.get_by_test_id("stException").count() == 0, where
+                assert ("present=1" in page.url) == present, (where, page.url)  # the layout meant is the one checked
+                name = f"{where or 'decode'} {width}x{height}"
+                shot = f"page-{path or 'decode'}{'-' + params.split('=')[0] if params else ''}-{width}x{height}"
+                screenshot(page, shot)
+                tallest, room = _tallest_figure_and_room(page, height)
+                if tallest > room:
+                    tall.append(f"{name}: a {tallest:.0f} px figure under {room:.0f} px of screen")
+                vs = [v for v in axe_util.violations(page) if v["impact"] in axe_util.BLOCKING]
+                faint += [f"{name}: {f}" for f in _faint_disabled_text(page)]
+                if vs:
+                    found[name] = vs
         assert not tall, "\n".join(tall)
         assert not found, "axe-core found serious/critical WCAG violations:\n" + axe_util.listing(found)
         assert not faint, "\n".join(faint)
