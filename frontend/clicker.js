@@ -146,5 +146,6 @@ export default function () {
   document.addEventListener("pointerdown", onPointerDown, true);
   document.addEventListener("pointerup", onPointerUp, true);
   document.addEventListener("click", onChosen, true);
+  window.__clickerQueue = () => queue.length + (sent ? 1 : 0); // presses not yet done (tests wait on it)
   watch();
 }

@@ -8,35 +8,62 @@
 // page's form — or, where a page marks one (a container keyed "lesson-focus"), the figure together
 // with the numbers a stop's question asks about (the latency page: the timeline and its table).
 // Figures draw and resize for a while after a page switch: whenever the target's box has stayed the
-// same for a moment and is not wholly visible, scroll as little as needed.
+// same for a moment and is not wholly visible, scroll as little as needed. A figure not drawn yet is waited for.
 
 const MAIN = [".st-key-lesson-focus", ".js-plotly-plot", ".attn-root", '[data-testid="stForm"]']
   .map((s) => '[data-testid="stMain"] ' + s)
   .join(", ");
 const WATCH_MS = 12000;
 const TICK_MS = 200;
+const WAIT_MS = 300000; // a figure that has not appeared within five minutes is not waited for
 
 function follow(arrival, page) {
-  // Counted again from the first scroll: on a loaded machine a page's first visit can take longer than
-  // WATCH_MS to draw its figure, and the rows above it can still grow after it is scrolled into view.
-  let deadline = Date.now() + WATCH_MS;
+  // The figure may not exist yet: on a loaded machine a stop's figure appeared 13.5 s after the click (issue 37,
+  // item 9), after a fixed wait had given up. Until it is in the page, a MutationObserver waits for it (no clock
+  // runs out); from its first sight WATCH_MS is counted, again from the first scroll (the rows above it can still
+  // grow after it is scrolled into view), and again whenever another element takes its place (the last page's
+  // figure, still on screen while this page runs, is replaced by this one's).
+  let deadline = null;
+  let seen = null;
   const main = document.querySelector('[data-testid="stMain"]');
   let touched = false;
   const stop = () => (touched = true);
   const events = ["wheel", "touchmove", "mousedown", "keydown"];
   events.forEach((e) => document.addEventListener(e, stop, { once: true, passive: true }));
+  const started = Date.now();
+  let observer = null;
+  const done = () => {
+    events.forEach((e) => document.removeEventListener(e, stop));
+    if (observer) observer.disconnect();
+  };
+  const over = () =>
+    touched || window.__lessonArrival !== arrival || window.__lessonPage !== page || Date.now() - started > WAIT_MS;
   let last = null;
   let still = 0;
   let first = true;
   const tick = () => {
-    const gone = window.__lessonArrival !== arrival || window.__lessonPage !== page;
-    if (touched || gone || Date.now() > deadline) {
-      events.forEach((e) => document.removeEventListener(e, stop));
+    if (over() || (deadline !== null && Date.now() > deadline)) return done();
+    const el = document.querySelector(MAIN);
+    if (!el) {
+      // Not drawn yet: wait for the page to change, then look again (a tick each 200 ms would poll for minutes).
+      last = null;
+      still = 0;
+      observer = observer || new MutationObserver(() => {
+        if (over()) return done();
+        if (!document.querySelector(MAIN)) return;
+        observer.disconnect();
+        observer = null;
+        tick();
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
       return;
     }
-    const el = document.querySelector(MAIN);
-    const box = el && el.getBoundingClientRect();
-    const key = box && box.height > 0 ? [box.top, box.height].map(Math.round).join(",") : null;
+    if (el !== seen) {
+      seen = el;
+      deadline = Date.now() + WATCH_MS;
+    }
+    const box = el.getBoundingClientRect();
+    const key = box.height > 0 ? [box.top, box.height].map(Math.round).join(",") : null;
     still = key !== null && key === last ? still + 1 : 0;
     last = key;
     if (still >= 3) {

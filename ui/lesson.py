@@ -13,6 +13,7 @@ shipped lessons, so a teacher can share a link that opens a stop.
 from __future__ import annotations
 
 import copy
+import html
 import re
 
 import streamlit as st
@@ -36,11 +37,12 @@ BAR_CSS = """
 /* The bar takes the room above the title that streamlit leaves empty. */
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem !important; }
 .st-key-lesson-bar [data-testid="stCaptionContainer"] { margin-top: -0.4rem; }
-.st-key-lesson-bar [data-testid="stText"] { line-height: 1.35; font-size: 1.05rem; }
-.st-key-lesson-title [data-testid="stText"] { font-weight: 600; }
+.st-key-lesson-bar .lesson-text { line-height: 1.35; font-size: 1.05rem; margin: 0; }
+.st-key-lesson-title .lesson-text { font-weight: 600; }
 /* The bar shows once the clicker's keys work (frontend/clicker.js marks the page): on a fresh tab its text came
-   ~2 s before its buttons and keys, and a PageDown pressed at the sight of it was lost. Shown after 20 s anyway
-   (the clicker's code could not load: static/ missing). */
+   ~2 s before its buttons and keys (8 s on a loaded machine), and a PageDown pressed at the sight of it was lost.
+   Its texts are markdown (_text), drawn with this style sheet: as st.text they showed ~1 s before this rule
+   arrived. Shown after 20 s anyway (the clicker's code could not load: static/ missing). */
 html:not(.clicker-ready) .st-key-lesson-bar { visibility: hidden; animation: lesson-bar-show 0s linear 20s forwards; }
 @keyframes lesson-bar-show { to { visibility: visible; } }
 .st-key-lesson-keys, .st-key-lesson-scroll { display: none; }
@@ -182,6 +184,15 @@ def from_url() -> None:
 # ---- the bar (starting a lesson from the sidebar: ui.lesson_start) --------------------------------
 
 
+def _text(text: str) -> None:
+    """``text`` (a lesson file's, literal) in the bar. Drawn with the bar's style sheet (a markdown element), not
+    before it as ``st.text`` was: on a fresh tab the bar's text showed ~1 s before the style that keeps the bar
+    hidden until the clicker's keys work, and a PageDown pressed at its sight was lost (issue 37, item 2). An HTML
+    block: its escaped text is shown as written, no markdown, icons, colours or math read into it."""
+    one_line = " ".join(text.split())
+    st.markdown(f'<p class="lesson-text">{html.escape(one_line)}</p>', unsafe_allow_html=True)
+
+
 def bar(nav) -> None:
     """Every full run, before the page: go to the stop's page if a move asked for it, keep the
     page's first figure for the handout, and draw the bar while a lesson runs."""
@@ -223,8 +234,8 @@ def bar(nav) -> None:
         nav_col.caption(keys)
         with text:
             with st.container(key="lesson-title"):
-                st.text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
-            st.text(f"Ask: {stop.question_now(ss)}")  # a Practice stop's "New numbers" changes its question
+                _text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
+            _text(f"Ask: {stop.question_now(ss)}")  # a Practice stop's "New numbers" changes its question
             if nav.title != PAGES[stop.page].title:  # the class went elsewhere through the top bar
                 st.button(
                     f"Back to stop {k + 1}",

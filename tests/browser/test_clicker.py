@@ -29,8 +29,11 @@ def idle(page) -> None:
 
 
 def at_stop(page, k: int) -> None:
-    """Stop ``k`` (from 1) in the bar, and the page's run ended."""
-    expect(page.locator(".st-key-lesson-title")).to_contain_text(f"Stop {k} of {len(LESSON.stops)}", timeout=TIMEOUT)
+    """Stop ``k`` (from 1) in the bar, the bar shown (it shows once the clicker's keys work: on a fresh tab that
+    can be seconds after the page's run has ended) and the page's run ended."""
+    title = page.locator(".st-key-lesson-title")
+    expect(title).to_contain_text(f"Stop {k} of {len(LESSON.stops)}", timeout=TIMEOUT)
+    expect(title).to_be_visible(timeout=TIMEOUT)
     idle(page)
 
 
@@ -108,6 +111,25 @@ def main(page):
     return page.locator('[data-testid="stMain"]')
 
 
+@pytest.mark.parametrize("kind", list(TOUCH))
+def test_clicker_moves_the_lesson_after_a_control_is_touched(url, kind):
+    """Touch the control, PageDown: the next stop; PageUp: back; touch it again, →: the next stop."""
+    k = LESSON_STOP[kind]
+    with browser_page(1280, 800) as page:
+        open_stop(page, url, k)
+        TOUCH[kind](page, main(page))
+        idle(page)
+        page.keyboard.press("PageDown")
+        at_stop(page, k + 1)
+        page.keyboard.press("PageUp")
+        at_stop(page, k)
+        page.mouse.wheel(0, 1)
+        TOUCH[kind](page, main(page))
+        idle(page)
+        page.keyboard.press("ArrowRight")
+        at_stop(page, k + 1)
+
+
 def settings(page):
     """The decode page's Settings panel, opened (it may still be open from the last touch)."""
     panel = page.locator('[data-testid="stPopoverBody"]')
@@ -144,6 +166,44 @@ def test_clicker_steps_the_decode_page_after_a_control_is_touched(url, kind):
             page.keyboard.press(key)
             wait_rows(page, rows + 1, timeout_ms=TIMEOUT)
             idle(page)
+
+
+def test_a_press_as_soon_as_the_bar_appears_is_not_lost(url):
+    """At 1920×1080 presenting: PageDown once as soon as stop 3's bar appears (its page still running) opens
+    stop 4; PageDown once as soon as stop 4's bar appears opens stop 5."""
+    with browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?lesson=fifteen-minutes&stop=3&present=1")
+        title = page.locator(".st-key-lesson-title")
+        expect(title).to_contain_text("Stop 3 of 8", timeout=TIMEOUT)
+        expect(title).to_be_visible(timeout=TIMEOUT)
+        page.keyboard.press("PageDown")
+        expect(title).to_contain_text("Stop 4 of 8", timeout=TIMEOUT)
+        expect(title).to_be_visible(timeout=TIMEOUT)
+        page.keyboard.press("PageDown")
+        expect(title).to_contain_text("Stop 5 of 8", timeout=TIMEOUT)
+        page.wait_for_function("() => window.__clickerQueue() === 0", timeout=TIMEOUT)  # every press done
+        idle(page)
+        expect(title).to_contain_text("Stop 5 of 8")  # and no further: each press moved once
+
+
+def test_quick_presses_each_move_one_stop(url):
+    """Two PageDowns in quick succession from stop 1 go two stops on (through the decode stop, whose page
+    prefills and replays 11 steps meanwhile); a PageDown the moment stop 3's title shows, its page still
+    running, goes one more; PageUp one back; and nothing moves after that."""
+    with browser_page(1920, 1080) as page:
+        page.goto(f"{url}/?lesson=fifteen-minutes&stop=1&present=1&teacher=1")
+        title = page.locator(".st-key-lesson-title")
+        at_stop(page, 1)
+        page.keyboard.press("PageDown")
+        page.keyboard.press("PageDown")
+        expect(title).to_contain_text("Stop 3 of 8", timeout=TIMEOUT)
+        page.keyboard.press("PageDown")
+        expect(title).to_contain_text("Stop 4 of 8", timeout=TIMEOUT)
+        page.keyboard.press("PageUp")
+        at_stop(page, 3)
+        page.wait_for_function("() => window.__clickerQueue() === 0", timeout=TIMEOUT)  # every press done
+        idle(page)
+        expect(title).to_contain_text("Stop 3 of 8")
 
 
 def test_an_open_note_closes_when_the_stop_changes(url):

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bench.browser import browser_page, heatmap_rows, rerun, running_app, screenshot, wait_idle, wait_rows
+from bench.browser import ROOT, browser_page, heatmap_rows, rerun, running_app, screenshot, wait_idle, wait_rows
 from core.lesson.pages import PAGES
 from core.lesson.stops import load_shipped
 
@@ -41,7 +41,7 @@ CUT_ROWS_JS = """() => {
 
 QUESTION_FONT_JS = """() => {
   const size = (el) => getComputedStyle(el).fontSize;
-  const bar = [...document.querySelectorAll('.st-key-lesson-bar [data-testid=stText]')];
+  const bar = [...document.querySelectorAll('.st-key-lesson-bar .lesson-text')];
   return {question: size(bar.find((e) => e.innerText.startsWith('Ask:'))),
           text: size(document.querySelector('[data-testid=stMain] [data-testid=stMarkdownContainer] p'))};
 }"""
@@ -105,7 +105,7 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
         with page.expect_download(timeout=60000) as download:
             page.get_by_role("button", name=re.compile("Download handout")).first.click()
         html = open(download.value.path(), encoding="utf-8").read()
-        assert html.count('<section class="stop">') == n
+        assert html.count('<section class="stop">') == n + 1  # the lesson's stops, then the request's two speeds
         assert "decode step 12: the attention as you left it" in html
 
 
@@ -137,3 +137,39 @@ def test_starting_from_the_sidebar_closes_it_for_the_lesson():
         page.wait_for_function("(before) => window.__lessonArrival !== before", arg=arrival, timeout=30000)
         wait_idle(page)
         assert sidebar.get_attribute("data-collapsed") == "false"
+
+
+# A page as streamlit lays one out for lesson_scroll.js: the scrolling main area, the sticky bar, rows of text,
+# and (added later by the test) the figure far below the first screen.
+SCROLL_PAGE = """<!DOCTYPE html><html><body style="margin:0">
+<section data-testid="stMain" style="position:fixed; inset:0; overflow:auto">
+  <div data-testid="stVerticalBlock">
+    <div class="st-key-lesson-bar" style="position:sticky; top:0; height:100px; background:#eee"></div>
+    <div style="height:1500px">the page's controls and text</div>
+  </div>
+</section></body></html>"""
+
+
+def test_a_figure_drawn_late_is_still_scrolled_into_view():
+    """A stop's figure that appears long after the arrival (a loaded server: 13.5 s after the click, when the scroll
+    had stopped waiting) is scrolled wholly into view below the bar when it comes: frontend/lesson_scroll.js waits
+    for it (the page's clock is moved 60 s on before the figure is added)."""
+    script = (ROOT / "frontend" / "lesson_scroll.js").read_text(encoding="utf-8")
+    with browser_page(1280, 800) as page:
+        page.route("http://lesson.test/", lambda r: r.fulfill(body=SCROLL_PAGE, content_type="text/html"))
+        page.route("http://lesson.test/scroll.js", lambda r: r.fulfill(body=script, content_type="text/javascript"))
+        page.clock.install()
+        page.goto("http://lesson.test/")
+        page.evaluate("() => import('/scroll.js').then((m) => m.default({data: {arrival: 1, page: 'p'}}))")
+        page.clock.fast_forward(60000)
+        page.evaluate(
+            """() => { const fig = document.createElement('div');
+                fig.className = 'js-plotly-plot'; fig.style.height = '400px';
+                document.querySelector('[data-testid=stVerticalBlock]').append(fig); }"""
+        )
+        page.wait_for_function(
+            """() => { const f = document.querySelector('.js-plotly-plot').getBoundingClientRect();
+                const bar = document.querySelector('.st-key-lesson-bar').getBoundingClientRect();
+                return f.top >= bar.bottom && f.bottom <= innerHeight; }""",
+            timeout=15000,
+        )

@@ -345,3 +345,59 @@ HEADER_FITS_JS = """() => {
   return {titleLines: document.querySelector('h1 [data-heading-text]').getClientRects().length, cut,
           settingsCut: !settings || settings.scrollWidth > settings.clientWidth + 1};
 }"""
+
+
+# Predict first beside the stage: the next-token plot's height, its five label rows' spacing against the labels'
+# height, and the KV line's bottom against the room under the lesson's bar (the screen without a lesson) measured
+# from the stage's top (its Prefill button), wherever the page is scrolled.
+BARS_ROOM_JS = """() => {
+  const svg = document.querySelector('.bars-root .main-svg'), kv = document.querySelector('.panel-kv');
+  const ticks = [...document.querySelectorAll('.bars-root .ytick text')].map((t) => t.getBoundingClientRect());
+  const prefill = [...document.querySelectorAll('button')].find((b) => b.innerText.startsWith('Prefill'));
+  if (!svg || !kv || !prefill || ticks.length < 5) return null;
+  const tops = ticks.map((b) => b.top).sort((a, b) => a - b);
+  const bar = document.querySelector('.st-key-lesson-bar');
+  return {plot: svg.getBoundingClientRect().height, gap: Math.min(...tops.slice(1).map((t, i) => t - tops[i])),
+          label: Math.max(...ticks.map((b) => b.height)),
+          span: kv.getBoundingClientRect().bottom - prefill.getBoundingClientRect().top,
+          room: innerHeight - (bar ? bar.getBoundingClientRect().bottom : prefill.getBoundingClientRect().top)};
+}"""
+BARS_FIT = "m => m !== null && m.plot >= 190 && m.gap >= 1.15 * m.label && m.span <= m.room"
+
+
+@pytest.mark.parametrize("lesson", [False, True], ids=["decode page", "lesson stop"])
+def test_predict_first_bars_have_room_on_the_projector(url, lesson):
+    """1920 × 1080 presenting, Predict first, every kind of question asked and revealed: the five next-token bars get
+    a plot of at least 190 px (150 px ran their labels into each other: rows 17 px apart for 21-px labels), each
+    label a row of its own, and the KV line stays on the screen (under the lesson's bar on the decode stop)."""
+    with browser_page(1920, 1080) as page:
+        if lesson:
+            page.goto(f"{url}/?lesson=fifteen-minutes&stop=2&present=1&teacher=1")
+            page.locator(".st-key-lesson-bar").wait_for(timeout=90000)
+            wait_rows(page, 62, timeout_ms=90000)
+            wait_app_style(page)
+            wait_idle(page)
+            page.get_by_text("Predict first").first.click()
+        else:
+            page.goto(f"{url}/?present=1&predict=1")
+            page.get_by_role("button", name="Prefill").first.wait_for(timeout=90000)
+            wait_app_style(page)
+            page.keyboard.press("p")
+        panel = page.locator(".st-key-stage-question")
+        panel.locator("button").first.wait_for(timeout=60000)
+        wait_idle(page)
+        for k in range(5):
+            rows = heatmap_rows(page)
+            with rerun(page):
+                page.keyboard.press("2")
+            wait_until(page, BARS_ROOM_JS, BARS_FIT, what=f"bars with room, question {k} asked: {panel.inner_text()}")
+            page.keyboard.press("ArrowRight")
+            wait_rows(page, rows + 1)
+            panel.get_by_text("→ asks the next question").wait_for()
+            wait_idle(page)
+            said = panel.inner_text()
+            wait_until(page, BARS_ROOM_JS, BARS_FIT, what=f"bars with room, question {k} revealed: {said}")
+            if k == 1:
+                screenshot(page, f"stage-predict-bars-{'lesson' if lesson else 'page'}-1920x1080")
+            with rerun(page):
+                page.keyboard.press("ArrowRight")

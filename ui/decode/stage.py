@@ -85,6 +85,18 @@ STAGE_CSS = """
 .panel-kv .kv-formula { margin-bottom: 0.3em; }
 .panel-kv progress { width: 100%; height: 0.6em; accent-color: #0072b2; }
 .panel-kv .kv-shelf { font-size: 0.92em; color: #31333f; }
+/* Beside a predict-first question (issue 37, item 5) the bars need ~195 px for five readable labels on a projector:
+   the room comes from the question box (less padding) and the counters (each ratio beside its count, not under
+   it), so the KV line stays on a 1080-px screen under a revealed question, under a lesson's bar too. */
+[data-testid="stMain"]:has(.st-key-stage-question) .panel-counters { margin: 0.3em 0 0.2em 0; }
+[data-testid="stMain"]:has(.st-key-stage-question) .panel-counters > div {
+  display: flex; flex-wrap: wrap; align-items: baseline; column-gap: 0.4em; }
+[data-testid="stMain"]:has(.st-key-stage-question) .panel-counters > div::after {
+  content: ""; flex-basis: 100%; order: 3; }
+[data-testid="stMain"]:has(.st-key-stage-question) .panel-counters .metric-value { order: 4; }
+[data-testid="stMain"]:has(.st-key-stage-question) .panel-counters .metric-delta { order: 5; }
+.st-key-stage-question { padding: 0.55rem 1rem !important; gap: 0.5rem !important; }
+.st-key-stage-question [data-testid="stMarkdownContainer"] p { margin-bottom: 0; }
 """
 
 
@@ -124,9 +136,11 @@ def forget_view() -> None:
 STAGE_STYLE = stage.StageStyle(font=14, panel_font=14, bars_height=280)  # 14-px text (issue 37); bars 20 px shorter
 # The next-token bars beside a question: 5 bars, readable at presenter size; on a laptop 140 px (and a wider
 # panel, app_pages/decode.py) kept the KV line on a 1280 × 800 screen under a lesson's bar.
-# On a projector the five bars' labels run together at 150 px (issue 37, item 5, open): they need ~195 px, and
-# at 180 px the KV line already ends 7 px below a 1080-px screen under a revealed question (measured).
-COMPACT_BARS_PX = {True: 150, False: 140}
+# On a projector the five bars' labels ran together at 150 px (issue 37, item 5): at 195 px their rows are 26 px
+# apart for 21-px labels. The room is the question box's padding and the counters' ratio beside its count
+# (STAGE_CSS): under a revealed question the KV line ends at 1,017 px of 1,080 (1,065 at 150 px before), and under
+# a lesson's bar the stage spans 859 px of the 885 below it (908 before).
+COMPACT_BARS_PX = {True: 195, False: 140}
 # The question row across the stage takes this from the heatmap: presenter mode, or a laptop under a lesson's bar
 # (its row is shorter; 220 px left a 1280 × 800 heatmap four rows and a broken colour bar).
 QUESTION_ROW_PX = {True: 220, False: 130}
