@@ -1,10 +1,14 @@
 """The class store (issue 41, item 4/5): one suite, run on SQLite and on Redis (conftest.py)."""
 
-import multiprocessing
+import json
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +29,7 @@ from core.classroom.store import (
     open_store,
 )
 
+ROOT = Path(__file__).resolve().parents[3]
 Q = "req-1:3"  # a question id as core.classroom.plan.question_id writes them
 
 
@@ -130,16 +135,44 @@ def test_forty_students_join_and_answer_at_once(store, url):
     assert sum(store.tally(code, Q, 1, 4)) == 40 == store.answered(code, Q, 1) == store.students(code)
 
 
+# One "replica": its own interpreter and store on the same file, 10 threads answering at once. A plain
+# subprocess, not a multiprocessing pool: under pytest-xdist a spawned pool worker that failed to start
+# was replaced again and again, and the test hung instead of failing.
+REPLICA = """
+import json, sys, threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from core.classroom.store import open_store
+url, code, tokens, pick, question = json.loads(sys.argv[1])
+store, start = open_store(url), threading.Barrier(len(tokens))
+def one(token):
+    start.wait()
+    return store.answer(code, token, question, 1, pick)
+with ThreadPoolExecutor(len(tokens)) as pool:
+    print(sum(pool.map(one, tokens)))
+"""
+
+
 def test_forty_students_answer_from_four_processes(tmp_path):
     """SQLite from 4 processes (the replicas of a class server) × 10 threads: 40 answers, each counted once."""
     url = f"sqlite:///{tmp_path / 'classes.db'}"
     store = open_store(url)
     code, _ = store.open_class()
     tokens = [store.join(code).token for _ in range(40)]
-    ctx = multiprocessing.get_context("spawn")  # a fresh interpreter per "replica", as serve starts them
-    with ctx.Pool(4) as pool:
-        results = pool.starmap(_answer_all, [(url, code, tokens[i::4], [i] * 10) for i in range(4)])
-    assert sum(map(sum, results)) == 40
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    replicas = [
+        subprocess.Popen(
+            [sys.executable, "-c", REPLICA, json.dumps([url, code, tokens[i::4], i, Q])],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(4)
+    ]
+    written = [int(r.communicate(timeout=120)[0]) for r in replicas]
+    assert [r.returncode for r in replicas] == [0] * 4
+    assert sum(written) == 40
     assert store.tally(code, Q, 1, 4) == [10, 10, 10, 10] and store.answered(code, Q, 1) == 40
 
 
