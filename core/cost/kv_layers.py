@@ -101,7 +101,22 @@ def build_layers(
     heads = n_kv_head if isinstance(n_kv_head, tuple) else (n_kv_head,) * n_layer
     if len(heads) != n_layer:
         raise ValueError(f"the config lists KV heads for {len(heads):,} layers, not {n_layer:,}")
-    return tuple(LayerCache(h * head_dim, h * head_dim, w) for h, w in zip(heads, windows, strict=True))
+    # One object per kind of layer, repeated: L may be typed as 10⁶ on the memory page, and a Python loop
+    # making 10⁶ objects took seconds a run (map and zip stay in C).
+    kinds = {(h, w): LayerCache(h * head_dim, h * head_dim, w) for h, w in set(zip(heads, windows, strict=True))}
+    return tuple(map(kinds.__getitem__, zip(heads, windows, strict=True)))
+
+
+def layer_counts(layers) -> Counter:
+    """How many layers of each kind ``layers`` holds ({LayerCache: count}). Counted by identity first, in C:
+    ``build_layers`` repeats one object per kind, and hashing 10⁶ dataclasses one by one took seconds."""
+    layers = tuple(layers)
+    by_id = Counter(map(id, layers))
+    objects = dict(zip(map(id, layers), layers, strict=True))
+    counts: Counter = Counter()
+    for key, n in by_id.items():
+        counts[objects[key]] += n
+    return counts
 
 
 def _row_bytes(values: int, cache_type: str) -> int:
@@ -133,7 +148,7 @@ def layers_kv_bytes(layers, lengths, bytes_per_value=2, cache_type: str | None =
         raise ValueError("each request length must be a whole number ≥ 0")
     keys = values = per_position = Fraction(0)
     held_total = 0
-    for layer, count in Counter(layers).items():
+    for layer, count in layer_counts(layers).items():
         held = sum(t if layer.window is None else min(t, layer.window) for t in lengths) * count
         held_total += held
         if cache_type is None:

@@ -193,3 +193,17 @@ def test_unmodelled_fields_are_named():
     shape = parse_hf_config(json.dumps(cfg))
     text = " ".join(shape.unmodelled)
     assert "num_kv_shared_layers" in text and "linear_attention" in text
+
+
+def test_a_million_layers_count_like_six():
+    """Gemma 2's rule (every 2nd layer global) on 10⁶ layers counts like the same rule on 6 layers scaled by
+    10⁶ / 6 … exactly: half the layers hold min(T, W) positions, half hold T. 10⁶ layers, H_kv = 2, d = 4,
+    W = 3, one request of T = 10 positions at 2 bytes: 2·2·4·2 = 32 bytes a position a layer, so
+    32 · (500,000 · 3 + 500,000 · 10) = 208,000,000 bytes; and every layer of a kind is one object."""
+    from core.cost.kv_layers import build_layers, layer_counts
+
+    layers = build_layers(10**6, 2, 4, window=3, rule="every 2")
+    counts = layer_counts(layers)
+    assert sorted((c.window or 0, n) for c, n in counts.items()) == [(0, 500_000), (3, 500_000)]
+    assert len({id(c) for c in layers}) == 2
+    assert layers_kv_bytes(layers, [10], 2)["total"] == 32 * (500_000 * 3 + 500_000 * 10) == 208_000_000
