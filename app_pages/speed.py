@@ -52,17 +52,19 @@ with table:
     st.dataframe(
         pd.DataFrame(point_rows(roof))[["pass", "ms", "MB moved", "MFLOP", "× floor"]], hide_index=True, width="stretch"
     )
-    agree = run_agreement(runs)
+    agree, ratios = run_agreement(runs), run_agreement(runs, ratios=True)
     st.caption(
         f"Measured {roof.when} in {roof.seconds:.0f} s, {roof.threads} torch thread"
-        f"{'s' if roof.threads != 1 else ''}, medians of {roof.clock}. "
+        f"{'s' if roof.threads != 1 else ''} for every step and for the bandwidth that gives its floor, "
+        f"medians of {roof.clock}. "
         f"Floor = max(bytes ÷ {roof.bandwidth_gbs:.1f} GB/s, "
         f"FLOPs ÷ {roof.peak_gflops:.1f} GFLOP/s); copy: {roof.copy_gbs:.1f} GB/s. "
         + (
             "Press Measure again to check that two runs agree."
             if agree is None
             else f"The last two runs' medians agree within {agree[0]:.0%} (largest difference: {agree[1]})"
-            + (", inside the 15% target." if agree[0] <= 0.15 else ": past the 15% target, the machine was busy.")
+            + (", inside the 15% target" if agree[0] <= 0.15 else ": past the 15% target, the machine was busy")
+            + f"; their times over their own floors within {ratios[0]:.0%} ({ratios[1]})."
         )
     )
 

@@ -1,6 +1,7 @@
 """This machine's roofline and the weight formats, as the "Speed on this machine" page measures them.
 
     nice -n 10 python -m bench.roofline [--quick] [--threads 1] [--seconds 20] [--models shipped,larger,smollm2]
+                                        [--compiled "int4 (bf16 activations),float32"]
 
 For each model: the memory bandwidth (a 64 MiB float32 matvec; a copy too), the peak (a 1,024³ GEMM),
 the model's decode steps at B = 1, 4, 16 and prefills (``core.evaluate.machine_speed``), then one
@@ -15,6 +16,11 @@ out and fused as ``core.checkpoints.load`` lays out a checkpoint, a tied embeddi
 Goals (issue 40): the fastest format's decode step of ``larger`` and of the SmolLM2 shape within
 1.5× of its byte floor; two runs within 15%. ``--quick`` (seconds): the shipped model only, one run,
 a 2-second budget. One thread by default, as the app's server runs each request (``ui/models.py``).
+
+``--compiled FORMATS``: also, per run, each named format's decode step with every block compiled
+(``torch.compile``, inductor's C++ code for the CPU) beside the same step in eager mode and the 64 MiB
+matvec, in the same rounds (``compiled_rows``): compile time (excluded from the timing), ms, × byte
+floor, and max |Δlogit| compiled vs eager. Bench only: compiling takes tens of seconds to minutes.
 """
 
 from __future__ import annotations
@@ -22,11 +28,14 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import time
 from dataclasses import asdict
 
 import torch
 
+from core.cost.step_traffic import step_bytes
+from core.decode.kv_cache import KVCache
 from core.evaluate import format_speed, machine_speed
 from core.model.config import PRESETS, GPTConfig
 from core.model.layout import decode_layout, fuse_projections
@@ -76,11 +85,98 @@ def table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def one_run(model: GPT, seconds: float) -> dict:
+def _as_modules(m: GPT) -> None:
+    """Each fused q/k/v and gate/up product of a float copy ``m`` as an ``nn.Linear`` over the same
+    fused tensors (``Fused.module``, which ``project`` calls): the same product, without the views check."""
+    for block in m.layers:
+        for fused in (block.self_attn.fused_qkv, block.mlp.fused_gate_up):
+            if fused is not None and fused.module is None:
+                lin = torch.nn.Linear(fused.weight.shape[1], fused.weight.shape[0], bias=fused.bias is not None)
+                lin.weight = torch.nn.Parameter(fused.weight, requires_grad=False)
+                if fused.bias is not None:
+                    lin.bias = torch.nn.Parameter(fused.bias, requires_grad=False)
+                fused.module = lin
+
+
+@torch.inference_mode()
+def compiled_rows(model: GPT, context: int, seconds: float, formats: list[str]) -> list[dict]:
+    """Each of ``formats``' cached decode step (batch 1, ``context`` positions) eager and with every
+    block compiled (``nn.Module.compile``: dynamo + inductor, default mode; the layer index each block
+    is called with is a constant, so one compiled graph per block; timed with
+    ``skip_guard_eval_unsafe``), side by side in rounds with the 64 MiB matvec (the byte floors'
+    divisor). A float format's fused products are handed to dynamo as modules holding the same fused
+    tensors (``_as_modules``): ``project``'s check that the parts are still views of them compares data
+    pointers, which dynamo cannot trace (six graph breaks a block). Both copies start from one cache
+    filled by the eager copy's prefill, so max |Δlogit| is compiled against eager on the same step."""
+    import torch._dynamo.config as dynamo_config
+
+    torch._dynamo.reset()  # a fresh start each run: no compiled entries of another model or run in the way
+    dynamo_config.automatic_dynamic_shapes = False  # every block compiled for its own static shapes
+    dynamo_config.recompile_limit = max(dynamo_config.recompile_limit, len(formats) * model.cfg.n_layer + 8)
+    cfg = model.cfg
+    ids = torch.arange(context).remainder(cfg.vocab_size).view(1, context)
+    fns, nbytes = machine_speed.bandwidth_fns()
+    del fns["copy"]
+    built = {}
+    for fmt in formats:
+        eager, comp = format_speed.build(model, fmt), format_speed.build(model, fmt)
+        _as_modules(comp)
+        for block in comp.layers:
+            block.compile()
+        cache = KVCache(cfg, dtype=format_speed.rest_dtype(fmt))
+        eager(ids[:, :-1], cache)
+        caches = {"eager": cache, "compiled": cache.clone()}
+
+        def step(m, kind, caches=caches):
+            caches[kind].truncate(context - 1)
+            return m(ids[:, -1:], caches[kind])[0]
+
+        t0 = time.perf_counter()
+        out = step(comp, "compiled")
+        compile_s = time.perf_counter() - t0
+        dlogit = float((out.float() - step(eager, "eager").float()).abs().max())
+        fns[(fmt, "eager")] = lambda m=eager: step(m, "eager")
+        fns[(fmt, "compiled")] = lambda m=comp: step(m, "compiled")
+        built[fmt] = (compile_s, dlogit)
+    # Every block's code is one function called with n_layer layer indices: dynamo keeps n_layer compiled
+    # entries for it and checks their guards one by one on every call (~0.1 ms a block, more than the
+    # block's own kernels on ``larger``). Warmed up, no input changes, so the timing skips the guards that
+    # do not tell those entries apart.
+    torch.compiler.set_stance("default", skip_guard_eval_unsafe=True)
+    try:
+        times = machine_speed.rounds_ms(fns, seconds)
+    finally:
+        torch.compiler.set_stance("default")
+    bw = nbytes / statistics.median(times["matvec"]) / 1e6
+    out = []
+    for fmt, (compile_s, dlogit) in built.items():
+        b = step_bytes(cfg, 1, 1, context, fmt)["total"]
+        for kind in ("eager", "compiled"):
+            t = times[(fmt, kind)]
+            ms = statistics.median(t)
+            out.append(
+                {
+                    "format": fmt,
+                    "step": kind,
+                    "MB per step": round(b / 1e6, 3),
+                    "ms per step": round(ms, 3),
+                    "× byte floor": round(ms / (b / bw / 1e6), 2),
+                    "spread": round(machine_speed.spread(t), 2),
+                    "rounds": len(t),
+                    "compile s": round(compile_s, 1) if kind == "compiled" else "",
+                    "max |Δlogit| vs eager": float(f"{dlogit:.3g}") if kind == "compiled" else "",
+                    "bandwidth GB/s": round(bw, 2),
+                }
+            )
+    return out
+
+
+def one_run(model: GPT, seconds: float, compiled: list[str] | None = None) -> dict:
     roof = machine_speed.measure_roofline(model, seconds * 0.6)
     context = machine_speed.passes(model.cfg.block_size)[0][3]
     rows = format_speed.measure_formats(model, context, seconds * 0.4)
-    return {"roof": roof, "rows": rows, "context": context}
+    comp = compiled_rows(model, context, seconds * 0.4, compiled) if compiled else []
+    return {"roof": roof, "rows": rows, "context": context, "compiled": comp}
 
 
 def report(name: str, runs: list[dict]) -> None:
@@ -104,6 +200,12 @@ def report(name: str, runs: list[dict]) -> None:
             f"Goal (fastest within 1.5× of its byte floor): {fastest.fmt} {ratio:.2f}× — "
             f"{'met' if ratio <= 1.5 else 'not met'}\n"
         )
+        if run["compiled"]:
+            print(
+                "Compiled blocks against eager, the same step side by side (the matvec in the same rounds; "
+                "compile time not in the step's time):\n"
+            )
+            print(table(run["compiled"]) + "\n")
     if len(runs) == 2:
         kept = [{"roofline": r["roof"].to_dict(), "formats": [asdict(f) for f in r["rows"]]} for r in runs]
         worst, what = machine_speed.run_agreement(kept)
@@ -121,6 +223,7 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=20.0, help="budget per run and model")
     ap.add_argument("--models", default="shipped,larger,smollm2")
+    ap.add_argument("--compiled", default="", help="formats also timed with compiled blocks, comma-separated")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     names, seconds, n_runs = args.models.split(","), args.seconds, 2
@@ -131,8 +234,9 @@ def main(argv=None) -> None:
         f"{torch.get_num_threads()} thread(s), python {platform.python_version()}, "
         f"load average {os.getloadavg()[0]:.2f}, {time.strftime('%Y-%m-%d %H:%M')}"
     )
+    compiled = [f for f in args.compiled.split(",") if f]
     for name, model in models(names):
-        report(name, [one_run(model, seconds) for _ in range(n_runs)])
+        report(name, [one_run(model, seconds, compiled) for _ in range(n_runs)])
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@ multiplies through torch's own kernels:
   slower for the same bytes (2048 × 2048, one thread: 5.4 vs 0.23 ms), so both are timed;
 - int4: ``torch.ops.aten._weight_int4pack_mm_for_cpu`` (groups of 32, a scale and a zero point
   each, bfloat16 activations; its float32 path took 18 ms for the same matrix, not timed).
-  ``_dyn_quant_matmul_4bit`` was tried and refused the packing this build makes ("Expected bias
-  length to match output dimension"), so it is not used;
+  ``_dyn_quant_matmul_4bit`` is not used: on x86 (no KleidiAI) ``_dyn_quant_pack_4bit_weight``
+  keeps float32 weights, and its product ran at ~1 GB/s with the weights hot (3,072 × 576, one
+  thread, measured 2026-12-03); groups of 64 or other inner-k tiles moved the int4 kernel by at
+  most ~10%, within the noise;
 - Q8_0 / Q4_0: ggml's blocks bit for bit (``core.gguf.blocks``), dequantized to float32 on every
   step, then one float32 matmul: what a simple engine without fused block kernels does.
 

@@ -48,13 +48,15 @@ def test_a_tiny_budget_draws_the_roofline_and_both_tables():
 
 def test_sessions_share_results_not_settings():
     """A second session sees the first one's measurement at once (kept per machine), keeps its own budget,
-    and after a second run the page states how well the two runs agree."""
+    and after a second run the page states how well the two runs agree: their medians and their times over
+    their own floors (measured with the same thread count as the steps)."""
     first = _measure(new_app(PAGE))
     second = new_app(PAGE)
     assert second.slider(key="speed.budget_s").value == 20 and first.slider(key="speed.budget_s").value == 2
     assert charts(second) and not any("Nothing measured" in i.value for i in second.info)
     _measure(second)
-    assert any("The last two runs' medians agree within" in c.value for c in second.caption)
+    [said] = [c.value for c in second.caption if "The last two runs' medians agree within" in c.value]
+    assert "their times over their own floors within" in said and "and for the bandwidth that gives its floor" in said
 
 
 def test_a_second_measurement_waits_in_line(monkeypatch):

@@ -181,6 +181,29 @@ def check_roofline(out: str) -> None:
     all_finite(row(rows, "float32")[1:4])  # MB, ms and tokens per step
 
 
+def test_roofline_compiled_copy_runs_the_same_products():
+    """bench.roofline --compiled hands dynamo each fused product of a float copy as a module over the
+    same fused tensors (no data-pointer check to break its graph): the same tensors, the same logits."""
+    import copy
+
+    import torch
+
+    from bench.roofline import _as_modules
+    from core.evaluate.format_speed import build
+    from core.model.layout import fuse_projections
+    from core.model.shipped import load_model
+
+    model = copy.deepcopy(load_model())  # fused as a loaded checkpoint is (the shipped one is not)
+    fuse_projections(model)
+    eager, moduled = build(model, "float32"), build(model, "float32")
+    _as_modules(moduled)
+    fused = moduled.layers[0].self_attn.fused_qkv
+    assert fused.module is not None and fused.module.weight.data_ptr() == fused.weight.data_ptr()
+    ids = torch.arange(9).view(1, 9)
+    with torch.inference_mode():
+        assert torch.equal(eager(ids)[0], moduled(ids)[0])
+
+
 QUICK = {  # bench name: (extra arguments, its check, timeout in s)
     "decode_speed": ((), check_decode_speed, 180),
     "paged_speed": ((), check_paged_speed, 120),
