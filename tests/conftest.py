@@ -1,5 +1,6 @@
 """Shared fixtures: tiny random models with fixed seeds, no network."""
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,18 @@ def pytest_configure(config):
     from bench import browser
 
     browser.RECORD["on"] = True
+    _scan_components_once()
+
+
+def _scan_components_once() -> None:
+    """Every ``AppTest`` run first scans the installed packages' metadata for streamlit components (v2), ~0.45 s
+    of CPU per new AppTest (``importlib.metadata`` parsing ~270 distributions), more than the app's own first run.
+    The packages cannot change during a test run, and a real server scans once at start; so the scan's result is
+    kept for the test process (the servers the browser tests start are separate processes, untouched)."""
+    from streamlit.components.v2 import manifest_scanner
+
+    if not hasattr(manifest_scanner.scan_component_manifests, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
 FAILURE_SECTION = "browser failure: screenshots and trace"
