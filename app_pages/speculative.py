@@ -6,9 +6,10 @@ import ui
 from core import state, viz
 from core.evaluate.speedups import measure_speculative
 from core.model.tokenizer import decode, encode, end_token_id, token_text
-from core.serving.speculative import Speculative, acceptance_check, check_prompt
+from core.serving.speculative import Speculative, check_prompt
 from core.text import markdown_literal
-from ui import models, tables
+from ui import models, speculative, tables
+from ui.present import button_rows
 
 tok, card = models.chosen_tokenizer(), models.chosen_card()
 target, draft, draft_name = models.chosen_draft()
@@ -27,13 +28,18 @@ if draft is None:
     )
     st.stop()
 
-a, b, c = st.columns(3)
+present = ui.presenter_mode()
+# Presenter mode: the rounds' controls left, the distribution check right, on the first screen (its chart came at
+# ~1,000 px, after a click: it is sampled on opening the page), the rounds under both; a laptop keeps its order.
+controls, figure = ui.beside((2, 3))
+rounds = st.container() if present else controls
+a, b, c = (controls, controls, controls) if present else controls.columns(3)
 k = a.slider("k: tokens the draft proposes per round", 1, 8, key="spec.k", persist_state="session")
 temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, step=0.1, key="spec.t", persist_state="session")
 seed = c.number_input("Seed", 0, 2**31 - 1, key="spec.seed", persist_state="session")
 prompt = st.session_state.get(state.DECODE_PROMPT, state.DEFAULT_PROMPT)
 prompt_ids = encode(tok, prompt) if prompt.strip() else []
-st.caption("Prompt: the one on the decode page (edit it there).")
+controls.caption("Prompt: the one on the decode page (edit it there).")
 
 
 def start() -> None:
@@ -57,59 +63,38 @@ def one_round() -> None:
         ui.set_message(state.SPEC_MSG, err)
 
 
-ui.button_row(
-    ("Start (prefill the target)", start), ("Round ▸", one_round), ("Reset", ui.reset(state.SPEC_OBJ, state.SPEC_MSG))
-)
-ui.show_message(state.SPEC_MSG)
+with controls:
+    buttons = [
+        ("Start (prefill the target)", start),
+        ("Round ▸", one_round),
+        ("Reset", ui.reset(state.SPEC_OBJ, state.SPEC_MSG)),
+    ]
+    button_rows(buttons, 2 if present else 3)
+    ui.show_message(state.SPEC_MSG)
 spec = st.session_state.get(state.SPEC_OBJ)
 if spec is None:
-    st.info(
+    controls.info(
         "Press **Start**, then **Round ▸**: each round the draft proposes k tokens and the target checks them "
         "all in one forward pass. k and temperature apply at the next Start."
     )
 else:
-    m = st.columns(3)
-    m[0].metric("Tokens produced", spec.produced)
-    m[1].metric("Target forward passes", spec.target_passes, help="Prefill + one pass per round.")
-    m[2].metric("Draft forward passes", spec.draft_passes)
-    st.code(decode(tok, spec.ids[spec.n_prompt :]), language=None, wrap_lines=True)
-    if (end := end_token_id(tok)) is not None and end in spec.ids[spec.n_prompt :]:  # as the decode page says
-        end_text = markdown_literal(token_text(tok, end))  # an end token may hold markdown: shown as spelled
-        st.caption(f"{end_text} was produced: a server would have stopped there. Rounds go on past it.")
-    rows = viz.speculative_rounds(spec.rounds, lambda t: token_text(tok, t), greedy=spec.temperature == 0)
-    st.dataframe(rows[::-1], hide_index=True, column_config=tables.widths([viz.PROPOSED]))
-    st.caption(
-        "The target checks the pending token and all k proposals in one pass, so its cache briefly holds k+1 "
-        "new positions; rejected ones are rolled back, exactly as if never consumed."
-    )
-
-st.subheader("Does it preserve the target's distribution?")
-st.caption(
-    "At the prompt's next position: draw many first tokens of a round (propose from the draft, apply the "
-    "acceptance rule) and compare with the target's own distribution and with the draft's."
-)
-n = st.select_slider("Samples", [1_000, 5_000, 20_000], key="spec.n", persist_state="session")
-if st.button("Sample"):
-    try:
-        st.session_state[state.SPEC_DIST] = acceptance_check(target, draft, prompt_ids, temperature, n, int(seed))
-        st.session_state["spec.dist_greedy"] = temperature == 0  # asked at 0: said below, whatever the slider is now
-    except ValueError as err:
-        ui.refuse(err, level="warning")
-check = st.session_state.get(state.SPEC_DIST)
-if check:
-    st.markdown(
-        f"Temperature {check.temperature:g}"
-        + (
-            " (asked at 0, greedy, where both are one token: sampled at 1)"
-            if st.session_state["spec.dist_greedy"]
-            else ""
+    with rounds:
+        m = st.columns(3)
+        m[0].metric("Tokens produced", spec.produced)
+        m[1].metric("Target forward passes", spec.target_passes, help="Prefill + one pass per round.")
+        m[2].metric("Draft forward passes", spec.draft_passes)
+        st.code(decode(tok, spec.ids[spec.n_prompt :]), language=None, wrap_lines=True)
+        if (end := end_token_id(tok)) is not None and end in spec.ids[spec.n_prompt :]:  # as the decode page says
+            end_text = markdown_literal(token_text(tok, end))  # an end token may hold markdown: shown as spelled
+            st.caption(f"{end_text} was produced: a server would have stopped there. Rounds go on past it.")
+        rows = viz.speculative_rounds(spec.rounds, lambda t: token_text(tok, t), greedy=spec.temperature == 0)
+        st.dataframe(rows[::-1], hide_index=True, column_config=tables.widths([viz.PROPOSED]))
+        st.caption(
+            "The target checks the pending token and all k proposals in one pass, so its cache briefly holds k+1 "
+            "new positions; rejected ones are rolled back, exactly as if never consumed."
         )
-        + f", {check.n:,} samples: total variation (speculative samples vs target) "
-        f"= **{check.tv_samples:.4f}**; (draft vs target) = **{check.tv_draft:.4f}**. Sampling alone gives "
-        f"{check.tv_noise:.4f} on average at this sample size."
-    )
-    labels = [token_text(tok, s.token) for s in check.top]
-    ui.chart(viz.fig_three_distributions(labels, check.top), key="spec.dist_fig")
+
+speculative.distribution_section(target, draft, prompt_ids, temperature, int(seed), controls, figure)
 
 st.subheader("Measured on this machine")
 if st.button("Measure k = 1, 2, 3, 4, 6, 8 (60 tokens each)"):

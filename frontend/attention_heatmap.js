@@ -110,6 +110,41 @@ function appendRow(Plotly, plot, st, d) {
   return Plotly.update(plot, { z: [cached, [padded(st.rows[T - 1], T)]], y0: [0, T - 1] }, layoutFor(st, d), [0, 1]);
 }
 
+// Under a lesson's bar the stage starts lower than on its own page (presenting, the rows above it took ~90 px more
+// than a 1080-px screen leaves): the heatmap is made as much shorter as it needs to end on the screen, by at most
+// 40 % (fewer rows show; the earlier ones are a drag away). Measured from the top of the page, not from where it is
+// scrolled to now, and again whenever the rows above it change height (the text row beside Step grew 26 px after the
+// heatmap was drawn), so a stop settles in place without the late scroll that hid the title row, Layer and Head,
+// under the bar (issue 37, item 9). Elsewhere the height is the payload's.
+function fitted(root, plot, height) {
+  if (!document.querySelector(".st-key-lesson-bar")) return height;
+  const main = root.closest('[data-testid="stMain"]');
+  const box = root.getBoundingClientRect();
+  const below = box.bottom - plot.getBoundingClientRect().bottom; // the description line under the plot
+  const room = window.innerHeight - (box.top + (main ? main.scrollTop : 0)) - below - 12; // lesson_scroll.js keeps 8
+  return Math.round(Math.max(0.6 * height, Math.min(height, room)));
+}
+
+function refit(Plotly, root, plot) {
+  const st = root.__state;
+  if (!st || !st.last) return;
+  const height = fitted(root, plot, st.asked);
+  if (Math.abs(height - st.height) < 2) return;
+  st.height = height;
+  Plotly.relayout(plot, layoutFor(st, st.last));
+}
+
+function watchFit(Plotly, root, plot) {
+  if (root.__fitWatch) return;
+  const page = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (!page) return;
+  root.__fitWatch = new ResizeObserver(() => {
+    if (!root.isConnected) return root.__fitWatch.disconnect();
+    refit(Plotly, root, plot);
+  });
+  root.__fitWatch.observe(page);
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   if (!data || !data.kind) return;
@@ -122,9 +157,10 @@ export default function (component) {
     let st = root.__state;
     if (st) st.width = root.clientWidth || st.width;
     if (data.kind === "full") {
+      desc.textContent = data.desc; // its line is measured below the plot
       st = root.__state = { fig: data.fig, rows: data.rows.map(shares), labels: data.labels.slice(), newCount: data.new,
-                            height: data.height, rowPx: data.row_px, font: data.font, colors: data.colors,
-                            width: root.clientWidth || 600 };
+                            height: fitted(root, plot, data.height), asked: data.height, rowPx: data.row_px,
+                            font: data.font, colors: data.colors, width: root.clientWidth || 600 };
       drawAll(Plotly, plot, st, data);
     } else if (!st || st.fig !== data.fig || st.rows.length !== data.base) {
       // This element missed a drawing (a new mount after a page change or a reconnect): ask for all.
@@ -135,6 +171,8 @@ export default function (component) {
       st.labels.push(data.label);
       appendRow(Plotly, plot, st, data);
     }
+    st.last = data;
+    watchFit(Plotly, root, plot);
     desc.textContent = data.desc;
     root.setAttribute("aria-label", data.desc);
     root.dataset.rows = String(st.rows.length);

@@ -8,8 +8,8 @@
 //   Prefill and Play there. A control keeps them while it is being operated: typing in a text box, a
 //   slider or a radio group moved by keyboard, a select box whose list is open.
 // - A control hands the clicker back by itself once its value is committed by the pointer (an option
-//   chosen, a slider let go, a radio or toggle clicked) or by Enter in a text or number box: it is
-//   blurred. Escape blurs a control that has the focus.
+//   chosen, a slider let go, a radio or toggle clicked), by Enter in a text or number box or by Ctrl+Enter in a
+//   text area (the prompt box): it is blurred. Escape blurs a control that has the focus.
 // - Every press counts: a press while the page's script runs is queued and applied, in order, when
 //   it is idle (streamlit dropped a click on a bar that was being redrawn). The buttons' callbacks
 //   move relative to the stop on the server, so a press never repeats a move already made.
@@ -90,8 +90,14 @@ function actionFor(e, active) {
 }
 
 function onKey(e) {
-  if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
   const active = document.activeElement;
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && active && active.tagName === "TEXTAREA") {
+    // A text area (the decode page's prompt) applies its text on Ctrl+Enter (Enter is a new line): the clicker is
+    // free again, as after Enter in a text box. Its → had moved the caret until the teacher clicked elsewhere.
+    setTimeout(() => active.blur(), 0);
+    return;
+  }
+  if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
   if (e.key === "Escape") {
     if (isControl(active) && !listOpen(active)) setTimeout(() => active.blur(), 0);
     return;

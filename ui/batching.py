@@ -1,5 +1,5 @@
-"""The batching page's glue (``app_pages/batching.py`` stays layout): its buttons' callbacks, the measured
-section, and its charts at projector size.
+"""The batching page's glue (``app_pages/batching.py`` stays layout): its buttons' callbacks, the batch on screen,
+the measured section, and its charts at projector size.
 
 Projector size: ``ui.chart`` raises a figure's layout font to 20 px in presenter mode, but the batching charts'
 tick labels, legend and point labels then sat below the page's own 24 px text on a projector (issue 37 item 11).
@@ -11,14 +11,23 @@ from __future__ import annotations
 import streamlit as st
 
 from core import state, viz
+from core.cost.counts import batch_kv_bytes, kv_cache_bytes_for
 from core.cost.request_sizes import parse_budgets
+from core.decode import session_view
 from core.evaluate.speedups import measure_batching
-from core.model.tokenizer import encode, end_token_id
+from core.model.tokenizer import decode, encode, end_token_id, token_labels
 from core.serving.batch import Batch
-from ui.page import chart, set_message
+from core.text import visible
+from ui import tables
+from ui.page import chart, chart_in, set_message
 from ui.present import presenter_mode
 
 OLD_BATCH = "; nothing ran: the batch below is the one prefilled before"
+LAYOUT_NAMES = {"padded": "padding to the longest", "ragged": "per-request caches"}
+PADDING = "Every row padded to the longest row so far."
+RESERVED = "Slots each padded row keeps for the tokens its request may still generate: not waste until it ends."
+PREFILLED_ONCE = "batch.prefilled_once"  # presenter mode prefilled the page's batch on opening it (once a session)
+CACHE_MAX_PX = 460  # presenter mode: the cache chart and its caption beside the controls on a 1080-px screen
 PROJECTOR_PX = 24  # the page's own text in presenter mode (21 px × 1.15, assets/style/presenter.css)
 
 
@@ -52,6 +61,62 @@ def new_batch(model, tok) -> None:
         set_message(state.BATCH_ERROR, f"{err}{OLD_BATCH * (st.session_state.get(state.BATCH_OBJ) is not None)}")
         return
     st.session_state[state.BATCH_OBJ], st.session_state[state.BATCH_ERROR] = batch, None
+
+
+def prefill_once(model, tok) -> None:
+    """Presenter mode: the batch of the boxes' prompts prefilled on first opening the page, so its cache is on the
+    projector's first screen without a click (after Reset the page waits for Prefill, as on a laptop)."""
+    ss = st.session_state
+    if ss.get(state.BATCH_OBJ) is None and not ss.get(PREFILLED_ONCE):
+        ss[PREFILLED_ONCE] = True
+        new_batch(model, tok)
+
+
+def batch_view(model, tok, batch, layout: str, view) -> None:
+    """The batch on screen: in ``view`` (presenter mode: the column beside the controls) its passes and its cache
+    chart, then the requests' table, the bytes each layout holds and one request's attention (on a laptop all in
+    ``view``, in the page's order)."""
+    present = presenter_mode()
+    names = [f"request {i + 1}" for i in range(len(batch.requests))]
+    if batch.layout != layout:
+        view.warning(
+            f"This batch holds its requests by {LAYOUT_NAMES[batch.layout]}; you chose "
+            f"{LAYOUT_NAMES[layout]}. Press **Prefill the batch** to rebuild it that way."
+        )
+    view.markdown(
+        f"**Forward passes:** {batch.passes} · **requests still in the batch:** "
+        f"{sum(not r.finished for r in batch.requests)} of {len(batch.requests)} · **layout:** {batch.layout}"
+    )
+    below = st.container() if present else view
+    rows = [
+        {"request": n, "prompt tokens": len(r.prompt), "generated": visible(decode(tok, r.tokens))}  # ⏎: no blank cell
+        | {"status": "finished, left the batch" if r.finished else "in the batch", "cached positions": r.length}
+        for n, r in zip(names, batch.requests, strict=True)
+    ]
+    wide = tables.widths(large=["generated"], medium=["status"])
+    below.dataframe(rows, hide_index=True, column_config=wide)
+    g1, g2 = (view, below.columns(4)) if present else below.columns([3, 2])
+    cache_fig = viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout)
+    chart_in(g1, projector_fonts(cache_fig), key="batch.cache", present_max_px=CACHE_MAX_PX)
+    per_pos = kv_cache_bytes_for(model.cfg, 1, model.dtype.itemsize)
+    kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, batch.layout)
+    padded = batch.layout == "padded"
+    boxes = g2 if present else [g2] * 4
+    boxes[0].metric("Bytes the layout holds", f"{kv['total']:,} B")
+    boxes[1].metric("Bytes holding positions (2·L·H_kv·d·b·Σ lengths)", f"{kv['kv_cache/payload']:,} B")
+    boxes[2].metric("Wasted on padding", f"{kv['kv_cache/padding']:,} B" if padded else "0 B (ragged)", help=PADDING)
+    if padded:
+        boxes[3].metric("Reserved for tokens still to come", f"{kv['kv_cache/reserved']:,} B", help=RESERVED)
+    with below:
+        pick = st.selectbox("Attention heatmap for", names, key="batch.pick")
+        layer, head = state.DEFAULTS[state.DECODE_LAYER], state.DEFAULTS[state.DECODE_HEAD]  # the name look-back head
+        req = batch.requests[names.index(pick)]
+        seq = req.prompt + req.tokens[:-1]
+        att = session_view.stack_rows(req.att, layer, head)
+        title = f"{pick}: layer {layer} · head {head} (its own cache only)"
+        new_rows = 1 if len(req.att) > 1 else len(req.prompt)
+        heat = viz.fig_attention(att, token_labels(tok, seq), new_rows, title)
+        chart(projector_fonts(heat), key="batch.heat")
 
 
 def step() -> None:

@@ -45,7 +45,20 @@ BAR_CSS = """
    arrived. Shown after 20 s anyway (the clicker's code could not load: static/ missing). */
 html:not(.clicker-ready) .st-key-lesson-bar { visibility: hidden; animation: lesson-bar-show 0s linear 20s forwards; }
 @keyframes lesson-bar-show { to { visibility: visible; } }
+/* The hidden keys and components, and their rows too: an empty row still took a gap (21 px, presenting). */
 .st-key-lesson-keys, .st-key-lesson-scroll { display: none; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-lesson-keys, > .st-key-lesson-scroll) { display: none; }
+/* The decode stop: presenting, the stage is one screen without a lesson; under the bar it was 87 px taller than the
+   screen, so the stop scrolled 95 px once its heatmap was drawn (seconds after arriving) and the title row, with
+   Layer and Head, went under the bar (issue 37, item 9). Closer rows and a slimmer text line beside Step give back
+   most of that room, the heatmap the rest (frontend/attention_heatmap.js). */
+[data-testid="stMain"]:has(.st-key-clicker-decode)
+  [data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"],
+[data-testid="stMain"]:has(.st-key-clicker-decode) [data-testid="stVerticalBlock"]:has(
+  > [data-testid="stLayoutWrapper"] > [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] .st-key-stage-step) {
+  gap: 0.5rem; }
+[data-testid="stMain"]:has(.st-key-clicker-decode) [data-testid="stHorizontalBlock"]:has(.st-key-stage-step) pre {
+  padding-top: 0.4rem; padding-bottom: 0.4rem; }
 /* The bar stays at the top (under streamlit's 3.75rem header) when the page scrolls. */
 [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 99; }
 """

@@ -81,3 +81,12 @@ def swapped(parent=None) -> tuple:
     parent = parent if parent is not None else st.container()
     first, second = parent.container(), parent.container()
     return (second, first) if presenter_mode() else (first, second)
+
+
+def button_rows(buttons: list, per_row: int) -> None:
+    """``ui.button_row``'s ``(label, callback)`` buttons, ``per_row`` to a row, the first primary. Presenter mode's
+    narrow control column cut four in a row to "Prefill th…", "Step ▸ (o…"; a laptop keeps one row (per_row = all)."""
+    for i in range(0, len(buttons), per_row):
+        row = buttons[i : i + per_row]
+        for j, (col, (label, action)) in enumerate(zip(st.columns(per_row), row, strict=False)):
+            col.button(label, type="primary" if i + j == 0 else "secondary", on_click=action, width="stretch")

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import browser_page, heatmap_rows, running_app, wait_rows
+from bench.browser import browser_page, heatmap_rows, rerun, running_app, settled, wait_rows
 from core.lesson.stops import load_shipped
 
 pytestmark = pytest.mark.browser
@@ -166,6 +166,83 @@ def test_clicker_steps_the_decode_page_after_a_control_is_touched(url, kind):
             page.keyboard.press(key)
             wait_rows(page, rows + 1, timeout_ms=TIMEOUT)
             idle(page)
+
+
+def prompt(page):
+    """The decode page's prompt box (a text area), its expander opened (it closes while a request runs)."""
+    box = page.get_by_role("textbox", name="Prompt")
+    if not box.is_visible():
+        with rerun(page):
+            page.locator("summary").filter(has_text="Prompt").first.click()  # not "Two speeds… this prompt's…"
+    expect(box).to_be_visible(timeout=TIMEOUT)
+    return box
+
+
+def type_in_prompt(page, rows: int) -> None:
+    """Type in the prompt box as a teacher would: the keys stay with the box (letters, → and ← move the caret; none
+    steps the stage or prefills). The caller commits the text."""
+    page.wait_for_function("() => window.__clickerQueue() === 0", timeout=TIMEOUT)  # the last press is done
+    box = prompt(page)
+    box.click()
+    box.press("Control+End")  # the end of the text (End: of its line)
+    sent = page.evaluate("() => window.__wsSent")
+    box.press_sequentially(" pk")
+    for key in ("ArrowLeft", "ArrowRight", "ArrowRight"):
+        box.press(key)
+    settled(page)
+    assert page.evaluate("() => window.__wsSent") == sent  # no key sent a Step (nor P, K) to the server
+    assert page.evaluate("() => window.__clickerQueue()") == 0  # nor queued one
+    assert heatmap_rows(page) == rows
+    assert box.input_value().endswith(" pk")
+
+
+# How a teacher ends typing in the prompt box: Ctrl+Enter applies a text area's text (streamlit's "Press Ctrl+Enter
+# to apply"; a plain Enter is a new line), Escape leaves the box (its text applied as it leaves).
+COMMIT = {"Ctrl+Enter": "Control+Enter", "Escape": "Escape"}
+
+
+@pytest.mark.parametrize("commit", list(COMMIT))
+def test_clicker_steps_the_decode_page_after_typing_in_the_prompt(url, commit):
+    """Plain decode page, prefilled: type in the prompt box (→ and PageDown stay with the box), commit it, and →
+    steps; type again, commit, and PageDown steps (the clicker's "next" on this page)."""
+    with browser_page(1280, 800) as page:
+        page.goto(url)
+        prefill = page.get_by_role("button", name="Prefill")
+        expect(prefill).to_be_visible(timeout=TIMEOUT)
+        prefill.click()
+        page.wait_for_function("() => !!document.querySelector('.attn-root[data-rows]')", timeout=TIMEOUT)
+        idle(page)
+        for key in ("ArrowRight", "PageDown"):
+            rows = heatmap_rows(page)
+            type_in_prompt(page, rows)
+            with rerun(page):
+                page.keyboard.press(COMMIT[commit])  # the new text reaches the server
+            page.keyboard.press(key)
+            wait_rows(page, rows + 1, timeout_ms=TIMEOUT)
+            idle(page)
+        assert page.get_by_role("textbox", name="Prompt").input_value().endswith(" pk pk")
+
+
+@pytest.mark.parametrize("commit", list(COMMIT))
+def test_clicker_after_typing_in_the_prompt_on_the_lesson_decode_stop(url, commit):
+    """Lesson mode, the decode stop: type in the prompt box, commit it, and → steps (the stop stays); type again,
+    commit, and PageDown goes to the next stop."""
+    k = next(i for i, s in enumerate(LESSON.stops, 1) if s.page == "decode")
+    with browser_page(1280, 800) as page:
+        open_stop(page, url, k)
+        page.wait_for_function("() => !!document.querySelector('.attn-root[data-rows]')", timeout=TIMEOUT)
+        rows = heatmap_rows(page)
+        type_in_prompt(page, rows)
+        with rerun(page):
+            page.keyboard.press(COMMIT[commit])
+        page.keyboard.press("ArrowRight")
+        wait_rows(page, rows + 1, timeout_ms=TIMEOUT)
+        at_stop(page, k)
+        type_in_prompt(page, rows + 1)
+        with rerun(page):
+            page.keyboard.press(COMMIT[commit])
+        page.keyboard.press("PageDown")
+        at_stop(page, k + 1)
 
 
 def test_a_press_as_soon_as_the_bar_appears_is_not_lost(url):

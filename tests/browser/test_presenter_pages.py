@@ -9,14 +9,17 @@ from bench.browser import browser_page, running_app, screenshot, wait_app_style,
 
 pytestmark = pytest.mark.browser
 
-# The pages whose main figure is drawn on opening them (batching, speculative decoding and practice draw one only
-# after a button; the decode page's stage has its own tests in test_stage.py).
+# The pages whose main figure is drawn on opening them: in presenter mode batching prefills its default batch and
+# speculative decoding samples its distribution check (both drew theirs only after a click, at ~980 / ~1,000 px).
+# Practice's figures follow a checked answer; the decode page's stage has its own tests in test_stage.py.
 PAGES = (
     "worked",
     "context",
     "cache",
     "see_it_move",
     "latency",
+    "batching",
+    "speculative",
     "paged",
     "cost",
     "memory",
