@@ -8,7 +8,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
+
+from tests.helpers.poll import until
 
 BINARY = "redis-server"
 
@@ -36,8 +37,8 @@ def _ping(port: int) -> bool:
 @contextlib.contextmanager
 def redis_server(timeout_s: float = 10, tries: int = 3):
     """Yield ``redis://127.0.0.1:PORT/0`` of a fresh server, polled with PING until it answers; a server
-    that exits at start (its port taken meanwhile) is started again on another port. RuntimeError
-    when none answers within ``timeout_s``."""
+    that exits at start (its port taken meanwhile) is started again on another port. AssertionError
+    (``tests.helpers.poll.until``) when none answers within ``timeout_s``."""
     output = ""
     for _ in range(tries):
         port = _free_port()
@@ -45,11 +46,7 @@ def redis_server(timeout_s: float = 10, tries: int = 3):
         with tempfile.TemporaryFile() as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
             try:
-                deadline = time.monotonic() + timeout_s
-                while proc.poll() is None and not _ping(port):
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"redis-server on port {port} did not answer PING within {timeout_s} s")
-                    time.sleep(0.02)
+                until(lambda p=proc, n=port: p.poll() is not None or _ping(n), timeout_s, f"redis-server on {port}")
                 if proc.poll() is None:
                     yield f"redis://127.0.0.1:{port}/0"
                     return

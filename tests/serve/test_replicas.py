@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import tomllib
 import urllib.request
 from pathlib import Path
@@ -23,6 +22,7 @@ from bench.procs import children
 from bench.ws_session import drive
 from serve import nginx as class_nginx
 from serve import replicas
+from tests.helpers.poll import until
 
 LOST = "The class server restarted your session"
 # A Llama-style config padded past nginx's default 16 KB body buffer, so the upload exercises the
@@ -229,10 +229,9 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
             other = next(r for r in class2.replicas if r.name != mine)
             puts = [x for x in log(class2).splitlines() if "PUT /_stcore/upload_file/" in x]
             assert len(puts) == 1 and f"upstream={own.address} cookie={mine}" in puts[0] and '" 204 ' in puts[0]
-            deadline = time.monotonic() + 20  # the metric is cached for 5 s
-            while uploaded_bytes(own) < len(CONFIG) and time.monotonic() < deadline:
-                time.sleep(1)
-            assert uploaded_bytes(own) >= len(CONFIG) and uploaded_bytes(other) == 0
+            # the metric is cached for 5 s
+            until(lambda: uploaded_bytes(own) >= len(CONFIG), 20, "the upload in its replica's metric", every_s=1)
+            assert uploaded_bytes(other) == 0
 
             victim.get_by_text("Decode", exact=True).click()  # the top bar's menu
             victim.get_by_role("menuitem", name="Prefill & decode").click()
@@ -272,10 +271,7 @@ def test_browsers_upload_through_the_balancer_and_survive_a_killed_replica(class
     assert (own.address, own.name) in streams
     assert all(up.split(", ")[-1] in (address[cookie], other.address) for up, cookie in streams)
     assert all(up.split(", ")[-1] == address[cookie] for up, cookie in streams if cookie == other.name)
-    deadline = time.monotonic() + 60
-    while own.proc.pid == old_pid or own.proc.poll() is not None:
-        assert time.monotonic() < deadline, "serve did not start the killed replica again"
-        time.sleep(1)
+    until(lambda: own.proc.pid != old_pid and own.proc.poll() is None, 60, "serve to start the killed replica again", 1)
     replicas.wait_healthy(f"http://{own.address}", own.proc, 60, class2.prefix / f"replica-{own.name}.log")
 
 

@@ -3,19 +3,16 @@ class server's replica: ``EXPLAINER_STEPS_IN_LINE=1``, which ``python -m serve``
 
 import contextlib
 import threading
-import time
 
 import pytest
 
 from serve import step_queue
+from tests.helpers.poll import until
 
 
 def wait_until(condition, timeout_s: float = 10.0) -> None:
     """Poll ``condition`` until it holds (a wait on state, not a fixed pause); fail after ``timeout_s``."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting for the threads to line up"
-        time.sleep(0.001)
+    until(condition, timeout_s, "the threads to line up", every_s=0.001)
 
 
 def run_in_threads(n: int, body, arrived=lambda i: step_queue.waiting() > i) -> list[threading.Thread]:
