@@ -26,6 +26,7 @@ class Run:
     follow_from_teacher_ms: list = field(default_factory=list)  # teacher's stage shows it → follower
     notice_ms: list = field(default_factory=list)  # teacher's click → the follower's poll reruns its app
     page_ms: list = field(default_factory=list)  # that rerun → its stage shows the Step
+    without_full_run: int = 0  # follows shown by a rerun of the stage alone (no full app run in between)
     buttons_ms: list = field(default_factory=list)  # question opened → its buttons on a student's page
     idle_cores: float = float("nan")  # replicas' CPU (cores) while the class sits still, every tab polling
     seated: int = 0
@@ -102,11 +103,12 @@ class Lesson:
         t, errors = self.teacher, self.out.errors
         if ask:
             await question(self, k)
+        followers = self.followers()
+        runs_before = {s.name: s.full_runs for s in followers}
         t0 = now()
         await t.click(*t.buttons["Step ▸"][:2])  # in predict mode this → reveals and takes the Step
         await until(f"the teacher's stage shows step {k}", lambda: (t.step or 0) >= k, errors=errors)
         t_teacher = t.reached(k, t0) or now()
-        followers = self.followers()
         if not await until(
             f"every follower shows step {k}", lambda: all(s.reached(k, t0) for s in followers), 2 * TIMEOUT_S, errors
         ):
@@ -117,6 +119,7 @@ class Lesson:
             self.out.to_follow += 1
             if (seen := s.reached(k, t0)) is not None:
                 self.out.followed += 1
+                self.out.without_full_run += s.full_runs == runs_before[s.name]
                 ms = (seen - t0) * 1000
                 if self.away:  # a replica was killed: the others' following meanwhile
                     self.out.window_ms.append(ms)

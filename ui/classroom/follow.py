@@ -15,12 +15,13 @@ from core.practice import catalogue
 from serve import step_queue
 from ui import lesson, models
 from ui.classroom import link
-from ui.decode import actions
+from ui.decode import actions, stage
 from ui.frame import PAGES
 
 PLAN = "class.plan"  # (version, plan) as the last poll read it
 HEALED = "class.healed"  # (plan version, stage step) a full run was last asked for to catch up
 PAGE_NOW = "class.page_now"  # the page script this student's last full run drew
+DECODE_PAGE = "app_pages/decode.py"  # the page whose stage a Step moves
 
 
 def following() -> bool:
@@ -61,6 +62,43 @@ def due(version: int, plan: dict) -> bool:
     return applied is None or applied != (version, plan.get("recall", 0)) or drifted(plan)
 
 
+def along(version: int, plan: dict) -> bool:
+    """Show a plan that moved only the teacher's step, question or pause without a full run: the
+    missing Steps are taken here (this student's own model and cache, in the replica's line of
+    Steps) and the plan marked applied; the caller reruns the stage alone (it draws the class line
+    itself). False (nothing done) when the plan needs a full run: a first plan, "bring back", another
+    page, lesson stop, exercise or request, or a stage ahead of the teacher's."""
+    ss, sess = st.session_state, actions.session()
+    applied = ss[state.CLASS_APPLIED]
+    if not following() or applied is None or applied[1] != plan.get("recall", 0) or drifted(plan):
+        return False
+    same = sess is not None and ss[state.CLASS_FOLLOWED_UID] is not None
+    todo = follow_actions(
+        plan,
+        {path for path, _, _ in PAGES},
+        ss.get(PAGE_NOW) or "",
+        _lesson_now(),
+        ss[state.CLASS_FOLLOWED_UID] if same else None,
+        sess.n_steps if same else None,
+    )
+    if todo.page or todo.lesson or todo.restart:
+        return False
+    if plan.get("request") is not None and todo.steps:
+        with step_queue.turn():
+            _apply_request(plan["request"], False, todo.steps)
+    ss[state.CLASS_APPLIED] = (version, plan.get("recall", 0))
+    return True
+
+
+def stage_stale() -> str | None:
+    """The decode stage's fragment id when this session's request has moved past what the stage
+    last drew (Steps taken by ``along``, or a stage run cut short): the stage is rerun alone."""
+    ss, sess = st.session_state, actions.session()
+    if sess is None or ss.get(PAGE_NOW) != DECODE_PAGE:
+        return None
+    return ss.get(stage.FRAGMENT) if ss.get(stage.SHOWN) != (sess.uid, sess.n_steps) else None
+
+
 def behind(version: int, plan: dict) -> bool:
     """A following student's stage short of the teacher's step on the same request (a run that
     applied the plan was cut short between steps): asked once per plan version and stage step, so
@@ -87,7 +125,7 @@ def drifted(plan: dict) -> bool:
     practice = plan.get("practice")
     if practice and practice[0] in catalogue.catalogue():
         away = away or [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]] != [practice[0], int(practice[1])]
-    if plan.get("lesson") in shipped_lessons():
+    if plan.get("lesson") and plan["lesson"] in shipped_lessons():  # (a folder read: only with a lesson)
         return (plan["lesson"], int(plan.get("stop") or 0)) != _lesson_now() or away
     return away
 

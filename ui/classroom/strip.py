@@ -1,8 +1,9 @@
 """The class strip above every page: the join form (a students' link), a student's line (seat,
 following / paused / released) with the class's question and its answer buttons, and the teacher's
 line with the live count of answers and, at the reveal, the class's histogram. While in a class it
-polls the store twice a second (``POLL_S``); a student's poll asks for a full run when the plan
-changed (``ui.classroom.follow`` then shows it)."""
+polls the store twice a second (``POLL_S``). When the plan moved, a student's poll takes the
+teacher's new Steps itself and reruns only the decode stage (a fragment), or asks for a full run
+when the page, lesson stop, request or lock changed (``ui.classroom.follow`` then shows it)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from core import state
 from core.classroom.plan import counts_line
 from core.classroom.store import ClassNotFound, NotSeated
 from core.text import markdown_literal
-from ui.classroom import follow, link
+from ui.classroom import follow, link, rerun
 from ui.decode.question import code_span
 
 DRAWN = "class.locked_drawn"  # whether the last full run drew this student's page locked
@@ -59,14 +60,19 @@ def _join_form() -> None:
 
 @st.fragment(run_every=POLL_S)
 def _student() -> None:
+    """Read the plan and draw the class line. When the plan moved: a full run if the page, lesson
+    stop, request, mode or lock changed; else the missing Steps here and a run of the decode stage
+    alone (``follow.along``, ``ui.classroom.rerun``), not of the whole page."""
     if link.role() != "student":
         return
     got = follow.read_plan()
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so
     version, plan = got
-    if follow.due(version, plan) or follow.locked() != st.session_state.get(DRAWN) or follow.behind(version, plan):
-        return st.rerun(scope="app")  # the plan moved, or the page's controls lock or unlock: a full run
+    if follow.locked() != st.session_state.get(DRAWN):
+        return st.rerun(scope="app")  # the page's controls lock or unlock: a full run
+    if (follow.due(version, plan) or follow.behind(version, plan)) and not follow.along(version, plan):
+        return st.rerun(scope="app")  # the plan moved to another page, stop, request or recall
     mode = plan.get("mode", "follow")
     says = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}[mode]
     step = f" · step {plan['step']}" if plan.get("request") else ""
@@ -75,6 +81,8 @@ def _student() -> None:
         st.html(PAUSED_CSS)
     if plan.get("question"):
         _student_question(plan["question"])
+    # Last: asking for the stage's run ends this one at its next streamlit call (the line is drawn).
+    rerun.rerun_fragments([follow.stage_stale()])
 
 
 def _answer(qid: str, round_: int, pick: int) -> None:

@@ -19,11 +19,15 @@ from core.serving.latency import summarize_request
 from core.text import bidi_visible, plural
 from core.viz import stage
 from serve import step_queue
+from ui.classroom.rerun import this_fragment
 from ui.decode import actions
 from ui.static import loader
 
 VIEW = state.DECODE_VIEW
 FORCE_FULL = "decode.force_full"  # the browser asked for the whole figure (it missed a drawing)
+# A class's following student reruns the stage alone to show the teacher's Step (ui.classroom.strip):
+FRAGMENT = "decode.stage_fragment"  # the stage fragment's id in this session, as its last run gave it
+SHOWN = "decode.stage_shown"  # (request uid, decode steps) the stage last drew whole, or None
 
 
 # isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
@@ -213,7 +217,9 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
 def message(sess) -> None:
     """The last action's message, once. Above a running stage it floats (a toast) so the figures do
     not jump, until closed if it is about a shared link (level "link"); without a stage it stands
-    in the page."""
+    in the page. The first call of every stage run: it also notes the stage fragment's id."""
+    st.session_state[FRAGMENT] = this_fragment()
+    st.session_state[SHOWN] = None  # until this run has drawn the stage to its end (below_stage)
     message, st.session_state[state.DECODE_MESSAGE] = st.session_state[state.DECODE_MESSAGE], None
     if not message:
         return
@@ -260,6 +266,7 @@ def below_stage(sess, tok) -> None:
         f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "
         f"whole window: {sess.cache.allocated_bytes:,} B."
     )
+    st.session_state[SHOWN] = (sess.uid, sess.n_steps)  # the stage above shows this step now
     if st.session_state[state.DECODE_TABLES]:  # its switch is in the controls row, outside the stage
         stage_tables(sess, tok)
     more = st.expander("Share this request · its clock (TTFT, TPOT)", key="decode.more", on_change="rerun")

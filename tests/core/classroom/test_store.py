@@ -308,3 +308,37 @@ def test_a_second_store_on_the_same_url_sees_the_class(store, url):
     twin.end(code, key)
     assert store.plan(code) is None
     twin.close()
+
+
+def test_sqlite_threads_one_after_another_share_one_pooled_connection(tmp_path):
+    """Streamlit runs every rerun in a new thread: each thread's connection goes back to the pool when
+    the thread ends, so a class's polls (a new thread each, twice a second per student) reuse it
+    instead of opening a new connection every time; threads at once still get one each."""
+    store = open_store(f"sqlite:///{tmp_path / 'classes.db'}")
+    code, key = store.open_class()
+    store.publish(code, key, {"step": 3})
+    seen = []
+
+    def read():
+        seen.append(id(store._db()))
+        assert store.plan(code) == (1, {"step": 3})
+
+    for _ in range(5):
+        t = threading.Thread(target=read)
+        t.start()
+        t.join()
+    assert len(set(seen)) == 1  # one connection for five threads in turn
+    start, held = threading.Barrier(3), []
+
+    def at_once():
+        start.wait()
+        held.append(store._db())
+        start.wait()  # all three hold theirs before any thread ends
+
+    threads = [threading.Thread(target=at_once) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(db) for db in held}) == 3
+    store.close()
