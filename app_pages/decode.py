@@ -94,8 +94,15 @@ st.caption(
     "chosen token, computes one new attention row and reads every earlier key and value from the cache "
     "(Ch. 19 “Two speeds, one model”, Ch. 30 §30.2). Keys: P prefills, → steps, K plays or pauses, 1–5 answer."
 )
-with st.expander("Two speeds, one model: this prompt's prefill and its first three steps"):
-    try:  # the same run as the cache page's, on this page's prompt (drawn from the model, not a picture)
-        ui.chart(fig_two_speeds(cache_demo.two_speeds(st.session_state[state.DECODE_PROMPT])), key="decode.two_speeds")
-    except ValueError as err:
-        ui.refuse(err)
+# Drawn only while open: building its figure took a third of a class replica's time on every full run.
+speeds = st.expander(
+    "Two speeds, one model: this prompt's prefill and its first three steps", key="decode.two_speeds_open",
+    on_change="rerun",
+)  # fmt: skip
+if speeds.open:
+    with speeds:
+        try:  # the same run as the cache page's, on this page's prompt (drawn from the model, not a picture)
+            fig = fig_two_speeds(cache_demo.two_speeds(st.session_state[state.DECODE_PROMPT]))
+            ui.chart(fig, key="decode.two_speeds")
+        except ValueError as err:
+            ui.refuse(err)
