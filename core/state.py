@@ -268,7 +268,7 @@ PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fr
 PRACTICE_TALLY = "practice.tally"  # core.practice.exercises.Tally, made per session (a default object would be shared)
 PRACTICE = {PRACTICE_EX: "ch30-1", PRACTICE_SEED: 0, PRACTICE_TALLY: None}
 
-# ---- lesson mode and the handout (ui/lesson.py, ui/handout.py) -----------------------------------
+# ---- lesson mode and the handout (ui/lesson/, ui/handout.py) -----------------------------------
 # The lesson link is ?lesson=<shipped name>&stop=<k from 1>[&teacher=1] (read once per session).
 LESSON = "lesson.lesson"  # core.lesson.stops.Lesson running in this session, or None
 LESSON_NAME = "lesson.name"  # its shipped name (it goes into the address), None for an uploaded file

@@ -1,4 +1,4 @@
-"""App tests of lesson mode (ui/lesson.py): each stop's settings on its page, the lesson link, the
+"""App tests of lesson mode (ui/lesson/): each stop's settings on its page, the lesson link, the
 teacher view, refused lesson files and links, and the handout holding the learner's own work."""
 
 import html
@@ -41,7 +41,7 @@ def heading(at: AppTest) -> str:
 
 
 def bar_line(at: AppTest) -> str:
-    """The bar's title line (ui/lesson.py draws the bar's texts as escaped HTML in a markdown element)."""
+    """The bar's title line (ui/lesson/draw.py draws the bar's texts as escaped HTML in a markdown element)."""
     lines = [html.unescape(re.sub(r"<[^>]+>", "", m.value)) for m in at.markdown if 'class="lesson-text"' in m.value]
     return next(line for line in lines if line.startswith("Stop "))
 

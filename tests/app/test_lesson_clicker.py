@@ -19,7 +19,7 @@ def app(**params) -> AppTest:
 
 
 def ask_line(at: AppTest) -> str:
-    """The bar's question (ui/lesson.py draws the bar's texts as escaped HTML in a markdown element)."""
+    """The bar's question (ui/lesson/draw.py draws the bar's texts as escaped HTML in a markdown element)."""
     lines = [html.unescape(re.sub(r"<[^>]+>", "", m.value)) for m in at.markdown if 'class="lesson-text"' in m.value]
     return next(line for line in lines if line.startswith("Ask: "))
 

@@ -1,37 +1,21 @@
-"""Lesson mode: a guided lesson (``core.lesson.stops``) run over the app's pages. A slim bar on every page
-says "stop k of n · title" and the question to ask, offers the speaker note in the teacher view
-(``?teacher=1``), moves between stops (buttons; PageDown / PageUp, and → / ← off the decode page,
-where → is Step), downloads the handout and leaves the lesson. Streamlit glue, called from app.py.
-
-Moving to a stop writes its settings into session state (``Stop.state_updates``; the settings a
-page could take but the stop leaves out go back to their defaults) and, in the next run before any
-page widget exists, switches to the stop's page. A decode stop with ``step`` starts a fresh request
-that ``ui.decode.actions.replay_link`` prefills and replays. The address carries ``?lesson=…&stop=k`` for
-shipped lessons, so a teacher can share a link that opens a stop.
+"""The lesson's bar, drawn on every page while a lesson runs: its style sheet (``BAR_CSS``), its texts
+(``_text``), the bar itself (``bar``: the stop, the question, the moves, the speaker note, the
+hidden keys and components) and its menu (``menu``: any stop, the handout, the students' link).
 """
 
 from __future__ import annotations
 
-import copy
 import html
-import re
 
 import streamlit as st
 
 import ui
 from core import state
 from core.lesson.pages import PAGES
-from core.lesson.stops import load_shipped, shipped_lessons
-from ui import handout, static
-from ui.decode import actions
+from ui import handout
+from ui.lesson.components import _scroll, clicker
+from ui.lesson.moves import _lesson, go, leave, link_params, move
 
-# Served with the stage's modules (ui.static: static/stage-<hash>/), so a rerun does not resend it.
-_scroll = st.components.v2.component(
-    "explainer_lesson_scroll", js=static.loader("lesson_scroll.js"), isolate_styles=False
-)
-# The clicker (frontend/clicker.js): one keydown listener per browser tab, so PageDown / PageUp, → / ←, P and K
-# reach the lesson and the stage whatever control was touched last, and no press is lost while a page runs.
-_clicker = st.components.v2.component("explainer_clicker", js=static.loader("clicker.js"), isolate_styles=False)
 BAR_CSS = """
 .st-key-lesson-bar { background: #f0f2f6; border-radius: 0.5rem; padding: 0.3rem 0.6rem; gap: 0.2rem; }
 /* The bar takes the room above the title that streamlit leaves empty. */
@@ -62,136 +46,6 @@ html:not(.clicker-ready) .st-key-lesson-bar { visibility: hidden; animation: les
 /* The bar stays at the top (under streamlit's 3.75rem header) when the page scrolls. */
 [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 99; }
 """
-
-
-@st.cache_resource
-def shipped(name: str):
-    """A shipped lesson (``core.lesson.stops.load_shipped``), parsed once and shared read-only."""
-    return load_shipped(name)
-
-
-def _lesson():
-    return st.session_state[state.LESSON]
-
-
-def link_params(k: int | None = None, for_students: bool = False) -> dict:
-    """The address of stop ``k`` (default: the one on screen): ``lesson`` and ``stop`` for a
-    shipped lesson (an uploaded file cannot travel in a link), plus ``teacher`` and ``present`` as
-    on now unless ``for_students``."""
-    ss = st.session_state
-    out = {}
-    if ss[state.LESSON_NAME]:
-        out = {"lesson": ss[state.LESSON_NAME], "stop": str((ss[state.LESSON_STOP] if k is None else k) + 1)}
-    if not for_students:
-        if ss[state.LESSON_TEACHER]:
-            out["teacher"] = "1"
-        if ss[state.PRESENT]:
-            out["present"] = "1"
-    return out
-
-
-def go(k: int) -> None:
-    """Move to stop ``k`` (from 0): apply its settings now, switch to its page before it runs."""
-    ss, lesson = st.session_state, _lesson()
-    if lesson is None:
-        return
-    k = max(0, min(k, len(lesson.stops) - 1))
-    if ss[state.LESSON_STOP] != k and lesson.stops[ss[state.LESSON_STOP]].page == "decode":
-        handout.keep_decode_stop(ss[state.LESSON_STOP])
-    stop = lesson.stops[k]
-    # Settings this stop leaves out go back to their defaults, so the speaker note's numbers hold
-    # whatever the class did on the page before.
-    for setting in PAGES[stop.page].settings.values():
-        if setting.key in state.DEFAULTS:
-            ss[setting.key] = copy.deepcopy(state.DEFAULTS[setting.key])
-    if stop.page == "latency":  # the chapter's trace as the note has it, not the class's edits of it
-        for key in [key for key in ss if str(key).startswith((state.LATENCY_EDITS, "lat.editor."))]:
-            del ss[key]
-    if stop.page == "decode" and "step" in stop.settings:
-        actions.reset()  # a fresh request: the replay prefills it and takes `step` steps
-    ss.update(stop.state_updates())
-    ss[state.LESSON_STOP], ss[state.LESSON_GOTO] = k, True
-    ss[state.LESSON_ARRIVAL] += 1  # the browser scrolls the stop's main figure into view once per arrival
-    st.query_params.from_dict(link_params(k))
-
-
-def move(by: int) -> None:
-    """Move ``by`` stops from the one the session is on now, not the one a (possibly stale) bar showed:
-    two clicker presses in quick succession go two stops on, never the same move twice."""
-    if _lesson() is not None:
-        go(st.session_state[state.LESSON_STOP] + by)
-
-
-def clicker(key: str) -> None:
-    """Install the clicker's key listener in this browser tab (once; a hidden element)."""
-    with st.container(key=f"clicker-{key}"):
-        _clicker(data={"on": True}, key=f"clicker.{key}")
-
-
-def start(lesson, name: str | None, k: int = 0) -> None:
-    """Run ``lesson`` (``name``: its shipped name, None for an upload) from stop ``k``."""
-    ss = st.session_state
-    ss[state.HANDOUT_FIGURES] = {s: f for s, f in ss[state.HANDOUT_FIGURES].items() if s[0] != "stop"}
-    ss.update({state.LESSON: lesson, state.LESSON_NAME: name, state.LESSON_STOP: k, state.LESSON_MESSAGE: None})
-    ss[state.LESSON_PROBLEMS] = None
-    go(k)
-
-
-def leave() -> None:
-    st.session_state.update(
-        {state.LESSON: None, state.LESSON_NAME: None, state.LESSON_STOP: 0, state.LESSON_GOTO: False}
-    )
-    st.query_params.clear()
-
-
-def keep_in_url() -> None:
-    """Keep ``?lesson=…&stop=k`` (and ``teacher``) in the address bar while a shipped lesson runs.
-    Streamlit drops a page's query parameters when the top bar switches pages, so a teacher who
-    wandered to another page and reloaded lost the lesson. Other parameters (a share link's, an
-    exercise's) stay; set only when it differs, as each change is one more message to the browser. A share
-    link in the bar is left as written (``ui.share_link_in_url``)."""
-    ss = st.session_state
-    if not ss[state.LESSON_NAME] or ui.share_link_in_url():
-        return
-    want = link_params(for_students=True)
-    if ss[state.LESSON_TEACHER]:
-        want["teacher"] = "1"
-    if any(st.query_params.get(k) != v for k, v in want.items()):
-        st.query_params.update(want)
-    if not ss[state.LESSON_TEACHER] and "teacher" in st.query_params:  # the sidebar's toggle turned it off
-        del st.query_params["teacher"]
-
-
-def from_url() -> None:
-    """Once per session: a lesson link (``?lesson=fifteen-minutes&stop=3&teacher=1``) starts that
-    stop. A malformed value is named in a note; what can be used still is."""
-    ss = st.session_state
-    if "lesson.url_read" in ss:
-        return
-    ss["lesson.url_read"] = True
-    params, notes = st.query_params.to_dict(), []
-    if "teacher" in params:
-        if params["teacher"] in ("0", "1"):
-            ss[state.LESSON_TEACHER] = params["teacher"] == "1"
-        else:
-            notes.append("teacher= takes 0 or 1")
-    name, stop = params.get("lesson"), params.get("stop")
-    if name is not None:
-        if name in shipped_lessons():
-            lesson = shipped(name)
-            n, k = len(lesson.stops), 0
-            if stop is not None:
-                if re.fullmatch(r"[0-9]{1,4}", stop) and 1 <= int(stop) <= n:  # not "²": isdigit() says yes
-                    k = int(stop) - 1
-                else:
-                    notes.append(f"stop= must be a stop of this lesson, 1 … {n}: it opens at stop 1")
-            start(lesson, name, k)
-        else:
-            notes.append(f"lesson= names no shipped lesson (there are: {', '.join(shipped_lessons())})")
-    elif stop is not None:
-        notes.append("stop= needs lesson=… beside it")
-    if notes:
-        ss[state.URL_IGNORED] = [*ss.get(state.URL_IGNORED, []), *notes]
 
 
 # ---- the bar (starting a lesson from the sidebar: ui.lesson_start) --------------------------------
