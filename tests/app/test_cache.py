@@ -50,11 +50,15 @@ def test_empty_and_marked_up_text_is_handled():
 
 def test_the_decode_page_draws_the_two_speeds_of_its_own_prompt():
     """Under the stage: the two-speeds figure of the decode page's prompt (its first drum: one square per
-    prompt position of the shipped tokenizer)."""
+    prompt position of the shipped tokenizer), built only once its expander is opened (it cost a third of a
+    class replica's time on every full run)."""
     from core.model.shipped import load_shipped_tokenizer
     from core.model.tokenizer import encode
 
     at = new_app("app_pages/decode.py")
+    assert not [c for c in charts(at) if "prefill — the pause" in json.dumps(c, ensure_ascii=False)]
+    at.session_state["decode.two_speeds_open"] = True
+    at.run()
     n = len(encode(load_shipped_tokenizer(), at.session_state[state.DECODE_PROMPT]))
     [spec] = [c for c in charts(at) if "prefill — the pause" in json.dumps(c, ensure_ascii=False)]
     assert len(spec["data"][0]["x"]) == min(n, 48)

@@ -151,23 +151,3 @@ def test_changing_weights_invalidates_the_cache_with_a_reason():
         stage(at)["explainer_attention"]["title"]
         == "Layer 3, head 0, prefill: every row in one parallel pass (8-bit weights)"
     )
-
-
-def test_two_speeds_is_drawn_only_while_its_expander_is_open():
-    """The decode page's "Two speeds" expander builds its figure only when opened (it cost a third of a class
-    replica's time on every full run); opened, it shows this prompt's prefill of n positions, n counted by the
-    tokenizer, in one parallel pass, and the three steps after it."""
-    at = new_app("app_pages/decode.py")
-
-    def annotations() -> list[str]:
-        from tests.helpers.app_util import charts
-
-        return [a.get("text", "") for c in charts(at) for a in c.get("layout", {}).get("annotations", [])]
-
-    assert not any("prefill — the pause" in t for t in annotations())
-    at.session_state["decode.two_speeds_open"] = True
-    at.run()
-    n = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
-    texts = annotations()
-    assert any(t.startswith(f"processed together, one parallel pass: {n} positions, ") for t in texts), texts
-    assert len([t for t in texts if t.startswith(("t+1: ", "t+2: ", "t+3: "))]) == 3
