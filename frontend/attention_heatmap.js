@@ -145,6 +145,26 @@ function watchFit(Plotly, root, plot) {
   root.__fitWatch.observe(page);
 }
 
+// A following student's class line names the teacher's step ("following your teacher · step 7"). A run
+// that draws a Step can be lost on its way to the browser while the class line's runs keep arriving (6 of
+// 790 follows in bench.class_mode stayed one Step behind, issue 41): when this heatmap still shows an
+// earlier step 2 s after the line moved on, it asks the server for the whole figure again.
+function watchClassStep(root, setTriggerValue) {
+  if (root.__classWatch) return;
+  let since = 0;
+  root.__classWatch = setInterval(() => {
+    if (!root.isConnected) return clearInterval(root.__classWatch);
+    const line = document.querySelector(".st-key-class-line");
+    const m = line && /following your teacher · step (\d+)/.exec(line.textContent);
+    const shown = Number(root.dataset.step);
+    if (!m || Number.isNaN(shown) || Number(m[1]) <= shown) { since = 0; return; }
+    since = since || Date.now();
+    if (Date.now() - since < 2000) return;
+    since = 0;
+    setTriggerValue("need_full", "behind:" + m[1] + ":" + shown);
+  }, 500);
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   if (!data || !data.kind) return;
@@ -177,6 +197,8 @@ export default function (component) {
     root.setAttribute("aria-label", data.desc);
     root.dataset.rows = String(st.rows.length);
     root.dataset.fig = st.fig;
+    if (data.step !== undefined) root.dataset.step = String(data.step);
+    watchClassStep(root, setTriggerValue);
     if (!plot.__hoverBound) {
       plot.__hoverBound = true;
       plot.on("plotly_hover", (ev) => {

@@ -49,6 +49,12 @@ def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
             # the same generated text (each width shows its own length of the prompt before it)
             expect(student.locator("[data-testid='stCode'] code").first).to_contain_text(_stage_text(teacher)[-40:])
         screenshot(ana, "class-student-following")
+        # A Step's drawing lost on its way to a student (bench.class_mode: 6 of 790 follows stayed a Step behind):
+        # a heatmap showing an earlier step than the class line asks for the whole figure again after 2 s.
+        heatmap = ana.locator(".attn-root").first
+        expect(heatmap).to_have_attribute("data-step", "3", timeout=30000)
+        heatmap.evaluate("el => { el.dataset.step = '2'; }")
+        expect(heatmap).to_have_attribute("data-step", "3", timeout=30000)
 
         teacher.get_by_text("Predict first").click()
         wait_idle(teacher)

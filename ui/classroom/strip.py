@@ -76,7 +76,9 @@ def _student() -> None:
     mode = plan.get("mode", "follow")
     says = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}[mode]
     step = f" · step {plan['step']}" if plan.get("request") else ""
-    st.caption(f"Class {link.code()} · seat {st.session_state[state.CLASS_SEAT]} · {says}{step}")
+    # Keyed: the stage's heatmap reads the teacher's step here (frontend/attention_heatmap.js, watchClassStep).
+    seat = st.session_state[state.CLASS_SEAT]
+    st.container(key="class-line").caption(f"Class {link.code()} · seat {seat} · {says}{step}")
     if mode == "paused":
         st.html(PAUSED_CSS)
     if plan.get("question"):

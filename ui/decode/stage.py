@@ -180,7 +180,9 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, c
         r = session_view.pass_rows(sess.passes[-1], layer, head)[-1][:T]
         return stage.heatmap_row(r, labels, title, fig_id, style, stage.describe(where, r, labels))
 
-    attention(attention_payload(fig_id, T, full, row))
+    # "step": the decode step drawn, which a following student's heatmap compares with the class line's.
+    step = {"step": sess.n_steps}
+    attention(attention_payload(fig_id, T, lambda: full() | step, lambda: row() | step))
 
 
 def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
