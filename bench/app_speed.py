@@ -105,7 +105,7 @@ STEP_IN_PAGE = """async (want) => {
 def browser_step(repeats: int) -> dict[str, float]:
     """Start-up ms to the Prefill button and Step→new-row ms (median, p90) at two click paces."""
     t0 = time.perf_counter()
-    with running_app(fresh=True) as url, browser_page() as page:
+    with running_app(fresh=True) as url, browser_page(fresh=True) as page:
         page.add_init_script(WS_CLOCK)
         page.goto(url)
         page.get_by_role("button", name=re.compile("^Prefill")).wait_for(timeout=60000)

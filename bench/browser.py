@@ -130,6 +130,7 @@ def _browser():
 def close_browser() -> None:
     """Close the process's Chromium and stop playwright (a test that drives playwright itself, sync
     or async, needs it stopped first)."""
+    _CONTEXTS.clear()
     browser, playwright = _BROWSER.pop("browser", None), _BROWSER.pop("playwright", None)
     with contextlib.suppress(Exception):
         if browser is not None:
@@ -216,7 +217,7 @@ def _save_failure(context) -> list[Path]:
             saved.append(path)
     with contextlib.suppress(Exception):
         path = folder / f"trace-{n}.zip"
-        context.tracing.stop(path=str(path))
+        context.tracing.stop_chunk(path=str(path))
         saved.append(path)
     RECORD["saved"] += saved
     return saved
@@ -228,30 +229,90 @@ def take_saved_failures() -> list[Path]:
     return saved
 
 
+# The contexts this test process's pages share, one per device scale: a page in a fresh context costs Chromium
+# ~3.6 s of CPU to load the app (streamlit's and plotly's scripts fetched and compiled again: a new context has
+# an empty cache), one in a context that loaded it before ~2.5 s, and the server ~0.35 → 0.05 s (measured in
+# docs/testing.md). Each page is still its own streamlit session (its own websocket).
+_CONTEXTS: dict = {}
+_TRACE: dict = {"depth": 0, "failed": False}
+# ... but each test's pages start with what a fresh browser has: streamlit keeps the sidebar's state (and its width)
+# in localStorage, so a page opened after one that opened the sidebar would find it open. A tab's first document at
+# an origin clears that origin's localStorage; a reload of the tab (its sessionStorage kept) keeps it, as a browser
+# does. Cookies are cleared when a test opens its first page (``_traced_chunk``).
+FRESH_TAB_JS = """(() => {
+  try {
+    if (!sessionStorage.getItem('__freshTab')) { localStorage.clear(); sessionStorage.setItem('__freshTab', '1'); }
+  } catch (e) {}
+})();"""
+
+
+def _shared_context(scale: float):
+    context = _CONTEXTS.get(scale)
+    if context is None or not context.browser.is_connected():
+        context = _browser().new_context(viewport={"width": 1280, "height": 800}, device_scale_factor=scale)
+        context.add_init_script(FRESH_TAB_JS)
+        context.add_init_script(SCRIPT_RUNS_JS)
+        if RECORD["on"]:
+            # DOM snapshots at each action, no screencast: the screencast's frames doubled Chromium's CPU time over
+            # a Prefill and six Steps (2.5 → 4.7 s), snapshots cost ~15 %; the failure's own screenshot shows the
+            # screen. One trace for the context; each test's part of it is a chunk (``browser_page``).
+            context.tracing.start(snapshots=True, screenshots=False)
+        _CONTEXTS[scale] = context
+    return context
+
+
 @contextlib.contextmanager
-def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0):
-    """A page in a browser context of its own (its own cookies, storage and cache: a student's
-    fresh browser), in the process's one Chromium. With ``RECORD["on"]`` the context is traced, and
-    an exception inside the block saves its screenshots and trace (``_save_failure``)."""
-    context = _browser().new_context(viewport={"width": width, "height": height}, device_scale_factor=scale)
-    context.add_init_script(SCRIPT_RUNS_JS)
+def _traced_chunk(context):
+    """Around the outermost ``browser_page`` of a test (a test may open several pages at once): a trace chunk,
+    saved with the open pages' screenshots if an exception leaves the block, dropped otherwise."""
     record = RECORD["on"]
-    if record:
-        # DOM snapshots at each action, no screencast: the screencast's frames doubled Chromium's CPU time over a
-        # Prefill and six Steps (2.5 → 4.7 s), snapshots cost ~15 %; the failure's own screenshot shows the screen.
-        context.tracing.start(snapshots=True, screenshots=False)
+    outermost = _TRACE["depth"] == 0
+    if outermost:  # what an earlier test's pages may have changed in the shared context
+        context.clear_cookies()
+        context.set_offline(False)
+        context.unroute_all(behavior="ignoreErrors")
+    if record and outermost:
+        _TRACE["failed"] = False
+        context.tracing.start_chunk()
+    _TRACE["depth"] += 1
     try:
-        yield context.new_page()
+        yield
     except BaseException:
-        if record:
-            record = False
+        if record and not _TRACE["failed"]:
+            _TRACE["failed"] = True
             _save_failure(context)
         raise
     finally:
-        if record:
+        _TRACE["depth"] -= 1
+        if record and outermost and not _TRACE["failed"]:
             with contextlib.suppress(Exception):
-                context.tracing.stop()  # passed: nothing kept
-        context.close()
+                context.tracing.stop_chunk()  # passed: nothing kept
+
+
+@contextlib.contextmanager
+def browser_page(width: int = 1280, height: int = 800, scale: float = 1.0, fresh: bool = False):
+    """A page of ``width`` × ``height`` CSS px in the process's one Chromium: its own streamlit session, in a
+    browser context shared with the process's other pages of the same ``scale`` (cookies, storage and the
+    cache of the app's scripts: one browser's tabs). ``fresh``: a context of its own, closed after the block
+    (a first visit with an empty cache, as a timing of it needs). With ``RECORD["on"]`` the pages are traced,
+    and an exception inside the block saves their screenshots and trace (``_save_failure``)."""
+    if fresh:
+        context = _browser().new_context(viewport={"width": width, "height": height}, device_scale_factor=scale)
+        context.add_init_script(SCRIPT_RUNS_JS)
+        if RECORD["on"]:
+            context.tracing.start(snapshots=True, screenshots=False)
+    else:
+        context = _shared_context(scale)
+    page = context.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": height})
+        with _traced_chunk(context):
+            yield page
+    finally:
+        with contextlib.suppress(Exception):
+            page.close()
+        if fresh:
+            context.close()
 
 
 # The decode stage's heatmap (frontend/attention_heatmap.js) says how many rows it holds in

@@ -55,7 +55,7 @@ def prompts() -> dict[str, str]:
 def browser_steps(url: str, proc, prompt: str, steps: int, idle_s: float = 5.0) -> dict:
     """Bytes received per Step (median) and server CPU per Step over ``steps`` Steps; the server's
     idle CPU measured over ``idle_s`` seconds."""
-    with browser_page(1280, 800) as page:
+    with browser_page(1280, 800, fresh=True) as page:
         sockets: list = []
         page.on("websocket", lambda ws: sockets.append(ws))
         page.goto(f"{url}/?" + urllib.parse.urlencode({"prompt": prompt, "step": "4"}))

@@ -18,7 +18,7 @@ def test_handout_draws_its_figures_offline(tmp_path):
     path = tmp_path / "handout.html"
     path.write_text(handout(), encoding="utf-8")
     blocked = []
-    with browser_page(1280, 800) as page:
+    with browser_page(1280, 800, fresh=True) as page:  # a context of its own: it is taken offline
         page.context.set_offline(True)
 
         def route(r):
