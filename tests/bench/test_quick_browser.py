@@ -27,8 +27,10 @@ def check_stage_speed(out: str) -> None:
 
 
 def check_classroom_load(out: str) -> None:
+    """3 browser sessions × 3 Steps at once on a server of their own (its peak memory is theirs): all complete, no
+    errors, every session's text equals its solo run, the server under 2 GiB."""
     rows = table_rows(out)
-    assert row(rows, "sessions completed")[1] == "2 of 2"
+    assert row(rows, "sessions completed")[1] == "3 of 3"
     assert row(rows, "errors")[1] == "0"
     assert row(rows, "sessions whose text differs from a solo run (cross-talk)")[1] == "0"
     for label in (
@@ -39,7 +41,8 @@ def check_classroom_load(out: str) -> None:
         "wall time for the whole lesson",
     ):
         finite(row(rows, label)[1])
-    cpu = next(r for r in rows if r[0].startswith("CPU time: server / the 2 browser pages"))
+    assert finite(row(rows, "server peak memory (VmHWM)")[1])[0] < 2048  # MiB
+    cpu = next(r for r in rows if r[0].startswith("CPU time: server / the 3 browser pages"))
     assert len(finite(cpu[1])) == 3
 
 
