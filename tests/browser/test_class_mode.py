@@ -12,6 +12,8 @@ from bench.browser import browser_page, running_app, screenshot, wait_idle
 pytestmark = pytest.mark.browser
 
 STAGE_TEXT = ".st-key-stage-text, [data-testid='stCode']"
+# The page's stage shows more decode steps than n (its caption below the stage).
+SHOWS_MORE_STEPS = "(n) => { const m = /decode steps (\\d+)/.exec(document.body.innerText); return m && +m[1] > n; }"
 
 
 def _join(page, url: str, code: str, nickname: str) -> None:
@@ -21,6 +23,12 @@ def _join(page, url: str, code: str, nickname: str) -> None:
     page.get_by_role("button", name="Join", exact=True).click()
     page.wait_for_function("location.search.includes('seat=')", timeout=30000)
     expect(page.get_by_text(re.compile(r"seat \d · following your teacher"))).to_be_visible(timeout=30000)
+
+
+def _steps(page) -> int:
+    """The decode steps the page's stage shows now (its caption below the stage)."""
+    shown = page.get_by_text(re.compile(r"decode steps \d+")).first.inner_text()
+    return int(re.search(r"decode steps (\d+)", shown).group(1))
 
 
 def _stage_text(page) -> str:
@@ -39,14 +47,16 @@ def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
         expect(teacher.get_by_text(f"Class {code} · 2 joined")).to_be_visible(timeout=30000)
 
         teacher.get_by_role("button", name="Prefill").click()
-        wait_idle(teacher)
+        expect(teacher.get_by_text(re.compile(r"decode steps 0 "))).to_be_visible(timeout=30000)
         for _ in range(3):
+            # Each Step drawn before the next click (an idle page right after a click may not have started its
+            # run yet, and the count read below was then a Step short of the plan the students follow).
+            before = _steps(teacher)
             teacher.get_by_role("button", name="Step ▸").click()
-            wait_idle(teacher)
+            teacher.wait_for_function(SHOWS_MORE_STEPS, arg=before, timeout=30000)
         # The teacher's own count of steps: 3 clicks made 4 steps once in CI (streamlit replayed a click's trigger
         # while coalescing reruns; see the stop-44 note). This test is about following the teacher's step.
-        shown = teacher.get_by_text(re.compile(r"decode steps \d+")).first.inner_text()
-        k = int(re.search(r"decode steps (\d+)", shown).group(1))
+        k = _steps(teacher)
         for student in (ana, bo):  # each on its own session, at the teacher's step, with the same text
             expect(student.get_by_text(re.compile(rf"following your teacher · step {k}$"))).to_be_visible(timeout=30000)
             expect(student.get_by_role("button", name="Prefill")).to_have_count(0)  # the teacher leads

@@ -65,6 +65,7 @@ def _student() -> None:
     alone (``follow.along``, ``ui.classroom.rerun``), not of the whole page."""
     if link.role() != "student":
         return
+    rerun.deliver_before_stopping(redrawn_anyway=True)  # the stage's run it asks for reaches the browser
     got = follow.read_plan()
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so
@@ -130,6 +131,7 @@ def _teacher() -> None:
     (the question is the one the decode stage last published, which may be newer than this run)."""
     if link.role() != "teacher":
         return
+    rerun.deliver_before_stopping(redrawn_anyway=True)  # the page's full runs reach the browser
     store, code = link.store(), link.code()
     q = (st.session_state[state.CLASS_PUBLISHED] or {}).get("question")
     students = store.students(code)

@@ -12,7 +12,7 @@ from core.classroom.plan import question_entry, question_id
 from core.classroom.store import ClassNotFound, NotTeacher
 from core.typed_numbers import quote
 from ui import models
-from ui.classroom import link, pose
+from ui.classroom import link, pose, rerun
 from ui.decode import actions
 from ui.frame import PAGES
 from ui.present import presenter_mode
@@ -74,6 +74,7 @@ def publish(nav=None) -> None:
     ss = st.session_state
     if link.role() != "teacher":
         return
+    rerun.deliver_before_stopping()  # a Step's run (the stage alone) in a new ScriptRunner: its drawing is sent
     if nav is not None:
         ss[PAGE] = next((path for path, title, _ in PAGES if title == nav.title), None)
         pose.leave_page(ss[PAGE])
