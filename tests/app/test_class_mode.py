@@ -160,6 +160,9 @@ def test_a_finished_run_waits_until_the_event_loop_has_taken_its_messages():
             loop.call_soon_threadsafe(callback)
             queued.append(callback)
 
+        def is_running(self):
+            return loop.is_running()
+
     ended = ScriptRunnerEvent.FRAGMENT_STOPPED_WITH_SUCCESS
     receiver = rerun.hand_over(Spy(), {"strip"})
     try:

@@ -19,6 +19,7 @@ run drawn, its session noting the step, and the browser never told (6–8 of 790
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 from streamlit import runtime
@@ -94,6 +95,8 @@ def deliver_before_stopping(redrawn_anyway: bool = False) -> None:
         polls = set()
         setattr(runner, _POLLS, polls)
         loop = runtime.get_instance()._get_async_objs().eventloop  # the loop every AppSession event runs on
+        if not isinstance(loop, asyncio.AbstractEventLoop) or not loop.is_running():
+            return  # AppTest: a mocked runtime, no loop; the test reads the run's messages directly
         runner.on_event.connect(hand_over(loop, polls), weak=False)  # a weak link would drop the closure at once
     if redrawn_anyway and (fragment := this_fragment()):
         polls.add(fragment)
@@ -109,6 +112,8 @@ def hand_over(loop, polls: set[str] | frozenset[str] = frozenset()):
         if event in _ENDS:
             ran = set(run_descriptor.fragment_ids) if run_descriptor is not None else set()
             if ran and ran <= polls:  # a poll alone: lost, it is drawn again by the next one
+                return
+            if not loop.is_running():  # the server is stopping: nothing would take them
                 return
             taken = threading.Event()
             try:
