@@ -146,9 +146,10 @@ function watchFit(Plotly, root, plot) {
 }
 
 // A following student's class line names the teacher's step ("following your teacher · step 7"). A run
-// that draws a Step can be lost on its way to the browser while the class line's runs keep arriving (6 of
-// 790 follows in bench.class_mode stayed one Step behind, issue 41): when this heatmap still shows an
-// earlier step 2 s after the line moved on, it asks the server for the whole figure again.
+// that draws a Step could be lost on its way to the browser while the class line's runs kept arriving
+// (8 of 790 follows in bench.class_mode: streamlit dropped a finished runner's queued messages; the server
+// now waits for them, ui/classroom/rerun.deliver_before_stopping). A safety net for any other loss: when
+// this heatmap still shows an earlier step 2 s after the line moved on, it asks for the whole figure again.
 function watchClassStep(root, setTriggerValue) {
   if (root.__classWatch) return;
   let since = 0;
