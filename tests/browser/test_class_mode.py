@@ -11,6 +11,11 @@ from bench.browser import browser_page, running_app, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
+QUESTION_ABOVE_FIGURE_JS = """() => {
+  const box = document.querySelector('.st-key-stage-question');
+  const text = box.querySelector('[data-testid="stColumn"] [data-testid="stMarkdownContainer"]');
+  return [text.getBoundingClientRect().bottom, box.querySelector('.js-plotly-plot').getBoundingClientRect().top];
+}"""
 STAGE_TEXT = ".st-key-stage-text, [data-testid='stCode']"
 # The page's stage shows more decode steps than n (its caption below the stage).
 SHOWS_MORE_STEPS = "(n) => { const m = /decode steps (\\d+)/.exec(document.body.innerText); return m && +m[1] > n; }"
@@ -86,6 +91,10 @@ def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
         words = teacher.locator(".chart-desc", has_text="Round 1:").first
         expect(words).to_contain_text("option 1: 1, option 2: 1", timeout=30000)
         screenshot(teacher, "class-projector-reveal")
+        # The question's text (two lines on the projector) ends above the class's answers drawn under it: it ran
+        # 10 px into them, cutting the descenders, while streamlit's -1rem under a markdown block applied.
+        text_bottom, figure_top = teacher.evaluate(QUESTION_ABOVE_FIGURE_JS)
+        assert text_bottom <= figure_top, (text_bottom, figure_top)
         for student in (ana, bo):
             expect(student.get_by_text(re.compile(r"Right!|Not this time\."))).to_be_visible(timeout=30000)
 

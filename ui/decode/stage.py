@@ -101,6 +101,9 @@ STAGE_CSS = """
 [data-testid="stMain"]:has(.st-key-stage-question) .panel-counters .metric-delta { order: 5; }
 .st-key-stage-question { padding: 0.55rem 1rem !important; gap: 0.5rem !important; }
 .st-key-stage-question [data-testid="stMarkdownContainer"] p { margin-bottom: 0; }
+/* streamlit pulls a markdown block up by 1rem (its paragraph's margin, removed above): the question's two lines on a
+   projector then ran 21 px into the class's answers drawn under them, cutting "layer"'s descender. */
+.st-key-stage-question [data-testid="stColumn"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
 """
 
 
