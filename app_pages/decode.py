@@ -26,6 +26,7 @@ def stage() -> None:
         actions.advance()
         if not st.session_state[state.DECODE_PLAYING]:
             st.rerun()  # Play stopped itself (end token, full window): the page's button says Play again
+    question.settle()  # Predict first on with nothing asked: a cut-short switch callback
     sess = actions.session()
     message(sess)
     ended = sess is not None and sess.pending == end_token_id(tok) and not sess.past_end

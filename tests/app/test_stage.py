@@ -41,6 +41,26 @@ def test_predict_asks_then_reveals_then_asks_again():
     assert f"Not this time.</strong> {PROMPT_LEN + 1} is the count before this step" in why
 
 
+def test_predict_first_left_on_without_its_callback_asks_on_the_next_run():
+    """The switch's callback cut short (a class teacher's poll ran it and the switch's own rerun stopped that
+    run; ``question.settle``): Predict first on, a request, nothing asked. The next run asks, and holds the
+    step back; at the end token it asks nothing and says nothing again."""
+    at = new_app()
+    click(at, "Prefill")
+    at.session_state[state.DECODE_PREDICT] = True  # the switch's value, without its callback
+    at.run()
+    q = at.session_state[actions.QUESTION]
+    assert q is not None and len(_answers(at)) == 5 and attention_rows(at) == PROMPT_LEN
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"step": "200"})
+    at.run()  # the default prompt's request stops at its end token
+    toasts = len(at.toast)
+    at.session_state[state.DECODE_PREDICT] = True
+    at.run()
+    assert at.session_state[actions.QUESTION] is None and len(at.toast) <= toasts
+
+
 def test_a_share_link_replays_the_request_with_the_mean_over_heads():
     """?step=4&head=mean&seed=3&strategy=sample opens the request at step 4 with the mean over heads."""
     at = AppTest.from_file(APP, default_timeout=60)

@@ -9,9 +9,32 @@ import re
 
 import streamlit as st
 
+from core import state
+from core.decode.session import step_block_reason
+from core.model.tokenizer import end_token_id
 from core.viz import stage
+from ui import models
 from ui.classroom import link, reveal, teacher
 from ui.decode import actions
+
+
+def settle() -> None:
+    """Put the question up if *Predict first* is on with a request to ask about and nothing asked or
+    revealed (the state the switch's callback, ``actions.predict_toggled``, leaves once it has run).
+
+    Why (streamlit 1.67): a class teacher's 0.5-s poll can carry the switch's new value to the server
+    before the switch's own message; the callback then runs inside the poll's run, and the switch's own
+    rerun stops that run at its next ``st.session_state`` access (``runner.fastReruns``), part-way
+    through the callback. The switch's own run then sees no change and calls no callback: Predict
+    first stayed on with no question (the class rehearsal, 1 of ~5 suites under load)."""
+    ss, sess = st.session_state, actions.session()
+    if not ss[state.DECODE_PREDICT] or ss[state.DECODE_PLAYING] or sess is None:
+        return
+    if ss[actions.QUESTION] is not None or ss[actions.REVEALED] is not None:
+        return
+    if step_block_reason(sess, end_token_id(models.chosen_tokenizer())):
+        return  # nothing to ask about (an end token, a full window): said when it happened
+    actions.ask()
 
 
 def code_span(text: str) -> str:
