@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import browser_page, running_app, screenshot, wait_idle
+from bench.browser import browser_page, rerun, running_app, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -66,7 +66,10 @@ def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
             expect(student.get_by_text(re.compile(rf"following your teacher · step {k}$"))).to_be_visible(timeout=30000)
             expect(student.get_by_role("button", name="Prefill")).to_have_count(0)  # the teacher leads
             # the same generated text (each width shows its own length of the prompt before it)
-            expect(student.locator("[data-testid='stCode'] code").first).to_contain_text(_stage_text(teacher)[-40:])
+            expect(student.locator("[data-testid='stCode'] code").first).to_contain_text(
+                _stage_text(teacher)[-40:],
+                timeout=30000,  # a follower's stage draws after its class line
+            )
         screenshot(ana, "class-student-following")
         # A Step's drawing lost on its way to a student (bench.class_mode: 6 of 790 follows stayed a Step behind):
         # a heatmap showing an earlier step than the class line asks for the whole figure again after 2 s.
@@ -75,8 +78,8 @@ def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
         heatmap.evaluate(f"el => {{ el.dataset.step = '{k - 1}'; }}")
         expect(heatmap).to_have_attribute("data-step", str(k), timeout=30000)
 
-        teacher.get_by_text("Predict first").click()
-        wait_idle(teacher)
+        with rerun(teacher):  # the run after the click (its question), not the poll's run before it
+            teacher.get_by_text("Predict first").click()
         question = teacher.locator(".st-key-stage-question strong").first.inner_text()
         for student in (ana, bo):
             expect(student.locator(".st-key-class-question")).to_contain_text(question, timeout=30000)
@@ -86,10 +89,12 @@ def test_a_class_joins_follows_answers_sees_the_reveal_is_paused_and_ends():
         expect(teacher.get_by_text("2 of 2 answered")).to_be_visible(timeout=30000)
         screenshot(teacher, "class-projector-count")
 
-        teacher.get_by_role("button", name="Step ▸").click()  # the reveal
-        wait_idle(teacher)
+        with rerun(teacher):
+            teacher.get_by_role("button", name="Step ▸").click()  # the reveal
         words = teacher.locator(".chart-desc", has_text="Round 1:").first
         expect(words).to_contain_text("option 1: 1, option 2: 1", timeout=30000)
+        # plotly draws the class's answers after the words under them are on the page
+        teacher.locator(".st-key-stage-question .js-plotly-plot .main-svg").first.wait_for(timeout=30000)
         screenshot(teacher, "class-projector-reveal")
         # The question's text (two lines on the projector) ends above the class's answers drawn under it: it ran
         # 10 px into them, cutting the descenders, while streamlit's -1rem under a markdown block applied.
