@@ -4,10 +4,22 @@ from pathlib import Path
 
 import streamlit as st
 
-import ui
 from serve import gc_freeze
-from ui import lesson, lesson_start
+from ui import lesson_start
 from ui.classroom import follow, link, strip, teacher
+from ui.frame import (
+    SECTIONS,
+    app_version,
+    init_state,
+    note_lost_session,
+    sidebar_controls,
+    sidebar_model_card,
+    track_page,
+    url_notes,
+)
+from ui.lesson.draw import bar
+from ui.lesson.moves import from_url, keep_in_url
+from ui.present import apply_presenter_style, keep_presenter_in_url
 
 st.set_page_config(
     page_title="Inference, efficiently",
@@ -17,36 +29,34 @@ st.set_page_config(
     # The pages are in the top bar; the sidebar (presenter toggle, model card) starts closed so every
     # page gets the full width of a laptop screen.
     initial_sidebar_state="collapsed",
-    menu_items={
-        "About": f"**Inference, efficiently** {ui.frame.app_version()}: an interactive explainer of LLM inference."
-    },
+    menu_items={"About": f"**Inference, efficiently** {app_version()}: an interactive explainer of LLM inference."},
 )
-ui.note_lost_session()
-ui.init_state()
+note_lost_session()
+init_state()
 # class mode: ?class=new, ?class=CODE (join), &key= (teacher), &seat= (student); first: the lesson rewrites the URL
 link.from_url()
-lesson.from_url()  # lesson mode: ?lesson=…&stop=k
-ui.apply_presenter_style()
+from_url()  # lesson mode: ?lesson=…&stop=k
+apply_presenter_style()
 
 pages = {
     section: [
         st.Page(path, title=name, icon=icon, default=path == "app_pages/decode.py") for path, name, icon in entries
     ]
-    for section, entries in ui.SECTIONS.items()
+    for section, entries in SECTIONS.items()
 }
 nav = st.navigation(pages, position="top")
-ui.track_page(nav)
+track_page(nav)
 follow.follow(nav)  # a class's student: the teacher's page, stop, request and step, before any widget
-ui.sidebar_controls()
+sidebar_controls()
 lesson_start.sidebar()
 with st.sidebar:
     teacher.panel()
-ui.sidebar_model_card()
-lesson.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
+sidebar_model_card()
+bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 strip.strip()  # class mode: the join form, a student's line and question, the teacher's live count
-ui.url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
-ui.keep_presenter_in_url()  # after the bar's page switch, which clears the address bar's parameters
-lesson.keep_in_url()  # the same for a running lesson's stop
+url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
+keep_presenter_in_url()  # after the bar's page switch, which clears the address bar's parameters
+keep_in_url()  # the same for a running lesson's stop
 link.keep_in_url()  # and a class's code with this browser's key or seat
 nav.run()
 teacher.publish(nav)  # a class's teacher: the plan students follow, when it changed

@@ -2,25 +2,26 @@
 
 import streamlit as st
 
-import ui
 from core import state
 from core.serving.batch import LAYOUTS
-from ui import batching
-from ui.present import button_rows
+from ui import batching, models
+from ui.models import shipped_only_note, tokenizer
+from ui.page import reset, show_message, title
+from ui.present import beside, button_rows, presenter_mode
 
-tok, model = ui.tokenizer(), ui.model()
-ui.title("batching")
-ui.shipped_only_note("batching")
+tok, model = tokenizer(), models.model()
+title("batching")
+shipped_only_note("batching")
 st.caption(
     "Many requests, fewer passes. Ch. 19: batching improves hardware use, but every request needs its own "
     "context state. Ch. 30 §30.4: for unequal lengths the sum of processed lengths replaces B·T. Greedy "
     "decoding on the shipped model."
 )
 
-present = ui.presenter_mode()
+present = presenter_mode()
 # Presenter mode: the controls left, the batch's cache right, on the first screen (under full-width controls the
 # figure came at ~980 px, after a click); the batch of the default prompts is prefilled on opening the page.
-controls, view = ui.beside((2, 3))
+controls, view = beside((2, 3))
 kw = {"persist_state": "session"}
 with controls:
     left, right = (st.container(), st.container()) if present else st.columns([3, 2])
@@ -43,10 +44,10 @@ with controls:
         ("Prefill the batch", lambda: batching.new_batch(model, tok)),
         ("Step ▸ (one pass)", batching.step),
         ("Run to the end", batching.run_all),
-        ("Reset", ui.reset(state.BATCH_OBJ, state.BATCH_ERROR)),
+        ("Reset", reset(state.BATCH_OBJ, state.BATCH_ERROR)),
     ]
     button_rows(buttons, 2 if present else 4)
-    ui.show_message(state.BATCH_ERROR)
+    show_message(state.BATCH_ERROR)
 if present:
     batching.prefill_once(model, tok)
 batch = st.session_state.get(state.BATCH_OBJ)

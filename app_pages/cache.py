@@ -3,7 +3,6 @@ Figure 30.1's point (Ch. 30 §30.2), and the reuse conditions checked with the r
 
 import streamlit as st
 
-import ui
 from core import state
 from core.cost.counts import kv_cache_bytes_for
 from core.decode.cache_not import answer_cache_vs_kv_cache
@@ -11,10 +10,11 @@ from core.decode.two_speeds import PHASES, table_30_1
 from core.text import markdown_literal
 from core.viz.two_speeds import fig_two_speeds
 from ui import cache_demo
-from ui.page import readable_table
+from ui.models import model, shipped_only_note
+from ui.page import chart, readable_table, refuse, title
 
-ui.title("cache")
-ui.shipped_only_note("cache")
+title("cache")
+shipped_only_note("cache")
 st.caption(
     "Ch. 19 “Two speeds, one model” and Ch. 30 §30.2 and §30.4. Every number below comes from the shipped "
     "model running on this server: its own KV cache, read after each pass."
@@ -27,10 +27,10 @@ prompt = st.text_input(
 try:
     passes = cache_demo.two_speeds(prompt)
 except ValueError as err:
-    ui.refuse(err)
+    refuse(err)
     st.stop()
 # Presenter mode: at most 480 px tall, so the figure and its caption end on the first screen (they ended at 1,087 px).
-ui.chart(fig_two_speeds(passes), key="cache.two_speeds", present_max_px=480)
+chart(fig_two_speeds(passes), key=state.CACHE_TWO_SPEEDS, present_max_px=480)
 left, right = st.columns(2)
 left.markdown("**What changes between the two phases?** (Ch. 19)")
 left.table(readable_table(list(PHASES)), hide_index=True)
@@ -54,7 +54,7 @@ edited = b.text_input("The same text, edited", key=state.CACHE_EDITED, persist_s
 try:
     rows = cache_demo.checks(text, edited)
 except ValueError as err:
-    ui.refuse(err)
+    refuse(err)
     st.stop()
 table = [
     {
@@ -85,7 +85,7 @@ transcript = st.text_area(
 try:
     turn = cache_demo.chat(transcript)
 except ValueError as err:
-    ui.refuse(err)
+    refuse(err)
     st.stop()
 c1, c2 = st.columns(2)
 c1.metric("Prefilled again to continue it", f"{turn.transcript_tokens} positions")
@@ -95,5 +95,5 @@ st.caption(
     f"Weights' SHA-256 before and after: {turn.digest_before[:16]}… and {turn.digest_after[:16]}…. Reuse speeds "
     "generation without updating the weights: no learning during a conversation."
 )
-side = answer_cache_vs_kv_cache(turn, kv_cache_bytes_for(ui.model().cfg, turn.transcript_tokens + 8, 4))
+side = answer_cache_vs_kv_cache(turn, kv_cache_bytes_for(model().cfg, turn.transcript_tokens + 8, 4))
 st.table(readable_table(side), hide_index=True)

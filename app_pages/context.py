@@ -2,18 +2,21 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.checkpoints.choice import CONTEXT_BUDGET, window_cap
 from core.cost.counts import kv_cache_bytes_for
 from core.decode.context import POLICIES, band_matrix
 from core.model.tokenizer import decode, encode, end_token_id, token_labels
 from core.text import sentence
+from core.viz.attention import fig_attention
+from core.viz.context import fig_cache_over_time
 from ui import models, runs
+from ui.page import chart, chart_in, refuse, title
+from ui.present import beside, presenter_mode
 
 tok, model, card = models.chosen_tokenizer(), models.chosen_model(), models.chosen_card()
 cap = window_cap(model.cfg)
-ui.title("context")
+title("context")
 st.caption(
     "The shelf meets the wall. Ch. 19 “The context window”: the window limits prompt plus continuation. At "
     "the limit an application must stop, discard older material, or summarize it. Here "
@@ -33,16 +36,16 @@ if model.cfg.positions == "learned":
         "window keeps counting positions (nothing is re-rotated or renumbered), so it slides only up to there."
     )
 
-present = ui.presenter_mode()
-controls, right = ui.beside()  # presenter mode: controls left, the attention band right, on the first screen
+present = presenter_mode()
+controls, right = beside()  # presenter mode: controls left, the attention band right, on the first screen
 a, b, c = [controls] * 3 if present else controls.columns(3)
-policy = a.radio("At the wall", POLICIES, key="ctx.policy", persist_state="session")
+policy = a.radio("At the wall", POLICIES, key=state.CTX_POLICY, persist_state="session")
 window = b.slider("Window (positions)", 16, cap, step=8, key=state.CTX_WINDOW, persist_state="session")
-n_new = c.slider("Tokens to generate", 10, 200, key="ctx.n_new", persist_state="session")
+n_new = c.slider("Tokens to generate", 10, 200, key=state.CTX_N_NEW, persist_state="session")
 prompt = st.session_state.get(state.DECODE_PROMPT, state.DEFAULT_PROMPT)
 stop_at_end = a.toggle(
     "Stop at the end-of-text token",
-    key="ctx.stop_at_end",
+    key=state.CTX_STOP_AT_END,
     persist_state="session",
     help="As the decode page does. Off: keep generating so the cache reaches the wall.",
 )
@@ -54,7 +57,7 @@ if not prompt.strip():
 try:
     run = runs.window_run(tuple(encode(tok, prompt)), n_new, window, policy, stop_at_end, models.chosen_source())
 except ValueError as err:
-    ui.refuse(err)
+    refuse(err)
     st.caption("Lengthen the window, or pick “truncate the prompt” to drop its oldest tokens.")
     st.stop()
 if run.note:
@@ -71,12 +74,12 @@ if end_at is not None and not stop_at_end:
 text.caption("▶ … ◀ marks the generated continuation (greedy).")
 
 l1, l2 = (controls if present else right).columns(2)
-layer = l1.selectbox("Layer", range(model.cfg.n_layer), key="ctx.layer", persist_state="session")
-head = l2.selectbox("Head", [state.MEAN_HEADS, *range(model.cfg.n_head)], key="ctx.head", persist_state="session")
+layer = l1.selectbox("Layer", range(model.cfg.n_layer), key=state.CTX_LAYER, persist_state="session")
+head = l2.selectbox("Head", [state.MEAN_HEADS, *range(model.cfg.n_head)], key=state.CTX_HEAD, persist_state="session")
 att = band_matrix(run, layer, None if isinstance(head, str) else head)
-ui.chart_in(
+chart_in(
     right,
-    viz.fig_attention(
+    fig_attention(
         att,
         token_labels(tok, run.consumed),
         1,
@@ -84,17 +87,17 @@ ui.chart_in(
         "(blank: masked, or evicted from the window)",
         earlier="computed in earlier passes",  # a sliding window has evicted the keys of many of them
     ),
-    key="ctx.heat",
+    key=state.CTX_HEAT,
     present_max_px=640,
 )
 per_pos = kv_cache_bytes_for(model.cfg, 1, 4)  # the page runs float32
-ui.chart(
-    viz.fig_cache_over_time(
+chart(
+    fig_cache_over_time(
         run.cache_bytes,
         kv_cache_bytes_for(model.cfg, window, 4),
         f"Cache bytes after each pass ({per_pos:,} bytes per position, float32)",
     ),
-    key="ctx.bytes",
+    key=state.CTX_BYTES,
 )
 st.markdown("""
 **What sliding does.** When the window is full the oldest position's keys and values are dropped; the cache and

@@ -2,12 +2,14 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.cost import bill
 from core.evaluate.step_times import measure_step_times
 from core.text import big_count, exact_decimal, plural
+from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
 from ui import figures
+from ui.models import model, shipped_only_note
+from ui.page import chart, chart_in, title
 
 
 def growth(k: float) -> str:
@@ -17,7 +19,7 @@ def growth(k: float) -> str:
     return f"**≈ 0** (flat within the timing noise; the fit gives {fit})" if k < 0.1 else f"**{fit}**"
 
 
-ui.title("cost")
+title("cost")
 st.caption(
     "Ch. 19 “The bill per token”, Ch. 30 §30.4: a prompt of n tokens has n² query-key pairs before "
     "masking (the causal mask keeps n(n+1)/2); the KV cache grows by one entry per token."
@@ -28,20 +30,20 @@ n_layer = a.number_input(
     "Layers (n_layer)",
     1,
     10_000,
-    key="cost.layers",
+    key=state.COST_LAYERS,
     persist_state="session",
     help="1 × 1 gives the chapter's “per layer, per head”.",
 )
-n_head = b.number_input("Heads (n_head)", 1, 10_000, key="cost.heads", persist_state="session")
+n_head = b.number_input("Heads (n_head)", 1, 10_000, key=state.COST_HEADS, persist_state="session")
 n_max = c.select_slider(
     "Largest context length n (tokens)",
     [2_000, 5_000, 10_000, 20_000],
     format_func="{:,}".format,  # "10,000", as the chart's axis writes it
-    key="cost.n_max",
+    key=state.COST_N_MAX,
     persist_state="session",
 )
 per = "per layer, per head" if n_layer * n_head == 1 else f"× {plural(n_layer, 'layer')} × {plural(n_head, 'head')}"
-ui.chart(figures.figure(viz.fig_growth_shapes, bill.growth(n_max, n_layer, n_head), per), key="shapes")
+chart(figures.figure(fig_growth_shapes, bill.growth(n_max, n_layer, n_head), per), key=state.COST_SHAPES_FIG)
 st.caption(
     "The dotted curve is the triangle a causal model actually scores: about half the grid, the same "
     "quadratic shape. Ten times the context: a hundred times the scores; ten times the cache."
@@ -49,10 +51,10 @@ st.caption(
 
 st.subheader("One decode step, and a whole generation")
 left, right = st.columns([3, 2])
-ui.chart_in(left, figures.figure(viz.fig_step_work, bill.step_work(n_max)), key="step_work")
+chart_in(left, figures.figure(fig_step_work, bill.step_work(n_max)), key=state.COST_STEP_WORK_FIG)
 with right:
-    n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key="cost.n_prompt", persist_state="session")
-    m_new = st.number_input("Tokens to generate m", 1, 10**9, key="cost.m_new", persist_state="session")
+    n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key=state.COST_N_PROMPT, persist_state="session")
+    m_new = st.number_input("Tokens to generate m", 1, 10**9, key=state.COST_M_NEW, persist_state="session")
     g = bill.generation_bill(int(n_prompt), int(m_new), n_layer, n_head)
     shown = big_count(g.with_cache), big_count(g.recompute)  # the recompute count is the larger
     st.metric(
@@ -80,7 +82,7 @@ with right:
 
 
 st.subheader("Measured on this machine: the shipped model")
-ui.shipped_only_note("cost")
+shipped_only_note("cost")
 st.caption(
     "Median time of one decode step at each context length, with the KV cache and by recomputing the "
     "whole prefix. Measured when you press the button; kept for your session only."
@@ -88,7 +90,7 @@ st.caption(
 if st.button("Measure decode steps", type="primary"):
     bar = st.progress(0.0, text="Timing decode steps…")
     times = measure_step_times(
-        ui.model(),
+        model(),
         [16, 32, 64, 96, 128, 160, 192, 224, 256],
         repeats=11,
         progress=lambda f: bar.progress(f, text=f"Timing decode steps… {f:.0%}"),
@@ -100,14 +102,14 @@ if times is None:
     st.info("Press **Measure decode steps** (about two seconds).")
 else:
     k_cached, k_naive = times.exponents()
-    ui.chart(
-        viz.fig_measured(
+    chart(
+        fig_measured(
             times.lengths,
             times.cached_ms,
             times.naive_ms,
             f"Median of {plural(times.repeats, 'run')}, {plural(times.threads, 'torch thread')}",
         ),
-        key="measured",
+        key=state.COST_MEASURED_FIG,
     )
     # The times at the longest context are in the chart's sentence just above: not said twice.
     st.markdown(

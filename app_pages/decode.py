@@ -2,18 +2,21 @@
 
 import streamlit as st
 
-import ui
 from core import state
 from core.model.tokenizer import end_token_id
 from core.viz.two_speeds import fig_two_speeds
 from serve import step_queue
-from ui import cache_demo, lesson, models
+from ui import cache_demo, models
 from ui.classroom import follow, teacher
 from ui.decode import actions, question, widgets
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
+from ui.frame import came_from_another_page
+from ui.lesson.components import clicker
+from ui.page import chart, refuse, title
+from ui.present import presenter_mode
 
-tok, present = models.chosen_tokenizer(), ui.presenter_mode()
-if ui.came_from_another_page():
+tok, present = models.chosen_tokenizer(), presenter_mode()
+if came_from_another_page():
     forget_view()  # the heatmap element was unmounted: draw it whole again
 stage_style()
 
@@ -21,7 +24,7 @@ stage_style()
 @st.fragment(run_every=st.session_state[state.DECODE_PACE] if st.session_state[state.DECODE_PLAYING] else None)
 @step_queue.one_at_a_time  # a class's Steps in line, not all at once (serve/step_queue.py)
 def stage() -> None:
-    stepped = st.session_state.pop(actions.STEPPED, False)  # a Step click ran before this rerun
+    stepped = st.session_state.pop(state.DECODE_STEPPED, False)  # a Step click ran before this rerun
     if st.session_state[state.DECODE_PLAYING] and not stepped and actions.play_due():
         actions.advance()
         if not st.session_state[state.DECODE_PLAYING]:
@@ -33,7 +36,7 @@ def stage() -> None:
     step, text, *more = st.columns([1, 5.2, 1.8] if ended else [1, 7], vertical_alignment="center")
     step.button(
         "Step ▸",
-        key="stage-step",
+        key=state.STAGE_STEP,
         on_click=actions.step_clicked,
         disabled=sess is None or follow.locked(),
         width="stretch",
@@ -74,9 +77,9 @@ actions.replay_link()
 # Open, the prompt box takes the room (it was 3 short lines) beside a whole "Head 0 (KV head 0)"; on a 1280-px
 # laptop the title wraps then, beside a box taller than its two lines. Closed, the prompt is a button.
 widths = [1.3, 2.6, 1.85, 0.8] if widgets.prompt_open() else [1.55, 1.15, 2.3, 0.9]
-title, prompt, view, more = st.columns(widths, vertical_alignment="center")
-with title:
-    ui.title("decode")
+heading, prompt, view, more = st.columns(widths, vertical_alignment="center")
+with heading:
+    title("decode")
 locked = follow.locked()  # a class's student: the teacher leads this request
 with prompt:
     if not locked:
@@ -86,7 +89,7 @@ with view:
 with more:
     if not locked:
         widgets.settings()
-    lesson.clicker("decode")  # the clicker's keys whatever control was touched last (frontend/clicker.js)
+    clicker("decode")  # the clicker's keys whatever control was touched last (frontend/clicker.js)
 if not locked:
     widgets.controls()
 stage()
@@ -97,13 +100,13 @@ st.caption(
 )
 # Drawn only while open: building its figure took a third of a class replica's time on every full run.
 speeds = st.expander(
-    "Two speeds, one model: this prompt's prefill and its first three steps", key="decode.two_speeds_open",
+    "Two speeds, one model: this prompt's prefill and its first three steps", key=state.DECODE_TWO_SPEEDS_OPEN,
     on_change="rerun",
 )  # fmt: skip
 if speeds.open:
     with speeds:
         try:  # the same run as the cache page's, on this page's prompt (drawn from the model, not a picture)
             fig = fig_two_speeds(cache_demo.two_speeds(st.session_state[state.DECODE_PROMPT]))
-            ui.chart(fig, key="decode.two_speeds")
+            chart(fig, key=state.DECODE_TWO_SPEEDS)
         except ValueError as err:
-            ui.refuse(err)
+            refuse(err)

@@ -2,16 +2,18 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.evaluate.step_times import measure_request_traces
 from core.model.tokenizer import encode
 from core.serving import latency as LAT
 from core.serving import latency_tables
 from core.text import markdown_literal, plural
+from core.viz.latency import fig_timeline
+from ui.models import model, shipped_only_note, tokenizer
+from ui.page import chart, refuse, title
 
-tok = ui.tokenizer()
-ui.title("latency")
+tok = tokenizer()
+title("latency")
 st.caption(
     "Ch. 30 §30.3: TTFT = t₁ − a (queueing included); TPOT = (tₙ − t₁)/(n − 1), the mean gap after the "
     "first token; one token has a TTFT but no TPOT; a request that emits nothing is an error, not a latency."
@@ -27,7 +29,7 @@ SOURCES = [
     "Measured: the decode page's request",
     "Measured: a batch here, with and without the KV cache",
 ]
-source = st.radio("Trace", SOURCES, horizontal=True, key="lat.source", persist_state="session")
+source = st.radio("Trace", SOURCES, horizontal=True, key=state.LAT_SOURCE, persist_state="session")
 if source in LAT.EDITABLE:
     key, kept = f"lat.editor.{source}", state.LATENCY_EDITS + source
     if key not in st.session_state or kept + ".base" not in st.session_state:  # a new editor, or a lesson stop
@@ -53,7 +55,7 @@ if source in LAT.EDITABLE:
     try:
         traces = latency_tables.traces_from_rows(edited)
     except ValueError as err:
-        ui.refuse(err, "Check the trace: ")
+        refuse(err, "Check the trace: ")
         st.stop()
 elif source == SOURCES[3]:
     sess = st.session_state.get(state.DECODE_SESSION)
@@ -62,8 +64,8 @@ elif source == SOURCES[3]:
         st.stop()
     traces = [LAT.RequestTrace("decode page request", 0.0, 0.0, tuple(sess.emission_times_ms()), len(sess.prompt_ids))]
 else:
-    n_new = st.slider("Tokens per request", 2, 40, key="lat.n_new", persist_state="session")
-    ui.shipped_only_note("latency")
+    n_new = st.slider("Tokens per request", 2, 40, key=state.LAT_N_NEW, persist_state="session")
+    shipped_only_note("latency")
     if st.button("Run 4 requests, each way", type="primary"):
         prompts = [
             encode(tok, p)
@@ -76,8 +78,8 @@ else:
         ]
         with st.spinner("Serving the requests on this machine…"):
             st.session_state[state.LAT_MEASURED] = measure_request_traces(
-                ui.model(), prompts, n_new, True
-            ) + measure_request_traces(ui.model(), prompts, n_new, False)
+                model(), prompts, n_new, True
+            ) + measure_request_traces(model(), prompts, n_new, False)
     traces = st.session_state.get(state.LAT_MEASURED)
     if not traces:
         st.info(
@@ -91,8 +93,8 @@ labels = (
     "label: cached positions after the pass" if any(t.prompt_positions for t in traces) else "no prompt length given"
 )
 # In a lesson, the stop scrolls this into view as one: the question is about the table's numbers.
-with st.container(key="lesson-focus"):
-    ui.chart(viz.fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key="timeline")
+with st.container(key=state.LESSON_FOCUS):
+    chart(fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key=state.LAT_TIMELINE_FIG)
     st.dataframe(latency_tables.request_rows(traces), hide_index=True)
     for note in latency_tables.shared_times(traces)[:3]:  # markers on one another hide their labels: say it in words
         st.caption(markdown_literal(note))

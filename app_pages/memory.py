@@ -2,25 +2,27 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.cost import kv_compare
 from core.cost.kv_formula import formula_line
 from core.cost.kv_layers import layers_kv_bytes
-from core.cost.kv_shape import MODERN_PRESETS
+from core.cost.kv_shape import MODERN_PRESETS, PRESETS, KVShape
 from core.cost.request_sizes import list_notes, parse_lengths
-from core.cost.shapes import PRESETS, KVShape, parse_hf_config
+from core.cost.shapes import parse_hf_config
 from core.text import byte_count, format_bytes
+from core.viz.memory import fig_kv_variants
 from ui import gguf, memory_terms, models, references
+from ui.page import chart, refuse, title
+from ui.present import beside, presenter_mode
 
-ui.title("memory")
+title("memory")
 st.caption(
     "How many bytes the cache holds. M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, "
     "layers, positions, KV heads, head width, bytes per value. Query heads do not appear. Today's models "
     "change a term: sliding windows keep min(T, W) positions, MLA caches one latent per layer."
 )
 
-cfg = ui.model().cfg
+cfg = models.model().cfg
 shipped = KVShape("shipped model (float32)", cfg.n_layer, cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.n_embd, 4,
                   cfg.block_size, "checked against the real KVCache")  # fmt: skip
 choices = {**PRESETS, **MODERN_PRESETS, "The shipped model": shipped}
@@ -32,8 +34,8 @@ if card is not None:  # a checkpoint chosen in the sidebar: its config.json as l
     )  # fmt: skip
 choices["From a config.json (paste or upload)"] = None
 choices[state.MEMORY_CUSTOM] = st.session_state.get(state.MEMORY_BASE) or choices["Ch. 30 two-layer example"]
-present = ui.presenter_mode()
-controls, figure = ui.beside((1, 1))  # presenter mode: the terms left, the KV-head chart right, on the first screen
+present = presenter_mode()
+controls, figure = beside((1, 1))  # presenter mode: the terms left, the KV-head chart right, on the first screen
 with controls:
     name = st.selectbox("Model shape", list(choices), key=state.MEMORY_PRESET, persist_state="session")
     shape = choices[name]
@@ -49,7 +51,7 @@ with controls:
         try:
             shape = parse_hf_config(raw, up.name if up is not None else "pasted config.json")
         except ValueError as err:
-            ui.refuse(err, "Cannot use this config: ")
+            refuse(err, "Cannot use this config: ")
             st.stop()
     memory_terms.load(name, shape)
     custom = name == state.MEMORY_CUSTOM
@@ -84,7 +86,7 @@ with controls:
         layers = model.layers(L, H, d, W) if not model.latent else model.layers(L, 1, 1, W)
         kv = layers_kv_bytes(layers, lengths, b, cache_type)
     except ValueError as err:
-        ui.refuse(err, "Check the terms: ")
+        refuse(err, "Check the terms: ")
         st.stop()
     B = len(lengths)
     for note in list_notes(lengths_text):
@@ -107,7 +109,7 @@ with controls:
             f"V = **{format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
             f"K + V = **{format_bytes(kv['total'], unit='MiB')}**."
         )
-    real_model = {"The shipped model": ui.model, state.CHOSEN_PRESET: models.chosen_model}.get(name)
+    real_model = {"The shipped model": models.model, state.CHOSEN_PRESET: models.chosen_model}.get(name)
     if real_model and B <= 8 and b == 4:
         models.check_real_cache(real_model(), shape.name, lengths, kv["total"])
 
@@ -119,8 +121,9 @@ with left:
         variants = kv_compare.kv_sharing_variants(n_head, H)
         totals = [layers_kv_bytes(model.layers(L, h, d, W), lengths, b)["total"] for h in variants.values()]
         current = next((k for k, h in variants.items() if h == H), None)
-        ui.chart(
-            viz.fig_kv_variants(list(variants), totals, [format_bytes(t) for t in totals], current), key="variants"
+        chart(
+            fig_kv_variants(list(variants), totals, [format_bytes(t) for t in totals], current),
+            key=state.MEMORY_VARIANTS_FIG,
         )
         references.cite("shazeer")  # MQA: one K/V head for every query head
 with right:

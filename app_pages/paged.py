@@ -2,37 +2,42 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.model.tokenizer import decode, end_token_id
 from core.serving.paged_presets import PRESETS, build_engine, preset_requests, request_rows
 from core.serving.scheduler import POLICIES
-from ui import references, runs
+from core.viz.paged import fig_block_pool, fig_block_tables, fig_policy_comparison
+from ui import models, references, runs
+from ui.models import shipped_only_note, tokenizer
+from ui.page import chart, chart_in
+from ui.present import presenter_mode
 
 MAX_POOL_BYTES = 8 * 2**20  # per session: a classroom server holds one pool per student
-SETTINGS = ("paged.preset", "paged.policy", "paged.block_size", "paged.n_blocks")
-tok, model = ui.tokenizer(), ui.model()
+SETTINGS = (state.PAGED_PRESET, state.PAGED_POLICY, state.PAGED_BLOCK_SIZE, state.PAGED_N_BLOCKS)
+tok, model = tokenizer(), models.model()
 st.title("Paged KV cache")
-ui.shipped_only_note("paged")
-if not ui.presenter_mode():
+shipped_only_note("paged")
+if not presenter_mode():
     st.caption(
         "Ch. 30 §30.4: allocated blocks and reserved capacity make real allocation larger than the payload. "
         "PagedAttention (Kwon et al., 2023, §4.1): positions live in fixed-size blocks anywhere in one pool; each "
         "request's block table maps its logical blocks to physical ones. Greedy, on the shipped model."
     )
 c = st.columns([3, 2, 1.3, 1.3])
-c[0].selectbox("Requests", PRESETS, key="paged.preset", persist_state="session")
+c[0].selectbox("Requests", PRESETS, key=state.PAGED_PRESET, persist_state="session")
 c[1].radio(
     "Batching",
     POLICIES,
-    key="paged.policy",
+    key=state.PAGED_POLICY,
     horizontal=True,
     persist_state="session",
     help="Continuous: newcomers join at any step. Static: a batch starts only when the previous one is done.",
 )
 # Bounded in the box, as the pool is (unbounded, a 20-digit size stayed typed while the page named the last one sent).
-c[2].number_input("Block size (positions)", 1, model.cfg.block_size, key="paged.block_size", persist_state="session")
-c[3].number_input("Pool (blocks)", 1, 256, key="paged.n_blocks", persist_state="session")
+c[2].number_input(
+    "Block size (positions)", 1, model.cfg.block_size, key=state.PAGED_BLOCK_SIZE, persist_state="session"
+)
+c[3].number_input("Pool (blocks)", 1, 256, key=state.PAGED_N_BLOCKS, persist_state="session")
 
 
 def rebuild() -> None:
@@ -88,9 +93,9 @@ else:
 
 pool_tab, policy_tab, text_tab = st.tabs(["Pool, block tables, bytes", "Static vs continuous", "Requests and text"])
 left, right = pool_tab.columns([3, 2])
-label_px = 18 if ui.presenter_mode() else 14  # the blocks' labels: 14 px was a projector's smallest text
-ui.chart_in(left, viz.fig_block_pool(cache, engine.requests, label_px=label_px), key="paged.pool")
-ui.chart_in(right, viz.fig_block_tables(cache, engine.requests, label_px=label_px), key="paged.tables")
+label_px = 18 if presenter_mode() else 14  # the blocks' labels: 14 px was a projector's smallest text
+chart_in(left, fig_block_pool(cache, engine.requests, label_px=label_px), key=state.PAGED_POOL)
+chart_in(right, fig_block_tables(cache, engine.requests, label_px=label_px), key=state.PAGED_TABLES)
 m = engine.memory()
 g = pool_tab.columns(4)
 g[0].metric(
@@ -128,7 +133,7 @@ references.cite("kwon", pool_tab)  # logical vs physical blocks: the block table
 
 compare = runs.policy_comparison(*st.session_state[state.PAGED_BUILT])  # the shown run's preset and sizes
 with policy_tab:
-    ui.chart(viz.fig_policy_comparison(compare), key="paged.compare_fig")
+    chart(fig_policy_comparison(compare), key=state.PAGED_COMPARE_FIG)
 policy_tab.caption(
     " · ".join(
         f"**{p}**: {s['tokens']} tokens in {s['steps']} steps = {s['tokens_per_step']:.2f} tokens per step, mean wait "

@@ -5,12 +5,12 @@ import secrets
 
 import streamlit as st
 
-import ui
 from core import state
 from core.practice import catalogue, exercises
 from core.practice.tally import Tally
 from ui import handout, practice
 from ui.classroom import pose
+from ui.present import presenter_mode
 
 st.title("Practice")
 notation = st.empty()  # how to type answers: its examples depend on the exercise (below)
@@ -26,19 +26,19 @@ tally: Tally = st.session_state[state.PRACTICE_TALLY]
 
 
 ex = catalogue.make(st.session_state[state.PRACTICE_EX], st.session_state[state.PRACTICE_SEED])
-if not ui.presenter_mode():  # a projector needs the room for the exercise
+if not presenter_mode():  # a projector needs the room for the exercise
     notation.caption(exercises.notation_caption(ex))
 if st.query_params.get("ex") != ex.id or st.query_params.get("numbers") != str(ex.seed):
     st.query_params.update({"ex": ex.id, "numbers": str(ex.seed)})
 
 pick, new, chapter, hint = st.columns([5, 2, 2, 2], vertical_alignment="bottom")
-st.session_state["practice.pick"] = ex.id
+st.session_state[state.PRACTICE_PICK] = ex.id
 pick.selectbox(
     "Exercise",
     list(catalogue.catalogue()),
     format_func=catalogue.title,
-    key="practice.pick",
-    on_change=lambda: practice.show(st.session_state["practice.pick"], 0),
+    key=state.PRACTICE_PICK,
+    on_change=lambda: practice.show(st.session_state[state.PRACTICE_PICK], 0),
 )
 new.button(
     "New numbers",
@@ -64,13 +64,13 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
         st.markdown(ex.question)
         st.caption(f"{ex.source} · {numbers}")
         short = [p for p in ex.parts if p.kind != "explain"]
-        per_row = 3 if ui.presenter_mode() and len(short) > 4 else 2  # one projector screen
+        per_row = 3 if presenter_mode() and len(short) > 4 else 2  # one projector screen
         for row in range(0, len(short), per_row):
             for col, p in zip(st.columns(per_row), short[row : row + per_row], strict=False):
                 with col:
                     practice.answer_box(ex, p, tally)
         st.form_submit_button("Check", type="primary", on_click=practice.check_all, args=(ex, tally))
-        if st.session_state.pop(practice.NOTHING_TYPED, False):
+        if st.session_state.pop(state.PRACTICE_NOTHING_TYPED, False):
             st.warning("Type at least one answer, then press **Check**.")
     with right:
         for hint_text in ex.hints[:shown]:

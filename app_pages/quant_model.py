@@ -2,15 +2,17 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.evaluate.quant_quality import divergence
 from core.model.tokenizer import decode, encode, end_token_id
 from core.quant import quantize as quant
 from core.quant.model_weights import row_lengths, valid_group_sizes
+from core.viz.quant import fig_quant_sweep
 from ui import models
 from ui import quant as ui_quant
 from ui import runs as ui_runs
+from ui.page import chart_in, title
+from ui.present import presenter_mode, swapped
 
 tok, model, card, source = (
     models.chosen_tokenizer(),
@@ -18,7 +20,7 @@ tok, model, card, source = (
     models.chosen_card(),
     models.chosen_source(),
 )
-ui.title("quant_model")
+title("quant_model")
 intro = st.container()  # the chapter's point: in presenter mode under the charts, which need the first screen
 about = (
     "Ch. 30 §30.6: small errors can change a discrete choice, so “four bits” is not a quality result. "
@@ -28,7 +30,7 @@ about = (
     "the rounding's effect, not a faster integer kernel."
 )
 
-flip_box, sweep_box = ui.swapped()  # presenter mode: the measured sweep and its charts first
+flip_box, sweep_box = swapped()  # presenter mode: the measured sweep and its charts first
 with flip_box:
     st.subheader("The flip finder: how close is the next token to changing?")
     sess = st.session_state.get(state.DECODE_SESSION)
@@ -48,17 +50,21 @@ with sweep_box:
     group = g1.select_slider(
         "Weight group size (inputs per scale)",
         groups,
-        key="qm.group",
+        key=state.QM_GROUP,
         persist_state="session",
         help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(model)))} inputs "
         f"long (the MLP's down projection reads its width), so {', '.join(map(str, groups))} are offered.",
     )
     rounding = g2.selectbox(
-        "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="qm.rounding", persist_state="session"
+        "Ties round",
+        list(quant.ROUNDING),
+        format_func=quant.ROUNDING.get,
+        key=state.QM_ROUNDING,
+        persist_state="session",
     )
-    notes, chart_row = ui.swapped()  # presenter mode: the charts above the plan, caveats and tables
+    notes, chart_row = swapped()  # presenter mode: the charts above the plan, caveats and tables
     with notes:
-        (st if ui.presenter_mode() else intro).caption(about)
+        (st if presenter_mode() else intro).caption(about)
         name, plan = "the shipped model" if card is None else card.name, models.quant_plan(source)
         st.caption(
             plan.describe(name, None if card is None else model.n_params())
@@ -83,14 +89,14 @@ with sweep_box:
             reports = results[kind]
             st.markdown(f"**{label}**")
             ui_quant.sweep_table(reports)
-            figures.append(viz.fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
+            figures.append(fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
     for col, fig, kind in zip(chart_row.columns(2), figures, ("weights", "kv_cache"), strict=True):
-        ui.chart_in(col, fig, key=f"sweep.{kind}", present_max_px=440)
+        chart_in(col, fig, key=f"{state.QM_SWEEP_FIG}.{kind}", present_max_px=440)
 
 st.subheader("Where does the text first diverge?")
 d1, d2 = st.columns(2)
-n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key="qm.diverge_bits", persist_state="session")
-n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key="qm.n_new", persist_state="session")
+n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key=state.QM_DIVERGE_BITS, persist_state="session")
+n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key=state.QM_N_NEW, persist_state="session")
 ids = tuple(sess.prompt_ids)
 runs = (ids, n_new, None, group, source), (ids, n_new, n_bit, group, source)
 div = divergence(ui_runs.greedy_tokens(*runs[0]), ui_runs.greedy_tokens(*runs[1]), end_token_id(tok))

@@ -2,21 +2,23 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.quant import quantize as quant
 from core.quant import ruler
 from core.text import plural
+from core.viz.quant import fig_bits_per_weight
+from core.viz.ruler import fig_ruler
 from ui import figures, gguf, references, tables
 from ui import quant as ui_quant
+from ui.page import chart, refuse, title
+from ui.present import beside, presenter_mode
 
-ui.title("quantize")
+title("quantize")
 st.caption(
     "Ch. 19 “Shrinking the numbers”, Ch. 30 §30.5: divide by the scale, round to the nearest stored "
     "integer, clip to the range; multiply back to reconstruct. Inside the range the error is at most s/2."
 )
 kw = {"persist_state": "session"}
-DRAWN = "quant.values_drawn"  # the values the whole page last drew (the real-format block reads them too)
 
 
 def load_preset() -> None:
@@ -32,19 +34,21 @@ def by_hand(from_slider: bool = False) -> None:
 
 def controls():
     """The values and the format; returns (text, bits, symmetric, rounding, clip)."""
-    left, right = [st.container()] * 2 if ui.presenter_mode() else st.columns([2, 3])  # presenter: a narrow column
+    left, right = [st.container()] * 2 if presenter_mode() else st.columns([2, 3])  # presenter: a narrow column
     text = left.text_area(
         "Values (commas, spaces or new lines)", key=state.QUANT_VALUES, height=100, max_chars=50_000, **kw
     )
     a, b = right.columns(2)
     bits = a.select_slider(
-        "Bit width", [1, 2, 3, 4, 5, 6, 7, 8, 16], key="quant.bits", help="16 is a reference: 65,535 shelves.", **kw
+        "Bit width", [1, 2, 3, 4, 5, 6, 7, 8, 16], key=state.QUANT_BITS, help="16 is a reference: 65,535 shelves.", **kw
     )
-    kind = b.radio("Format", ["symmetric", "affine (zero point)"], key="quant.kind", horizontal=True, **kw)
+    kind = b.radio("Format", ["symmetric", "affine (zero point)"], key=state.QUANT_KIND, horizontal=True, **kw)
     rounding = a.selectbox(
-        "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key="quant.rounding", **kw
+        "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key=state.QUANT_ROUNDING, **kw
     )
-    clip = b.toggle("Clip to the range", key="quant.clip", help="Off: integers past the range are kept, marked.", **kw)
+    clip = b.toggle(
+        "Clip to the range", key=state.QUANT_CLIP, help="Off: integers past the range are kept, marked.", **kw
+    )
     return text, bits, kind == "symmetric", rounding, clip
 
 
@@ -60,7 +64,7 @@ def scale_controls(text: str, bits: int, symmetric: bool):
         except ValueError:
             pass  # the ruler below says what is wrong
     st.session_state[state.QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[state.QUANT_SCALE])
-    m, s1, s2, z = [*st.columns(2), *st.columns(2)] if ui.presenter_mode() else st.columns([2, 3, 2, 2])
+    m, s1, s2, z = [*st.columns(2), *st.columns(2)] if presenter_mode() else st.columns([2, 3, 2, 2])
     mode = m.radio(
         "Scale",
         ["automatic", "set by hand"],
@@ -92,10 +96,10 @@ def scale_controls(text: str, bits: int, symmetric: bool):
 # halves the server's work per move (README, "A class at once").
 @st.fragment
 def ruler_section() -> None:
-    left, right = ui.beside((2, 3))  # presenter mode: the controls left, the ruler right, on the first screen
+    left, right = beside((2, 3))  # presenter mode: the controls left, the ruler right, on the first screen
     with left:
         text, bits, symmetric, rounding, clip = controls()
-        if text != st.session_state.get(DRAWN):
+        if text != st.session_state.get(state.QUANT_VALUES_DRAWN):
             st.rerun()  # new values: the whole page, since the real-format block reads them too
         hand, scale_in, zero_in = scale_controls(text, bits, symmetric)
     try:
@@ -104,11 +108,11 @@ def ruler_section() -> None:
     except ValueError as err:
         # Not st.stop(): on a whole-page run it would also stop the parts below the fragment, and the
         # fragment's own reruns never draw those again.
-        return ui.refuse(err)
+        return refuse(err)
     with right:
         for note in r.notes:
             st.warning(note)
-        ui.chart(figures.figure(viz.fig_ruler, r), key="ruler", table=False)  # its table is below
+        chart(figures.figure(fig_ruler, r), key=state.QUANT_RULER_FIG, table=False)  # its table is below
         if r.levels is None:
             st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
         st.caption(f"Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the whiskers). Formula: {r.formula}.")
@@ -120,10 +124,10 @@ def ruler_section() -> None:
     st.subheader("Storage, honestly counted")
     g1, g2, g3 = st.columns(3)
     group = g1.select_slider(
-        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key="quant.group", **kw
+        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key=state.QUANT_GROUP, **kw
     )
     scale_bytes = g2.radio(
-        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key="quant.scale_bytes", **kw
+        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key=state.QUANT_SCALE_BYTES, **kw
     )
     store = ruler.storage(r, None if group == "whole list" else group, scale_bytes)
     g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
@@ -131,14 +135,14 @@ def ruler_section() -> None:
 
 
 st.selectbox("The chapters' cases", list(ruler.PRESETS), key=state.QUANT_PRESET, on_change=load_preset, **kw)
-st.session_state[DRAWN] = st.session_state[state.QUANT_VALUES]
+st.session_state[state.QUANT_VALUES_DRAWN] = st.session_state[state.QUANT_VALUES]
 ruler_section()
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
-ui.chart(figures.figure(viz.fig_bits_per_weight, sizes, ruler.bits_per_weight_curves(sizes)), key="bpw")
+chart(figures.figure(fig_bits_per_weight, sizes, ruler.bits_per_weight_curves(sizes)), key=state.QUANT_BPW_FIG)
 st.table(tables.arrow(ruler.formats_table()), hide_index=True)
 ui_quant.caveats("on *Quantizing the model*")
 try:
-    drawn = quant.parse_values(st.session_state[DRAWN])
+    drawn = quant.parse_values(st.session_state[state.QUANT_VALUES_DRAWN])
 except ValueError:
     drawn = None  # values that do not parse: the ruler above says why, and there is no block to store
 if drawn is not None:

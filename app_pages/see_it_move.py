@@ -2,21 +2,23 @@
 
 import streamlit as st
 
-import ui
 from core import state
 from core.viz.see_it_move import fig_see_it_move
 from ui import see_it_move
+from ui.models import shipped_only_note
+from ui.page import chart_in, refuse, title
+from ui.present import beside, presenter_mode
 
-ui.title("see_it_move")
-ui.shipped_only_note("see_it_move")
-controls, right = ui.beside()  # presenter mode: the text and prompt left, the animation right, on the first screen
+title("see_it_move")
+shipped_only_note("see_it_move")
+controls, right = beside()  # presenter mode: the text and prompt left, the animation right, on the first screen
 controls.caption(
     "Ch. 19 “See it move”: the counter climbs while attention redraws every earlier link from scratch; the violet "
     "shelf of stored keys and values stops that climb at one new box per token; the shelf runs into the wall of "
     "the context window; a 32-bit number shrinks to 8 so four times as much fits. Computed from the shipped "
     "model decoding this prompt to the end of its window. Play ▶, Pause, or drag the frame slider."
 )
-a, b = [controls] * 2 if ui.presenter_mode() else controls.columns([3, 1], vertical_alignment="bottom")
+a, b = [controls] * 2 if presenter_mode() else controls.columns([3, 1], vertical_alignment="bottom")
 prompt = a.text_input("Prompt", key=state.SEE_PROMPT, persist_state="session")
 reduce = b.toggle(
     "Reduce motion",
@@ -27,9 +29,9 @@ reduce = b.toggle(
 try:
     frames = see_it_move.run(prompt)
 except ValueError as err:
-    ui.refuse(err)
+    refuse(err)
     st.stop()
-ui.chart_in(right, fig_see_it_move(frames, reduce), key="see.animation")
+chart_in(right, fig_see_it_move(frames, reduce), key=state.SEE_ANIMATION)
 if st.button("Make a video for slides", icon=":material/movie:"):
     data, name = see_it_move.video(prompt)
     kind = "video/mp4" if name.endswith(".mp4") else "image/gif"

@@ -2,18 +2,19 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.evaluate.speedups import measure_speculative
 from core.model.tokenizer import decode, encode, end_token_id, token_text
 from core.serving.speculative import Speculative, check_prompt
 from core.text import markdown_literal
+from core.viz.speculative import PROPOSED, speculative_rounds
 from ui import models, speculative, tables
-from ui.present import button_rows
+from ui.page import refuse, reset, set_message, show_message, title
+from ui.present import beside, button_rows, presenter_mode
 
 tok, card = models.chosen_tokenizer(), models.chosen_card()
 target, draft, draft_name = models.chosen_draft()
-ui.title("speculative")
+title("speculative")
 st.caption(
     "Ch. 19: a cheaper model proposes several tokens; the target checks them; with the proper acceptance "
     "rule the target's sampling distribution is preserved. Target: "
@@ -28,15 +29,15 @@ if draft is None:
     )
     st.stop()
 
-present = ui.presenter_mode()
+present = presenter_mode()
 # Presenter mode: the rounds' controls left, the distribution check right, on the first screen (its chart came at
 # ~1,000 px, after a click: it is sampled on opening the page), the rounds under both; a laptop keeps its order.
-controls, figure = ui.beside((2, 3))
+controls, figure = beside((2, 3))
 rounds = st.container() if present else controls
 a, b, c = (controls, controls, controls) if present else controls.columns(3)
-k = a.slider("k: tokens the draft proposes per round", 1, 8, key="spec.k", persist_state="session")
-temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, step=0.1, key="spec.t", persist_state="session")
-seed = c.number_input("Seed", 0, 2**31 - 1, key="spec.seed", persist_state="session")
+k = a.slider("k: tokens the draft proposes per round", 1, 8, key=state.SPEC_K, persist_state="session")
+temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, step=0.1, key=state.SPEC_T, persist_state="session")
+seed = c.number_input("Seed", 0, 2**31 - 1, key=state.SPEC_SEED, persist_state="session")
 prompt = st.session_state.get(state.DECODE_PROMPT, state.DEFAULT_PROMPT)
 prompt_ids = encode(tok, prompt) if prompt.strip() else []
 controls.caption("Prompt: the one on the decode page (edit it there).")
@@ -48,7 +49,7 @@ def start() -> None:
         spec = Speculative(target, draft, k, temperature, int(seed))
         spec.start(prompt_ids)
     except ValueError as err:
-        ui.set_message(state.SPEC_MSG, err)
+        set_message(state.SPEC_MSG, err)
         return
     st.session_state[state.SPEC_OBJ], st.session_state[state.SPEC_MSG] = spec, None
 
@@ -60,17 +61,17 @@ def one_round() -> None:
             raise ValueError("press Start first: it prefills the target with the prompt")
         spec.round()
     except ValueError as err:
-        ui.set_message(state.SPEC_MSG, err)
+        set_message(state.SPEC_MSG, err)
 
 
 with controls:
     buttons = [
         ("Start (prefill the target)", start),
         ("Round ▸", one_round),
-        ("Reset", ui.reset(state.SPEC_OBJ, state.SPEC_MSG)),
+        ("Reset", reset(state.SPEC_OBJ, state.SPEC_MSG)),
     ]
     button_rows(buttons, 2 if present else 3)
-    ui.show_message(state.SPEC_MSG)
+    show_message(state.SPEC_MSG)
 spec = st.session_state.get(state.SPEC_OBJ)
 if spec is None:
     controls.info(
@@ -87,8 +88,8 @@ else:
         if (end := end_token_id(tok)) is not None and end in spec.ids[spec.n_prompt :]:  # as the decode page says
             end_text = markdown_literal(token_text(tok, end))  # an end token may hold markdown: shown as spelled
             st.caption(f"{end_text} was produced: a server would have stopped there. Rounds go on past it.")
-        rows = viz.speculative_rounds(spec.rounds, lambda t: token_text(tok, t), greedy=spec.temperature == 0)
-        st.dataframe(rows[::-1], hide_index=True, column_config=tables.widths([viz.PROPOSED]))
+        rows = speculative_rounds(spec.rounds, lambda t: token_text(tok, t), greedy=spec.temperature == 0)
+        st.dataframe(rows[::-1], hide_index=True, column_config=tables.widths([PROPOSED]))
         st.caption(
             "The target checks the pending token and all k proposals in one pass, so its cache briefly holds k+1 "
             "new positions; rejected ones are rolled back, exactly as if never consumed."
@@ -105,7 +106,7 @@ if st.button("Measure k = 1, 2, 3, 4, 6, 8 (60 tokens each)"):
                 target, draft, prompt_ids[-180:], temperature=temperature, seed=int(seed)
             )
     except ValueError as err:
-        ui.refuse(err, level="warning")
+        refuse(err, level="warning")
 speed = st.session_state.get(state.SPEC_SPEED)
 if speed:
     st.dataframe(

@@ -3,14 +3,16 @@
 import pandas as pd
 import streamlit as st
 
-import ui
 from core import state
-from core.evaluate.format_speed import FormatRow, explain, format_rows
-from core.evaluate.machine_speed import Roofline, counted, point_rows, run_agreement
+from core.evaluate.format_speed.measure import FormatRow
+from core.evaluate.format_speed.report import explain, format_rows
+from core.evaluate.machine_speed.roofline import Roofline, counted, point_rows
+from core.evaluate.machine_speed.runs import run_agreement
 from core.viz.speed import fig_intensities, fig_roofline
 from ui import figures, models, speed
+from ui.page import chart, title
 
-ui.title("speed")
+title("speed")
 st.caption(
     "Ch. 19 “Actual speed also depends on memory traffic, hardware, and implementation”; Ch. 30 §30.6. "
     f"Measured on this server's CPU ({speed.model_in_sentence()}): a decode step reads every weight once, "
@@ -39,7 +41,7 @@ if not runs:
     st.markdown(
         "Before timing anything: where each pass sits on the roofline's x-axis, counted from the model's shape."
     )
-    ui.chart(figures.figure(fig_intensities, counted(models.chosen_model().cfg)), key="intensities")
+    chart(figures.figure(fig_intensities, counted(models.chosen_model().cfg)), key=state.SPEED_INTENSITIES_FIG)
     st.stop()
 
 run = runs[-1]
@@ -47,7 +49,7 @@ roof = Roofline.from_dict(run["roofline"])
 rows = [FormatRow(**r) for r in run.get("formats", [])]
 plot, table = st.columns([3, 2])
 with plot:
-    ui.chart(figures.figure(fig_roofline, roof), key="roofline")
+    chart(figures.figure(fig_roofline, roof), key=state.SPEED_ROOFLINE_FIG)
 with table:
     st.dataframe(
         pd.DataFrame(point_rows(roof))[["pass", "ms", "MB moved", "MFLOP", "× floor"]], hide_index=True, width="stretch"

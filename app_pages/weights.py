@@ -4,23 +4,25 @@ import math
 
 import streamlit as st
 
-import ui
-from core import viz
+from core import state
 from core.cost import weight_bytes as weights
-from core.cost.kv_shape import MODERN_PRESETS
-from core.cost.shapes import PRESETS, parse_model_card
+from core.cost.kv_shape import MODERN_PRESETS, PRESETS
+from core.cost.shapes import parse_model_card
 from core.quant.model_weights import weight_storage_bytes
 from core.state import CARD_ARCH_AUTO
+from core.viz.memory import fig_memory_budget
 from ui import gguf, models
 from ui import weights as ui_weights
+from ui.page import chart, refuse, title
+from ui.present import beside, swapped
 
-ui.title("weights")
+title("weights")
 st.caption(
     "Weights, bits, and reading a model card. Ch. 19 “Shrinking the numbers” and “Why the LLM cares”; "
     "Ch. 30 §30.5 on scale overhead."
 )
 
-bits_box, card_box = ui.swapped()  # presenter mode: the model card and its memory bill first
+bits_box, card_box = swapped()  # presenter mode: the model card and its memory bill first
 with bits_box:
     st.subheader("Weight bytes by bits per weight")
     a, b, c = st.columns(3)
@@ -30,13 +32,13 @@ with bits_box:
         10_000.0,
         step=0.5,
         format="%.3f",
-        key="weights.billions",
+        key=state.WEIGHTS_BILLIONS,
         persist_state="session",
     )
     group = b.select_slider(
         "Group size (weights sharing one scale)",
         ["none", 4, 8, 16, 32, 64, 128, 256],
-        key="weights.group",
+        key=state.WEIGHTS_GROUP,
         persist_state="session",
     )
     scale_bits = c.radio(
@@ -44,7 +46,7 @@ with bits_box:
         [16, 32],
         format_func=lambda x: f"{x}-bit float",
         horizontal=True,
-        key="weights.scale_bits",
+        key=state.WEIGHTS_SCALE_BITS,
         persist_state="session",
     )
     rows = [
@@ -90,21 +92,21 @@ with bits_box:
 
 with card_box:
     st.subheader("Reading a model card")
-    controls, right = ui.beside((1, 1))  # presenter mode: the card and serving terms left, the bill right
-    text_box, figure = ui.swapped(right)
+    controls, right = beside((1, 1))  # presenter mode: the card and serving terms left, the bill right
+    text_box, figure = swapped(right)
     with controls:
         a, b = st.columns([2, 3])
         text = a.text_input(
             "Model card",
             max_chars=40,
             help="Parameters, weight format (Q4, Q4_0, Q4_K_M, FP16, INT8 …), context.",
-            key="weights.card",
+            key=state.WEIGHTS_CARD,
             persist_state="session",
         )
         try:
             card = parse_model_card(text)
         except ValueError as err:  # quotes the typed card: literally, never as markdown
-            ui.refuse(err)
+            refuse(err)
             st.stop()
         archs = {
             **dict(list(PRESETS.items())[3:]),
@@ -113,7 +115,7 @@ with card_box:
         arch = b.selectbox(
             "Architecture for the KV cache (a card does not say)",
             [CARD_ARCH_AUTO, *archs],
-            key="weights.arch",
+            key=state.WEIGHTS_ARCH,
             persist_state="session",
         )
         shape = card.kv_shape if arch == CARD_ARCH_AUTO else archs[arch]
@@ -135,7 +137,7 @@ with card_box:
         )
         st.markdown(f"KV cache at the full context, layer by layer as on the Memory page: {bill.kv_formula}")
     with figure:
-        ui.chart(viz.fig_memory_budget(bill.parts_gb, budget_gb), key="budget")
+        chart(fig_memory_budget(bill.parts_gb, budget_gb), key=state.WEIGHTS_BUDGET_FIG)
         fits, verdict = weights.verdict(bill.plan["total"], bill.budget_bytes)
         (st.success if fits else st.error)(verdict)
         st.caption(

@@ -2,11 +2,13 @@
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.model.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
+from core.viz.worked import fig_worked_grid
+from ui.page import chart_in, refuse, title
+from ui.present import beside, presenter_mode
 
-ui.title("worked")
+title("worked")
 st.caption(
     "“On” attends. Ch. 19 “Two speeds, one model”: Chapter 10's cast extended with “on”. The numbers below come from "
     "`core.model.model.attend`, the same function every layer of the shipped model runs. Only q_on is given in "
@@ -23,12 +25,14 @@ if st.session_state[state.WORKED_ASK_FIRST]:  # the question and its button firs
     q, b = st.columns([4, 1], vertical_alignment="center")
     q.info("Predict first: which earlier word does “on” attend to most, and with roughly what share?")
     b.button("Reveal the shares", on_click=reveal, type="primary", width="stretch")
-controls, grid = ui.beside((2, 3))  # presenter mode: the grid beside the vectors, on the first screen
-text = controls if ui.presenter_mode() else grid.container()  # the arithmetic: under the vectors, or the grid
-edited = controls.data_editor(table_rows(), hide_index=True, disabled=["token"], key="worked.vectors", width="stretch")
+controls, grid = beside((2, 3))  # presenter mode: the grid beside the vectors, on the first screen
+text = controls if presenter_mode() else grid.container()  # the arithmetic: under the vectors, or the grid
+edited = controls.data_editor(
+    table_rows(), hide_index=True, disabled=["token"], key=state.WORKED_VECTORS, width="stretch"
+)
 scaled = controls.toggle(
     "Apply the usual 1/√d scaling (d = 2)",
-    key="worked.scaled",
+    key=state.WORKED_SCALED,
     persist_state="session",
     help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
 )
@@ -41,7 +45,7 @@ ask_first = controls.toggle(
 try:
     w = worked_example(*vectors_from_rows(edited), scaled)
 except ValueError as err:
-    ui.refuse(err, "Check the vectors: ")
+    refuse(err, "Check the vectors: ")
     st.stop()
 
 s, a = w.scores[-1], w.shares[-1]
@@ -94,4 +98,4 @@ with text:
         f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token."
     )
 labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
-ui.chart_in(grid, viz.fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key="worked.grid")
+chart_in(grid, fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key=state.WORKED_GRID)

@@ -1,5 +1,5 @@
 """A fresh streamlit ``AppTest`` of the app, on one page: used by ``bench.app_speed`` and the tests
-(``tests.helpers.app_util`` re-exports it; bench imports nothing from tests)."""
+(bench imports nothing from tests)."""
 
 from pathlib import Path
 

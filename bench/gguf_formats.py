@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from core.cost.counts import kv_cache_bytes_typed
+from core.gguf.blocks import dequantize_blocks, quantize_blocks
 from core.gguf.layout import LAYOUTS
 from core.gguf.reader import read_gguf
 from core.gguf.writer import EXPORT_FORMATS, storage_bytes, write_gguf
 from core.model.shipped import load_model, load_shipped_tokenizer
-from core.quant.quantize import dequantize_blocks, quantize_blocks
 
 FORMATS = ("Q2_K", "Q3_K", "Q4_0", "Q4_1", "Q4_K", "Q5_0", "Q5_1", "Q5_K", "Q6_K", "Q8_0")
 

@@ -36,7 +36,11 @@ import torch
 
 from core.cost.step_traffic import step_bytes
 from core.decode.kv_cache import KVCache
-from core.evaluate import format_speed, machine_speed
+from core.evaluate.format_speed.measure import build, measure_formats, rest_dtype
+from core.evaluate.format_speed.report import explain, format_rows
+from core.evaluate.machine_speed.roofline import bandwidth_fns, measure_roofline, passes, point_rows
+from core.evaluate.machine_speed.runs import cpu_model, run_agreement
+from core.evaluate.machine_speed.timing import rounds_ms, spread
 from core.model.config import PRESETS, GPTConfig
 from core.model.layout import decode_layout, fuse_projections
 from core.model.model import GPT
@@ -115,15 +119,15 @@ def compiled_rows(model: GPT, context: int, seconds: float, formats: list[str]) 
     dynamo_config.recompile_limit = max(dynamo_config.recompile_limit, len(formats) * model.cfg.n_layer + 8)
     cfg = model.cfg
     ids = torch.arange(context).remainder(cfg.vocab_size).view(1, context)
-    fns, nbytes = machine_speed.bandwidth_fns()
+    fns, nbytes = bandwidth_fns()
     del fns["copy"]
     built = {}
     for fmt in formats:
-        eager, comp = format_speed.build(model, fmt), format_speed.build(model, fmt)
+        eager, comp = build(model, fmt), build(model, fmt)
         _as_modules(comp)
         for block in comp.layers:
             block.compile()
-        cache = KVCache(cfg, dtype=format_speed.rest_dtype(fmt))
+        cache = KVCache(cfg, dtype=rest_dtype(fmt))
         eager(ids[:, :-1], cache)
         caches = {"eager": cache, "compiled": cache.clone()}
 
@@ -144,7 +148,7 @@ def compiled_rows(model: GPT, context: int, seconds: float, formats: list[str]) 
     # do not tell those entries apart.
     torch.compiler.set_stance("default", skip_guard_eval_unsafe=True)
     try:
-        times = machine_speed.rounds_ms(fns, seconds)
+        times = rounds_ms(fns, seconds)
     finally:
         torch.compiler.set_stance("default")
     bw = nbytes / statistics.median(times["matvec"]) / 1e6
@@ -161,7 +165,7 @@ def compiled_rows(model: GPT, context: int, seconds: float, formats: list[str]) 
                     "MB per step": round(b / 1e6, 3),
                     "ms per step": round(ms, 3),
                     "× byte floor": round(ms / (b / bw / 1e6), 2),
-                    "spread": round(machine_speed.spread(t), 2),
+                    "spread": round(spread(t), 2),
                     "rounds": len(t),
                     "compile s": round(compile_s, 1) if kind == "compiled" else "",
                     "max |Δlogit| vs eager": float(f"{dlogit:.3g}") if kind == "compiled" else "",
@@ -172,9 +176,9 @@ def compiled_rows(model: GPT, context: int, seconds: float, formats: list[str]) 
 
 
 def one_run(model: GPT, seconds: float, compiled: list[str] | None = None) -> dict:
-    roof = machine_speed.measure_roofline(model, seconds * 0.6)
-    context = machine_speed.passes(model.cfg.block_size)[0][3]
-    rows = format_speed.measure_formats(model, context, seconds * 0.4)
+    roof = measure_roofline(model, seconds * 0.6)
+    context = passes(model.cfg.block_size)[0][3]
+    rows = measure_formats(model, context, seconds * 0.4)
     comp = compiled_rows(model, context, seconds * 0.4, compiled) if compiled else []
     return {"roof": roof, "rows": rows, "context": context, "compiled": comp}
 
@@ -187,13 +191,13 @@ def report(name: str, runs: list[dict]) -> None:
             f"Run {k}: bandwidth {roof.bandwidth_gbs:.2f} GB/s (copy {roof.copy_gbs:.2f}), peak "
             f"{roof.peak_gflops:.1f} GFLOP/s, ridge {roof.ridge:.1f} FLOP/byte, {roof.seconds:.0f} s\n"
         )
-        print(table(machine_speed.point_rows(roof)) + "\n")
+        print(table(point_rows(roof)) + "\n")
         print(
             f"Formats, one cached decode step at {run['context']} positions (the memory bandwidth timed "
             f"in the same rounds, their byte floors' divisor: {rows[0].bandwidth(roof.bandwidth_gbs):.2f} GB/s):\n"
         )
-        print(table(format_speed.format_rows(rows, roof.bandwidth_gbs)) + "\n")
-        print(format_speed.explain(rows, roof.bandwidth_gbs, roof.threads) + "\n")
+        print(table(format_rows(rows, roof.bandwidth_gbs)) + "\n")
+        print(explain(rows, roof.bandwidth_gbs, roof.threads) + "\n")
         fastest = min(rows, key=lambda r: r.ms)
         ratio = fastest.floor_ratio(roof.bandwidth_gbs)
         print(
@@ -208,12 +212,12 @@ def report(name: str, runs: list[dict]) -> None:
             print(table(run["compiled"]) + "\n")
     if len(runs) == 2:
         kept = [{"roofline": r["roof"].to_dict(), "formats": [asdict(f) for f in r["rows"]]} for r in runs]
-        worst, what = machine_speed.run_agreement(kept)
+        worst, what = run_agreement(kept)
         print(
             f"Two runs back to back: medians agree within {worst:.0%}, the largest difference {what} "
             f"({'met' if worst <= 0.15 else 'not met'}: target 15%)"
         )
-        worst, what = machine_speed.run_agreement(kept, ratios=True)
+        worst, what = run_agreement(kept, ratios=True)
         print(f"Their times over their own floors (× floor, × byte floor) agree within {worst:.0%} ({what})")
 
 
@@ -230,7 +234,7 @@ def main(argv=None) -> None:
     if args.quick:
         names, seconds, n_runs = ["shipped"], 2.0, 1
     print(
-        f"# bench.roofline — {machine_speed.cpu_model()}, {os.cpu_count()} cores, torch {torch.__version__}, "
+        f"# bench.roofline — {cpu_model()}, {os.cpu_count()} cores, torch {torch.__version__}, "
         f"{torch.get_num_threads()} thread(s), python {platform.python_version()}, "
         f"load average {os.getloadavg()[0]:.2f}, {time.strftime('%Y-%m-%d %H:%M')}"
     )

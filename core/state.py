@@ -41,6 +41,11 @@ PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer control
 URL_STEP = "url.step"  # decode steps to replay after an automatic prefill (from ?step=N)
 DECODE_VIEW = "decode.view"  # (figure id, rows the browser holds, last payload): what this session's heatmap shows
 
+DECODE_PENDING_STEP = "decode.pending_step"  # core.decode.session.PendingStep computed and held back, or None
+DECODE_QUESTION = "decode.question"  # core.decode.predict.Question on screen, or None
+DECODE_PICK = "decode.pick"  # the option the learner chose (index), or None
+DECODE_REVEALED = "decode.revealed"  # (Question, pick) just revealed, or None
+DECODE_TALLY = "decode.tally"  # core.decode.predict.Tally
 DECODE = {
     DECODE_SESSION: None,
     DECODE_PROMPT: DEFAULT_PROMPT,
@@ -62,27 +67,35 @@ DECODE = {
     DECODE_PREDICT: False,
     DECODE_TABLES: False,
     LINK_PRESENT: False,
-    "decode.pending_step": None,
-    "decode.question": None,
-    "decode.pick": None,
-    "decode.revealed": None,
-    "decode.tally": None,  # core.decode.predict.Tally, made on the first answer
+    DECODE_PENDING_STEP: None,
+    DECODE_QUESTION: None,
+    DECODE_PICK: None,
+    DECODE_REVEALED: None,
+    DECODE_TALLY: None,  # core.decode.predict.Tally, made on the first answer
 }
 
 # ---- the worked example, the context window, latency ------------------------------------------
 WORKED_ASK_FIRST = "worked.ask_first"
-WORKED = {"worked.scaled": False, WORKED_ASK_FIRST: False}  # ask_first: shares hidden until revealed
+WORKED_SCALED = "worked.scaled"
+WORKED = {WORKED_SCALED: False, WORKED_ASK_FIRST: False}  # ask_first: shares hidden until revealed
 CTX_WINDOW = "ctx.window"
+CTX_POLICY = "ctx.policy"
+CTX_N_NEW = "ctx.n_new"
+CTX_STOP_AT_END = "ctx.stop_at_end"
+CTX_LAYER = "ctx.layer"
+CTX_HEAD = "ctx.head"
 CONTEXT = {
-    "ctx.policy": "sliding window",
+    CTX_POLICY: "sliding window",
     CTX_WINDOW: 64,
-    "ctx.n_new": 80,
-    "ctx.stop_at_end": False,  # off: generation reaches the wall; the page says where the text had ended
-    "ctx.layer": 2,
-    "ctx.head": 3,
+    CTX_N_NEW: 80,
+    CTX_STOP_AT_END: False,  # off: generation reaches the wall; the page says where the text had ended
+    CTX_LAYER: 2,
+    CTX_HEAD: 3,
 }
 LAT_MEASURED = "lat.measured"
-LATENCY = {"lat.source": "Ch. 30 example", "lat.n_new": 12, LAT_MEASURED: None}
+LAT_SOURCE = "lat.source"
+LAT_N_NEW = "lat.n_new"
+LATENCY = {LAT_SOURCE: "Ch. 30 example", LAT_N_NEW: 12, LAT_MEASURED: None}
 # The latency page's edited rows per trace (a list of row dicts), kept when the page is left: the editor's
 # own state is dropped by streamlit whenever another page runs. A lesson stop on the page clears them.
 LATENCY_EDITS = "lat.edits."  # + the trace's name
@@ -110,11 +123,15 @@ SPEC_DIST = "spec.dist"
 SPEC_MSG = "spec.msg"
 SPEC_OBJ = "spec.obj"
 SPEC_SPEED = "spec.speed"
+SPEC_K = "spec.k"
+SPEC_T = "spec.t"
+SPEC_SEED = "spec.seed"
+SPEC_N = "spec.n"
 SPECULATIVE = {
-    "spec.k": 4,
-    "spec.t": 0.0,
-    "spec.seed": 0,
-    "spec.n": 5_000,
+    SPEC_K: 4,
+    SPEC_T: 0.0,
+    SPEC_SEED: 0,
+    SPEC_N: 5_000,
     SPEC_OBJ: None,
     SPEC_MSG: None,
     SPEC_DIST: None,
@@ -126,11 +143,15 @@ PAGED_BUILT = "paged.built"
 PAGED_ENGINE = "paged.engine"
 PAGED_MESSAGE = "paged.message"
 PAGED_SETTINGS = "paged.settings"
+PAGED_PRESET = "paged.preset"
+PAGED_POLICY = "paged.policy"
+PAGED_BLOCK_SIZE = "paged.block_size"
+PAGED_N_BLOCKS = "paged.n_blocks"
 PAGED = {
-    "paged.preset": "eight students, one system prompt",  # one of core.serving.paged_presets.PRESETS
-    "paged.policy": "continuous",
-    "paged.block_size": 16,
-    "paged.n_blocks": 48,
+    PAGED_PRESET: "eight students, one system prompt",  # one of core.serving.paged_presets.PRESETS
+    PAGED_POLICY: "continuous",
+    PAGED_BLOCK_SIZE: 16,
+    PAGED_N_BLOCKS: 48,
     PAGED_ENGINE: None,  # core.serving.scheduler.Engine | None: the requests being stepped
     PAGED_BUILT: None,  # (preset, block size, pool) of the engine shown
     PAGED_SETTINGS: None,  # (preset, policy, block size, pool) the engine was built with
@@ -139,12 +160,17 @@ PAGED = {
 
 # ---- cost, memory, weights --------------------------------------------------------------------
 COST_MEASURED = "cost.measured"
+COST_LAYERS = "cost.layers"
+COST_HEADS = "cost.heads"
+COST_N_MAX = "cost.n_max"
+COST_N_PROMPT = "cost.n_prompt"
+COST_M_NEW = "cost.m_new"
 COST = {
-    "cost.layers": 1,
-    "cost.heads": 1,
-    "cost.n_max": 10_000,
-    "cost.n_prompt": 1_000,
-    "cost.m_new": 100,
+    COST_LAYERS: 1,
+    COST_HEADS: 1,
+    COST_N_MAX: 10_000,
+    COST_N_PROMPT: 1_000,
+    COST_M_NEW: 100,
     COST_MEASURED: None,
 }
 # The memory page's plan from a .gguf file: where the file comes from, and the plan's terms.
@@ -154,30 +180,45 @@ MEMORY_GGUF_FILE = "memory.gguf_file"
 MEMORY_GGUF_N_CTX = "memory.gguf_n_ctx"
 MEMORY_GGUF_SHOWN = "memory.gguf_shown"
 MEMORY_PRESET = "memory.preset"
+MEMORY_GGUF_SOURCE = "memory.gguf_source"
+MEMORY_GGUF_EXPORT = "memory.gguf_export"
+MEMORY_GGUF_CACHE_TYPE = "memory.gguf_cache_type"
+MEMORY_GGUF_BUDGET_GIB = "memory.gguf_budget_gib"
 MEMORY = {
     MEMORY_PRESET: "Ch. 30 two-layer example",
-    "memory.gguf_source": GGUF_EXPORTS,
-    "memory.gguf_export": "Q4_0",
+    MEMORY_GGUF_SOURCE: GGUF_EXPORTS,
+    MEMORY_GGUF_EXPORT: "Q4_0",
     MEMORY_GGUF_FILE: None,  # a name listed in the models folder
     MEMORY_GGUF_N_CTX: 4096,
     MEMORY_GGUF_SHOWN: None,  # (name, bytes) of the file whose context length set n_ctx
-    "memory.gguf_cache_type": "f16",
-    "memory.gguf_budget_gib": 8.0,  # GiB: the GGUF plan speaks MiB/GiB throughout
+    MEMORY_GGUF_CACHE_TYPE: "f16",
+    MEMORY_GGUF_BUDGET_GIB: 8.0,  # GiB: the GGUF plan speaks MiB/GiB throughout
 }
 CARD_ARCH_AUTO = "assumed from the parameter count"  # the weights page uses the card's kv_shape
 CHOSEN_PRESET = "The model in use (sidebar)"  # the memory page's preset for a loaded checkpoint
+WEIGHTS_BILLIONS = "weights.billions"
+WEIGHTS_GROUP = "weights.group"
+WEIGHTS_SCALE_BITS = "weights.scale_bits"
+WEIGHTS_CARD = "weights.card"
+WEIGHTS_ARCH = "weights.arch"
+WEIGHTS_GROUPED = "weights.grouped"
+WEIGHTS_KV_TYPE = "weights.kv_type"
+WEIGHTS_EXPORT_FORMAT = "weights.export_format"
+WEIGHTS_BATCH = "weights.batch"
+WEIGHTS_OVERHEAD_GB = "weights.overhead_gb"
+WEIGHTS_BUDGET_GB = "weights.budget_gb"
 WEIGHTS = {
-    "weights.billions": 7.0,
-    "weights.group": 32,
-    "weights.scale_bits": 16,
-    "weights.card": "7B, Q4, 8K",
-    "weights.arch": CARD_ARCH_AUTO,
-    "weights.grouped": True,
-    "weights.kv_type": KV_F16,
-    "weights.export_format": "Q4_0",
-    "weights.batch": 1,
-    "weights.overhead_gb": 1.0,
-    "weights.budget_gb": 8.0,
+    WEIGHTS_BILLIONS: 7.0,
+    WEIGHTS_GROUP: 32,
+    WEIGHTS_SCALE_BITS: 16,
+    WEIGHTS_CARD: "7B, Q4, 8K",
+    WEIGHTS_ARCH: CARD_ARCH_AUTO,
+    WEIGHTS_GROUPED: True,
+    WEIGHTS_KV_TYPE: KV_F16,
+    WEIGHTS_EXPORT_FORMAT: "Q4_0",
+    WEIGHTS_BATCH: 1,
+    WEIGHTS_OVERHEAD_GB: 1.0,
+    WEIGHTS_BUDGET_GB: 8.0,
 }
 
 # ---- quantization -----------------------------------------------------------------------------
@@ -191,6 +232,12 @@ QUANT_VALUES = "quant.values"
 QUANT_ZERO_POINT = "quant.zero_point"
 
 
+QUANT_BITS = "quant.bits"
+QUANT_KIND = "quant.kind"
+QUANT_ROUNDING = "quant.rounding"
+QUANT_CLIP = "quant.clip"
+
+
 def quant_preset_state(values: str, scale: float) -> dict:
     """The ruler's settings for one of the chapters' cases: its values and scale, 4-bit symmetric,
     half to even, clipping on (Ch. 30's rules)."""
@@ -200,32 +247,42 @@ def quant_preset_state(values: str, scale: float) -> dict:
         QUANT_SCALE_STEP: scale,  # the log slider's stop; the page snaps it to the nearest one
         QUANT_ZERO_POINT: 0,
         QUANT_SCALE_MODE: "set by hand",
-        "quant.bits": 4,
-        "quant.kind": "symmetric",
-        "quant.rounding": "half_even",
-        "quant.clip": True,
+        QUANT_BITS: 4,
+        QUANT_KIND: "symmetric",
+        QUANT_ROUNDING: "half_even",
+        QUANT_CLIP: True,
     }
 
 
 QUANT_BLOCK = "quant.block"
 QUANT_PRESET = "quant.preset"
+QUANT_PARIS = "quant.paris"
+QUANT_LYON = "quant.lyon"
+QUANT_TIE_SCALE = "quant.tie_scale"
+QUANT_GROUP = "quant.group"
+QUANT_SCALE_BYTES = "quant.scale_bytes"
+QUANT_BLOCK_FORMAT = "quant.block_format"
 QUANTIZE = {
     QUANT_PRESET: QUANT_DEFAULT_PRESET,
     **quant_preset_state("0.34, -0.12, 0.7, 0.23", 0.1),
-    "quant.paris": 0.6,
-    "quant.lyon": 0.7,
-    "quant.tie_scale": 0.5,
-    "quant.group": 4,
-    "quant.scale_bytes": 4,
-    "quant.block_format": "Q4_0",  # the real-format block under the ruler (core.quant.ruler_block.BLOCK_FORMATS)
+    QUANT_PARIS: 0.6,
+    QUANT_LYON: 0.7,
+    QUANT_TIE_SCALE: 0.5,
+    QUANT_GROUP: 4,
+    QUANT_SCALE_BYTES: 4,
+    QUANT_BLOCK_FORMAT: "Q4_0",  # the real-format block under the ruler (core.quant.ruler_block.BLOCK_FORMATS)
     QUANT_BLOCK: 0,  # which block of 32 values
 }
 QM_EVALUATED = "qm.evaluated"
+QM_GROUP = "qm.group"
+QM_ROUNDING = "qm.rounding"
+QM_DIVERGE_BITS = "qm.diverge_bits"
+QM_N_NEW = "qm.n_new"
 QUANT_MODEL = {
-    "qm.group": 32,
-    "qm.rounding": "half_even",
-    "qm.diverge_bits": 2,
-    "qm.n_new": 40,
+    QM_GROUP: 32,
+    QM_ROUNDING: "half_even",
+    QM_DIVERGE_BITS: 2,
+    QM_N_NEW: 40,
     QM_EVALUATED: None,  # the checkpoint folder whose (slow) evaluation this session asked for
 }
 
@@ -240,10 +297,10 @@ MODEL_BOUND = (
     DECODE_SESSION,
     DECODE_PLAYING,
     DECODE_MESSAGE,
-    "decode.pending_step",
-    "decode.question",
-    "decode.pick",
-    "decode.revealed",
+    DECODE_PENDING_STEP,
+    DECODE_QUESTION,
+    DECODE_PICK,
+    DECODE_REVEALED,
     SPEC_OBJ,
     SPEC_MSG,
     SPEC_DIST,
@@ -258,7 +315,7 @@ MODEL_BOUND = (
     COST_MEASURED,
     LAT_MEASURED,
 )
-MODEL_SHAPED = (DECODE_LAYER, DECODE_HEAD, "ctx.layer", "ctx.head", CTX_WINDOW)
+MODEL_SHAPED = (DECODE_LAYER, DECODE_HEAD, CTX_LAYER, CTX_HEAD, CTX_WINDOW)
 
 # ---- Practice page (app_pages/practice.py) ---------------------------------------------------------
 # The page reads ?ex=<id>&numbers=<seed> itself ("numbers", not "seed": ?seed= already sets the
@@ -266,7 +323,8 @@ MODEL_SHAPED = (DECODE_LAYER, DECODE_HEAD, "ctx.layer", "ctx.head", CTX_WINDOW)
 PRACTICE_EX = "practice.ex"  # exercise id, a key of core.practice.catalogue.catalogue()
 PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fresh numbers
 PRACTICE_TALLY = "practice.tally"  # core.practice.exercises.Tally, made per session (a default object would be shared)
-PRACTICE = {PRACTICE_EX: "ch30-1", PRACTICE_SEED: 0, PRACTICE_TALLY: None}
+CH30_1 = "ch30-1"
+PRACTICE = {PRACTICE_EX: CH30_1, PRACTICE_SEED: 0, PRACTICE_TALLY: None}
 
 # ---- lesson mode and the handout (ui/lesson/, ui/handout.py) -----------------------------------
 # The lesson link is ?lesson=<shipped name>&stop=<k from 1>[&teacher=1] (read once per session).
@@ -283,6 +341,7 @@ LESSON_UPLOAD = "lesson.upload"  # the sidebar's file uploader (a widget value: 
 LESSON_PROBLEMS = "lesson.problems"  # the refused file's problems (text shown literally), or None
 HANDOUT_FIGURES = "handout.figures"  # {("page", title) | ("stop", k): go.Figure}: main figures as last drawn
 HANDOUT_SLOTS = "handout.slots"  # where ui.chart keeps this run's first figure (set before the page runs)
+FIFTEEN_MINUTES = "fifteen-minutes"
 LESSON_STATE = {
     LESSON: None,
     LESSON_NAME: None,
@@ -293,7 +352,7 @@ LESSON_STATE = {
     LESSON_CLOSE_SIDEBAR: False,
     LESSON_MESSAGE: None,
     LESSON_PROBLEMS: None,
-    LESSON_PICK: "fifteen-minutes",
+    LESSON_PICK: FIFTEEN_MINUTES,
     HANDOUT_FIGURES: {},
     HANDOUT_SLOTS: (),
 }
@@ -397,3 +456,96 @@ CLASS = {
     CLASS_LOCKED: False,
 }
 DEFAULTS.update(CLASS)
+
+# ---- keys of elements with no default: buttons, charts, components, containers ----------------
+# (a key is spelled here once; the code that draws the element names the constant)
+BATCH_CACHE = "batch.cache"
+BATCH_HEAT = "batch.heat"
+BATCH_PICK = "batch.pick"
+# presenter mode prefilled the page's batch on opening it (once a session)
+BATCH_PREFILLED_ONCE = "batch.prefilled_once"
+BATCH_SPEED_FIG = "batch.speed_fig"
+CACHE_TWO_SPEEDS = "cache.two_speeds"
+CLASS_ANSWERS = "class.answers"
+CLASS_HEALED = "class.healed"  # (plan version, stage step) a full run was last asked for to catch up
+CLASS_LINE = "class-line"
+CLASS_LOCKED_DRAWN = "class.locked_drawn"  # whether the last full run drew this student's page locked
+CLASS_PAGE = "class.page"  # the teacher's page script, as last seen by a full run
+CLASS_PAGE_NOW = "class.page_now"  # the page script this student's last full run drew
+CLASS_PICK = "class.pick"
+CLASS_PLAN = "class.plan"  # (version, plan) as the last poll read it
+CLASS_POSE = "class-pose"
+CLASS_POSED = "class.posed"  # the Practice question this teacher put to the class (a plan question dict), or None
+CLASS_QUESTION = "class-question"
+CLASS_SIDEBAR_CODE = "class.sidebar_code"  # the sidebar's code box (the strip's join form has its own)
+CLASS_URL_READ = "class.url_read"
+CLICKER = "clicker"
+COST_MEASURED_FIG = "cost.measured_fig"
+COST_SHAPES_FIG = "cost.shapes_fig"
+COST_STEP_WORK_FIG = "cost.step_work_fig"
+CTX_BYTES = "ctx.bytes"
+CTX_HEAT = "ctx.heat"
+DECODE_ATTENTION = "decode.attention"
+DECODE_FORCE_FULL = "decode.force_full"  # the browser asked for the whole figure (it missed a drawing)
+DECODE_LINK_WRITTEN = "decode.link_written"  # (request uid, step, query) of the link last put in the address bar
+DECODE_MORE = "decode.more"
+DECODE_NEXT_PLAY = "decode.next_play"  # time.monotonic() when Play's next step is due
+DECODE_PANEL = "decode.panel"
+DECODE_PLAY = "decode-play"
+DECODE_PREFILL = "decode-prefill"
+DECODE_PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
+DECODE_SHOW_CLOCK = "decode.show_clock"
+DECODE_STAGE_FRAGMENT = "decode.stage_fragment"  # the stage fragment's id in this session, as its last run gave it
+DECODE_STAGE_SHOWN = "decode.stage_shown"  # (request uid, decode steps) the stage last drew whole, or None
+DECODE_STEPPED = "decode.stepped"  # this rerun's Step click has advanced already (Play then does not)
+DECODE_TWO_SPEEDS = "decode.two_speeds"
+DECODE_TWO_SPEEDS_OPEN = "decode.two_speeds_open"
+LAT_TIMELINE_FIG = "lat.timeline_fig"
+LESSON_BACK = "lesson.back"
+LESSON_BAR = "lesson-bar"
+LESSON_FOCUS = "lesson-focus"
+LESSON_JUMP = "lesson.jump"
+LESSON_KEYS = "lesson-keys"
+LESSON_LEAVE = "lesson.leave"
+LESSON_LEFT = "lesson.left"
+LESSON_NEXT = "lesson.next"
+LESSON_NOTE = "lesson-note"
+LESSON_PREV = "lesson.prev"
+LESSON_RIGHT = "lesson.right"
+LESSON_SCROLL = "lesson-scroll"
+LESSON_SCROLL_KEY = "lesson.scroll"
+LESSON_TITLE = "lesson-title"
+LESSON_URL_READ = "lesson.url_read"
+MEMORY_GGUF_BUDGET_FIG = "memory.gguf_budget_fig"
+MEMORY_VARIANTS_FIG = "memory.variants_fig"
+MODEL_ARGS_SHOWN = "model.args_shown"
+MODEL_REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
+MODEL_REFUSAL_SHOWN = "model.refusal_shown"
+PAGED_COMPARE_FIG = "paged.compare_fig"
+PAGED_POOL = "paged.pool"
+PAGED_TABLES = "paged.tables"
+PRACTICE_NOTHING_TYPED = "practice.nothing_typed"
+PRACTICE_PICK = "practice.pick"
+QM_SWEEP_FIG = "qm.sweep_fig"
+QUANT_BLOCK_FIG = "quant.block_fig"
+QUANT_BPW_FIG = "quant.bpw_fig"
+QUANT_RULER_FIG = "quant.ruler_fig"
+QUANT_VALUES_DRAWN = "quant.values_drawn"  # the values the whole page last drew (the real-format block reads them too)
+SEE_ANIMATION = "see.animation"
+SESSION_STARTED = "session.started"
+SPEC_DIST_FIG = "spec.dist_fig"
+SPEC_DIST_GREEDY = "spec.dist_greedy"
+# presenter mode sampled the check on opening the page (once a session)
+SPEC_DIST_SAMPLED_ONCE = "spec.dist_sampled_once"
+SPEED_INTENSITIES_FIG = "speed.intensities_fig"
+SPEED_ROOFLINE_FIG = "speed.roofline_fig"
+STAGE_ANSWER = "stage.answer"
+STAGE_FULLTEXT = "stage-fulltext"
+STAGE_QUESTION = "stage-question"
+STAGE_STEP = "stage-step"
+UI_PAGE = "ui.page"
+UI_PREV_PAGE = "ui.prev_page"
+URL_APPLIED = "url.applied"
+WEIGHTS_BUDGET_FIG = "weights.budget_fig"
+WORKED_GRID = "worked.grid"
+WORKED_VECTORS = "worked.vectors"

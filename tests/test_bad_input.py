@@ -2,7 +2,8 @@
 
 import pytest
 
-from tests.helpers.app_util import click, new_app
+from bench.fresh_app import new_app
+from tests.helpers.app_util import click
 
 LONG = "cat " * 25_000  # 100,000 characters
 NASTY = {

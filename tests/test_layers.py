@@ -302,10 +302,11 @@ def _session_aliases(tree: ast.Module) -> set[str]:
     return out
 
 
-def _session_keys(path: Path) -> list[tuple[str, int]]:
-    """The string literals used as session-state keys: ``st.session_state["k"]`` (or through a name
-    for it, ``ss["k"]``), its ``.get("k")``, ``.pop("k")``, ``.setdefault("k")`` and ``"k" in st.session_state``."""
-    aliases = _session_aliases(_tree(path))
+def _key_places(tree: ast.Module) -> list[ast.expr]:
+    """Every expression used as a key: ``st.session_state[k]`` (or through a name for it, ``ss[k]``), its
+    ``.get(k)``, ``.pop(k)``, ``.setdefault(k)``, ``k in st.session_state``, and any call's ``key=k`` (a widget's,
+    a chart's, a component's or a container's key)."""
+    aliases = _session_aliases(tree)
 
     def _is_session_state(node: ast.expr) -> bool:
         return (isinstance(node, ast.Attribute) and node.attr == "session_state") or (
@@ -313,10 +314,9 @@ def _session_keys(path: Path) -> list[tuple[str, int]]:
         )
 
     out = []
-    for node in ast.walk(_tree(path)):
-        key = None
+    for node in ast.walk(tree):
         if isinstance(node, ast.Subscript) and _is_session_state(node.value):
-            key = node.slice
+            out.append(node.slice)
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -324,27 +324,135 @@ def _session_keys(path: Path) -> list[tuple[str, int]]:
             and _is_session_state(node.func.value)
             and node.args
         ):
-            key = node.args[0]
+            out.append(node.args[0])
         elif isinstance(node, ast.Compare) and any(_is_session_state(c) for c in node.comparators):
-            key = node.left
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            out.append((key.value, key.lineno))
+            out.append(node.left)
+        elif isinstance(node, ast.keyword) and node.arg == "key":
+            out.append(node.value)
     return out
 
 
-def _string_literals(path: Path) -> set[str]:
-    return {n.value for n in ast.walk(_tree(path)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+def _module_strings(tree: ast.Module) -> dict[str, str]:
+    """A module's top-level ``NAME = "text"`` constants."""
+    return {
+        t.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
 
 
-def test_session_keys_are_spelled_in_one_file():
-    """A session-state key written as a literal (``st.session_state["k"]``) is spelled nowhere else in the
-    app's code: a key two files share is a constant of ``core/state.py``, the one place keys are spelled."""
-    files = _files(APP)
-    literals = {path: _string_literals(path) for path in files}
+def _spelled_key(key: ast.expr, constants: dict[str, str]) -> str | None:
+    """The key's text when it is spelled in this file: a string literal, an f-string that starts with one, or a
+    name for one of this module's own string constants. ``None`` for a name read from ``core.state``."""
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        return key.value
+    if isinstance(key, ast.JoinedStr) and key.values and isinstance(key.values[0], ast.Constant):
+        return ast.unparse(key)
+    if isinstance(key, ast.Name) and key.id in constants:
+        return f"{key.id} = {constants[key.id]!r}"
+    return None
+
+
+STATE_FILE = "core/state.py"
+
+
+def test_session_keys_are_spelled_only_in_core_state():
+    """Every session-state key and every element's ``key=`` is a constant of ``core/state.py``, the one place keys
+    are spelled: no literal key (or f-string starting with one, or module constant holding one) anywhere else in
+    the app's code."""
     problems = []
-    for path in files:
-        for key, line in _session_keys(path):
-            others = sorted(_rel(p) for p in files if p != path and key in literals[p])
-            if others:
-                problems.append(f"{_rel(path)}:{line}: {key!r} also spelled in {', '.join(others)}")
-    _report(problems, "session-state keys spelled in two files")
+    for path in _files(APP):
+        if _rel(path) == STATE_FILE:
+            continue
+        tree = _tree(path)
+        constants = _module_strings(tree)
+        for key in _key_places(tree):
+            text = _spelled_key(key, constants)
+            if text is not None:
+                problems.append(f"{_rel(path)}:{key.lineno}: key {text} (a constant of core/state.py instead)")
+    _report(problems, "keys spelled outside core/state.py")
+
+
+def test_no_session_key_is_spelled_again():
+    """No string in the app's code outside ``core/state.py`` equals a key ``core/state.py`` defines: a key's
+    text written out again (in a dict, a tuple, a lesson's settings) would drift from its constant."""
+    keys = set()
+    for path in _files(APP):
+        for key in _key_places(_tree(path)):
+            if isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name) and key.value.id == "state":
+                keys.add(key.attr)
+            elif isinstance(key, ast.JoinedStr):
+                keys.update(
+                    v.value.attr
+                    for v in key.values
+                    if isinstance(v, ast.FormattedValue)
+                    and isinstance(v.value, ast.Attribute)
+                    and isinstance(v.value.value, ast.Name)
+                    and v.value.value.id == "state"
+                )
+    state_constants = _module_strings(_tree(ROOT / STATE_FILE))
+    values = {state_constants[k] for k in keys if k in state_constants}
+    assert len(values) > 150, "the key scan found too few keys to be reading the code"
+    problems = [
+        f"{_rel(path)}:{node.lineno}: {node.value!r} is a key of core/state.py"
+        for path in _files(APP)
+        if _rel(path) != STATE_FILE
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values
+    ]
+    _report(problems, "keys of core/state.py spelled again")
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    """The names a module defines itself (functions, classes, assignments, also under a top-level ``if`` or
+    ``try``), not the names it imports."""
+    out = set()
+    for stmt in tree.body:
+        for node in [stmt, *ast.walk(stmt)] if isinstance(stmt, (ast.If, ast.Try)) else [stmt]:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                out.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return out
+
+
+def test_names_are_imported_from_where_they_live():
+    """``from m import name`` names the module that defines ``name``: no module or package ``__init__`` passes on
+    a name it imported (a re-export keeps an old import path alive after a move)."""
+    paths = {_module_name(p): p for p in _files((*CHECKED, "tests"))}
+    problems = []
+    for path in paths.values():
+        for node in ast.walk(_tree(path)):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in paths):
+                continue
+            defined = _defined_names(_tree(paths[node.module]))
+            for a in node.names:
+                if f"{node.module}.{a.name}" not in paths and a.name not in defined:
+                    problems.append(f"{_rel(path)}:{node.lineno}: {a.name} is not defined in {node.module}")
+    _report(problems, "names imported through a module that does not define them")
+
+
+def test_package_inits_use_what_they_import():
+    """A package's ``__init__.py`` imports only what its own code uses: no list of names for others to import from
+    it (``__all__`` included)."""
+    problems = []
+    for p in _files(CHECKED):
+        if p.name != "__init__.py":
+            continue
+        tree = _tree(p)
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        used |= {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, "module", None) != "__future__":
+                for a in node.names:
+                    name = (a.asname or a.name).split(".")[0]
+                    if name not in used:
+                        problems.append(f"{_rel(p)}:{node.lineno}: imports {name}, which it does not use")
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                problems.append(f"{_rel(p)}:{node.lineno}: __all__")
+    _report(problems, "package __init__ files passing on names")

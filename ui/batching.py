@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state, viz
+from core import state
 from core.cost.counts import batch_kv_bytes, kv_cache_bytes_for
 from core.cost.request_sizes import parse_budgets
 from core.decode import session_view
@@ -18,6 +18,8 @@ from core.evaluate.speedups import measure_batching
 from core.model.tokenizer import decode, encode, end_token_id, token_labels
 from core.serving.batch import Batch
 from core.text import visible
+from core.viz.attention import fig_attention
+from core.viz.batching import fig_batch_cache, fig_batch_speed
 from ui import tables
 from ui.page import chart, chart_in, set_message
 from ui.present import presenter_mode
@@ -26,7 +28,6 @@ OLD_BATCH = "; nothing ran: the batch below is the one prefilled before"
 LAYOUT_NAMES = {"padded": "padding to the longest", "ragged": "per-request caches"}
 PADDING = "Every row padded to the longest row so far."
 RESERVED = "Slots each padded row keeps for the tokens its request may still generate: not waste until it ends."
-PREFILLED_ONCE = "batch.prefilled_once"  # presenter mode prefilled the page's batch on opening it (once a session)
 CACHE_MAX_PX = 460  # presenter mode: the cache chart and its caption beside the controls on a 1080-px screen
 PROJECTOR_PX = 24  # the page's own text in presenter mode (21 px × 1.15, assets/style/presenter.css)
 
@@ -67,8 +68,8 @@ def prefill_once(model, tok) -> None:
     """Presenter mode: the batch of the boxes' prompts prefilled on first opening the page, so its cache is on the
     projector's first screen without a click (after Reset the page waits for Prefill, as on a laptop)."""
     ss = st.session_state
-    if ss.get(state.BATCH_OBJ) is None and not ss.get(PREFILLED_ONCE):
-        ss[PREFILLED_ONCE] = True
+    if ss.get(state.BATCH_OBJ) is None and not ss.get(state.BATCH_PREFILLED_ONCE):
+        ss[state.BATCH_PREFILLED_ONCE] = True
         new_batch(model, tok)
 
 
@@ -96,8 +97,8 @@ def batch_view(model, tok, batch, layout: str, view) -> None:
     wide = tables.widths(large=["generated"], medium=["status"])
     below.dataframe(rows, hide_index=True, column_config=wide)
     g1, g2 = (view, below.columns(4)) if present else below.columns([3, 2])
-    cache_fig = viz.fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout)
-    chart_in(g1, projector_fonts(cache_fig), key="batch.cache", present_max_px=CACHE_MAX_PX)
+    cache_fig = fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout)
+    chart_in(g1, projector_fonts(cache_fig), key=state.BATCH_CACHE, present_max_px=CACHE_MAX_PX)
     per_pos = kv_cache_bytes_for(model.cfg, 1, model.dtype.itemsize)
     kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, batch.layout)
     padded = batch.layout == "padded"
@@ -108,15 +109,15 @@ def batch_view(model, tok, batch, layout: str, view) -> None:
     if padded:
         boxes[3].metric("Reserved for tokens still to come", f"{kv['kv_cache/reserved']:,} B", help=RESERVED)
     with below:
-        pick = st.selectbox("Attention heatmap for", names, key="batch.pick")
+        pick = st.selectbox("Attention heatmap for", names, key=state.BATCH_PICK)
         layer, head = state.DEFAULTS[state.DECODE_LAYER], state.DEFAULTS[state.DECODE_HEAD]  # the name look-back head
         req = batch.requests[names.index(pick)]
         seq = req.prompt + req.tokens[:-1]
         att = session_view.stack_rows(req.att, layer, head)
         title = f"{pick}: layer {layer} · head {head} (its own cache only)"
         new_rows = 1 if len(req.att) > 1 else len(req.prompt)
-        heat = viz.fig_attention(att, token_labels(tok, seq), new_rows, title)
-        chart(projector_fonts(heat), key="batch.heat")
+        heat = fig_attention(att, token_labels(tok, seq), new_rows, title)
+        chart(projector_fonts(heat), key=state.BATCH_HEAT)
 
 
 def step() -> None:
@@ -146,7 +147,7 @@ def measured_section(model, tok) -> None:
     rows = st.session_state.get(state.BATCH_SPEED)
     if not rows:
         return
-    chart(projector_fonts(viz.fig_batch_speed(rows)), key="batch.speed_fig")
+    chart(projector_fonts(fig_batch_speed(rows)), key=state.BATCH_SPEED_FIG)
     st.dataframe(
         [
             {

@@ -72,13 +72,13 @@ def init_state() -> None:
     for key, value in state.DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = copy.deepcopy(value)
-    first = "url.applied" not in st.session_state
+    first = state.URL_APPLIED not in st.session_state
     params = st.query_params.to_dict() if first else {}
     if first and "model" in params:  # a share link names its model: choose it before limits apply
         models.choose_from_link(params.pop("model"))
     models.resolve()  # the session's model, loaded before any page runs
     if first:
-        st.session_state["url.applied"] = True
+        st.session_state[state.URL_APPLIED] = True
         values, ignored = share.parse_url_state(params, models.chosen_model().cfg)
         st.session_state.update(values)
         ignored = st.session_state.pop(state.URL_MODEL_IGNORED, []) + ignored
@@ -95,9 +95,9 @@ def note_lost_session() -> None:
     session's id as the third entry of the websocket's ``Sec-WebSocket-Protocol`` header. A server
     that still holds the session resumes it, state and all; so a *fresh* session that was asked
     to resume one means the old one is gone. A first visit or a page reload sends no id."""
-    if "session.started" in st.session_state:
+    if state.SESSION_STARTED in st.session_state:
         return
-    st.session_state["session.started"] = True
+    st.session_state[state.SESSION_STARTED] = True
     entries = st.context.headers.get("Sec-WebSocket-Protocol", "").split(",")
     if len(entries) >= 3 and entries[2].strip() and "seat" in st.query_params:
         st.info(  # a class's student: the address rejoins the class at the teacher's step (ui/classroom)
@@ -135,13 +135,13 @@ def url_notes() -> None:
 def track_page(page) -> None:
     """Remember the page of this full run and of the one before (a figure element that lives
     across reruns is gone once its page was left)."""
-    st.session_state["ui.prev_page"] = st.session_state.get("ui.page")
-    st.session_state["ui.page"] = page.url_path
+    st.session_state[state.UI_PREV_PAGE] = st.session_state.get(state.UI_PAGE)
+    st.session_state[state.UI_PAGE] = page.url_path
 
 
 def came_from_another_page() -> bool:
     """This full run shows a different page than the one before it."""
-    return st.session_state.get("ui.prev_page") != st.session_state.get("ui.page")
+    return st.session_state.get(state.UI_PREV_PAGE) != st.session_state.get(state.UI_PAGE)
 
 
 def sidebar_model_card() -> None:

@@ -14,8 +14,7 @@ import sys
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload
 from core.checkpoints.sources import parse_app_args, script_args
 from core.cost import counts as cost
@@ -25,8 +24,12 @@ from core.gguf.writer import EXPORT_FORMATS, export_file
 from core.quant import ruler_block as ruler_blocks
 from core.quant.ruler_block import BLOCK_FORMATS, block_count
 from core.text import markdown_literal, plural
+from core.viz.memory import fig_memory_budget
+from core.viz.quant import fig_block
 from core.viz.theme import described
 from ui import figures, tables
+from ui.models import model, tokenizer
+from ui.page import chart, refuse
 
 kw = {"persist_state": "session"}
 MAX_N_CTX = 10**7  # positions; a crafted header may claim any context length
@@ -45,7 +48,7 @@ def ruler_block(values) -> None:
         "these are its formats byte for byte — the same bytes as the `gguf` package's quantizer."
     )
     a, b = st.columns([3, 1])
-    fmt = a.radio("Block format", BLOCK_FORMATS, key="quant.block_format", horizontal=True, **kw)
+    fmt = a.radio("Block format", BLOCK_FORMATS, key=state.QUANT_BLOCK_FORMAT, horizontal=True, **kw)
     n_blocks = block_count(values)
     st.session_state[state.QUANT_BLOCK] = min(int(st.session_state[state.QUANT_BLOCK]), n_blocks - 1)
     index = b.number_input(
@@ -54,7 +57,7 @@ def ruler_block(values) -> None:
     try:
         blk = ruler_blocks.ruler_block(values, fmt, int(index))
     except ValueError as err:
-        ui.refuse(err, f"Cannot store these values as {fmt}: ")
+        refuse(err, f"Cannot store these values as {fmt}: ")
         return
     v = blk.view
     st.markdown(blk.sentence + ".")
@@ -63,7 +66,7 @@ def ruler_block(values) -> None:
     m[1].metric("min m (fp16)", "—" if v.m is None else f"{v.m:.8g}", help="Q4_1 and Q5_1 store a min too.")
     m[2].metric("bytes per block", len(v.raw))
     m[3].metric("bits per weight", f"{float(blk.bits_per_weight):g}", help="8 · bytes per block / 32 values.")
-    ui.chart(figures.figure(viz.fig_block, v, blk.n_appended), key="ruler_block")
+    chart(figures.figure(fig_block, v, blk.n_appended), key=state.QUANT_BLOCK_FIG)
     st.markdown(f"The block's {len(v.raw)} bytes in file order (hex): `{v.hex}`")
     left, right = st.columns([2, 3])
     left.table(tables.arrow(v.byte_parts()), hide_index=True)
@@ -81,7 +84,7 @@ def ruler_block(values) -> None:
 def exported(fmt: str):
     """The shipped model as a GGUF file (``core.gguf.writer.export_file``): deterministic, so
     written once per format for every session."""
-    return export_file(ui.model(), ui.tokenizer(), fmt)
+    return export_file(model(), tokenizer(), fmt)
 
 
 @st.cache_data(show_spinner=False, max_entries=len(EXPORT_FORMATS))
@@ -100,7 +103,7 @@ def export_section() -> None:
         "the model* does) and keep the embedding, output head and norms in float32."
     )
     a, b = st.columns([2, 3])
-    fmt = a.radio("Format", EXPORT_FORMATS, key="weights.export_format", horizontal=True, **kw)
+    fmt = a.radio("Format", EXPORT_FORMATS, key=state.WEIGHTS_EXPORT_FORMAT, horizontal=True, **kw)
     f = exported(fmt)
     b.download_button(
         f"Download {f.file_name} ({len(f.data):,} bytes)",
@@ -127,17 +130,17 @@ def models_dir():
     try:
         return parse_app_args(script_args(sys.argv)).models_dir
     except ValueError as err:
-        ui.refuse(err, "The app's ", level="warning")
+        refuse(err, "The app's ", level="warning")
         return None
 
 
 def _summary():
     """The chosen file's ``GGUFSummary``, or None (with a message or a hint shown)."""
     sources = (state.GGUF_EXPORTS, state.GGUF_FOLDER, state.GGUF_UPLOAD)
-    source = st.radio("The file", sources, key="memory.gguf_source", horizontal=True, **kw)
+    source = st.radio("The file", sources, key=state.MEMORY_GGUF_SOURCE, horizontal=True, **kw)
     try:
         if source == state.GGUF_EXPORTS:
-            fmt = st.radio("Export", EXPORT_FORMATS, key="memory.gguf_export", horizontal=True, **kw)
+            fmt = st.radio("Export", EXPORT_FORMATS, key=state.MEMORY_GGUF_EXPORT, horizontal=True, **kw)
             return exported_summary(fmt)
         if source == state.GGUF_FOLDER:
             folder = models_dir()
@@ -167,7 +170,7 @@ def _summary():
             return None
         return read_upload(up.getvalue(), up.name, max_bytes=UPLOAD_MB * 2**20)
     except ValueError as err:  # may quote the file (a tensor name): literally
-        ui.refuse(err)
+        refuse(err)
         return None
 
 
@@ -200,15 +203,15 @@ def gguf_plan_section() -> None:
         )
     # Hand each box its value again before drawing it: hidden for a run (a refused upload: no plan), the boxes
     # came back showing their first option and minimum (f32, 0.001 GiB) while the plan used f16 and 8 GiB.
-    for key in (state.MEMORY_GGUF_N_CTX, "memory.gguf_cache_type", "memory.gguf_budget_gib"):
+    for key in (state.MEMORY_GGUF_N_CTX, state.MEMORY_GGUF_CACHE_TYPE, state.MEMORY_GGUF_BUDGET_GIB):
         st.session_state[key] = st.session_state[key]
     c = st.columns(3)
     n_ctx = c[0].number_input("n_ctx: positions", 1, MAX_N_CTX, key=state.MEMORY_GGUF_N_CTX, **kw)
     ctype = c[1].selectbox(
-        "Cache type (llama.cpp --cache-type-k/v)", list(cost.KV_CACHE_TYPES), key="memory.gguf_cache_type", **kw
+        "Cache type (llama.cpp --cache-type-k/v)", list(cost.KV_CACHE_TYPES), key=state.MEMORY_GGUF_CACHE_TYPE, **kw
     )
     budget = c[2].number_input(
-        "Memory budget (GiB)", 0.001, 100_000.0, step=1.0, format="%.3f", key="memory.gguf_budget_gib", **kw
+        "Memory budget (GiB)", 0.001, 100_000.0, step=1.0, format="%.3f", key=state.MEMORY_GGUF_BUDGET_GIB, **kw
     )  # three decimals: its smallest value, 0.001 GiB (1.02 MiB), showed as 0.00 beside a 1.02 MiB budget
     swa_full = slides(s) and st.toggle(
         "--swa-full: cache local layers at full size", key=state.MEMORY_GGUF_SWA_FULL, **kw,
@@ -217,7 +220,7 @@ def gguf_plan_section() -> None:
     try:
         plan = gguf_memory_plan(s, int(n_ctx), ctype, budget_bytes=budget_bytes(budget), swa_full=swa_full)
     except ValueError as err:  # may quote the header's architecture: literally
-        ui.refuse(err, "No plan: ")
+        refuse(err, "No plan: ")
         return
     for note in plan["notes"]:
         st.warning(note)
@@ -227,7 +230,7 @@ def gguf_plan_section() -> None:
         f"KV cache in {ctype} at {int(n_ctx):,} positions: K = **{plan_size(k)}**, V = **{plan_size(v)}**, "
         f"K + V = **{plan_size(kv)}** ({kv:,} bytes); weights {plan_size(weights)} ({weights:,} bytes)."
     )
-    ui.chart(budget_figure(plan, budget), key="gguf_budget")
+    chart(budget_figure(plan, budget), key=state.MEMORY_GGUF_BUDGET_FIG)
     fits, text = verdict(total, budget_bytes(budget), plan_size)
     (st.success if fits else st.error)(text + " Compute buffers and the runtime are not counted.")
 
@@ -236,7 +239,7 @@ def budget_figure(plan: dict, budget_gib: float):
     """``core.viz.fig_memory_budget`` (drawn in GB) with the plan's parts and budget in GiB, its text in GiB:
     the axis, the budget's label, the hover and the text alternative say the unit the plan uses."""
     labels = {"weights": plan_size(plan["memory/weights"]), "KV cache": plan_size(plan["memory/kv_cache"])}
-    fig = viz.fig_memory_budget(plan_parts_gib(plan), budget_gib, labels)
+    fig = fig_memory_budget(plan_parts_gib(plan), budget_gib, labels)
     fig.update_xaxes(title_text="memory (GiB = 2³⁰ bytes)")
     fig.update_annotations(text=f"budget {plan_size(budget_bytes(budget_gib))}")
     fig.update_traces(hovertemplate="%{fullData.name}<extra></extra>")

@@ -13,16 +13,17 @@ import re
 
 import streamlit as st
 
-import ui
-from core import state, viz
+from core import state
 from core.decode import session_view, two_speeds
 from core.lesson.handout import HandoutStop, build_handout, lesson_stops
 from core.lesson.pages import PAGES
 from core.model.tokenizer import token_labels
+from core.viz.attention import fig_attention
 from core.viz.two_speeds import fig_two_speeds
-from ui import models
+from ui import frame, models
+from ui.frame import TITLES
 
-DECODE_TITLE = ui.TITLES["decode"]
+DECODE_TITLE = TITLES["decode"]
 # What a handout is made of (read from session state into the snapshot).
 NEEDED = (
     state.LESSON,
@@ -66,7 +67,7 @@ def decode_figure(ss, tok):
     where = "prefill" if sess.n_steps == 0 else f"decode step {sess.n_steps}"
     who = "mean over heads" if index is None else f"head {index}"
     title = f"Layer {layer}, {who}, {where}: the attention as you left it"
-    return viz.fig_attention(att, token_labels(tok, sess.consumed), sess.passes[-1][0].shape[1], title)
+    return fig_attention(att, token_labels(tok, sess.consumed), sess.passes[-1][0].shape[1], title)
 
 
 SPEEDS_TITLE = "Two speeds, one model: your decode request"
@@ -125,7 +126,7 @@ def build(snap) -> str:
         stops = lesson_stops(lesson, per_stop) + ([speeds] if speeds is not None else [])
         return build_handout(lesson.title, stops, attempts, lesson.description)
     stops = []
-    for _, title, _ in ui.PAGES:
+    for _, title, _ in frame.PAGES:
         fig = decode if title == DECODE_TITLE else figures.get(("page", title))
         if fig is not None:
             stops.append(HandoutStop(title, "", fig))

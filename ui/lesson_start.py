@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-import ui
 from core import state
 from core.lesson.stops import MAX_BYTES, LessonError, parse_lesson, shipped_lessons
-from ui.lesson import shipped, start
+from ui.lesson.moves import shipped, start
+from ui.page import set_message, show_message
 
 
 def _start_shipped() -> None:
@@ -23,14 +23,12 @@ def _start_upload() -> None:
     if up is None:
         # A file over the upload limit (1 MB) never arrives: streamlit's own note under the box says so,
         # and this one gives the lesson's limit, so "first" does not read as if nothing was chosen.
-        ui.set_message(
-            state.LESSON_MESSAGE, f"Choose a lesson file (.toml, at most {MAX_BYTES // 1000} kB) first", "info"
-        )
+        set_message(state.LESSON_MESSAGE, f"Choose a lesson file (.toml, at most {MAX_BYTES // 1000} kB) first", "info")
         return
     try:
         lesson = parse_lesson(up.getvalue(), up.name)
     except LessonError as err:
-        ui.set_message(state.LESSON_MESSAGE, "This lesson file can't be used; nothing was changed", "error")
+        set_message(state.LESSON_MESSAGE, "This lesson file can't be used; nothing was changed", "error")
         ss[state.LESSON_PROBLEMS] = str(err)
         return
     start(lesson, None)
@@ -67,7 +65,7 @@ def sidebar() -> None:
 
 
 def messages() -> None:
-    ui.show_message(state.LESSON_MESSAGE)
+    show_message(state.LESSON_MESSAGE)
     problems = st.session_state[state.LESSON_PROBLEMS]
     if problems:
         st.code(problems, language=None, wrap_lines=True)  # the file's text, shown literally

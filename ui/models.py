@@ -30,7 +30,7 @@ from core.checkpoints.choice import (
 from core.checkpoints.sources import AppArgs, find_checkpoints, hub_dir, parse_app_args
 from core.decode import session
 from core.decode.generate import SamplingConfig
-from core.decode.session import ModelKey
+from core.decode.session_types import ModelKey
 from core.evaluate.quant_quality import CHECKPOINT_PLAN, SHIPPED_PLAN, sweep
 from core.evaluate.step_times import measured_kv_bytes
 from core.model import shipped
@@ -40,7 +40,6 @@ from core.model.tokenizer import encode
 from core.quant.model_weights import quantize_weights
 
 APP = ROOT / "app.py"
-REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
 
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
@@ -265,14 +264,18 @@ def resolve() -> None:
     want = ss[state.MODEL_CHOICE]
     now = active()
     if want not in opts:  # gone from disk since it was listed
-        ss[REFUSAL] = (want, "it is no longer on this machine")
+        ss[state.MODEL_REFUSAL] = (want, "it is no longer on this machine")
         ss[state.MODEL_CHOICE] = want = now.name if now.name in opts else SHIPPED
     if want == now.name:
         if now.path is not None and not store().loaded(now.path, "float32"):
             try:  # let go by this process since (others were loaded): read again, with the bar
                 load_with_progress(now)
             except ValueError as err:  # changed on disk since: back to the shipped model
-                ss[REFUSAL], ss[state.MODEL_CHOICE], ss[state.MODEL_ACTIVE] = (want, str(err)), SHIPPED, None
+                ss[state.MODEL_REFUSAL], ss[state.MODEL_CHOICE], ss[state.MODEL_ACTIVE] = (
+                    (want, str(err)),
+                    SHIPPED,
+                    None,
+                )
                 forget_model_state(shipped_cfg(), False)
         return
     opt = opts[want]
@@ -282,10 +285,10 @@ def resolve() -> None:
         try:
             cfg = load_with_progress(opt)[0].cfg
         except ValueError as err:
-            ss[REFUSAL] = (want, str(err))
+            ss[state.MODEL_REFUSAL] = (want, str(err))
             ss[state.MODEL_CHOICE] = now.name if now.name in opts else SHIPPED
             return
-    ss[REFUSAL] = None
+    ss[state.MODEL_REFUSAL] = None
     ss[state.MODEL_ACTIVE] = None if opt.path is None else opt
     forget_model_state(cfg, opt.path is not None)
 
@@ -303,7 +306,7 @@ def forget_model_state(cfg, checkpoint: bool) -> None:
     ss = st.session_state
     ss.update({k: copy.deepcopy(state.DEFAULTS[k]) for k in (*state.MODEL_BOUND, *state.MODEL_SHAPED)})
     ss.pop(state.DECODE_VIEW, None)  # the heatmap element must be drawn whole again
-    for layer, head in ((state.DECODE_LAYER, state.DECODE_HEAD), ("ctx.layer", "ctx.head")):
+    for layer, head in ((state.DECODE_LAYER, state.DECODE_HEAD), (state.CTX_LAYER, state.CTX_HEAD)):
         ss[layer] = min(ss[layer], cfg.n_layer - 1)
         ss[head] = ss[head] if ss[head] == state.MEAN_HEADS else min(ss[head], cfg.n_head - 1)
     ss[state.CTX_WINDOW] = min(ss[state.CTX_WINDOW], window_cap(cfg))

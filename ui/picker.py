@@ -22,15 +22,15 @@ OFFLINE_STEPS = (
 
 def refusal_note() -> None:
     """A refused choice, said where the class looks (the main area), once."""
-    kept = st.session_state.get(models.REFUSAL)
-    if kept and not st.session_state.get("model.refusal_shown") == kept:
-        st.session_state["model.refusal_shown"] = kept
+    kept = st.session_state.get(state.MODEL_REFUSAL)
+    if kept and not st.session_state.get(state.MODEL_REFUSAL_SHOWN) == kept:
+        st.session_state[state.MODEL_REFUSAL_SHOWN] = kept
         name, message = kept
         now = "the shipped model" if models.active().path is None else models.active().name
         st.error(sentence(f"Cannot use {name}: {message}. The pages use {now}"))
     _, bad_args = models.app_args()
-    if bad_args and not st.session_state.get("model.args_shown"):  # the operator's slip: once per session
-        st.session_state["model.args_shown"] = True
+    if bad_args and not st.session_state.get(state.MODEL_ARGS_SHOWN):  # the operator's slip: once per session
+        st.session_state[state.MODEL_ARGS_SHOWN] = True
         st.error(sentence(f"{bad_args}; the app runs with its defaults"))
 
 
@@ -48,7 +48,7 @@ def picker() -> None:
             "Hugging Face cache and --models-dir). Your choice is yours alone; other sessions keep theirs.",
         )
         st.caption(OFFLINE_STEPS)
-        kept = st.session_state.get(models.REFUSAL)
+        kept = st.session_state.get(state.MODEL_REFUSAL)
         if kept:
             st.error(sentence(f"Cannot use {kept[0]}: {kept[1]}"))
 

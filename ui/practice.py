@@ -7,9 +7,9 @@ import streamlit as st
 
 from core import state
 from core.practice import exercises
+from core.practice.exercise_types import Exercise, Part
 from core.practice.tally import Attempt, Tally
 
-NOTHING_TYPED = "practice.nothing_typed"
 BADGES = {
     "right": ":green-badge[:material/check: right]",
     "unreadable": ":red-badge[:material/help: couldn't read]",
@@ -23,21 +23,21 @@ def show(ex_id: str, seed: int) -> None:
     st.query_params.update({"ex": ex_id, "numbers": str(seed)})
 
 
-def field(ex: exercises.Exercise, p: exercises.Part) -> str:
+def field(ex: Exercise, p: Part) -> str:
     """The session-state key of one part's answer box."""
     return f"practice.in.{ex.id}.{ex.seed}.{p.key}"
 
 
-def check_all(ex: exercises.Exercise, tally: Tally) -> None:
+def check_all(ex: Exercise, tally: Tally) -> None:
     """Check every box of ``ex`` and record it in ``tally``."""
     typed = [(p, st.session_state.get(field(ex, p))) for p in ex.parts]
     for p, text in typed:
         tally.record(ex, p, text, exercises.check(p, text))
     # Every box empty: nothing to record, but the press deserves an answer (said below the form).
-    st.session_state[NOTHING_TYPED] = not any(str(text or "").strip() for _, text in typed)
+    st.session_state[state.PRACTICE_NOTHING_TYPED] = not any(str(text or "").strip() for _, text in typed)
 
 
-def said(p: exercises.Part, last: Attempt | None) -> None:
+def said(p: Part, last: Attempt | None) -> None:
     """The last Check's verdict for one part (messages quote typed text only as code spans)."""
     if last is None:
         return
@@ -48,7 +48,7 @@ def said(p: exercises.Part, last: Attempt | None) -> None:
     st.markdown(badge if last.status == "right" else f"{badge} {last.message}")
 
 
-def answer_box(ex: exercises.Exercise, p: exercises.Part, tally: Tally) -> None:
+def answer_box(ex: Exercise, p: Part, tally: Tally) -> None:
     """One part's box (text, radio or text area) with its last verdict under it."""
     last = tally.last(ex, p.key)
     typed = last.typed if last else ""

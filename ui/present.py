@@ -1,6 +1,5 @@
 """Presenter mode and the app's own style sheets: larger text for a projector (``?present=1``), the
-address bar that keeps it, and the note on a screen narrower than its layout. Split from ``ui``, which
-re-exports every name here (the pages call ``ui.presenter_mode()`` and the rest).
+address bar that keeps it, and the note on a screen narrower than its layout.
 """
 
 from __future__ import annotations

@@ -8,12 +8,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import ui
+from core import state
 from core.model.tokenizer import token_text
 from core.quant import quantize as quant
 from core.quant import ruler
 from core.quant.flip import find_flip, greedy_by_bits, top_two
 from core.text import markdown_literal, ordinal, show_spaces
+from ui.page import refuse
 
 kw = {"persist_state": "session"}
 
@@ -38,13 +39,13 @@ def reaches_the_output(r, rounding: str) -> None:
     c2.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")
     p, ly, s = c2.columns(3)
     # "%g": as typed (the default "%.2f" showed a scale of 1e-300 as 0.00 while it was used)
-    paris = p.number_input("Paris", step=0.05, format="%g", key="quant.paris", **kw)
-    lyon = ly.number_input("Lyon", step=0.05, format="%g", key="quant.lyon", **kw)
-    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, format="%g", key="quant.tie_scale", **kw)
+    paris = p.number_input("Paris", step=0.05, format="%g", key=state.QUANT_PARIS, **kw)
+    lyon = ly.number_input("Lyon", step=0.05, format="%g", key=state.QUANT_LYON, **kw)
+    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, format="%g", key=state.QUANT_TIE_SCALE, **kw)
     try:
         choice, rounded = quant.greedy_after_quantizing([paris, lyon], tie_scale, rounding)
     except ValueError as err:
-        return ui.refuse(err)
+        return refuse(err)
     names = ["Paris", "Lyon"]
     c2.markdown(
         f"before: greedy picks **{names[int(np.argmax([paris, lyon]))]}** · rounded to "

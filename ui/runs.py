@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import ui
 from core.decode.context import run_policy
 from core.decode.generate import SamplingConfig, generate_cached
 from core.model.tokenizer import end_token_id
@@ -23,10 +22,10 @@ def greedy_tokens(
     or with quantized weights). Deterministic, so it is computed once and shared; every caller
     gets its own copy."""
     if source is not None:
-        m = ui.model_for(("float32", None, source))
+        m = models.model_for(("float32", None, source))
         m = m if weight_bits is None else models.quantized_checkpoint(source, "float32", weight_bits, group)
     else:
-        m = ui.model() if weight_bits is None else ui.quantized_model("float32", weight_bits, group)
+        m = models.model() if weight_bits is None else models.quantized_model("float32", weight_bits, group)
     return generate_cached(m, list(prompt_ids), n_new, SamplingConfig()).tokens
 
 
@@ -37,12 +36,14 @@ def window_run(
     """``core.decode.context.run_policy`` on the shipped model (``source`` None) or a loaded checkpoint
     (optionally up to its end token), cached (deterministic, greedy)."""
     end = end_token_id(models.tokenizer_for(source)) if stop_at_end else None
-    return run_policy(ui.model_for(("float32", None, source)), list(prompt_ids), n_new, window, policy, end)
+    return run_policy(models.model_for(("float32", None, source)), list(prompt_ids), n_new, window, policy, end)
 
 
 @st.cache_data(show_spinner="Serving the requests both ways…", max_entries=64)
 def policy_comparison(preset: str, block_size: int, n_blocks: int):
     """``core.serving.scheduler.compare_policies`` for a paged-page preset on the shipped model: deterministic
     (greedy), so computed once for the whole class; every caller gets its own copy."""
-    tok = ui.tokenizer()
-    return compare_policies(ui.model(), preset_requests(preset, tok), n_blocks, block_size, end_id=end_token_id(tok))
+    tok = models.tokenizer()
+    return compare_policies(
+        models.model(), preset_requests(preset, tok), n_blocks, block_size, end_id=end_token_id(tok)
+    )

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state, viz
+from core import state
 from core.model.tokenizer import token_text
 from core.serving.speculative import acceptance_check
+from core.viz.speculative import fig_three_distributions
 from ui import models
 from ui.page import chart, refuse
 from ui.present import presenter_mode, swapped
 
-SAMPLED_ONCE = "spec.dist_sampled_once"  # presenter mode sampled the check on opening the page (once a session)
 DIST_MAX_PX = 470  # presenter mode: the chart and its caption beside the controls on a 1080-px screen
 
 
@@ -27,13 +27,13 @@ def distribution_section(target, draft, prompt_ids: list[int], temperature: floa
         "acceptance rule) and compare with the target's own distribution and with the draft's."
     )
     asks = controls if present else figure
-    n = asks.select_slider("Samples", [1_000, 5_000, 20_000], key="spec.n", persist_state="session")
+    n = asks.select_slider("Samples", [1_000, 5_000, 20_000], key=state.SPEC_N, persist_state="session")
     asked = asks.button("Sample")
-    if asked or (present and not ss.get(SAMPLED_ONCE) and not ss.get(state.SPEC_DIST)):
-        ss[SAMPLED_ONCE] = True
+    if asked or (present and not ss.get(state.SPEC_DIST_SAMPLED_ONCE) and not ss.get(state.SPEC_DIST)):
+        ss[state.SPEC_DIST_SAMPLED_ONCE] = True
         try:
             ss[state.SPEC_DIST] = acceptance_check(target, draft, prompt_ids, temperature, n, seed)
-            ss["spec.dist_greedy"] = temperature == 0  # asked at 0: said below, whatever the slider is now
+            ss[state.SPEC_DIST_GREEDY] = temperature == 0  # asked at 0: said below, whatever the slider is now
         except ValueError as err:
             with asks:
                 refuse(err, level="warning")
@@ -43,7 +43,7 @@ def distribution_section(target, draft, prompt_ids: list[int], temperature: floa
     text, drawing = swapped(figure)  # presenter mode: the chart first, its numbers under it
     text.markdown(
         f"Temperature {check.temperature:g}"
-        + (" (asked at 0, greedy, where both are one token: sampled at 1)" if ss["spec.dist_greedy"] else "")
+        + (" (asked at 0, greedy, where both are one token: sampled at 1)" if ss[state.SPEC_DIST_GREEDY] else "")
         + f", {check.n:,} samples: total variation (speculative samples vs target) "
         f"= **{check.tv_samples:.4f}**; (draft vs target) = **{check.tv_draft:.4f}**. Sampling alone gives "
         f"{check.tv_noise:.4f} on average at this sample size."
@@ -51,4 +51,4 @@ def distribution_section(target, draft, prompt_ids: list[int], temperature: floa
     tok = models.chosen_tokenizer()
     labels = [token_text(tok, s.token) for s in check.top]
     with drawing:
-        chart(viz.fig_three_distributions(labels, check.top), key="spec.dist_fig", present_max_px=DIST_MAX_PX)
+        chart(fig_three_distributions(labels, check.top), key=state.SPEC_DIST_FIG, present_max_px=DIST_MAX_PX)

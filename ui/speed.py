@@ -12,8 +12,9 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from core.evaluate.format_speed import measure_formats
-from core.evaluate.machine_speed import load_runs, machine_key, measure_roofline, passes, save_run
+from core.evaluate.format_speed.measure import measure_formats
+from core.evaluate.machine_speed.roofline import measure_roofline, passes
+from core.evaluate.machine_speed.runs import load_runs, machine_key, save_run
 from ui import models
 
 _LOCK = threading.Lock()  # one measurement at a time in this server process

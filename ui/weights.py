@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core import state
 from core.cost import counts as cost
 from core.cost import weight_bytes as weights
 
@@ -27,7 +28,7 @@ def card_weights(card) -> bool:
         grouped = st.toggle(
             "Weights stored in groups of 32 with one fp16 scale each",
             help="The card gives only the code width: a group-wise format adds 16/32 = 0.5 bits per weight.",
-            key="weights.grouped",
+            key=state.WEIGHTS_GROUPED,
             **kw,
         )
     st.markdown(weights.card_weight_steps(card, grouped)[1])
@@ -38,16 +39,16 @@ def serving_controls() -> tuple[object, int, float, float]:
     """KV precision (bytes per value), requests, overhead (GB) and budget (GB), in one row."""
     c = st.columns(4)
     kv_choices = cost.kv_value_choices()
-    kv_label = c[0].selectbox("KV precision", list(kv_choices), key="weights.kv_type", **kw)
-    batch = c[1].number_input("Requests (batch)", 1, 100_000, key="weights.batch", **kw)
+    kv_label = c[0].selectbox("KV precision", list(kv_choices), key=state.WEIGHTS_KV_TYPE, **kw)
+    batch = c[1].number_input("Requests (batch)", 1, 100_000, key=state.WEIGHTS_BATCH, **kw)
     overhead_gb = c[2].number_input(
         "Overhead (GB, an assumption)",
         0.0,
         10_000.0,
         step=0.25,
-        key="weights.overhead_gb",
+        key=state.WEIGHTS_OVERHEAD_GB,
         help="Activations, workspace, runtime: set what your system needs.",
         **kw,
     )
-    budget_gb = c[3].number_input("Memory budget (GB)", 0.1, 100_000.0, step=1.0, key="weights.budget_gb", **kw)
+    budget_gb = c[3].number_input("Memory budget (GB)", 0.1, 100_000.0, step=1.0, key=state.WEIGHTS_BUDGET_GB, **kw)
     return kv_choices[kv_label][0], int(batch), overhead_gb, budget_gb

@@ -1,6 +1,6 @@
 """The rules both class stores keep (issue 41, item 4/5): limits, codes, keys, errors and the
-checks on what a caller hands in. ``core.classroom.store`` is the face (it re-exports all of this);
-``sqlite_store`` and ``redis_store`` import it from here, so no module imports its own importer.
+checks on what a caller hands in. ``core.classroom.store`` opens a store;
+``sqlite_store`` and ``redis_store`` import these rules from here, as does every caller.
 
 Times are seconds (``time.time()`` by default); a class lasts ``CLASS_TTL_S`` from its opening.
 """

@@ -19,42 +19,10 @@ from typing import Protocol
 
 from core.classroom.redis_store import RedisStore
 from core.classroom.rules import (
-    CLASS_TTL_S,
-    CODE_ALPHABET,
-    CODE_LENGTH,
-    JOIN_LIMIT,
-    JOIN_WINDOW_S,
-    NICKNAME_MAX,
-    ClassNotFound,
-    NotSeated,
-    NotTeacher,
     RosterRow,
     Seat,
-    TooManyJoins,
-    normalize_code,
 )
 from core.classroom.sqlite_store import SqliteStore
-
-__all__ = [
-    "CLASS_TTL_S",
-    "CODE_ALPHABET",
-    "CODE_LENGTH",
-    "JOIN_LIMIT",
-    "JOIN_WINDOW_S",
-    "NICKNAME_MAX",
-    "ClassNotFound",
-    "NotSeated",
-    "NotTeacher",
-    "RedisStore",
-    "RosterRow",
-    "Seat",
-    "SqliteStore",
-    "Store",
-    "TooManyJoins",
-    "default_url",
-    "normalize_code",
-    "open_store",
-]
 
 ENV_URL = "EXPLAINER_CLASS_STORE"  # the store's URL for every process that reads the environment
 

@@ -1,7 +1,7 @@
 """Model shapes for the cost calculators: Hugging Face ``config.json`` parsing (the KV structure beyond
 M = 2·B·L·T·H_kv·d·b read by ``core.cost.kv_config``) and the "7B, Q4, 8K" model-card reading (Ch. 19).
-``KVShape`` and the presets (the chapters' examples, published open models) live in ``core.cost.kv_shape``
-and are re-exported here; typed request lengths are read by ``core.cost.request_sizes``.
+``KVShape`` and the presets (the chapters' examples, published open models) live in ``core.cost.kv_shape``;
+typed request lengths are read by ``core.cost.request_sizes``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from core.cost.kv_config import read_structure
-from core.cost.kv_shape import MODERN_PRESETS, PRESETS, KVShape  # noqa: F401 (re-exported)
+from core.cost.kv_shape import PRESETS, KVShape
 from core.cost.request_sizes import MAX_POSITIONS
 from core.gguf.names import WeightFormat, read_weight_format
 from core.text import quoted

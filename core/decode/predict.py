@@ -17,7 +17,7 @@ import torch
 
 from core.cost.counts import causal_pairs, kv_cache_bytes_for
 from core.decode.generate import SamplingConfig
-from core.decode.session import DecodeSession, PendingStep
+from core.decode.session_types import DecodeSession, PendingStep
 from core.decode.session_view import pass_rows, top_tokens
 from core.model.config import GPTConfig
 from core.text import show_spaces

@@ -17,7 +17,7 @@ import torch
 from core.cost.counts import causal_pairs
 from core.decode.generate import SamplingConfig, StepResult, extend, full_forward, make_generator, select_token
 from core.decode.kv_cache import KVCache
-from core.decode.session_types import DecodeSession, ModelKey, PendingStep  # noqa: F401 (also this module's names)
+from core.decode.session_types import DecodeSession, ModelKey, PendingStep
 from core.model.model import GPT
 from core.text import plural
 

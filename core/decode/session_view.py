@@ -14,7 +14,7 @@ import torch
 from core.decode.generate import SamplingConfig, token_probs
 
 if TYPE_CHECKING:
-    from core.decode.session import DecodeSession
+    from core.decode.session_types import DecodeSession
 
 
 def stack_rows(passes, layer: int, head: int | None) -> np.ndarray:

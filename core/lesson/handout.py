@@ -13,9 +13,9 @@ import html
 import re
 from dataclasses import dataclass
 
-from core import viz
 from core.practice import catalogue
 from core.practice.tally import Attempt
+from core.viz.handout import figure_html
 
 STATUS = {
     "right": "right",
@@ -77,7 +77,7 @@ def build_handout(title: str, stops: list[HandoutStop], attempts: list[Attempt],
     for k, stop in enumerate(stops, 1):
         body.append(f'<section class="stop"><h2>{k}. {inline(stop.title)}</h2>{paragraphs(stop.text)}')
         if stop.figure is not None:
-            fragment = viz.figure_html(stop.figure, include_plotlyjs=first, div_id=f"figure-{k}")
+            fragment = figure_html(stop.figure, include_plotlyjs=first, div_id=f"figure-{k}")
             body.append(f'<div class="figure">{fragment}</div>')
             first = False
         body.append("</section>")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core import state
-from core.cost import shapes
+from core.cost import kv_shape
 from core.decode import share
 from core.decode.context import POLICIES
 from core.model.config import PRESETS
@@ -90,7 +90,7 @@ PAGES: dict[str, PageSpec] = {
         "app_pages/worked.py",
         "The worked example",
         {
-            "scaled": Setting("worked.scaled", {"type": "boolean"}),
+            "scaled": Setting(state.WORKED_SCALED, {"type": "boolean"}),
             "ask_first": Setting(state.WORKED_ASK_FIRST, {"type": "boolean"}),
         },
     ),
@@ -98,11 +98,11 @@ PAGES: dict[str, PageSpec] = {
         "app_pages/context.py",
         "The context window",
         {
-            "policy": Setting("ctx.policy", {"enum": list(POLICIES)}),
+            "policy": Setting(state.CTX_POLICY, {"enum": list(POLICIES)}),
             "window": Setting(state.CTX_WINDOW, {**_int(16, 256), "multipleOf": 8}),
-            "n_new": Setting("ctx.n_new", _int(10, 200)),
-            "layer": Setting("ctx.layer", _int(0, 3)),
-            "head": Setting("ctx.head", {"anyOf": [_int(0, 3), {"const": "mean over heads"}]}),
+            "n_new": Setting(state.CTX_N_NEW, _int(10, 200)),
+            "layer": Setting(state.CTX_LAYER, _int(0, 3)),
+            "head": Setting(state.CTX_HEAD, {"anyOf": [_int(0, 3), {"const": "mean over heads"}]}),
         },
     ),
     "cache": PageSpec(
@@ -119,7 +119,7 @@ PAGES: dict[str, PageSpec] = {
         "app_pages/latency.py",
         "Latency on a timeline",
         {
-            "source": Setting("lat.source", {"enum": list(latency.EDITABLE)}),
+            "source": Setting(state.LAT_SOURCE, {"enum": list(latency.EDITABLE)}),
         },
     ),
     "batching": PageSpec(
@@ -135,35 +135,37 @@ PAGES: dict[str, PageSpec] = {
         "app_pages/speculative.py",
         "Speculative decoding",
         {
-            "k": Setting("spec.k", _int(1, 8)),
-            "temperature": Setting("spec.t", {"type": "number", "minimum": 0, "maximum": 1.5, "steps": SLIDER_STEP}),
-            "seed": Setting("spec.seed", _int(0, 2**31 - 1)),
+            "k": Setting(state.SPEC_K, _int(1, 8)),
+            "temperature": Setting(
+                state.SPEC_T, {"type": "number", "minimum": 0, "maximum": 1.5, "steps": SLIDER_STEP}
+            ),
+            "seed": Setting(state.SPEC_SEED, _int(0, 2**31 - 1)),
         },
     ),
     "paged": PageSpec(
         "app_pages/paged.py",
         "Paged KV cache",
         {
-            "preset": Setting("paged.preset", {"enum": list(paged_presets.PRESETS)}),
-            "policy": Setting("paged.policy", {"enum": ["continuous", "static"]}),
+            "preset": Setting(state.PAGED_PRESET, {"enum": list(paged_presets.PRESETS)}),
+            "policy": Setting(state.PAGED_POLICY, {"enum": ["continuous", "static"]}),
         },
     ),
     "cost": PageSpec(
         "app_pages/cost.py",
         "The bill per token",
         {
-            "layers": Setting("cost.layers", _int(1, 10_000)),
-            "heads": Setting("cost.heads", _int(1, 10_000)),
-            "n_max": Setting("cost.n_max", {"enum": [2_000, 5_000, 10_000, 20_000]}),
-            "n_prompt": Setting("cost.n_prompt", _int(1, 10**12)),
-            "m_new": Setting("cost.m_new", _int(1, 10**9)),
+            "layers": Setting(state.COST_LAYERS, _int(1, 10_000)),
+            "heads": Setting(state.COST_HEADS, _int(1, 10_000)),
+            "n_max": Setting(state.COST_N_MAX, {"enum": [2_000, 5_000, 10_000, 20_000]}),
+            "n_prompt": Setting(state.COST_N_PROMPT, _int(1, 10**12)),
+            "m_new": Setting(state.COST_M_NEW, _int(1, 10**9)),
         },
     ),
     "memory": PageSpec(
         "app_pages/memory.py",
         "KV-cache memory",
         {
-            "preset": Setting(state.MEMORY_PRESET, {"enum": [*shapes.PRESETS, "The shipped model"]}),
+            "preset": Setting(state.MEMORY_PRESET, {"enum": [*kv_shape.PRESETS, "The shipped model"]}),
         },
     ),
     "weights": PageSpec("app_pages/weights.py", "Weights & model cards", {}),
@@ -179,9 +181,9 @@ PAGES: dict[str, PageSpec] = {
         "app_pages/quant_model.py",
         "Quantizing the model",
         {
-            "diverge_bits": Setting("qm.diverge_bits", {"enum": [8, 6, 5, 4, 3, 2]}),
-            "n_new": Setting("qm.n_new", _int(10, 80)),
-            "group": Setting("qm.group", {"enum": [8, 16, 32]}),
+            "diverge_bits": Setting(state.QM_DIVERGE_BITS, {"enum": [8, 6, 5, 4, 3, 2]}),
+            "n_new": Setting(state.QM_N_NEW, _int(10, 80)),
+            "group": Setting(state.QM_GROUP, {"enum": [8, 16, 32]}),
         },
     ),
     "practice": PageSpec(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core import state
 from core.lesson.pages import PAGES, lesson_schema
-from core.lesson.problems import STRICT_VALIDATOR, Problem, line_of, problem_from  # noqa: F401 — Problem: API
+from core.lesson.problems import STRICT_VALIDATOR, Problem, line_of, problem_from
 from core.model.config import PRESETS
 from core.model.shipped import ASSETS, load_shipped_tokenizer
 from core.model.tokenizer import encode
@@ -176,7 +176,7 @@ def shipped_lessons() -> list[str]:
     return sorted(p.stem for p in SHIPPED_DIR.glob("*.toml"))
 
 
-def load_shipped(name: str = "fifteen-minutes") -> Lesson:
+def load_shipped(name: str = state.FIFTEEN_MINUTES) -> Lesson:
     """A shipped lesson by name (only names from ``shipped_lessons``: never a typed path)."""
     if name not in shipped_lessons():
         raise LessonError(

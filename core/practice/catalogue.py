@@ -7,10 +7,11 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
-from core.practice import answers
+from core import state
 from core.practice.bank import attention, cache, latency, rounding, weights
 from core.practice.exercise_text import minus
 from core.practice.exercise_types import Exercise
+from core.typed_numbers import quote
 
 MAX_SEED = 999_999
 
@@ -35,7 +36,7 @@ def typeset(ex: Exercise) -> Exercise:
 def catalogue() -> dict:
     """{id: generator(seed) -> Exercise}, Ch. 30's exercises first, then Ch. 19's worked questions."""
     return {
-        "ch30-1": latency.ex1,
+        state.CH30_1: latency.ex1,
         "ch30-2": cache.ex2,
         "ch30-3": cache.ex3,
         "ch30-4": rounding.ex4,
@@ -62,7 +63,7 @@ def make(ex_id: str, seed: int = 0) -> Exercise:
     ``ValueError`` for an unknown id or a seed outside 0 … 999,999."""
     gens = catalogue()
     if ex_id not in gens:
-        raise ValueError(f"no exercise {answers.quote(ex_id)}; there are: {', '.join(gens)}")
+        raise ValueError(f"no exercise {quote(ex_id)}; there are: {', '.join(gens)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"the numbers' seed must be a whole number from 0 to {MAX_SEED:,}")
     return typeset(gens[ex_id](seed))
@@ -73,7 +74,7 @@ def parse_query(params: dict) -> tuple[str | None, int | None, list[str]]:
     malformed value is None, with a note saying why it was ignored."""
     notes, ex, seed = [], params.get("ex"), params.get("numbers")
     if ex is not None and ex not in catalogue():
-        notes.append(f"ex={answers.quote(ex, 30)} is not an exercise here")
+        notes.append(f"ex={quote(ex, 30)} is not an exercise here")
         ex = None
     if seed is not None:
         try:
@@ -81,6 +82,6 @@ def parse_query(params: dict) -> tuple[str | None, int | None, list[str]]:
             if not 0 <= seed <= MAX_SEED:
                 raise ValueError
         except (TypeError, ValueError):
-            notes.append(f"numbers={answers.quote(seed, 30)} is not a whole number from 0 to {MAX_SEED:,}")
+            notes.append(f"numbers={quote(seed, 30)} is not a whole number from 0 to {MAX_SEED:,}")
             seed = None
     return ex, seed, notes

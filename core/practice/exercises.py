@@ -23,8 +23,8 @@ from core.practice.exercise_text import (
     format_value,
     notation_placeholder,
 )
-from core.practice.exercise_types import KINDS, Exercise, Feedback, Mistake, Part, Tolerance  # noqa: F401 (also this module's names)
-from core.typed_numbers import amounts
+from core.practice.exercise_types import Exercise, Feedback, Mistake, Part, Tolerance
+from core.typed_numbers import amounts, normalize, quote
 
 EXACT = Tolerance()  # a part's default: the right value only
 
@@ -91,7 +91,7 @@ def _unreadable(p: Part, typed: str, message: str) -> Feedback:
         if shown and set(shown) <= own:
             continue
         if _gives_away(p, example):
-            return Feedback("unreadable", f"Couldn't read {answers.quote(typed)}: type {NOTATIONS[p.kind]}.")
+            return Feedback("unreadable", f"Couldn't read {quote(typed)}: type {NOTATIONS[p.kind]}.")
     return Feedback("unreadable", message)
 
 
@@ -173,12 +173,12 @@ def check(p: Part, text: str | None) -> Feedback:
             return Feedback("mistake", m.message, m.name)
     if named := slips.slip(p, text):  # the right number in the wrong unit (0.75 GB for 0.75 GiB; 55 s for 55 ms)
         return named
-    if p.kind == "bytes" and p.unit != "B" and not re.search(r"[A-Za-z]", answers.normalize(text).replace("e", "")):
+    if p.kind == "bytes" and p.unit != "B" and not re.search(r"[A-Za-z]", normalize(text).replace("e", "")):
         if _close("bytes", answers.parse_bytes(text, "B"), p.answer, p.tolerance):
             return Feedback(
                 "mistake",
                 f"That is the right number of bytes, but a bare number in this box means "
-                f"{p.unit}: add the unit ({answers.quote(text.strip() + ' B')}) or give {p.unit}.",
+                f"{p.unit}: add the unit ({quote(text.strip() + ' B')}) or give {p.unit}.",
                 f"bytes in a {p.unit} box",
             )
     if isinstance(p.answer, tuple):

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core.practice.exercises import Exercise, Feedback, Part, format_answer
+from core.practice.exercise_types import Exercise, Feedback, Part
+from core.practice.exercises import format_answer
 
 
 @dataclass(frozen=True)

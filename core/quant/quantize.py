@@ -14,9 +14,6 @@ from fractions import Fraction
 
 import numpy as np
 
-# llama.cpp's real block formats live in their own modules; re-exported here, where quantization is.
-from core.gguf.blocks import BlockView, block_view, dequantize_blocks, quantize_blocks  # noqa: F401
-from core.gguf.layout import LAYOUTS, bits_per_weight  # noqa: F401
 from core.text import quoted
 from core.typed_numbers import read_number, split_items
 

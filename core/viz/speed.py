@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, TEXT, described
 
 if TYPE_CHECKING:  # types only
-    from core.evaluate.machine_speed import Roofline
+    from core.evaluate.machine_speed.roofline import Roofline
 
 
 def _short(p) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.cost.counts import kv_cache_bytes
-from core.text import show_spaces  # noqa: F401 (also imported from here: ui.decode.question, core.decode.predict)
+from core.text import show_spaces
 from core.viz.theme import CACHED, NEW_WORK
 
 SCALE = 10_000  # shares are sent as round(share × SCALE)

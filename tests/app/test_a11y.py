@@ -4,10 +4,12 @@ import html
 
 import pytest
 
-import ui
-from tests.helpers.app_util import charts, click, new_app, plotly_array
+from bench.fresh_app import new_app
+from core.viz.memory import fig_kv_variants, fig_memory_budget
+from tests.helpers.app_util import charts, click, plotly_array
+from ui import frame
 
-PAGES = [path for path, _, _ in ui.PAGES if path not in ("app_pages/decode.py", "app_pages/practice.py")]
+PAGES = [path for path, _, _ in frame.PAGES if path not in ("app_pages/decode.py", "app_pages/practice.py")]
 
 
 def _shown(at) -> list[str]:
@@ -59,19 +61,17 @@ def test_a_heatmap_table_marks_masked_cells_and_keeps_its_shares():
 def test_a_table_names_untitled_axes_by_role():
     """A bar chart whose category axis has no title: its columns are "label" and the value axis's title
     (the memory budget's bar), never a bare "x" or "y"."""
-    from core import viz
     from core.viz.table import figure_table
 
-    rows = figure_table(viz.fig_memory_budget({"weights": 3.5, "KV cache": 1.0}, 4.0))
+    rows = figure_table(fig_memory_budget({"weights": 3.5, "KV cache": 1.0}, 4.0))
     assert set(rows[0]) >= {"label", "memory (GB = 10⁹ bytes)"} and not {"x", "y"} & set(rows[0])
 
 
 def test_a_bar_label_never_replaces_its_category():
     """The KV-variants bars (untitled category axis, each bar's bytes written on it): the table keeps the
     sharing names MHA/GQA/MQA and their texts 4 B/2 B/1 B in separate columns."""
-    from core import viz
     from core.viz.table import figure_table
 
-    rows = figure_table(viz.fig_kv_variants(["MHA", "GQA", "MQA"], [4, 2, 1], ["4 B", "2 B", "1 B"], "GQA"))
+    rows = figure_table(fig_kv_variants(["MHA", "GQA", "MQA"], [4, 2, 1], ["4 B", "2 B", "1 B"], "GQA"))
     assert [r["label"] for r in rows] == ["MHA", "GQA", "MQA"]
     assert [r["text shown"] for r in rows] == ["4 B", "2 B", "1 B"]

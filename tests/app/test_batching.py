@@ -1,7 +1,8 @@
 """App tests of the batching page."""
 
+from bench.fresh_app import new_app
 from core import state
-from tests.helpers.app_util import click, new_app
+from tests.helpers.app_util import click
 
 
 def test_prefill_step_and_finish():

@@ -8,9 +8,10 @@ import pytest
 from streamlit.runtime.scriptrunner import RunDescriptor, ScriptRunnerEvent
 from streamlit.testing.v1 import AppTest
 
+from bench.fresh_app import APP
 from core import state
 from core.classroom.store import open_store
-from tests.helpers.app_util import APP, click
+from tests.helpers.app_util import click
 from tests.helpers.poll import until
 from ui.classroom import rerun
 

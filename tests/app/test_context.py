@@ -2,8 +2,9 @@
 
 import json
 
+from bench.fresh_app import new_app
 from core import state
-from tests.helpers.app_util import charts, new_app
+from tests.helpers.app_util import charts
 
 
 def _bytes_curve(at):

@@ -2,7 +2,8 @@
 
 import pytest
 
-from tests.helpers.app_util import charts, new_app
+from bench.fresh_app import new_app
+from tests.helpers.app_util import charts
 
 
 def _metric(at, label):

@@ -2,11 +2,12 @@
 
 import numpy as np
 
+from bench.fresh_app import new_app
 from core import state
 from core.decode import session_view
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
-from tests.helpers.app_util import attention_rows, click, new_app, stage, stage_matrix
+from tests.helpers.app_util import attention_rows, click, stage, stage_matrix
 
 PROMPT_LEN = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
 

@@ -5,18 +5,18 @@ cache types and a memory plan from a .gguf on the memory page, the GGUF download
 import re
 import sys
 
+import gguf
 import numpy as np
 import pytest
 
-gguf = pytest.importorskip("gguf")
-
-from core import state  # noqa: E402
-from core.gguf.writer import write_gguf  # noqa: E402
-from core.model.config import GPTConfig  # noqa: E402
-from core.model.shipped import load_model, load_shipped_tokenizer  # noqa: E402
-from core.quant.model_weights import weight_storage_bytes  # noqa: E402
-from tests.conftest import make_model  # noqa: E402
-from tests.helpers.app_util import charts, new_app  # noqa: E402
+from bench.fresh_app import new_app
+from core import state
+from core.gguf.writer import write_gguf
+from core.model.config import GPTConfig
+from core.model.shipped import load_model, load_shipped_tokenizer
+from core.quant.model_weights import weight_storage_bytes
+from tests.conftest import make_model
+from tests.helpers.app_util import charts
 
 MiB = 2**20
 TINY = GPTConfig(vocab_size=1024, block_size=64, n_layer=1, n_head=2, n_kv_head=1, n_embd=32, ffn_hidden=64)

@@ -2,8 +2,9 @@
 
 import pytest
 
+from bench.fresh_app import new_app
 from tests.app.test_lesson import app
-from tests.helpers.app_util import click, new_app
+from tests.helpers.app_util import click
 
 
 def _table(at, i):

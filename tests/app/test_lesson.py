@@ -7,11 +7,12 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bench.fresh_app import APP
 from core import state
 from core.lesson.stops import SHIPPED_DIR
 from core.model import shipped as assets
 from core.model.tokenizer import encode
-from tests.helpers.app_util import APP, attention_rows
+from tests.helpers.app_util import attention_rows
 from ui import handout
 
 SHIPPED = (SHIPPED_DIR / "fifteen-minutes.toml").read_text(encoding="utf-8")

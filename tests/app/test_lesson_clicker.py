@@ -6,7 +6,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers.app_util import APP
+from bench.fresh_app import APP
 
 
 def app(**params) -> AppTest:

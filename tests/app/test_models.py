@@ -13,6 +13,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
+from bench.fresh_app import APP, new_app
 from core import state
 from core.checkpoints.load import load
 from core.cost.counts import kv_cache_bytes_for
@@ -20,7 +21,7 @@ from core.decode import session_view
 from core.decode.generate import full_forward
 from core.model.tokenizer import encode
 from tests.core.checkpoints.test_load import write_checkpoint
-from tests.helpers.app_util import APP, attention_rows, click, new_app, stage, stage_matrix
+from tests.helpers.app_util import attention_rows, click, stage, stage_matrix
 from ui import models as ui_models
 
 NAME = "tiny-llama"

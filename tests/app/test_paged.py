@@ -3,10 +3,11 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bench.fresh_app import APP, new_app
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
 from core.state import DEFAULT_PROMPT
-from tests.helpers.app_util import APP, charts, click, new_app
+from tests.helpers.app_util import charts, click
 
 PAGE = "app_pages/paged.py"
 STEP = "Step ▸ (one pass)"

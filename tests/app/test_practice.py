@@ -2,8 +2,9 @@
 
 from streamlit.testing.v1 import AppTest
 
+from bench.fresh_app import APP
 from core import state
-from tests.helpers.app_util import APP, click
+from tests.helpers.app_util import click
 
 
 def practice(**params) -> AppTest:

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
+from bench.fresh_app import new_app
 from core import state
-from tests.helpers.app_util import new_app
+from core.decode.session_types import ModelKey
 
 
 def _ruler(at):
@@ -164,7 +165,6 @@ def test_quant_model_page_tables_and_divergence():
 
 def test_decode_page_runs_the_quantized_model():
     """Choosing 4-bit weights on the decode page prefills and steps with that model."""
-    from core.decode import session
     from tests.helpers.app_util import click, stage
 
     at = new_app()
@@ -172,7 +172,7 @@ def test_decode_page_runs_the_quantized_model():
     click(at, "Prefill")
     click(at, "Step ▸")
     sess = at.session_state[state.DECODE_SESSION]
-    assert sess.model_key == session.ModelKey("float32", 4)
+    assert sess.model_key == ModelKey("float32", 4)
     assert "4-bit weights" in stage(at)["explainer_attention"]["title"]
 
 

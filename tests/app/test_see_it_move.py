@@ -1,7 +1,8 @@
 """The "See it move" page: the animation from the real run, and the video for slides."""
 
+from bench.fresh_app import new_app
 from core import state
-from tests.helpers.app_util import charts, new_app
+from tests.helpers.app_util import charts
 
 
 def test_the_page_plays_the_four_moments_and_offers_a_video():

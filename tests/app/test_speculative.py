@@ -1,10 +1,11 @@
 """App tests of the speculative-decoding page."""
 
+from bench.fresh_app import new_app
 from core import state
 from core.decode.generate import SamplingConfig, generate_cached
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
-from tests.helpers.app_util import click, new_app
+from tests.helpers.app_util import click
 
 
 def test_rounds_match_plain_greedy_and_count_passes():

@@ -2,7 +2,8 @@
 
 import pytest
 
-from tests.helpers.app_util import charts, new_app
+from bench.fresh_app import new_app
+from tests.helpers.app_util import charts
 from ui import speed
 
 PAGE = "app_pages/speed.py"

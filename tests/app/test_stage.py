@@ -3,17 +3,18 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bench.fresh_app import APP, new_app
 from core import state
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode, end_token_id
-from tests.helpers.app_util import APP, attention_rows, click, new_app, stage
+from tests.helpers.app_util import attention_rows, click, stage
 from ui.decode import actions
 
 PROMPT_LEN = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
 
 
 def _answers(at):
-    return [b for b in at.button if b.key and b.key.startswith("answer.")]
+    return [b for b in at.button if b.key and b.key.startswith(f"{state.STAGE_ANSWER}.")]
 
 
 def test_predict_asks_then_reveals_then_asks_again():
@@ -22,19 +23,19 @@ def test_predict_asks_then_reveals_then_asks_again():
     at = new_app()
     at.toggle(key=state.DECODE_PREDICT).set_value(True).run()
     click(at, "Prefill")
-    q = at.session_state[actions.QUESTION]
+    q = at.session_state[state.DECODE_QUESTION]
     assert q is not None and q.kind == "token" and len(_answers(at)) == 5
     assert attention_rows(at) == PROMPT_LEN  # the step is held back
     _answers(at)[q.answer].click().run()
     click(at, "Step ▸")
     assert attention_rows(at) == PROMPT_LEN + 1 and stage(at)["explainer_attention"]["kind"] == "row"
-    tally = at.session_state[actions.TALLY]
+    tally = at.session_state[state.DECODE_TALLY]
     assert (tally.asked, tally.answered, tally.right) == (1, 1, 1)
-    assert at.session_state[actions.QUESTION] is None and at.session_state[actions.REVEALED][1] == q.answer
+    assert at.session_state[state.DECODE_QUESTION] is None and at.session_state[state.DECODE_REVEALED][1] == q.answer
     click(at, "Step ▸")
-    assert at.session_state[actions.QUESTION].kind == "positions" and attention_rows(at) == PROMPT_LEN + 1
+    assert at.session_state[state.DECODE_QUESTION].kind == "positions" and attention_rows(at) == PROMPT_LEN + 1
     # A wrong pick: the reveal names its mistake before the rule (T = P + 1 cached, T + 1 after this step).
-    q = at.session_state[actions.QUESTION]
+    q = at.session_state[state.DECODE_QUESTION]
     _answers(at)[q.options.index(f"{PROMPT_LEN + 1:,}")].click().run()
     click(at, "Step ▸")
     [why] = [h.proto.body for h in at.get("html") if "stage-why" in h.proto.body]
@@ -49,7 +50,7 @@ def test_predict_first_left_on_without_its_callback_asks_on_the_next_run():
     click(at, "Prefill")
     at.session_state[state.DECODE_PREDICT] = True  # the switch's value, without its callback
     at.run()
-    q = at.session_state[actions.QUESTION]
+    q = at.session_state[state.DECODE_QUESTION]
     assert q is not None and len(_answers(at)) == 5 and attention_rows(at) == PROMPT_LEN
 
     at = AppTest.from_file(APP, default_timeout=60)
@@ -57,7 +58,7 @@ def test_predict_first_left_on_without_its_callback_asks_on_the_next_run():
     at.run()  # the default prompt's request stops at its end token
     at.session_state[state.DECODE_PREDICT] = True
     at.run()
-    assert at.session_state[actions.QUESTION] is None
+    assert at.session_state[state.DECODE_QUESTION] is None
     assert not at.toast  # the end token was said when the request reached it, not again (the link's note aside)
 
 
@@ -270,9 +271,9 @@ def test_play_in_predict_mode_says_it_turns_predicting_off():
     at = new_app()
     at.toggle(key=state.DECODE_PREDICT).set_value(True).run()
     click(at, "Prefill")
-    assert at.session_state[actions.QUESTION] is not None
+    assert at.session_state[state.DECODE_QUESTION] is not None
     play = next(b for b in at.button if b.label.startswith("Play"))
     play.click().run()
     said = " ".join(t.value for t in [*at.toast, *at.info])
     assert "Predict first is off while Play steps on its own: the open question was put away" in said
-    assert at.session_state[state.DECODE_PREDICT] is False and at.session_state[actions.QUESTION] is None
+    assert at.session_state[state.DECODE_PREDICT] is False and at.session_state[state.DECODE_QUESTION] is None

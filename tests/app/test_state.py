@@ -2,10 +2,10 @@
 
 import pytest
 
+from bench.fresh_app import new_app
 from core import state
 from core.decode import share
 from core.model.config import PRESETS
-from tests.helpers.app_util import new_app
 
 CHANGES = [
     ("app_pages/context.py", "slider", "ctx.window", 32),

@@ -1,6 +1,7 @@
 """App test of the worked-example page."""
 
-from tests.helpers.app_util import heatmap_z, new_app
+from bench.fresh_app import new_app
+from tests.helpers.app_util import heatmap_z
 
 
 def test_worked_example_numbers_on_screen():

@@ -189,7 +189,7 @@ def test_roofline_compiled_copy_runs_the_same_products():
     import torch
 
     from bench.roofline import _as_modules
-    from core.evaluate.format_speed import build
+    from core.evaluate.format_speed.measure import build
     from core.model.layout import fuse_projections
     from core.model.shipped import load_model
 

@@ -2,12 +2,12 @@
 page, llama.cpp's cache types and a memory plan from a .gguf (the operator's folder, an upload) on the memory page,
 at 1280×800 and at 1920×1080 in presenter mode. Screenshots in test-artifacts/."""
 
+import gguf
 import numpy as np
 import pytest
 
 from bench.browser import browser_page, rerun, running_app, screenshot, wait_idle, wait_still
 
-gguf = pytest.importorskip("gguf")
 pytestmark = pytest.mark.browser
 
 SIZES = [((1280, 800), "", "laptop"), ((1920, 1080), "?present=1", "projector")]

@@ -4,6 +4,7 @@ context offline draws each figure with the inlined plotly.js."""
 import pytest
 
 from bench.browser import ARTIFACTS, browser_page
+from core.viz.latency import fig_timeline
 from tests.core.lesson.test_handout import handout
 
 pytestmark = pytest.mark.browser
@@ -47,11 +48,10 @@ BOX_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRe
 def test_timeline_legend_keeps_clear_of_its_title_in_presenter_fonts(tmp_path):
     """The latency timeline as a presenter-mode page leaves it in a handout (fonts 20/24, ui.chart's
     sizes): its legend wraps to two lines and must run over neither the title nor the time axis's title."""
-    from core import viz
     from core.lesson.handout import HandoutStop, build_handout
     from core.serving.latency import EDITABLE
 
-    fig = viz.fig_timeline(
+    fig = fig_timeline(
         EDITABLE["Edit several requests"],
         "Queue, prefill, and every emitted token (label: cached positions after the pass)",
     )

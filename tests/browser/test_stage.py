@@ -134,7 +134,7 @@ def test_predict_with_keys_then_reveal(url):
         page.goto(f"{url}/?present=1&predict=1")
         page.get_by_role("button", name="Prefill").first.wait_for()
         page.keyboard.press("p")
-        page.locator(".st-key-answer\\.0, .st-key-answer-0").first.wait_for(timeout=30000)
+        page.locator(".st-key-stage\\.answer\\.0, .st-key-stage-answer-0").first.wait_for(timeout=30000)
         assert "Which token will the model choose after it?" in page.locator(".st-key-stage-question").inner_text()
         wait_rows(page, 51)
         rows = heatmap_rows(page)

@@ -4,8 +4,6 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from bench.fresh_app import APP, new_app  # noqa: F401 (the tests import them from here)
-
 
 def click(at: AppTest, label: str) -> AppTest:
     [button] = [b for b in at.button if b.label == label]

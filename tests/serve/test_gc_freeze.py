@@ -45,7 +45,7 @@ def test_settle_collects_garbage_freezes_the_living_and_waits_for_new_modules(mo
 def test_the_app_freezes_after_its_first_run(monkeypatch):
     """app.py settles the heap after the page has run: a fresh process (as far as heap knows) is frozen
     after one run of the decode page, so a class's full collections skip the modules it imported."""
-    from tests.helpers.app_util import new_app
+    from bench.fresh_app import new_app
 
     monkeypatch.setattr(gc_freeze, "_modules_frozen", 0)
     gc.unfreeze()

@@ -5,10 +5,12 @@ import json
 
 import plotly.io as pio
 
-from core import viz
 from core.cost import bill
 from core.quant import quantize as quant
 from core.quant import ruler, ruler_block
+from core.viz.cost import fig_growth_shapes, fig_step_work
+from core.viz.quant import fig_bits_per_weight, fig_block
+from core.viz.ruler import fig_ruler
 
 VALUES = quant.parse_values("0.1, -0.5, 1.2, 0.33, -2.1, 0.9, 7")
 
@@ -18,11 +20,11 @@ def cases():
     r = ruler.ruler(VALUES, 4, None, True, None, list(quant.ROUNDING)[0], True)
     blk = ruler_block.ruler_block(VALUES, ruler_block.BLOCK_FORMATS[0], 0)
     return [
-        (viz.fig_ruler, (r,)),
-        (viz.fig_bits_per_weight, (sizes, ruler.bits_per_weight_curves(sizes))),
-        (viz.fig_block, (blk.view, blk.n_appended)),
-        (viz.fig_growth_shapes, (bill.growth(20_000, 2, 3), "× 2 layers × 3 heads")),
-        (viz.fig_step_work, (bill.step_work(5_000),)),
+        (fig_ruler, (r,)),
+        (fig_bits_per_weight, (sizes, ruler.bits_per_weight_curves(sizes))),
+        (fig_block, (blk.view, blk.n_appended)),
+        (fig_growth_shapes, (bill.growth(20_000, 2, 3), "× 2 layers × 3 heads")),
+        (fig_step_work, (bill.step_work(5_000),)),
     ]
 
 
@@ -56,6 +58,6 @@ def test_the_cache_tells_arguments_apart():
         (four, "× 2 layers × 4 heads"),
         (three, "× 2 layers × 3 heads"),
     ]:
-        fresh = json.loads(pio.to_json(viz.fig_growth_shapes(growth, per)))
-        assert json.loads(pio.to_json(figures.figure(viz.fig_growth_shapes, growth, per))) == fresh
+        fresh = json.loads(pio.to_json(fig_growth_shapes(growth, per)))
+        assert json.loads(pio.to_json(figures.figure(fig_growth_shapes, growth, per))) == fresh
     assert three.marks != four.marks

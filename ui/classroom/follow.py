@@ -9,28 +9,29 @@ import streamlit as st
 
 from core import state
 from core.classroom.plan import follow_actions
-from core.classroom.store import ClassNotFound
+from core.classroom.rules import ClassNotFound
 from core.lesson.stops import shipped_lessons
 from core.practice import catalogue
 from serve import step_queue
-from ui import lesson, models
+from ui import models
 from ui.classroom import link
-from ui.decode import actions, stage
+from ui.decode import actions
 from ui.frame import PAGES
+from ui.lesson.moves import go, shipped, start
 
-PLAN = "class.plan"  # (version, plan) as the last poll read it
-HEALED = "class.healed"  # (plan version, stage step) a full run was last asked for to catch up
-PAGE_NOW = "class.page_now"  # the page script this student's last full run drew
 DECODE_PAGE = "app_pages/decode.py"  # the page whose stage a Step moves
 
 
 def following() -> bool:
     """Whether this session is a student whose view the teacher leads now (not released)."""
-    return link.role() == "student" and st.session_state.get(PLAN, (0, {}))[1].get("mode", "follow") != "released"
+    return (
+        link.role() == "student"
+        and st.session_state.get(state.CLASS_PLAN, (0, {}))[1].get("mode", "follow") != "released"
+    )
 
 
 def paused() -> bool:
-    return link.role() == "student" and st.session_state.get(PLAN, (0, {}))[1].get("mode") == "paused"
+    return link.role() == "student" and st.session_state.get(state.CLASS_PLAN, (0, {}))[1].get("mode") == "paused"
 
 
 def locked() -> bool:
@@ -47,7 +48,7 @@ def read_plan() -> tuple[int, dict] | None:
     if got is None:
         link.forget("The class has ended: you are exploring on your own now.")
         return None
-    st.session_state[PLAN] = got
+    st.session_state[state.CLASS_PLAN] = got
     return got
 
 
@@ -76,7 +77,7 @@ def along(version: int, plan: dict) -> bool:
     todo = follow_actions(
         plan,
         {path for path, _, _ in PAGES},
-        ss.get(PAGE_NOW) or "",
+        ss.get(state.CLASS_PAGE_NOW) or "",
         _lesson_now(),
         ss[state.CLASS_FOLLOWED_UID] if same else None,
         sess.n_steps if same else None,
@@ -94,9 +95,9 @@ def stage_stale() -> str | None:
     """The decode stage's fragment id when this session's request has moved past what the stage
     last drew (Steps taken by ``along``, or a stage run cut short): the stage is rerun alone."""
     ss, sess = st.session_state, actions.session()
-    if sess is None or ss.get(PAGE_NOW) != DECODE_PAGE:
+    if sess is None or ss.get(state.CLASS_PAGE_NOW) != DECODE_PAGE:
         return None
-    return ss.get(stage.FRAGMENT) if ss.get(stage.SHOWN) != (sess.uid, sess.n_steps) else None
+    return ss.get(state.DECODE_STAGE_FRAGMENT) if ss.get(state.DECODE_STAGE_SHOWN) != (sess.uid, sess.n_steps) else None
 
 
 def behind(version: int, plan: dict) -> bool:
@@ -104,9 +105,9 @@ def behind(version: int, plan: dict) -> bool:
     applied the plan was cut short between steps): asked once per plan version and stage step, so
     a request that cannot step further (its end, a full window) is not asked again and again."""
     ss, sess = st.session_state, actions.session()
-    if not short_of(plan) or ss.get(HEALED) == (version, sess.n_steps):
+    if not short_of(plan) or ss.get(state.CLASS_HEALED) == (version, sess.n_steps):
         return False
-    ss[HEALED] = (version, sess.n_steps)
+    ss[state.CLASS_HEALED] = (version, sess.n_steps)
     return True
 
 
@@ -121,7 +122,7 @@ def short_of(plan: dict) -> bool:
 def drifted(plan: dict) -> bool:
     ss = st.session_state
     page = plan.get("page")
-    away = page in {path for path, _, _ in PAGES} and ss.get(PAGE_NOW) not in (None, page)
+    away = page in {path for path, _, _ in PAGES} and ss.get(state.CLASS_PAGE_NOW) not in (None, page)
     practice = plan.get("practice")
     if practice and practice[0] in catalogue.catalogue():
         away = away or [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]] != [practice[0], int(practice[1])]
@@ -171,12 +172,12 @@ def follow(nav) -> None:
     if link.role() != "student" or (got := read_plan()) is None:
         return
     version, plan = got
-    st.session_state[PAGE_NOW] = next((path for path, title, _ in PAGES if title == nav.title), None)
+    st.session_state[state.CLASS_PAGE_NOW] = next((path for path, title, _ in PAGES if title == nav.title), None)
     st.session_state[state.CLASS_LOCKED] = following()
     if not due(version, plan) and not short_of(plan):
         return
     ss, sess = st.session_state, actions.session()
-    page_now = ss[PAGE_NOW] or ""
+    page_now = ss[state.CLASS_PAGE_NOW] or ""
     same = sess is not None and ss[state.CLASS_FOLLOWED_UID] is not None
     todo = follow_actions(
         plan,
@@ -189,11 +190,11 @@ def follow(nav) -> None:
     if todo.lesson and todo.lesson[0] in shipped_lessons():
         name, stop = todo.lesson
         if ss[state.LESSON_NAME] != name:
-            lesson.start(lesson.shipped(name), name, stop)
+            start(shipped(name), name, stop)
         else:
-            lesson.go(stop)
+            go(stop)
     elif plan.get("lesson") in shipped_lessons() and drifted(plan):  # on the stop, but on another page
-        lesson.go(int(plan.get("stop") or 0))
+        go(int(plan.get("stop") or 0))
     if plan.get("request") is not None and (todo.restart or todo.steps):
         _apply_request(plan["request"], todo.restart, todo.steps)
     _follow_practice(plan.get("practice"))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from core import state
-from core.classroom.store import ClassNotFound, NotSeated, TooManyJoins, default_url, normalize_code, open_store
+from core.classroom.rules import ClassNotFound, NotSeated, TooManyJoins, normalize_code
+from core.classroom.store import default_url, open_store
 from ui import models
 from ui.frame import PAGES
 
@@ -52,9 +53,9 @@ def forget(message: str | None = None) -> None:
 def from_url() -> None:
     """Once per session: take the class role the address gives. Refusals are said, never raised."""
     ss = st.session_state
-    if "class.url_read" in ss:
+    if state.CLASS_URL_READ in ss:
         return
-    ss["class.url_read"] = True
+    ss[state.CLASS_URL_READ] = True
     params = st.query_params.to_dict()
     raw = params.get("class")
     if raw is None:

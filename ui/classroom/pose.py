@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core import state
 from core.practice.exercise_text import bytes_text, format_value
 from ui.classroom import link, reveal
 
 PRACTICE = "app_pages/practice.py"
-POSED = "class.posed"  # the Practice question this teacher put to the class (a plan question dict), or None
 KINDS = ("bytes", "time", "percent", "number")  # answers a class can pick among (lists and words are typed)
 
 
@@ -69,10 +69,10 @@ def panel(ex) -> None:
     if link.role() != "teacher":
         return
     ss, parts = st.session_state, gradable(ex)
-    posed = ss.get(POSED)
+    posed = ss.get(state.CLASS_POSED)
     if posed is not None and not posed["id"].startswith(f"practice:{ex.id}:{ex.seed}:"):
-        posed = ss[POSED] = None  # another exercise or other numbers: the posed one is gone
-    box = st.container(border=True, key="class-pose")
+        posed = ss[state.CLASS_POSED] = None  # another exercise or other numbers: the posed one is gone
+    box = st.container(border=True, key=state.CLASS_POSE)
     if not parts:
         return box.caption("Class: this exercise's answers are typed lists or words; none can be posed as a choice.")
     if posed is None:
@@ -101,22 +101,22 @@ def _part(parts, key: str):
 
 
 def _pose(ex, p) -> None:
-    st.session_state[POSED] = question(ex, p)
+    st.session_state[state.CLASS_POSED] = question(ex, p)
 
 
 def _reveal(ex, p) -> None:
-    st.session_state[POSED] = question(ex, p, revealed=True)
+    st.session_state[state.CLASS_POSED] = question(ex, p, revealed=True)
 
 
 def _clear() -> None:
-    st.session_state[POSED] = None
+    st.session_state[state.CLASS_POSED] = None
 
 
 def posed_now() -> dict | None:
-    return st.session_state.get(POSED)
+    return st.session_state.get(state.CLASS_POSED)
 
 
 def leave_page(page: str | None) -> None:
     """A teacher off the Practice page has nothing posed (the decode stage asks its own questions)."""
     if page != PRACTICE:
-        st.session_state[POSED] = None
+        st.session_state[state.CLASS_POSED] = None

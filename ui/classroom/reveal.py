@@ -7,6 +7,7 @@ import html
 
 import streamlit as st
 
+from core import state
 from core.viz.class_answers import describe_class_answers, fig_class_answers
 from ui.classroom import link
 from ui.present import presenter_mode
@@ -21,7 +22,7 @@ def class_answers(q: dict) -> str:
     fig = fig_class_answers(q["options"], tallies, q["answer"], q.get("shares", ()), height=230)
     if presenter_mode():
         fig.update_layout(font_size=18, title_font_size=20, height=260)
-    st.plotly_chart(fig, theme=None, key=f"class.answers.{q['id']}")
+    st.plotly_chart(fig, theme=None, key=f"{state.CLASS_ANSWERS}.{q['id']}")
     words = describe_class_answers(q["options"], tallies, q["answer"], q.get("shares", ()))
     st.html(f'<p class="chart-desc">{html.escape(words)}</p>')
     last = tallies[-1]

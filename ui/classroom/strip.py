@@ -13,12 +13,11 @@ import streamlit as st
 
 from core import state
 from core.classroom.plan import counts_line
-from core.classroom.store import ClassNotFound, NotSeated
+from core.classroom.rules import ClassNotFound, NotSeated
 from core.text import markdown_literal
 from ui.classroom import follow, link, rerun
 from ui.decode.question import code_span
 
-DRAWN = "class.locked_drawn"  # whether the last full run drew this student's page locked
 POLL_S = 0.5  # how often a class session reads the store: a change shows within ~0.5 s + a run
 
 PAUSED_CSS = """<style>
@@ -34,7 +33,7 @@ def strip() -> None:
     if message := ss.pop(state.CLASS_MESSAGE, None):
         getattr(st, message[0])(markdown_literal(message[1]))
     if link.role() == "student":
-        ss[DRAWN] = follow.locked()
+        ss[state.CLASS_LOCKED_DRAWN] = follow.locked()
         return _student()
     if link.role() == "teacher":
         return _teacher()
@@ -70,7 +69,7 @@ def _student() -> None:
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so
     version, plan = got
-    if follow.locked() != st.session_state.get(DRAWN):
+    if follow.locked() != st.session_state.get(state.CLASS_LOCKED_DRAWN):
         return st.rerun(scope="app")  # the page's controls lock or unlock: a full run
     if (follow.due(version, plan) or follow.behind(version, plan)) and not follow.along(version, plan):
         return st.rerun(scope="app")  # the plan moved to another page, stop, request or recall
@@ -79,7 +78,7 @@ def _student() -> None:
     step = f" · step {plan['step']}" if plan.get("request") else ""
     # Keyed: the stage's heatmap reads the teacher's step here (frontend/attention_heatmap.js, watchClassStep).
     seat = st.session_state[state.CLASS_SEAT]
-    st.container(key="class-line").caption(f"Class {link.code()} · seat {seat} · {says}{step}")
+    st.container(key=state.CLASS_LINE).caption(f"Class {link.code()} · seat {seat} · {says}{step}")
     if mode == "paused":
         st.html(PAUSED_CSS)
     if plan.get("question"):
@@ -99,7 +98,7 @@ def _answer(qid: str, round_: int, pick: int) -> None:
 def _student_question(q: dict) -> None:
     ss = st.session_state
     mine = link.store().my_answer(link.code(), ss[state.CLASS_TOKEN], q["id"], q["round"])
-    box = st.container(border=True, key="class-question")
+    box = st.container(border=True, key=state.CLASS_QUESTION)
     round_ = f" (round {q['round']})" if q["round"] > 1 else ""
     box.markdown(f"**{markdown_literal(q['text'])}**{round_}")
     row = box.container(horizontal=True, gap="small")
@@ -107,7 +106,7 @@ def _student_question(q: dict) -> None:
         right = q["revealed"] and i == q["answer"]
         row.button(
             f"{i + 1}. {code_span(option)}",
-            key=f"class.pick.{q['id']}.{q['round']}.{i}",
+            key=f"{state.CLASS_PICK}.{q['id']}.{q['round']}.{i}",
             on_click=_answer,
             args=(q["id"], q["round"], i),
             disabled=mine is not None or q["revealed"],

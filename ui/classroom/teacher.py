@@ -9,15 +9,13 @@ import streamlit as st
 
 from core import state
 from core.classroom.plan import question_entry, question_id
-from core.classroom.store import ClassNotFound, NotTeacher
+from core.classroom.rules import ClassNotFound, NotTeacher
 from core.typed_numbers import quote
 from ui import models
 from ui.classroom import link, pose, rerun
 from ui.decode import actions
 from ui.frame import PAGES
 from ui.present import presenter_mode
-
-PAGE = "class.page"  # the teacher's page script, as last seen by a full run
 
 
 def request_entry(sess) -> dict:
@@ -43,12 +41,12 @@ def open_question(sess) -> dict | None:
     ss = st.session_state
     if sess is None:
         return None
-    if ss.get(actions.QUESTION) is not None:
+    if ss.get(state.DECODE_QUESTION) is not None:
         qid = question_id(sess.uid, sess.n_steps + 1)
-        return question_entry(ss[actions.QUESTION], qid, ss[state.CLASS_ROUNDS].get(qid, 1), revealed=False)
-    if ss.get(actions.REVEALED) is not None:
+        return question_entry(ss[state.DECODE_QUESTION], qid, ss[state.CLASS_ROUNDS].get(qid, 1), revealed=False)
+    if ss.get(state.DECODE_REVEALED) is not None:
         qid = question_id(sess.uid, sess.n_steps)
-        return question_entry(ss[actions.REVEALED][0], qid, ss[state.CLASS_ROUNDS].get(qid, 1), revealed=True)
+        return question_entry(ss[state.DECODE_REVEALED][0], qid, ss[state.CLASS_ROUNDS].get(qid, 1), revealed=True)
     return None
 
 
@@ -57,13 +55,15 @@ def plan_now() -> dict:
     return {
         "mode": ss[state.CLASS_MODE],
         "recall": ss[state.CLASS_RECALL],
-        "page": ss.get(PAGE),
+        "page": ss.get(state.CLASS_PAGE),
         "lesson": ss[state.LESSON_NAME],
         "stop": ss[state.LESSON_STOP] if ss[state.LESSON_NAME] else None,
         "request": None if sess is None else request_entry(sess),
         "step": 0 if sess is None else sess.n_steps,
         # the exercise and its numbers on the teacher's Practice page (students' pages show the same)
-        "practice": [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]] if ss.get(PAGE) == pose.PRACTICE else None,
+        "practice": [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]]
+        if ss.get(state.CLASS_PAGE) == pose.PRACTICE
+        else None,
         "question": pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
     }
 
@@ -76,8 +76,8 @@ def publish(nav=None) -> None:
         return
     rerun.deliver_before_stopping()  # a Step's run (the stage alone) in a new ScriptRunner: its drawing is sent
     if nav is not None:
-        ss[PAGE] = next((path for path, title, _ in PAGES if title == nav.title), None)
-        pose.leave_page(ss[PAGE])
+        ss[state.CLASS_PAGE] = next((path for path, title, _ in PAGES if title == nav.title), None)
+        pose.leave_page(ss[state.CLASS_PAGE])
     plan = plan_now()
     if plan == ss[state.CLASS_PUBLISHED]:
         return
@@ -88,11 +88,8 @@ def publish(nav=None) -> None:
     ss[state.CLASS_PUBLISHED] = plan
 
 
-SIDEBAR_CODE = "class.sidebar_code"  # the sidebar's code box (the strip's join form has its own)
-
-
 def _join_from_sidebar() -> None:
-    st.session_state[state.CLASS_JOIN_CODE] = st.session_state[SIDEBAR_CODE]
+    st.session_state[state.CLASS_JOIN_CODE] = st.session_state[state.CLASS_SIDEBAR_CODE]
     link.join()
 
 
@@ -138,7 +135,9 @@ def panel() -> None:
         st.button("Start a class", icon=":material/groups:", on_click=link.open_class, width="stretch")
         st.caption("Students join with a code on their own laptops or phones and follow your steps.")
         with st.form("class-join-sidebar", border=False):
-            st.text_input("Join a class: its code", key=SIDEBAR_CODE, max_chars=12, placeholder="e.g. K7QX2M")
+            st.text_input(
+                "Join a class: its code", key=state.CLASS_SIDEBAR_CODE, max_chars=12, placeholder="e.g. K7QX2M"
+            )
             st.form_submit_button("Join with this code", on_click=_join_from_sidebar, width="stretch")
         return
     if link.role() != "teacher":

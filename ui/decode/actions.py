@@ -8,34 +8,15 @@ import urllib.parse
 
 import streamlit as st
 
-import ui
 from core import state
 from core.decode import predict as prediction
 from core.decode import share
 from core.decode.generate import SamplingConfig
-from core.decode.session import (
-    DecodeSession,
-    ModelKey,
-    check_due,
-    commit,
-    preview_step,
-    restart,
-    step,
-    step_block_reason,
-)
+from core.decode.session import check_due, commit, preview_step, restart, step, step_block_reason
+from core.decode.session_types import DecodeSession, ModelKey
 from core.model.tokenizer import encode, end_token_id, token_labels, token_text
 from serve import step_queue
 from ui import models
-
-PENDING = "decode.pending_step"  # core.decode.session.PendingStep computed and held back, or None
-QUESTION = "decode.question"  # core.decode.predict.Question on screen, or None
-PICK = "decode.pick"  # the option the learner chose (index), or None
-REVEALED = "decode.revealed"  # (Question, pick) just revealed, or None
-TALLY = "decode.tally"  # core.decode.predict.Tally
-NEXT_PLAY = "decode.next_play"  # time.monotonic() when Play's next step is due
-STEPPED = "decode.stepped"  # this rerun's Step click has advanced already (Play then does not)
-LINK_WRITTEN = "decode.link_written"  # (request uid, step, query) of the link last put in the address bar
-PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
 
 
 def say(level: str, text: str) -> None:
@@ -48,7 +29,7 @@ def session() -> DecodeSession | None:
 
 def model_of(sess: DecodeSession):
     """The model this request was prefilled with, whatever the widgets say now."""
-    return ui.model_for(sess.model_key)
+    return models.model_for(sess.model_key)
 
 
 def head_of(value) -> int | None:
@@ -61,7 +42,7 @@ def head_label(value) -> str:
 
 
 def _clear_question() -> None:
-    st.session_state.update({PENDING: None, QUESTION: None, PICK: None})
+    st.session_state.update({state.DECODE_PENDING_STEP: None, state.DECODE_QUESTION: None, state.DECODE_PICK: None})
 
 
 def prefill() -> None:
@@ -72,7 +53,7 @@ def prefill() -> None:
     models.resolve()
     st.session_state[state.DECODE_PLAYING] = False
     _clear_question()
-    st.session_state[REVEALED] = None
+    st.session_state[state.DECODE_REVEALED] = None
     text = st.session_state[state.DECODE_PROMPT]
     if not text.strip():
         return say("warning", "The prompt is empty: type a few words first.")
@@ -87,11 +68,11 @@ def prefill() -> None:
         too_slow = quantize_refusal(key)
         if too_slow:
             raise ValueError(too_slow)
-        sess, reuse = restart(ui.model_for(key), old, encode(models.chosen_tokenizer(), text), sampling, key, text)
+        sess, reuse = restart(models.model_for(key), old, encode(models.chosen_tokenizer(), text), sampling, key, text)
     except ValueError as err:
         return say("error", f"Prefill refused: {err}.")
     ss[state.DECODE_SESSION], ss[state.DECODE_MESSAGE] = sess, None
-    ss[PROMPT_OPEN] = False
+    ss[state.DECODE_PROMPT_OPEN] = False
     if old is not None:  # say what the cache kept (Ch. 30 §30.4: cache validity)
         n = reuse.reused
         say(
@@ -170,24 +151,31 @@ def ask() -> None:
         head_of(head),
         head_label(head),
     )
-    st.session_state.update({PENDING: pending, QUESTION: q, PICK: None, REVEALED: None})
+    st.session_state.update(
+        {
+            state.DECODE_PENDING_STEP: pending,
+            state.DECODE_QUESTION: q,
+            state.DECODE_PICK: None,
+            state.DECODE_REVEALED: None,
+        }
+    )
 
 
 def reveal() -> None:
     """Commit the held-back step; mark the right answer and the learner's pick."""
     ss = st.session_state
-    commit(session(), ss[PENDING])
-    ss[TALLY] = ss[TALLY] or prediction.Tally()
-    ss[TALLY].record(ss[QUESTION], ss[PICK])
-    ss[REVEALED] = (ss[QUESTION], ss[PICK])
+    commit(session(), ss[state.DECODE_PENDING_STEP])
+    ss[state.DECODE_TALLY] = ss[state.DECODE_TALLY] or prediction.Tally()
+    ss[state.DECODE_TALLY].record(ss[state.DECODE_QUESTION], ss[state.DECODE_PICK])
+    ss[state.DECODE_REVEALED] = (ss[state.DECODE_QUESTION], ss[state.DECODE_PICK])
     _clear_question()
 
 
 def advance() -> None:
     """Step (→): a plain step, or in predict mode ask the next question / reveal the open one."""
     ss = st.session_state
-    ss[REVEALED] = None if not ss[state.DECODE_PREDICT] else ss[REVEALED]
-    if ss[state.DECODE_PREDICT] and ss[QUESTION] is not None:
+    ss[state.DECODE_REVEALED] = None if not ss[state.DECODE_PREDICT] else ss[state.DECODE_REVEALED]
+    if ss[state.DECODE_PREDICT] and ss[state.DECODE_QUESTION] is not None:
         return reveal()
     if ss[state.DECODE_PREDICT]:
         return ask()
@@ -200,7 +188,9 @@ def play_due() -> bool:
     switch, the layer) also runs the stage; without this, toggling *Tables* four times while
     playing consumed four tokens."""
     ss = st.session_state
-    due, ss[NEXT_PLAY] = play_schedule(time.monotonic(), ss.get(NEXT_PLAY, 0.0), ss[state.DECODE_PACE])
+    due, ss[state.DECODE_NEXT_PLAY] = play_schedule(
+        time.monotonic(), ss.get(state.DECODE_NEXT_PLAY, 0.0), ss[state.DECODE_PACE]
+    )
     return due
 
 
@@ -219,19 +209,19 @@ def play_schedule(now: float, next_due: float, pace: float) -> tuple[bool, float
 def step_clicked() -> None:
     """Step (→ or the button): advance once, and tell a playing stage that this rerun has stepped
     already (otherwise Play's own step in the same rerun made one press consume two tokens)."""
-    st.session_state[STEPPED] = True
+    st.session_state[state.DECODE_STEPPED] = True
     advance()
 
 
 def pick(i: int) -> None:
-    st.session_state[PICK] = i
+    st.session_state[state.DECODE_PICK] = i
 
 
 def predict_toggled() -> None:
     """Predict mode on: ask about the next step now; off: drop the held-back step (it is
     recomputed identically when needed: the generator state was copied, not advanced)."""
     _clear_question()
-    st.session_state[REVEALED] = None
+    st.session_state[state.DECODE_REVEALED] = None
     st.session_state[state.DECODE_PLAYING] = False
     if st.session_state[state.DECODE_PREDICT] and session() is not None:
         ask()
@@ -239,7 +229,12 @@ def predict_toggled() -> None:
 
 def reset() -> None:
     st.session_state.update(
-        {state.DECODE_SESSION: None, state.DECODE_MESSAGE: None, state.DECODE_PLAYING: False, REVEALED: None}
+        {
+            state.DECODE_SESSION: None,
+            state.DECODE_MESSAGE: None,
+            state.DECODE_PLAYING: False,
+            state.DECODE_REVEALED: None,
+        }
     )
     _clear_question()
 
@@ -251,7 +246,7 @@ def toggle_play() -> None:
     if ss[state.DECODE_PLAYING] and ss[state.DECODE_PREDICT]:
         # Play steps on its own: nothing to predict. Said, not done silently (the switch just went off).
         ss[state.DECODE_PREDICT] = False
-        open_question = ss.get(QUESTION) is not None
+        open_question = ss.get(state.DECODE_QUESTION) is not None
         _clear_question()
         say(
             "info",
@@ -305,4 +300,8 @@ def write_link() -> None:
         sess, ss[state.DECODE_LAYER], ss[state.DECODE_HEAD], ss[state.DECODE_PREDICT], ss[state.LINK_PRESENT], name
     )
     st.query_params.from_dict(params)
-    ss[LINK_WRITTEN] = (sess.uid, sess.n_steps, "?" + urllib.parse.urlencode(params))  # said under the button
+    ss[state.DECODE_LINK_WRITTEN] = (
+        sess.uid,
+        sess.n_steps,
+        "?" + urllib.parse.urlencode(params),
+    )  # said under the button

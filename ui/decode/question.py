@@ -12,7 +12,7 @@ import streamlit as st
 from core import state
 from core.decode.session import step_block_reason
 from core.model.tokenizer import end_token_id
-from core.viz import stage
+from core.text import show_spaces
 from ui import models
 from ui.classroom import link, reveal, teacher
 from ui.decode import actions
@@ -30,7 +30,7 @@ def settle() -> None:
     ss, sess = st.session_state, actions.session()
     if not ss[state.DECODE_PREDICT] or ss[state.DECODE_PLAYING] or sess is None:
         return
-    if ss[actions.QUESTION] is not None or ss[actions.REVEALED] is not None:
+    if ss[state.DECODE_QUESTION] is not None or ss[state.DECODE_REVEALED] is not None:
         return
     if step_block_reason(sess, end_token_id(models.chosen_tokenizer())):
         return  # nothing to ask about (an end token, a full window): said when it happened
@@ -56,8 +56,8 @@ def _options(box, q, picked, revealed: bool) -> None:
             else (":material/check:" if i == q.answer else ":material/close:" if i == picked else None)
         )
         row.button(
-            code_span(stage.show_spaces(option)),
-            key=f"answer.{i}",
+            code_span(show_spaces(option)),
+            key=f"{state.STAGE_ANSWER}.{i}",
             on_click=actions.pick,
             args=(i,),
             type="primary" if (picked == i and not revealed) or (revealed and i == q.answer) else "secondary",
@@ -73,17 +73,17 @@ def question_panel(present: bool, across: bool = False) -> None:
     answer with the right one and the learner's pick marked. ``across``: one row across the stage,
     the question beside its options (presenter mode: beside the panel it would push off the screen)."""
     q, revealed, tally = (
-        st.session_state[actions.QUESTION],
-        st.session_state[actions.REVEALED],
-        st.session_state[actions.TALLY],
+        st.session_state[state.DECODE_QUESTION],
+        st.session_state[state.DECODE_REVEALED],
+        st.session_state[state.DECODE_TALLY],
     )
     if q is None and revealed is None:
         return
-    box = st.container(border=True, key="stage-question")
+    box = st.container(border=True, key=state.STAGE_QUESTION)
     ask, pick = box.columns([2, 3], vertical_alignment="center") if across else (box, box)
     score = "" if tally is None else f" Predictions so far: {tally.summary()}."
     if q is not None:
-        picked = st.session_state[actions.PICK]
+        picked = st.session_state[state.DECODE_PICK]
         ask.markdown(f"**{q.text}**")
         _options(pick, q, picked, revealed=False)
         says = "The class answers on their laptops; → (Step) reveals." if link.role() == "teacher" else None

@@ -10,7 +10,6 @@ import dataclasses
 
 import streamlit as st
 
-import ui
 from core import state
 from core.decode import session, session_view
 from core.decode.equivalence import equivalence
@@ -21,13 +20,12 @@ from core.viz import stage
 from serve import step_queue
 from ui.classroom.rerun import this_fragment
 from ui.decode import actions
+from ui.models import active
+from ui.present import style_sheet
 from ui.static import loader
 
 VIEW = state.DECODE_VIEW
-FORCE_FULL = "decode.force_full"  # the browser asked for the whole figure (it missed a drawing)
 # A class's following student reruns the stage alone to show the teacher's Step (ui.classroom.strip):
-FRAGMENT = "decode.stage_fragment"  # the stage fragment's id in this session, as its last run gave it
-SHOWN = "decode.stage_shown"  # (request uid, decode steps) the stage last drew whole, or None
 
 
 # isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
@@ -108,18 +106,18 @@ STAGE_CSS = """
 
 
 def stage_style() -> None:
-    ui.style_sheet(STAGE_CSS)
+    style_sheet(STAGE_CSS)
 
 
 def _ask_full() -> None:
-    st.session_state[FORCE_FULL] = True
+    st.session_state[state.DECODE_FORCE_FULL] = True
 
 
 def attention_payload(fig_id: str, n_rows: int, make_full, make_row) -> dict:
     """What to send this rerun: the same payload as last time if nothing changed (the component
     is then not re-run), one row if the browser holds all but the newest, else the whole figure."""
     fig, rows, payload = st.session_state.get(VIEW) or (None, -1, None)
-    force = st.session_state.pop(FORCE_FULL, False)
+    force = st.session_state.pop(state.DECODE_FORCE_FULL, False)
     if not force and fig == fig_id and rows == n_rows:
         return payload
     payload = make_row() if (not force and fig == fig_id and rows == n_rows - 1) else make_full()
@@ -128,11 +126,11 @@ def attention_payload(fig_id: str, n_rows: int, make_full, make_row) -> dict:
 
 
 def attention(payload: dict) -> None:
-    _attention(data=payload, key="decode.attention", on_need_full_change=_ask_full)
+    _attention(data=payload, key=state.DECODE_ATTENTION, on_need_full_change=_ask_full)
 
 
 def panel(payload: dict) -> None:
-    _panel(data=payload, key="decode.panel")
+    _panel(data=payload, key=state.DECODE_PANEL)
 
 
 def forget_view() -> None:
@@ -172,7 +170,7 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, c
     if not sess.model_key.plain:  # say when the class is not looking at the float32 model
         title += f" ({sess.model_key.change})"
     if sess.model_key.source is not None:  # a checkpoint from the sidebar: name it (presenting hides the card)
-        title = f"{ui.models.active().name} · {title}"
+        title = f"{active().name} · {title}"
     fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}:{int(compact)}"  # another size: drawn anew
 
     def full():
@@ -223,8 +221,8 @@ def message(sess) -> None:
     """The last action's message, once. Above a running stage it floats (a toast) so the figures do
     not jump, until closed if it is about a shared link (level "link"); without a stage it stands
     in the page. The first call of every stage run: it also notes the stage fragment's id."""
-    st.session_state[FRAGMENT] = this_fragment()
-    st.session_state[SHOWN] = None  # until this run has drawn the stage to its end (below_stage)
+    st.session_state[state.DECODE_STAGE_FRAGMENT] = this_fragment()
+    st.session_state[state.DECODE_STAGE_SHOWN] = None  # until this run has drawn the stage to its end (below_stage)
     message, st.session_state[state.DECODE_MESSAGE] = st.session_state[state.DECODE_MESSAGE], None
     if not message:
         return
@@ -264,17 +262,17 @@ def stage_tables(sess, tok) -> None:
 def below_stage(sess, tok) -> None:
     """Below the first screen: the whole text and the request's status; the share link and this
     request's clock inside an expander that runs only when open (a Step sends less)."""
-    with st.container(key="stage-fulltext"):
+    with st.container(key=state.STAGE_FULLTEXT):
         st.code(bidi_visible(decode(tok, sess.consumed + [sess.pending])), language=None, wrap_lines=True)
     st.caption(
         f"The whole text · prompt {len(sess.prompt_ids)} tokens · decode steps {sess.n_steps} · "
         f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "
         f"whole window: {sess.cache.allocated_bytes:,} B."
     )
-    st.session_state[SHOWN] = (sess.uid, sess.n_steps)  # the stage above shows this step now
+    st.session_state[state.DECODE_STAGE_SHOWN] = (sess.uid, sess.n_steps)  # the stage above shows this step now
     if st.session_state[state.DECODE_TABLES]:  # its switch is in the controls row, outside the stage
         stage_tables(sess, tok)
-    more = st.expander("Share this request · its clock (TTFT, TPOT)", key="decode.more", on_change="rerun")
+    more = st.expander("Share this request · its clock (TTFT, TPOT)", key=state.DECODE_MORE, on_change="rerun")
     if more.open:
         with more:
             _share_and_clock(sess, tok)
@@ -289,7 +287,7 @@ def _share_and_clock(sess, tok) -> None:
         on_click=actions.write_link,
     )
     b.checkbox("The link opens in presenter mode", key=state.LINK_PRESENT, persist_state="session")
-    written = st.session_state.get(actions.LINK_WRITTEN)
+    written = st.session_state.get(state.DECODE_LINK_WRITTEN)
     if written is not None and written[:2] == (sess.uid, sess.n_steps):  # the link still shows this request
         st.caption(
             f"The address bar now holds the link to this request at step {sess.n_steps}: copy it from there "
@@ -315,7 +313,7 @@ def _share_and_clock(sess, tok) -> None:
         "Engine clock: arrival = start of prefill; each gap is one decode step's compute (forward pass + "
         "selection), not the time you took to click. Ch. 30 §30.3 definitions."
     )
-    if st.toggle("Show every token's time", key="decode.show_clock"):
+    if st.toggle("Show every token's time", key=state.DECODE_SHOW_CLOCK):
         times = sess.emission_times_ms()
         st.dataframe(
             {

@@ -12,13 +12,13 @@ def prompt_open() -> bool:
     state of a widget its run did not draw): open until a request runs, closed while one does, so
     the stage keeps its room."""
     ss = st.session_state
-    if actions.PROMPT_OPEN not in ss:
-        ss[actions.PROMPT_OPEN] = actions.session() is None
-    return ss[actions.PROMPT_OPEN]
+    if state.DECODE_PROMPT_OPEN not in ss:
+        ss[state.DECODE_PROMPT_OPEN] = actions.session() is None
+    return ss[state.DECODE_PROMPT_OPEN]
 
 
 def prompt_box(present: bool) -> None:
-    with st.expander("Prompt", icon=":material/edit:", key=actions.PROMPT_OPEN, on_change="rerun"):
+    with st.expander("Prompt", icon=":material/edit:", key=state.DECODE_PROMPT_OPEN, on_change="rerun"):
         st.text_area(
             "Prompt (any text; it is tokenized byte by byte if needed)",
             key=state.DECODE_PROMPT,
@@ -82,9 +82,9 @@ def controls() -> None:
     playing, none = st.session_state[state.DECODE_PLAYING], actions.session() is None
     c = st.columns([1, 1, 0.9, 1.5, 1.4, 2.2], vertical_alignment="center")
     prefill = actions.prefill
-    c[0].button("Prefill", type="primary", key="decode-prefill", on_click=prefill, width="stretch", shortcut="P")
+    c[0].button("Prefill", type="primary", key=state.DECODE_PREFILL, on_click=prefill, width="stretch", shortcut="P")
     play = "Pause ❚❚" if playing else "Play ▶"
-    c[1].button(play, key="decode-play", on_click=actions.toggle_play, disabled=none, width="stretch", shortcut="K")
+    c[1].button(play, key=state.DECODE_PLAY, on_click=actions.toggle_play, disabled=none, width="stretch", shortcut="K")
     c[2].button("Reset", on_click=actions.reset, width="stretch")
     c[3].toggle(
         "Predict first",

@@ -11,27 +11,5 @@ shipped lessons, so a teacher can share a link that opens a stop.
 
 The package, by concern: ``components`` (the two browser components, registered once at import:
 the clicker's key listener and the stop's scroll), ``moves`` (moving between stops and the address
-that carries them), ``draw`` (the bar and its menu, and the bar's style sheet). Every public name is
-importable from here, as it was from the single module.
+that carries them), ``draw`` (the bar and its menu, and the bar's style sheet).
 """
-
-from __future__ import annotations
-
-from ui.lesson.components import clicker
-from ui.lesson.draw import BAR_CSS, bar, menu
-from ui.lesson.moves import from_url, go, keep_in_url, leave, link_params, move, shipped, start
-
-__all__ = [
-    "BAR_CSS",
-    "bar",
-    "clicker",
-    "from_url",
-    "go",
-    "keep_in_url",
-    "leave",
-    "link_params",
-    "menu",
-    "move",
-    "shipped",
-    "start",
-]

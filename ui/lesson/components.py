@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core import state
 from ui import static
 
 # Served with the stage's modules (ui.static: static/stage-<hash>/), so a rerun does not resend it.
@@ -21,5 +22,5 @@ _clicker = st.components.v2.component("explainer_clicker", js=static.loader("cli
 
 def clicker(key: str) -> None:
     """Install the clicker's key listener in this browser tab (once; a hidden element)."""
-    with st.container(key=f"clicker-{key}"):
-        _clicker(data={"on": True}, key=f"clicker.{key}")
+    with st.container(key=f"{state.CLICKER}-{key}"):
+        _clicker(data={"on": True}, key=f"{state.CLICKER}.{key}")

@@ -9,12 +9,13 @@ import html
 
 import streamlit as st
 
-import ui
 from core import state
 from core.lesson.pages import PAGES
 from ui import handout
+from ui.frame import TITLES
 from ui.lesson.components import _scroll, clicker
 from ui.lesson.moves import _lesson, go, leave, link_params, move
+from ui.present import style_sheet
 
 BAR_CSS = """
 .st-key-lesson-bar { background: #f0f2f6; border-radius: 0.5rem; padding: 0.3rem 0.6rem; gap: 0.2rem; }
@@ -72,16 +73,16 @@ def bar(nav) -> None:
     handout.set_slots(nav.title)
     if lesson is None:
         return
-    ui.style_sheet(BAR_CSS)
+    style_sheet(BAR_CSS)
     k, n = ss[state.LESSON_STOP], len(lesson.stops)
-    stop, on_decode = lesson.stops[k], nav.title == ui.TITLES["decode"]
+    stop, on_decode = lesson.stops[k], nav.title == TITLES["decode"]
     keys = "PgDn / PgUp · → is Step" if on_decode else "PgDn / PgUp or → / ←"
-    with st.container(key="lesson-bar"):
+    with st.container(key=state.LESSON_BAR):
         nav_col, text, tools = st.columns([2.7, 7.6, 2.4], vertical_alignment="center", gap="small")
         with nav_col.container(horizontal=True, gap="small"):
             st.button(
                 "←",
-                key="lesson.prev",
+                key=state.LESSON_PREV,
                 on_click=move,
                 args=(-1,),
                 disabled=k == 0 or ss[state.CLASS_LOCKED],
@@ -90,7 +91,7 @@ def bar(nav) -> None:
             )
             st.button(
                 "→",
-                key="lesson.next",
+                key=state.LESSON_NEXT,
                 on_click=move,
                 args=(1,),
                 disabled=k == n - 1 or ss[state.CLASS_LOCKED],
@@ -100,13 +101,13 @@ def bar(nav) -> None:
             )
         nav_col.caption(keys)
         with text:
-            with st.container(key="lesson-title"):
+            with st.container(key=state.LESSON_TITLE):
                 _text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
             _text(f"Ask: {stop.question_now(ss)}")  # a Practice stop's "New numbers" changes its question
             if nav.title != PAGES[stop.page].title:  # the class went elsewhere through the top bar
                 st.button(
                     f"Back to stop {k + 1}",
-                    key="lesson.back",
+                    key=state.LESSON_BACK,
                     on_click=go,
                     args=(k,),
                     type="tertiary",
@@ -117,7 +118,7 @@ def bar(nav) -> None:
                 # Keyed by the stop: a note opened at one stop is a closed popover at the next, so the
                 # projector never shows the next stop's answers unasked.
                 note = {"icon": ":material/speaker_notes:", "help": "The speaker note (teacher view)"}
-                with st.popover("Note", key=f"lesson-note-{k}", **note):
+                with st.popover("Note", key=f"{state.LESSON_NOTE}-{k}", **note):
                     st.text(stop.note)
             with st.popover(
                 "", icon=":material/menu:", help="The lesson: go to a stop, download the handout, a link for students"
@@ -125,23 +126,24 @@ def bar(nav) -> None:
                 menu(lesson, k)
             st.button(
                 "",
-                key="lesson.leave",
+                key=state.LESSON_LEAVE,
                 on_click=leave,
                 disabled=ss[state.CLASS_LOCKED],  # a following student stays in the teacher's lesson
                 icon=":material/close:",
                 help="Leave the lesson (the pages keep their settings)",
             )
-    with st.container(key="lesson-scroll"):
+    with st.container(key=state.LESSON_SCROLL):
         close = ss[state.LESSON_CLOSE_SIDEBAR]
         ss[state.LESSON_CLOSE_SIDEBAR] = False
         _scroll(
-            data={"arrival": ss[state.LESSON_ARRIVAL], "page": nav.title, "closeSidebar": close}, key="lesson.scroll"
+            data={"arrival": ss[state.LESSON_ARRIVAL], "page": nav.title, "closeSidebar": close},
+            key=state.LESSON_SCROLL_KEY,
         )
         clicker("lesson")
     if not on_decode and not ss[state.CLASS_LOCKED]:  # → / ← are the stage's own keys on the decode page
-        with st.container(key="lesson-keys"):
-            st.button("next stop", key="lesson.right", on_click=move, args=(1,), shortcut="Right")
-            st.button("previous stop", key="lesson.left", on_click=move, args=(-1,), shortcut="Left")
+        with st.container(key=state.LESSON_KEYS):
+            st.button("next stop", key=state.LESSON_RIGHT, on_click=move, args=(1,), shortcut="Right")
+            st.button("previous stop", key=state.LESSON_LEFT, on_click=move, args=(-1,), shortcut="Left")
 
 
 def menu(lesson, k: int) -> None:
@@ -152,8 +154,8 @@ def menu(lesson, k: int) -> None:
         range(len(lesson.stops)),
         index=k,
         format_func=lambda i: f"{i + 1}. {lesson.stops[i].title}",
-        key=f"lesson.jump.{k}",
-        on_change=lambda: go(st.session_state[f"lesson.jump.{k}"]),
+        key=f"{state.LESSON_JUMP}.{k}",
+        on_change=lambda: go(st.session_state[f"{state.LESSON_JUMP}.{k}"]),
     )
     handout.download_button("lesson.handout")
     if st.session_state[state.LESSON_NAME]:

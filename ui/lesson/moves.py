@@ -10,12 +10,12 @@ import re
 
 import streamlit as st
 
-import ui
 from core import state
 from core.lesson.pages import PAGES
 from core.lesson.stops import load_shipped, shipped_lessons
 from ui import handout
 from ui.decode import actions
+from ui.present import share_link_in_url
 
 
 @st.cache_resource
@@ -99,7 +99,7 @@ def keep_in_url() -> None:
     exercise's) stay; set only when it differs, as each change is one more message to the browser. A share
     link in the bar is left as written (``ui.share_link_in_url``)."""
     ss = st.session_state
-    if not ss[state.LESSON_NAME] or ui.share_link_in_url():
+    if not ss[state.LESSON_NAME] or share_link_in_url():
         return
     want = link_params(for_students=True)
     if ss[state.LESSON_TEACHER]:
@@ -114,9 +114,9 @@ def from_url() -> None:
     """Once per session: a lesson link (``?lesson=fifteen-minutes&stop=3&teacher=1``) starts that
     stop. A malformed value is named in a note; what can be used still is."""
     ss = st.session_state
-    if "lesson.url_read" in ss:
+    if state.LESSON_URL_READ in ss:
         return
-    ss["lesson.url_read"] = True
+    ss[state.LESSON_URL_READ] = True
     params, notes = st.query_params.to_dict(), []
     if "teacher" in params:
         if params["teacher"] in ("0", "1"):

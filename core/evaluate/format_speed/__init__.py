@@ -29,37 +29,5 @@ the same rounds), so the sentence can say how much of a step is the weight produ
 
 The package, by concern: ``kernels`` (the packed projection modules and the kernel each format
 multiplies through), ``measure`` (a model's copy in a format, its weight products, ``FormatRow`` and
-``measure_formats``), ``report`` (the sentence and the table from the numbers). Every public name is
-importable from here, as it was from the single module.
+``measure_formats``), ``report`` (the sentence and the table from the numbers).
 """
-
-from __future__ import annotations
-
-from core.evaluate.format_speed.kernels import (
-    DEQUANTIZING,
-    GROUP,
-    KERNELS,
-    BlockLinear,
-    Int4Linear,
-    Int8Linear,
-    packed_module,
-)
-from core.evaluate.format_speed.measure import FormatRow, build, measure_formats, rest_dtype, step_products
-from core.evaluate.format_speed.report import explain, format_rows
-
-__all__ = [
-    "DEQUANTIZING",
-    "GROUP",
-    "KERNELS",
-    "BlockLinear",
-    "FormatRow",
-    "Int4Linear",
-    "Int8Linear",
-    "build",
-    "explain",
-    "format_rows",
-    "measure_formats",
-    "packed_module",
-    "rest_dtype",
-    "step_products",
-]

@@ -17,7 +17,8 @@ from torch import nn
 from core.cost.step_traffic import FORMATS, step_bytes
 from core.decode.kv_cache import KVCache
 from core.evaluate.format_speed.kernels import GROUP, packed_module
-from core.evaluate.machine_speed import bandwidth_fns, rounds_ms, spread
+from core.evaluate.machine_speed.roofline import bandwidth_fns
+from core.evaluate.machine_speed.timing import rounds_ms, spread
 from core.model.layout import Fused, fuse_projections, fusion_groups, project, quantizable_weights
 from core.model.model import GPT
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from core.practice.exercises import Mistake, Tolerance
+from core.practice.exercise_types import Mistake, Tolerance
 from core.text import BINARY, DECIMAL
 
 BYTES_TOL = Tolerance(rel=0.001)  # 805.3 MB is right for 805,306,368 B; 768 MB (MiB read as MB) is 4.6% off

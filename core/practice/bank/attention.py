@@ -10,7 +10,8 @@ import random
 import numpy as np
 
 from core.model import worked
-from core.practice.exercises import Exercise, Mistake, Tolerance, part
+from core.practice.exercise_types import Exercise, Mistake, Tolerance
+from core.practice.exercises import part
 
 
 def _p(x: float) -> str:

@@ -9,7 +9,8 @@ import random
 from core.cost import counts as cost
 from core.practice.bank import ABOUT_TOL, BYTES_TOL, WORDS, unit_mixups
 from core.practice.exercise_text import bytes_text
-from core.practice.exercises import Exercise, Mistake, Tolerance, part
+from core.practice.exercise_types import Exercise, Mistake, Tolerance
+from core.practice.exercises import part
 from core.serving import latency
 
 

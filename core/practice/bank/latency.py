@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import random
 
+from core import state
 from core.practice.bank import MS_TOL, WORDS, random_trace
-from core.practice.exercises import MISSING_WORDS, Exercise, Mistake, Tolerance, part
+from core.practice.exercise_types import Exercise, Mistake, Tolerance
+from core.practice.exercises import MISSING_WORDS, part
 from core.serving import latency
 
 
@@ -92,7 +94,7 @@ def ex1(seed: int) -> Exercise:
         ),
     )
     return Exercise(
-        "ch30-1",
+        state.CH30_1,
         seed,
         "Exercise 1: TTFT, gaps, TPOT",
         "Ch. 30 §30.8 exercise 1 (definitions: §30.3)",

@@ -8,7 +8,8 @@ import random
 
 import numpy as np
 
-from core.practice.exercises import Exercise, Mistake, Tolerance, part
+from core.practice.exercise_types import Exercise, Mistake, Tolerance
+from core.practice.exercises import part
 from core.quant import quantize as quant
 from core.quant.ruler import ruler as ruler_of
 

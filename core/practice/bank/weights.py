@@ -7,21 +7,22 @@ from __future__ import annotations
 import random
 
 from core.cost import counts as cost
-from core.cost import shapes
+from core.cost.kv_shape import PRESETS
 from core.practice.bank import BYTES_TOL, unit_mixups
 from core.practice.exercise_text import bytes_text
-from core.practice.exercises import Exercise, Mistake, part
+from core.practice.exercise_types import Exercise, Mistake
+from core.practice.exercises import part
 
 
 def ex6(seed: int) -> Exercise:
     """Ch. 30 exercise 6: weights to fewer bits, the KV cache unchanged."""
     rng = random.Random(seed)
     if seed == 0:
-        n, before, after, shape, T = 7 * 10**9, 16, 4, shapes.PRESETS["Ch. 30 24-layer example"], 4096
+        n, before, after, shape, T = 7 * 10**9, 16, 4, PRESETS["Ch. 30 24-layer example"], 4096
     else:
         n, before, after = rng.choice([1, 3, 7, 8, 13, 34, 70]) * 10**9, rng.choice([16, 32]), rng.choice([8, 4])
         names = ["Ch. 30 24-layer example", "Llama-2-7B (MHA)", "Llama-3-8B (GQA)", "Mistral-7B-v0.1 (GQA)"]
-        shape, T = shapes.PRESETS[rng.choice(names)], rng.choice([2048, 4096, 8192])
+        shape, T = PRESETS[rng.choice(names)], rng.choice([2048, 4096, 8192])
     w = lambda bits: float(cost.weight_bytes(n, bits))  # noqa: E731
     b = shape.bytes_per_value
     kv = lambda per_value: cost.kv_cache_bytes(shape.n_layer, shape.n_kv_head, shape.head_dim, T, per_value)["total"]  # noqa: E731

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from core.classroom import rules
-from core.classroom.store import (
+from core.classroom.redis_store import RedisStore
+from core.classroom.rules import (
     CLASS_TTL_S,
     CODE_ALPHABET,
     JOIN_LIMIT,
@@ -21,13 +22,11 @@ from core.classroom.store import (
     ClassNotFound,
     NotSeated,
     NotTeacher,
-    RedisStore,
-    SqliteStore,
     TooManyJoins,
-    default_url,
     normalize_code,
-    open_store,
 )
+from core.classroom.sqlite_store import SqliteStore
+from core.classroom.store import default_url, open_store
 
 ROOT = Path(__file__).resolve().parents[3]
 Q = "req-1:3"  # a question id as core.classroom.plan.question_id writes them

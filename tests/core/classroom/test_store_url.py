@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 import yaml
 
 from core.checkpoints.sources import parse_app_args
-from core.classroom.store import ENV_URL, RedisStore, default_url, open_store
+from core.classroom.redis_store import RedisStore
+from core.classroom.store import ENV_URL, default_url, open_store
 from serve.replicas import class_store_env
 
 MANIFEST = Path(__file__).resolve().parents[3] / "deploy/k8s/class-server.yaml"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from core import viz
 from core.cost.bill import generation_bill, growth, step_work
+from core.viz.cost import fig_growth_shapes
 
 
 def test_growth_counts_and_marks():
@@ -40,7 +40,7 @@ def test_generation_bill_scales_by_layers_and_heads():
 def test_the_1000_token_label_sits_above_every_curve(n_max):
     """The 1,000-token label is anchored high (85% of the top) at the left, where every curve over the left half
     of the plot is still below a quarter of the top: no curve runs through it."""
-    fig = viz.fig_growth_shapes(growth(n_max), "per layer, per head")
+    fig = fig_growth_shapes(growth(n_max), "per layer, per head")
     [label] = [a for a in fig.layout.annotations if a.text.startswith("1,000 tokens")]
     top = (n_max / 1000) ** 2
     assert label.ayref == "y" and label.ay >= 0.8 * top and label.ax <= 0.05 * n_max

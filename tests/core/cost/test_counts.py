@@ -206,7 +206,8 @@ def test_mistake_notes_are_exact():
 def test_weight_rows_and_card_budget():
     """7B: 4-bit + fp16 scale per 32 = 4.5 bits = 3,937,500,000 bytes; “7B, Q4, 8K” with Llama-2-7B's KV shape:
     3.9375 GB + 2·32·8,192·32·128·2 B + 1 GB overhead, over an 8 GB budget."""
-    from core.cost.shapes import PRESETS, parse_model_card
+    from core.cost.kv_shape import PRESETS
+    from core.cost.shapes import parse_model_card
     from core.cost.weight_bytes import card_budget, gb, weight_rows
 
     rows = {r.bits: r for r in weight_rows(7 * 10**9, 32, 16)}

@@ -3,8 +3,9 @@ import json
 import pytest
 
 from core.cost.counts import kv_cache_bytes
+from core.cost.kv_shape import PRESETS
 from core.cost.request_sizes import parse_lengths
-from core.cost.shapes import PRESETS, parse_hf_config, parse_model_card
+from core.cost.shapes import parse_hf_config, parse_model_card
 
 
 def _kv_per_token(s):

@@ -3,6 +3,7 @@
 from core import state
 from core.decode import session, share
 from core.decode.generate import SamplingConfig
+from core.decode.session_types import ModelKey
 from core.model.config import PRESETS
 
 CFG = PRESETS["shipped"]
@@ -12,7 +13,7 @@ def test_a_link_encodes_the_request_as_prefilled_and_round_trips(tiny_model):
     """Sampling seed 3, five steps: the link says seed 3 and step 5 whatever the seed box says now;
     parsing it gives back the same prompt, sampling, precision, weights, layer and head."""
     sampling = SamplingConfig("sample", 1.2, 10, 3)
-    sess = session.start(tiny_model, [5, 6, 7], sampling, session.ModelKey("float32", 4), prompt_text="The cat <b>")
+    sess = session.start(tiny_model, [5, 6, 7], sampling, ModelKey("float32", 4), prompt_text="The cat <b>")
     for _ in range(5):
         session.step(tiny_model, sess)
     link = share.link_for(sess, 1, state.MEAN_HEADS)
@@ -37,7 +38,7 @@ def test_presenter_and_predict_only_when_asked():
 
     class Sess:
         sampling, prompt_text, n_steps = SamplingConfig(), state.DEFAULT_PROMPT, 0
-        model_key = session.ModelKey()
+        model_key = ModelKey()
 
     layer, head = state.DEFAULTS[state.DECODE_LAYER], state.DEFAULTS[state.DECODE_HEAD]
     assert share.link_for(Sess, layer, head) == {"step": "0"}

@@ -10,7 +10,9 @@ import torch
 
 from core.cost.step_traffic import FORMATS, step_bytes
 from core.decode.kv_cache import KVCache
-from core.evaluate import format_speed
+from core.evaluate.format_speed.kernels import BlockLinear, Int4Linear
+from core.evaluate.format_speed.measure import FormatRow, build, measure_formats, rest_dtype, step_products
+from core.evaluate.format_speed.report import explain
 from core.gguf.blocks import dequantize_blocks, quantize_blocks
 from core.model.config import PRESETS, GPTConfig
 from core.model.layout import fuse_projections
@@ -54,7 +56,7 @@ def _step(model, dtype, context=12):
 def test_each_format_decodes_close_to_float32(model, fmt):
     """Every format's decode step (its own prefill and kernel) lands within its tolerance of float32's logits."""
     ref = _step(model, torch.float32)
-    got = _step(format_speed.build(model, fmt), format_speed.rest_dtype(fmt))
+    got = _step(build(model, fmt), rest_dtype(fmt))
     assert float((got - ref).abs().max()) <= TOLERANCE[fmt] * float(ref.abs().max()), fmt
 
 
@@ -62,7 +64,7 @@ def test_each_format_decodes_close_to_float32(model, fmt):
 def test_bytes_per_step_from_the_packed_tensors(model, fmt):
     """step_bytes(fmt) = the packed model's own tensors: projection buffers, head, norms, one embedding row,
     the KV slices read and written, and the logits (B=1 decode at 12 positions)."""
-    m = format_speed.build(model, fmt)
+    m = build(model, fmt)
     rest = FORMATS[fmt]["rest"]
     packed = sum(b.nbytes for name, b in m.named_buffers() if ".self_attn." in name or ".mlp." in name)
     linears = sum(
@@ -70,17 +72,17 @@ def test_bytes_per_step_from_the_packed_tensors(model, fmt):
     )
     norms = sum(p.nbytes for name, p in m.named_parameters() if "norm" in name)
     head = m.lm_head.weight.nbytes
-    kv_row = sum(c[:, :, :1].nbytes for c in KVCache(CFG, dtype=format_speed.rest_dtype(fmt)).k_cache) * 2
+    kv_row = sum(c[:, :, :1].nbytes for c in KVCache(CFG, dtype=rest_dtype(fmt)).k_cache) * 2
     expected = packed + linears + norms + head + CFG.n_embd * rest + 11 * kv_row + kv_row + CFG.vocab_size * rest
     assert step_bytes(CFG, 1, 1, 12, fmt)["total"] == expected
 
 
 def test_float_formats_keep_linear_modules_and_packed_ones_replace_them(model):
     """bfloat16 is the model cast; int8 keeps int8 weights with one scale per row; no fused product survives."""
-    assert format_speed.build(model, "bfloat16").layers[0].self_attn.q_proj.weight.dtype == torch.bfloat16
-    q = format_speed.build(model, "int8 (bf16 activations)").layers[0].self_attn.q_proj
+    assert build(model, "bfloat16").layers[0].self_attn.q_proj.weight.dtype == torch.bfloat16
+    q = build(model, "int8 (bf16 activations)").layers[0].self_attn.q_proj
     assert q.q.dtype == torch.int8 and q.scale.shape == (CFG.n_embd,)
-    assert all(b.self_attn.fused_qkv is None for b in format_speed.build(model, "int4 (bf16 activations)").layers)
+    assert all(b.self_attn.fused_qkv is None for b in build(model, "int4 (bf16 activations)").layers)
 
 
 @pytest.mark.parametrize("fmt", ["Q8_0", "Q4_0"])
@@ -89,14 +91,14 @@ def test_block_weights_are_ggmls_blocks(model, fmt):
     lin = model.layers[0].mlp.down_proj
     w = lin.weight.detach().float().contiguous().numpy()
     expected = dequantize_blocks(quantize_blocks(w, fmt), fmt, w.shape)
-    got = format_speed.BlockLinear(lin, fmt).weight().numpy()
+    got = BlockLinear(lin, fmt).weight().numpy()
     np.testing.assert_array_equal(got, expected)
 
 
 def test_int4_packing_round_trips(model):
     """The int4 kernel's product equals x times the dequantized groups (the packing is read as written)."""
     lin = model.layers[1].mlp.up_proj
-    m = format_speed.Int4Linear(lin, torch.bfloat16)
+    m = Int4Linear(lin, torch.bfloat16)
     x = torch.randn(3, CFG.n_embd).bfloat16()
     torch.testing.assert_close(m(x).float(), x.float() @ m.weight().T, atol=0.05, rtol=0.02)
 
@@ -105,7 +107,7 @@ def test_a_width_not_divisible_by_32_is_refused():
     """A projection whose input width is off the 32 grid (n_embd 48) raises ValueError naming it."""
     cfg = GPTConfig(vocab_size=64, block_size=16, n_layer=1, n_head=2, n_kv_head=1, n_embd=48, ffn_hidden=64)
     with pytest.raises(ValueError, match="not a multiple of 32"):
-        format_speed.build(GPT(cfg), "Q8_0 dequantize + matmul")
+        build(GPT(cfg), "Q8_0 dequantize + matmul")
     assert PRESETS["shipped"].ffn_hidden % 32 == 0
 
 
@@ -113,27 +115,27 @@ def test_the_sentence_comes_from_the_numbers():
     """The explanation names the fastest format, its time and where it goes (products vs the rest), and
     lists a slower low-byte format with its reason; a format within the noise of float32 is not listed."""
     rows = [
-        format_speed.FormatRow("float32", 4_000_000, 1.0, 9, 0.0, 0.5, 3_600_000),
-        format_speed.FormatRow("int8 (bf16 activations)", 1_100_000, 0.4, 9, 0.1, 0.3, 900_000),
-        format_speed.FormatRow("Q4_0 dequantize + matmul", 1_200_000, 3.0, 9, 0.3, 2.5, 500_000),
-        format_speed.FormatRow("Q8_0 dequantize + matmul", 1_500_000, 1.1, 9, 0.3, 0.9, 900_000),
+        FormatRow("float32", 4_000_000, 1.0, 9, 0.0, 0.5, 3_600_000),
+        FormatRow("int8 (bf16 activations)", 1_100_000, 0.4, 9, 0.1, 0.3, 900_000),
+        FormatRow("Q4_0 dequantize + matmul", 1_200_000, 3.0, 9, 0.3, 2.5, 500_000),
+        FormatRow("Q8_0 dequantize + matmul", 1_500_000, 1.1, 9, 0.3, 0.9, 900_000),
     ]
-    text = format_speed.explain(rows, 10.0, 1)
+    text = explain(rows, 10.0, 1)
     assert text.startswith("Fastest here: int8 (bf16 activations) at 0.40 ms")
     assert "2.50× the speed of float32" in text and "the rest of the step 0.10 ms" in text
     assert "3.0 GB/s of weights against the memory's 10.0" in text  # 0.9 MB in 0.3 ms: arithmetic-bound
     assert "Q4_0 dequantize + matmul 3.00 ms" in text and "float32 copy of its weights" in text
     assert "Q8_0" not in text and "1 torch thread" in text
-    rows[1] = format_speed.FormatRow("int8 (bf16 activations)", 1_100_000, 0.95, 9, 0.1, 0.3, 900_000)
-    assert "within the 15% run-to-run noise: a tie" in format_speed.explain(rows, 10.0, 1)
-    rows[1] = format_speed.FormatRow("int8 (bf16 activations)", 1_100_000, 2.0, 9, 0.1, 1.0, 900_000)
-    assert format_speed.explain(rows, 10.0, 2).startswith("Fastest here: float32")
+    rows[1] = FormatRow("int8 (bf16 activations)", 1_100_000, 0.95, 9, 0.1, 0.3, 900_000)
+    assert "within the 15% run-to-run noise: a tie" in explain(rows, 10.0, 1)
+    rows[1] = FormatRow("int8 (bf16 activations)", 1_100_000, 2.0, 9, 0.1, 1.0, 900_000)
+    assert explain(rows, 10.0, 2).startswith("Fastest here: float32")
 
 
 def test_measured_rows_carry_the_products(model):
     """A (tiny-budget) measurement gives every format a step time, the products' time within it, the
     projections' bytes from step_traffic, and the bandwidth timed beside them."""
-    rows = format_speed.measure_formats(model, 12, 0.0, formats=("float32", "int8 (bf16 activations)"))
+    rows = measure_formats(model, 12, 0.0, formats=("float32", "int8 (bf16 activations)"))
     assert [r.fmt for r in rows] == ["float32", "int8 (bf16 activations)"]
     for r in rows:
         assert r.ms > 0 and r.products_ms > 0 and r.repeats >= 3 and r.spread >= 0
@@ -150,15 +152,15 @@ def test_a_fused_models_formats_run_fused_and_equal_the_parts(model, fmt):
     parts one by one, and the products timed alone are the step's four per block."""
     fused = copy.deepcopy(model)
     fuse_projections(fused)
-    m = format_speed.build(fused, fmt)
+    m = build(fused, fmt)
     for block in m.layers:
         assert block.self_attn.fused_qkv is not None and block.mlp.fused_gate_up is not None
         packed = fmt not in ("float32", "bfloat16")
         assert (block.self_attn.fused_qkv.module is not None) == packed
-    assert len(format_speed.step_products(m)) == 4 * CFG.n_layer
-    parts = format_speed.build(model, fmt)  # the unfused model's copy: every part on its own
+    assert len(step_products(m)) == 4 * CFG.n_layer
+    parts = build(model, fmt)  # the unfused model's copy: every part on its own
     assert all(b.self_attn.fused_qkv is None for b in parts.layers)
-    got, ref = _step(m, format_speed.rest_dtype(fmt)), _step(parts, format_speed.rest_dtype(fmt))
+    got, ref = _step(m, rest_dtype(fmt)), _step(parts, rest_dtype(fmt))
     # float32 formats: the same sums in another order; bfloat16 ones: their rounding of such sums.
-    limit = 1e-5 if format_speed.rest_dtype(fmt) == torch.float32 and "bf16" not in fmt else 0.01
+    limit = 1e-5 if rest_dtype(fmt) == torch.float32 and "bf16" not in fmt else 0.01
     assert float((got - ref).abs().max()) <= limit * float(ref.abs().max()), fmt

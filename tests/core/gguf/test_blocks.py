@@ -2,15 +2,19 @@
 
 import struct
 
+import gguf
 import numpy as np
 import pytest
+from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
-gguf = pytest.importorskip("gguf")
-from gguf import GGML_QUANT_SIZES, GGMLQuantizationType  # noqa: E402
-
-from core.gguf.layout import LAYOUTS, bits_per_weight  # noqa: E402
-from core.model.shipped import load_model  # noqa: E402
-from core.quant.quantize import FORMATS, block_view, dequantize_blocks, format_bits_per_weight, quantize_blocks  # noqa: E402
+from core.gguf.blocks import (
+    block_view,
+    dequantize_blocks,
+    quantize_blocks,
+)
+from core.gguf.layout import LAYOUTS, bits_per_weight
+from core.model.shipped import load_model
+from core.quant.quantize import FORMATS, format_bits_per_weight
 
 LEGACY = ["Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0"]
 

@@ -2,15 +2,17 @@
 
 from fractions import Fraction
 
+import gguf
 import numpy as np
 import pytest
+from gguf import GGMLQuantizationType
 
-gguf = pytest.importorskip("gguf")
-from gguf import GGMLQuantizationType  # noqa: E402
-
-from core.gguf.layout import LAYOUTS, bits_per_weight  # noqa: E402
-from core.model.shipped import load_model  # noqa: E402
-from core.quant.quantize import dequantize_blocks, quantize_blocks  # noqa: E402
+from core.gguf.blocks import (
+    dequantize_blocks,
+    quantize_blocks,
+)
+from core.gguf.layout import LAYOUTS, bits_per_weight
+from core.model.shipped import load_model
 
 K = ["Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"]
 

@@ -3,16 +3,15 @@
 import os
 import struct
 
+import gguf
 import numpy as np
 import pytest
 
-gguf = pytest.importorskip("gguf")
-
-from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload  # noqa: E402
-from core.cost.gguf_plan import gguf_memory_plan  # noqa: E402
-from core.gguf.reader import GGUFSummary, read_gguf  # noqa: E402
-from core.gguf.writer import write_gguf  # noqa: E402
-from core.model.shipped import load_model, load_shipped_tokenizer  # noqa: E402
+from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload
+from core.cost.gguf_plan import gguf_memory_plan
+from core.gguf.reader import GGUFSummary, read_gguf
+from core.gguf.writer import write_gguf
+from core.model.shipped import load_model, load_shipped_tokenizer
 
 MiB = 2**20
 

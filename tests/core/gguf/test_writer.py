@@ -2,13 +2,16 @@
 
 import json
 
+import gguf
 import numpy as np
 import pytest
 import torch
 
-gguf = pytest.importorskip("gguf")
-
-from core.gguf.writer import (  # noqa: E402
+from core.gguf.blocks import (
+    dequantize_blocks,
+    quantize_blocks,
+)
+from core.gguf.writer import (
     EXPORT_FORMATS,
     block_quantized_model,
     export_gguf_bytes,
@@ -17,10 +20,10 @@ from core.gguf.writer import (  # noqa: E402
     storage_bytes,
     write_gguf,
 )
-from core.model.rope import apply_rope, rope_tables  # noqa: E402
-from core.model.shipped import ASSETS, load_model, load_shipped_tokenizer  # noqa: E402
-from core.quant.model_weights import quantizable_weights, weight_storage_bytes  # noqa: E402
-from core.quant.quantize import dequantize_blocks, quantize_blocks  # noqa: E402
+from core.model.layout import quantizable_weights
+from core.model.rope import apply_rope, rope_tables
+from core.model.shipped import ASSETS, load_model, load_shipped_tokenizer
+from core.quant.model_weights import weight_storage_bytes
 
 
 @pytest.fixture(scope="module")

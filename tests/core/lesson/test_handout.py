@@ -4,12 +4,13 @@ import re
 
 import numpy as np
 
-from core import viz
 from core.lesson.handout import HandoutStop, build_handout, lesson_stops
 from core.lesson.stops import load_shipped
 from core.practice import catalogue, exercises
 from core.practice.tally import Tally
 from core.quant.ruler import ruler as ruler_of
+from core.viz.memory import fig_kv_variants
+from core.viz.ruler import fig_ruler
 
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 
@@ -17,9 +18,9 @@ HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 def figures() -> dict:
     """Two figures from the lesson's pages: the ruler with the outlier, the MHA/GQA/MQA bars."""
     r = ruler_of(np.array([-1.2, -0.2, 0.7, 1.8, 8.0]), 4, 0.5)
-    ruler = viz.fig_ruler(r).update_layout(title_text=HOSTILE)  # a title carrying hostile text
+    ruler = fig_ruler(r).update_layout(title_text=HOSTILE)  # a title carrying hostile text
     gib = [4 * 2**30, 2**30, 2**27]
-    bars = viz.fig_kv_variants(["MHA", "GQA", "MQA"], gib, ["4 GiB", "1 GiB", "128 MiB"], "GQA")
+    bars = fig_kv_variants(["MHA", "GQA", "MQA"], gib, ["4 GiB", "1 GiB", "128 MiB"], "GQA")
     return {3: bars, 5: ruler}
 
 

@@ -8,8 +8,10 @@ import jsonschema
 import pytest
 
 from core import state
+from core.cost.kv_shape import PRESETS
 from core.lesson import stops
 from core.lesson.pages import PAGES, lesson_schema
+from ui import frame
 
 ROOT = Path(__file__).resolve().parents[3]
 SHIPPED = (ROOT / "assets/lessons/fifteen-minutes.toml").read_text(encoding="utf-8")
@@ -17,9 +19,8 @@ SHIPPED = (ROOT / "assets/lessons/fifteen-minutes.toml").read_text(encoding="utf
 
 def _app_pages() -> dict[str, str]:
     """{script: title} of the app's navigation (``ui.PAGES``, which app.py turns into st.Page)."""
-    import ui
 
-    return {path: name for path, name, _ in ui.PAGES}
+    return {path: name for path, name, _ in frame.PAGES}
 
 
 def test_pages_are_the_apps_pages():
@@ -46,12 +47,11 @@ def test_string_choices_are_the_pages_own():
 
     assert PAGES["latency"].settings["source"].schema["enum"] == list(EDITABLE)
     assert "*LAT.EDITABLE" in (ROOT / "app_pages/latency.py").read_text()  # the page offers exactly these
-    from core.cost import shapes
     from core.practice.catalogue import catalogue
     from core.quant import ruler
 
     assert PAGES["quantize"].settings["preset"].schema["enum"] == list(ruler.PRESETS)
-    assert set(PAGES["memory"].settings["preset"].schema["enum"]) == {*shapes.PRESETS, "The shipped model"}
+    assert set(PAGES["memory"].settings["preset"].schema["enum"]) == {*PRESETS, "The shipped model"}
     assert PAGES["practice"].settings["ex"].schema["enum"] == list(catalogue())
 
 
@@ -79,7 +79,7 @@ def test_shipped_lesson_validates_and_follows_the_plan():
 
 def test_quantize_preset_sets_what_the_page_callback_sets():
     """A lesson's ruler preset puts the same values in session state as choosing it on the page."""
-    from tests.helpers.app_util import new_app
+    from bench.fresh_app import new_app
 
     at = new_app("app_pages/quantize.py")
     at.selectbox(key="quant.preset").set_value("Ch. 30: the outlier 8").run()

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from core.practice import answer_lists, answers
+from core.typed_numbers import TooLarge, quote
 
 EX3_BYTES = 2 * 4 * 24 * 4096 * 4 * 128 * 2  # Ch. 30 exercise 3: 805,306,368 bytes
 
@@ -158,9 +159,9 @@ def test_number_and_time_lists():
 
 def test_quote_keeps_backticks_literal():
     """Typed backticks cannot close the code span that quotes them."""
-    assert answers.quote("a`b") == "``a`b``"
-    assert answers.quote("`x") == "`` `x ``"
-    assert answers.quote("y" * 100).endswith("…`")
+    assert quote("a`b") == "``a`b``"
+    assert quote("`x") == "`` `x ``"
+    assert quote("y" * 100).endswith("…`")
 
 
 def test_an_invisible_character_in_an_answer_is_named_in_the_message():
@@ -168,9 +169,7 @@ def test_an_invisible_character_in_an_answer_is_named_in_the_message():
     with pytest.raises(ValueError) as err:
         answers.parse_time_ms("150\u200b ms")
     assert "`150[U+200B] ms`" in str(err.value)
-    assert (
-        answers.quote("a\x00b") == "`a[U+0000]b`" and answers.quote("👍🏽\u200d") == "`👍🏽\u200d`"
-    )  # emoji joiners kept
+    assert quote("a\x00b") == "`a[U+0000]b`" and quote("👍🏽\u200d") == "`👍🏽\u200d`"  # emoji joiners kept
 
 
 @pytest.mark.parametrize(
@@ -308,7 +307,7 @@ def test_semicolons_separate_a_list_whose_commas_are_decimal_commas():
 def test_an_expression_past_the_largest_float_is_named_too(typed):
     """An expression that overflows was "unreadable" with a hint from its leading digit."""
     read = answers.parse_bytes if typed.endswith("B") else answers.parse_time_ms
-    with pytest.raises(answers.TooLarge, match="beyond the largest number the computer can store"):
+    with pytest.raises(TooLarge, match="beyond the largest number the computer can store"):
         read(typed)
 
 
@@ -365,7 +364,7 @@ def test_a_whole_number_with_leading_zeros_keeps_its_value(typed, value):
 @pytest.mark.parametrize("typed", ["10^400 ms", "10^1000", "9^999"])
 def test_a_power_past_the_largest_float_is_named_as_such(typed):
     """ "10^400 ms" was "unreadable … try `10 ms`", as if the student had meant 10."""
-    with pytest.raises(answers.TooLarge, match="beyond the largest number the computer can store"):
+    with pytest.raises(TooLarge, match="beyond the largest number the computer can store"):
         answers.parse_time_ms(typed)
 
 
@@ -375,7 +374,7 @@ def test_powers_up_to_three_digits_are_read_and_a_long_power_of_one_is_not_too_l
     assert answers.parse_number("2^100") == 2.0**100
     with pytest.raises(ValueError) as err:
         answers.parse_number("1^1000")
-    assert not isinstance(err.value, answers.TooLarge)
+    assert not isinstance(err.value, TooLarge)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,8 @@ import pytest
 import torch
 
 from core.practice import catalogue, exercises
+from core.practice.exercise_text import examples_in
+from core.practice.exercise_types import Exercise, Part
 from core.practice.tally import Tally
 
 
@@ -127,7 +129,7 @@ NEAR_MISSES = [
 ]
 
 
-def _part(ex: exercises.Exercise, key: str) -> exercises.Part:
+def _part(ex: Exercise, key: str) -> Part:
     return next(p for p in ex.parts if p.key == key)
 
 
@@ -247,7 +249,7 @@ def _round_half_even(x: float) -> int:
     return round(x)  # Python's round() breaks ties to even
 
 
-def expected(ex: exercises.Exercise) -> dict:
+def expected(ex: Exercise) -> dict:
     """The answers of an instance from its params, by the chapters' formulas (not core's code)."""
     q = ex.params
     if ex.id in ("ch30-1", "ch30-trace", "ch30-5"):
@@ -305,7 +307,7 @@ def _same(a, b) -> bool:
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _typed(p: exercises.Part) -> str:
+def _typed(p: Part) -> str:
     """The answer as a student would type it (bytes as a bare count with B, lists with commas)."""
     if isinstance(p.answer, tuple) and p.kind != "choice":
         return ", ".join(repr(float(x)) for x in p.answer)
@@ -392,7 +394,7 @@ def test_no_hint_or_placeholder_gives_the_answer_away(seed):
         for p in ex.parts:
             if p.kind in ("explain", "choice"):
                 continue
-            shown = [exercises.examples_in(p.placeholder), re.findall(r"`([^`]+)`", exercises.notation_caption(ex))]
+            shown = [examples_in(p.placeholder), re.findall(r"`([^`]+)`", exercises.notation_caption(ex))]
             for typed in ("idk", "?", "lots"):
                 shown.append(re.findall(r"`([^`]+)`", exercises.check(p, typed).message)[1:])
             for example in sum(shown, []):

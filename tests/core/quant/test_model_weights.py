@@ -4,8 +4,9 @@ import torch
 
 from core.decode.kv_cache import KVCache
 from core.evaluate.quant_quality import eval_windows, evaluate, first_divergence, kv_bytes_per_token, sweep
+from core.model.layout import quantizable_weights
 from core.model.shipped import load_model, load_shipped_tokenizer
-from core.quant.model_weights import quantizable_weights, quantize_weights, weight_storage_bytes
+from core.quant.model_weights import quantize_weights, weight_storage_bytes
 from core.quant.quantize import fake_quantize_groups
 
 

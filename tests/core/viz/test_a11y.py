@@ -9,7 +9,6 @@ import pytest
 from coloraide import Color
 from colorspacious import cspace_convert
 
-from core import viz
 from core.cost import bill
 from core.evaluate.quant_quality import QuantReport
 from core.evaluate.speedups import BatchSpeed
@@ -20,7 +19,12 @@ from core.serving.paged_presets import compare_policies
 from core.serving.scheduler import Request
 from core.serving.speculative import TokenShare
 from core.viz import latency, memory, paged, quant, theme
-from core.viz.attention import PLOT_BG, cell_colours
+from core.viz.attention import PLOT_BG, cell_colours, fig_attention
+from core.viz.batching import fig_batch_cache, fig_batch_speed
+from core.viz.context import fig_cache_over_time
+from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
+from core.viz.ruler import fig_ruler
+from core.viz.speculative import fig_three_distributions
 from tests.conftest import make_model
 
 # Under simulated deuteranopia, protanopia and tritanopia (full severity), every two colours of a palette
@@ -98,24 +102,24 @@ def _figures():
     runs = compare_policies(make_model(), [dict(prompt=[1, 2, 3], max_new_tokens=3, arrival=i) for i in range(3)], 8, 4)
     r = ruler.ruler([-1.2, -0.2, 0.7, 1.8, 8], 4, 0.5)
     return {
-        "attention (prefill)": viz.fig_attention(att, labels, 5, "t"),
-        "attention (a step)": viz.fig_attention(att, labels, 1, "t"),
-        "growth": viz.fig_growth_shapes(bill.growth(20_000), "per layer, per head"),
-        "step work": viz.fig_step_work(bill.step_work(20_000)),
-        "measured": viz.fig_measured([16, 32], [1.0, 1.1], [2.0, 4.0], "t"),
-        "kv variants": viz.fig_kv_variants(["MHA", "GQA", "MQA"], [4, 2, 1], ["4 B", "2 B", "1 B"], "GQA"),
-        "memory budget": viz.fig_memory_budget({"weights": 3.5, "KV cache": 1.0, "overhead": 0.5}, 4.0),
-        "ruler (outlier clipped)": viz.fig_ruler(r),
-        "bits per weight": viz.fig_bits_per_weight([4, 8, 32], ruler.bits_per_weight_curves([4, 8, 32])),
-        "quant sweep": viz.fig_quant_sweep(reports, ref, "Weights"),
-        "timeline": viz.fig_timeline(list(traces), "t"),
-        "cache over time": viz.fig_cache_over_time([10, 20, 30], 30, "t"),
-        "batch cache (padded)": viz.fig_batch_cache(["request 1", "request 2"], [5, 9], 20, "padded"),
-        "batch speed": viz.fig_batch_speed(speed),
-        "block pool": viz.fig_block_pool(cache, requests, columns=3),
-        "block tables": viz.fig_block_tables(cache, requests),
-        "policy comparison": viz.fig_policy_comparison(runs),
-        "three distributions": viz.fig_three_distributions(["a", "b", "c", "d"], spec),
+        "attention (prefill)": fig_attention(att, labels, 5, "t"),
+        "attention (a step)": fig_attention(att, labels, 1, "t"),
+        "growth": fig_growth_shapes(bill.growth(20_000), "per layer, per head"),
+        "step work": fig_step_work(bill.step_work(20_000)),
+        "measured": fig_measured([16, 32], [1.0, 1.1], [2.0, 4.0], "t"),
+        "kv variants": memory.fig_kv_variants(["MHA", "GQA", "MQA"], [4, 2, 1], ["4 B", "2 B", "1 B"], "GQA"),
+        "memory budget": memory.fig_memory_budget({"weights": 3.5, "KV cache": 1.0, "overhead": 0.5}, 4.0),
+        "ruler (outlier clipped)": fig_ruler(r),
+        "bits per weight": quant.fig_bits_per_weight([4, 8, 32], ruler.bits_per_weight_curves([4, 8, 32])),
+        "quant sweep": quant.fig_quant_sweep(reports, ref, "Weights"),
+        "timeline": latency.fig_timeline(list(traces), "t"),
+        "cache over time": fig_cache_over_time([10, 20, 30], 30, "t"),
+        "batch cache (padded)": fig_batch_cache(["request 1", "request 2"], [5, 9], 20, "padded"),
+        "batch speed": fig_batch_speed(speed),
+        "block pool": paged.fig_block_pool(cache, requests, columns=3),
+        "block tables": paged.fig_block_tables(cache, requests),
+        "policy comparison": paged.fig_policy_comparison(runs),
+        "three distributions": fig_three_distributions(["a", "b", "c", "d"], spec),
     }
 
 
@@ -188,7 +192,7 @@ def test_attention_numbers_readable_on_dimmed_and_new_cells():
     rng = np.random.default_rng(0)
     att = np.tril(rng.random((8, 8)))
     att[np.triu_indices(8, 1)] = np.nan
-    fig = viz.fig_attention(att, [f"{i}: t" for i in range(8)], 1, "t")
+    fig = fig_attention(att, [f"{i}: t" for i in range(8)], 1, "t")
     old, new, numbers = fig.data
     from plotly.colors import sample_colorscale
 

@@ -1,9 +1,9 @@
 """Figures of the paged KV cache page: blank free blocks, hatched shared blocks, fill by positions."""
 
-from core import viz
 from core.model.config import PRESETS
 from core.serving.paged import PagedKVCache
 from core.serving.scheduler import Request
+from core.viz.paged import fig_block_pool, fig_block_tables
 
 
 def _cache():
@@ -27,7 +27,7 @@ def _fills(fig):
 def test_pool_marks_shared_free_and_fill():
     """#0 is hatched and labelled ×2 (not colour alone); #1 is half filled by A; #3–#5 are blank."""
     cache, requests = _cache()
-    fig = viz.fig_block_pool(cache, requests, columns=3)
+    fig = fig_block_pool(cache, requests, columns=3)
     labels = next(t.text for t in fig.data if t.mode == "text")
     assert list(labels) == ["#0 ×2", "#1 A", "#2 B", "#3", "#4", "#5"]
     fills = _fills(fig)
@@ -42,7 +42,7 @@ def test_pool_marks_shared_free_and_fill():
 def test_block_tables_follow_logical_order():
     """A's row reads #0 ×2 then #1; B's row #0 ×2 then #2; rows are labelled with the request state."""
     cache, requests = _cache()
-    fig = viz.fig_block_tables(cache, requests)
+    fig = fig_block_tables(cache, requests)
     labels = next(t.text for t in fig.data if t.mode == "text")
     assert list(labels) == ["#0 ×2", "#1", "#0 ×2", "#2"]
     assert list(fig.layout.yaxis.ticktext) == ["A · running", "B · running"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.evaluate.machine_speed import Point, Roofline
+from core.evaluate.machine_speed.roofline import Point, Roofline
 from core.viz.speed import describe_roofline, fig_intensities, fig_roofline
 from core.viz.theme import description_of
 

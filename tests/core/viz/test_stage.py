@@ -6,6 +6,7 @@ import numpy as np
 
 from core.decode import session, session_view
 from core.decode.generate import SamplingConfig
+from core.text import show_spaces
 from core.viz import stage
 
 
@@ -57,8 +58,8 @@ def test_description_names_the_most_attended_position():
 
 def test_leading_and_trailing_spaces_are_visible():
     """' yuan' and 'yuan' must not look alike on the bars."""
-    assert stage.show_spaces(" yuan") == "␣yuan" and stage.show_spaces("yuan") == "yuan"
-    assert stage.show_spaces("  a ") == "␣␣a␣" and stage.show_spaces(" ") == "␣"
+    assert show_spaces(" yuan") == "␣yuan" and show_spaces("yuan") == "yuan"
+    assert show_spaces("  a ") == "␣␣a␣" and show_spaces(" ") == "␣"
 
 
 def test_next_token_bars_mark_the_chosen_one():

@@ -1,7 +1,11 @@
 import numpy as np
 import pytest
 
-from core import viz
+from core.viz.attention import fig_attention
+from core.viz.batching import fig_batch_cache
+from core.viz.cost import fig_growth_shapes
+from core.viz.latency import fig_timeline
+from core.viz.theme import CACHED
 
 
 def _att3():
@@ -10,7 +14,7 @@ def _att3():
 
 def test_attention_masked_cells_blank_not_zero():
     """Future cells become None (blank) in z; computed shares keep their values."""
-    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=3, title="t")
+    fig = fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=3, title="t")
     z = fig.data[0].z
     assert np.isnan(z[0][1]) and np.isnan(z[0][2]) and np.isnan(z[1][2])
     assert z[1][1] == 0.75 and z[2][2] == 0.5
@@ -18,19 +22,19 @@ def test_attention_masked_cells_blank_not_zero():
 
 def test_attention_repeated_tokens_get_distinct_rows():
     """Labels are per position, so a repeated token gives two distinct categories."""
-    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=1, title="t")
+    fig = fig_attention(_att3(), ["0: a", "1: b", "2: a"], new_rows=1, title="t")
     assert len(set(fig.data[0].y)) == 3
 
 
 def test_attention_user_text_is_escaped():
     """HTML typed by a user reaches plotly escaped (shown literally, not as markup)."""
-    fig = viz.fig_attention(_att3(), ["0: <b>", "1: <img src=x onerror=alert(1)>", "2: &amp;"], 1, "t")
+    fig = fig_attention(_att3(), ["0: <b>", "1: <img src=x onerror=alert(1)>", "2: &amp;"], 1, "t")
     assert list(fig.data[0].x) == ["0: &lt;b&gt;", "1: &lt;img src=x onerror=alert(1)&gt;", "2: &amp;amp;"]
 
 
 def test_attention_dims_cached_rows_and_outlines_new():
     """After a decode step the old rows are a dimmed trace, the new row full strength and outlined."""
-    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
+    fig = fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
     old, new, numbers = fig.data
     assert old.opacity < 1 and new.opacity == 1
     assert old.z.shape == new.z.shape == (3, 3)  # each spans every row: one-row traces draw as a band
@@ -38,7 +42,7 @@ def test_attention_dims_cached_rows_and_outlines_new():
     [outline] = fig.layout.shapes
     assert outline.y0 == 1.5 and outline.y1 == 2.5
     # After prefill every row is new: one full-strength trace.
-    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=3, title="t")
+    fig = fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=3, title="t")
     assert [t.type for t in fig.data] == ["heatmap", "scatter"] and fig.data[0].opacity == 1
 
 
@@ -47,7 +51,7 @@ def test_attention_always_labels_the_newest_row():
     labels = [f"{i}: t" for i in range(100)]
     att = np.tril(np.full((100, 100), 0.01))
     att[np.triu_indices(100, 1)] = np.nan
-    fig = viz.fig_attention(att, labels, new_rows=1, title="t")
+    fig = fig_attention(att, labels, new_rows=1, title="t")
     assert fig.layout.yaxis.tickvals[-1] == "99: t" and len(fig.layout.yaxis.tickvals) <= 41
 
 
@@ -56,12 +60,12 @@ def test_timeline_labels_never_crowd():
     400 ms axis are labelled only where the previous label is at least 3.5% of the axis away."""
     from core.serving.latency import CH30_TRACE, RequestTrace
 
-    fig = viz.fig_timeline([CH30_TRACE], "t")
+    fig = fig_timeline([CH30_TRACE], "t")
     [tokens] = [t for t in fig.data if t.type == "scatter"]
     assert list(tokens.text) == ["8", "9", "10", "11"]
     fast = RequestTrace("fast", 0, 0, tuple(float(t) for t in range(380, 400)), 50)
     slow = RequestTrace("slow", 0, 0, (100.0, 200.0), 5)
-    fig = viz.fig_timeline([slow, fast], "t")
+    fig = fig_timeline([slow, fast], "t")
     fast_trace = [t for t in fig.data if t.type == "scatter"][1]
     shown = [x for x, s in zip(fast_trace.x, fast_trace.text, strict=True) if s]
     assert shown == [380, 394]  # 0.035 · 399 ms = 13.97 ms: 380, then the first token ≥ 393.97
@@ -72,25 +76,25 @@ def test_timeline_without_a_prompt_length_labels_no_cache_lengths():
     cache held that many positions, and the hover says the length is not known."""
     from core.serving.latency import EXERCISE_1
 
-    [tokens] = [t for t in viz.fig_timeline([EXERCISE_1], "t").data if t.type == "scatter"]
+    [tokens] = [t for t in fig_timeline([EXERCISE_1], "t").data if t.type == "scatter"]
     assert list(tokens.text) == ["", "", ""] and list(tokens.x) == [110.0, 160.0, 220.0]
     assert "not known" in tokens.customdata[0] and "positions" not in tokens.hovertemplate
 
 
 def test_heatmap_note_follows_the_figure_font():
     """The "read from the KV cache" note has no fixed size: presenter mode's larger figure font reaches it."""
-    fig = viz.fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
+    fig = fig_attention(_att3(), ["0: a", "1: b", "2: c"], new_rows=1, title="t")
     [note] = fig.layout.annotations
-    assert note.font.size is None and note.font.color == viz.CACHED
+    assert note.font.size is None and note.font.color == CACHED
 
 
 def test_batch_cache_tells_padding_from_reserved_slots():
     """Rows of 5, 17, 9, 2 positions in a 35-slot padded block: padding to 17 (12, 0, 8, 15), then 18 reserved each."""
-    fig = viz.fig_batch_cache(["a", "b", "c", "d"], [5, 17, 9, 2], 35, "padded")
+    fig = fig_batch_cache(["a", "b", "c", "d"], [5, 17, 9, 2], 35, "padded")
     used, padding, reserved = fig.data
     assert list(padding.x) == [12, 0, 8, 15] and list(padding.base) == [5, 17, 9, 2]
     assert list(reserved.x) == [18] * 4 and list(reserved.base) == [17] * 4
-    assert len(viz.fig_batch_cache(["a"], [5], 9, "ragged").data) == 1
+    assert len(fig_batch_cache(["a"], [5], 9, "ragged").data) == 1
 
 
 @pytest.mark.parametrize("n_max", [2_000, 5_000, 10_000, 20_000])
@@ -100,7 +104,7 @@ def test_growth_marks_labels_take_different_places(n_max):
     (a helper found it); now only the first goes there, the others sit to the upper left of their point."""
     from core.cost import bill
 
-    fig = viz.fig_growth_shapes(bill.growth(n_max), "per layer, per head")
+    fig = fig_growth_shapes(bill.growth(n_max), "per layer, per head")
     marks = [a for a in fig.layout.annotations if a.showarrow is not False]  # not the footnote
     places = [(a.ax, a.ay, a.axref, a.ayref) for a in marks]
     assert len(places) == len([x for x in (1_000, 10_000) if x <= n_max]) == len(set(places)), places
@@ -175,7 +179,7 @@ def test_a_failed_request_label_stays_inside_the_plot():
 
     ok = RequestTrace("A", 0, 10, (50, 80, 110))
     late, early = RequestTrace("B", -100, 120, ()), RequestTrace("C", 0, 5, ())
-    [label] = viz.fig_timeline([ok, late], "t").layout.annotations
+    [label] = fig_timeline([ok, late], "t").layout.annotations
     assert (label.text, label.x, label.xanchor) == ("error: no tokens", 120, "right")
-    [label] = viz.fig_timeline([ok, early], "t").layout.annotations
+    [label] = fig_timeline([ok, early], "t").layout.annotations
     assert (label.x, label.xanchor) == (5, "left")
