@@ -6,7 +6,7 @@ from core import state
 from core.serving.batch import LAYOUTS
 from ui import batching, models
 from ui.models import shipped_only_note, tokenizer
-from ui.page import reset, show_message, title
+from ui.page import reset, show_message, text_box, title
 from ui.present import beside, button_rows, presenter_mode
 
 tok, model = tokenizer(), models.model()
@@ -25,9 +25,19 @@ controls, view = beside((2, 3))
 kw = {"persist_state": "session"}
 with controls:
     left, right = (st.container(), st.container()) if present else st.columns([3, 2])
-    left.text_area("Prompts, one per line (up to 16)", height=130, max_chars=20_000, key=state.BATCH_PROMPTS, **kw)
-    right.text_input(
+    text_box(
+        left,
+        "Prompts, one per line (up to 16)",
+        limit=batching.PROMPTS_CHARS,
+        area=True,
+        height=130,
+        key=state.BATCH_PROMPTS,
+        **kw,
+    )
+    text_box(
+        right,
         "Tokens to generate per request",
+        limit=batching.BUDGETS_CHARS,
         key=state.BATCH_BUDGETS,
         help="One per prompt; the end token also ends one.",
         **kw,

@@ -11,7 +11,7 @@ from core.text import markdown_literal
 from core.viz.two_speeds import fig_two_speeds
 from ui import cache_demo
 from ui.models import model, shipped_only_note
-from ui.page import chart, readable_table, refuse, title
+from ui.page import chart, readable_table, refuse, text_box, title
 
 title("cache")
 shipped_only_note("cache")
@@ -21,9 +21,15 @@ st.caption(
 )
 
 st.subheader("Two speeds, one model")
-prompt = st.text_input(
-    "Prompt (eight positions give Table 30.1's numbers)", key=state.CACHE_PROMPT, persist_state="session"
+prompt = text_box(
+    st,
+    "Prompt (eight positions give Table 30.1's numbers)",
+    limit=2_000,
+    key=state.CACHE_PROMPT,
+    persist_state="session",
 )
+if prompt is None:
+    st.stop()
 try:
     passes = cache_demo.two_speeds(prompt)
 except ValueError as err:
@@ -49,8 +55,10 @@ st.caption(
     "every layer's stored keys and values with the reference run's, position by position."
 )
 a, b = st.columns(2)
-text = a.text_input("Reference text", key=state.CACHE_TEXT, persist_state="session")
-edited = b.text_input("The same text, edited", key=state.CACHE_EDITED, persist_state="session")
+text = text_box(a, "Reference text", limit=2_000, key=state.CACHE_TEXT, persist_state="session")
+edited = text_box(b, "The same text, edited", limit=2_000, key=state.CACHE_EDITED, persist_state="session")
+if text is None or edited is None:
+    st.stop()
 try:
     rows = cache_demo.checks(text, edited)
 except ValueError as err:
@@ -79,9 +87,12 @@ if shifted.max_value_diff < 1e-4 <= shifted.max_key_diff:
     )
 
 st.subheader("A chat transcript is text; the answer cache is not the KV cache")
-transcript = st.text_area(
-    "A stored chat transcript (a text record)", key=state.CACHE_TRANSCRIPT, persist_state="session"
-)
+transcript = text_box(
+    st, "A stored chat transcript (a text record)", limit=5_000, area=True, key=state.CACHE_TRANSCRIPT,
+    persist_state="session",
+)  # fmt: skip
+if transcript is None:
+    st.stop()
 try:
     turn = cache_demo.chat(transcript)
 except ValueError as err:

@@ -12,7 +12,7 @@ from core.cost.shapes import parse_hf_config
 from core.text import byte_count, format_bytes
 from core.viz.memory import fig_kv_variants
 from ui import gguf, memory_terms, models, references
-from ui.page import chart, refuse, title
+from ui.page import chart, refuse, text_box, title
 from ui.present import beside, presenter_mode
 
 title("memory")
@@ -41,9 +41,12 @@ with controls:
     shape = choices[name]
     if shape is None:
         up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
-        pasted = st.text_area(
-            "…or paste its text", height=120, max_chars=200_000, placeholder='{"num_hidden_layers": 32, …}'
-        )
+        pasted = text_box(
+            st, "…or paste its text", limit=200_000, area=True, height=120, key=state.MEMORY_PASTED,
+            placeholder='{"num_hidden_layers": 32, …}',
+        )  # fmt: skip
+        if up is None and pasted is None:
+            st.stop()
         raw = up.getvalue() if up is not None else pasted
         if up is None and not pasted:
             st.info("Upload or paste a config.json to fill the terms.")
@@ -77,10 +80,13 @@ with controls:
         help="llama.cpp's quantized cache types store blocks of 32 values with an fp16 scale: q8_0 is 34 B per 32.",
     )  # fmt: skip
     b, cache_type = b_choices[b_label]
-    lengths_text = c[1].text_input(
-        "T: positions per request (separate with “, ” or “;”)", key=state.MEMORY_T, persist_state="session",
+    lengths_text = text_box(
+        c[1], "T: positions per request (separate with “, ” or “;”)", limit=100_000, key=state.MEMORY_T,
+        persist_state="session",
         help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed. “8,192” is one length.",
     )  # fmt: skip
+    if lengths_text is None:
+        st.stop()
     try:
         lengths = parse_lengths(lengths_text)
         layers = model.layers(L, H, d, W) if not model.latent else model.layers(L, 1, 1, W)

@@ -10,7 +10,7 @@ from core.viz.quant import fig_bits_per_weight
 from core.viz.ruler import fig_ruler
 from ui import figures, gguf, references, tables
 from ui import quant as ui_quant
-from ui.page import chart, refuse, title
+from ui.page import chart, refuse, text_box, title
 from ui.present import beside, presenter_mode
 
 title("quantize")
@@ -33,10 +33,10 @@ def by_hand(from_slider: bool = False) -> None:
 
 
 def controls():
-    """The values and the format; returns (text, bits, symmetric, rounding, clip)."""
+    """The values and the format; returns (text, bits, symmetric, rounding, clip); text is ``None`` when refused."""
     left, right = [st.container()] * 2 if presenter_mode() else st.columns([2, 3])  # presenter: a narrow column
-    text = left.text_area(
-        "Values (commas, spaces or new lines)", key=state.QUANT_VALUES, height=100, max_chars=50_000, **kw
+    text = text_box(
+        left, "Values (commas, spaces or new lines)", limit=50_000, area=True, key=state.QUANT_VALUES, height=100, **kw
     )
     a, b = right.columns(2)
     bits = a.select_slider(
@@ -99,6 +99,8 @@ def ruler_section() -> None:
     left, right = beside((2, 3))  # presenter mode: the controls left, the ruler right, on the first screen
     with left:
         text, bits, symmetric, rounding, clip = controls()
+        if text is None:  # refused as too long: nothing drawn from it
+            return
         if text != st.session_state.get(state.QUANT_VALUES_DRAWN):
             st.rerun()  # new values: the whole page, since the real-format block reads them too
         hand, scale_in, zero_in = scale_controls(text, bits, symmetric)

@@ -6,7 +6,7 @@ from core import state
 from core.viz.see_it_move import fig_see_it_move
 from ui import see_it_move
 from ui.models import shipped_only_note
-from ui.page import chart_in, refuse, title
+from ui.page import chart_in, refuse, text_box, title
 from ui.present import beside, presenter_mode
 
 title("see_it_move")
@@ -19,13 +19,15 @@ controls.caption(
     "model decoding this prompt to the end of its window. Play ▶, Pause, or drag the frame slider."
 )
 a, b = [controls] * 2 if presenter_mode() else controls.columns([3, 1], vertical_alignment="bottom")
-prompt = a.text_input("Prompt", key=state.SEE_PROMPT, persist_state="session")
+prompt = text_box(a, "Prompt", limit=2_000, key=state.SEE_PROMPT, persist_state="session")
 reduce = b.toggle(
     "Reduce motion",
     key=state.SEE_REDUCE_MOTION,
     persist_state="session",
     help="Jump from frame to frame instead of sliding (for viewers sensitive to motion).",
 )
+if prompt is None:
+    st.stop()
 try:
     frames = see_it_move.run(prompt)
 except ValueError as err:

@@ -13,7 +13,7 @@ from core.state import CARD_ARCH_AUTO
 from core.viz.memory import fig_memory_budget
 from ui import gguf, models
 from ui import weights as ui_weights
-from ui.page import chart, refuse, title
+from ui.page import chart, refuse, text_box, title
 from ui.present import beside, swapped
 
 title("weights")
@@ -93,16 +93,19 @@ with bits_box:
 with card_box:
     st.subheader("Reading a model card")
     controls, right = beside((1, 1))  # presenter mode: the card and serving terms left, the bill right
-    text_box, figure = swapped(right)
+    notes, figure = swapped(right)
     with controls:
         a, b = st.columns([2, 3])
-        text = a.text_input(
+        text = text_box(
+            a,
             "Model card",
-            max_chars=40,
+            limit=40,
             help="Parameters, weight format (Q4, Q4_0, Q4_K_M, FP16, INT8 …), context.",
             key=state.WEIGHTS_CARD,
             persist_state="session",
         )
+        if text is None:
+            st.stop()
         try:
             card = parse_model_card(text)
         except ValueError as err:  # quotes the typed card: literally, never as markdown
@@ -127,7 +130,7 @@ with card_box:
         st.caption(card.kv_note if arch == CARD_ARCH_AUTO else f"KV cache from {arch}, your choice. ({card.kv_note})")
         kv_bytes, batch, overhead_gb, budget_gb = ui_weights.serving_controls()
         bill = weights.card_budget(card, shape, grouped, kv_bytes, batch, overhead_gb, budget_gb)
-    with text_box:
+    with notes:
         typical = " (typical for this mix)" if fmt.typical else ""
         st.markdown(
             f"**{card.n_params / 1e9:g} billion parameters · "

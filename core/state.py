@@ -180,6 +180,7 @@ MEMORY_GGUF_FILE = "memory.gguf_file"
 MEMORY_GGUF_N_CTX = "memory.gguf_n_ctx"
 MEMORY_GGUF_SHOWN = "memory.gguf_shown"
 MEMORY_PRESET = "memory.preset"
+MEMORY_PASTED = "memory.pasted"  # a config.json's text, pasted (a widget value: never seeded here)
 MEMORY_GGUF_SOURCE = "memory.gguf_source"
 MEMORY_GGUF_EXPORT = "memory.gguf_export"
 MEMORY_GGUF_CACHE_TYPE = "memory.gguf_cache_type"
@@ -322,6 +323,7 @@ MODEL_SHAPED = (DECODE_LAYER, DECODE_HEAD, CTX_LAYER, CTX_HEAD, CTX_WINDOW)
 # decode page's sampling seed, core/decode/share.py).
 PRACTICE_EX = "practice.ex"  # exercise id, a key of core.practice.catalogue.catalogue()
 PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fresh numbers
+PRACTICE_IN = "practice.in"  # + exercise id, seed and part: one answer box
 PRACTICE_TALLY = "practice.tally"  # core.practice.exercises.Tally, made per session (a default object would be shared)
 CH30_1 = "ch30-1"
 PRACTICE = {PRACTICE_EX: CH30_1, PRACTICE_SEED: 0, PRACTICE_TALLY: None}

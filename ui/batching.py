@@ -21,7 +21,7 @@ from core.text import visible
 from core.viz.attention import fig_attention
 from core.viz.batching import fig_batch_cache, fig_batch_speed
 from ui import tables
-from ui.page import chart, chart_in, set_message
+from ui.page import chart, chart_in, set_message, too_long
 from ui.present import presenter_mode
 
 OLD_BATCH = "; nothing ran: the batch below is the one prefilled before"
@@ -45,9 +45,17 @@ def projector_fonts(fig, px: int = PROJECTOR_PX):
     return fig
 
 
+PROMPTS_CHARS, BUDGETS_CHARS = 20_000, 10_000  # the boxes' limits: 16 prompts; 16 numbers of any size
+
+
 def new_batch(model, tok) -> None:
     """Prefill a new batch from the prompt and budget boxes, or keep a message saying why not."""
-    prompts = [line for line in st.session_state[state.BATCH_PROMPTS].splitlines() if line.strip()]
+    ss = st.session_state
+    refusal = too_long(ss[state.BATCH_PROMPTS], PROMPTS_CHARS) or too_long(ss[state.BATCH_BUDGETS], BUDGETS_CHARS)
+    if refusal:
+        set_message(state.BATCH_ERROR, refusal)
+        return
+    prompts = [line for line in ss[state.BATCH_PROMPTS].splitlines() if line.strip()]
     try:
         if not prompts or len(prompts) > 16:
             raise ValueError(f"give between 1 and 16 prompts, one per line (there are {len(prompts)})")

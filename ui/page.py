@@ -62,6 +62,31 @@ def title(page: str) -> None:
     st.title(TITLES[page])
 
 
+def too_long(text: str | None, limit: int) -> str | None:
+    """The polite refusal for a box's ``text`` longer than ``limit`` characters, or ``None`` when it fits."""
+    if text is None or len(text) <= limit:
+        return None
+    return (
+        f"This box takes at most {limit:,} characters, and the text in it is longer: shorten it. "
+        "Nothing was computed from it."
+    )
+
+
+def text_box(parent, label: str, *, limit: int, area: bool = False, **kwargs) -> str | None:
+    """A text input (a text area with ``area``) in ``parent`` (``st``, a column, a form) that takes at most
+    ``limit`` characters, or ``None`` after a polite refusal when its text is longer: the caller then does no
+    work with it. The box lets one character more through (``max_chars = limit + 1``), so a longer paste is cut
+    there and refused rather than silently cut; streamlit also cuts on the server, so a client sending 10 MB
+    costs one short string."""
+    box = parent.text_area if area else parent.text_input
+    text = box(label, max_chars=limit + 1, **kwargs)
+    refusal = too_long(text, limit)
+    if refusal:
+        parent.warning(refusal)
+        return None
+    return text
+
+
 def refuse(err, prefix: str = "", level: str = "error") -> None:
     """Show why input was refused, as a sentence: ``refuse(err, "Check the lengths: ")`` shows
     "Check the lengths: every request needs at least 1 position." (``level``: error, warning, info).

@@ -9,6 +9,7 @@ from core import state
 from core.practice import exercises
 from core.practice.exercise_types import Exercise, Part
 from core.practice.tally import Attempt, Tally
+from ui.page import text_box
 
 BADGES = {
     "right": ":green-badge[:material/check: right]",
@@ -25,7 +26,7 @@ def show(ex_id: str, seed: int) -> None:
 
 def field(ex: Exercise, p: Part) -> str:
     """The session-state key of one part's answer box."""
-    return f"practice.in.{ex.id}.{ex.seed}.{p.key}"
+    return f"{state.PRACTICE_IN}.{ex.id}.{ex.seed}.{p.key}"
 
 
 def check_all(ex: Exercise, tally: Tally) -> None:
@@ -56,18 +57,19 @@ def answer_box(ex: Exercise, p: Part, tally: Tally) -> None:
     with_unit = unit and unit not in p.label and p.kind not in ("choice", "explain")
     label = f"{p.label} ({unit})" if with_unit else p.label
     if p.kind == "explain":
-        st.text_area(label, typed, key=field(ex, p), height=90, max_chars=2_000)
+        text_box(st, label, limit=2_000, area=True, value=typed, key=field(ex, p), height=90)
     elif p.options:
         index = p.options.index(typed) if typed in p.options else None
         st.radio(label, p.options, index=index, key=field(ex, p), horizontal=True)
     else:
         bare = f" A bare number means {p.unit}." if p.kind == "bytes" else ""
         help_text = f"Counts as right: {p.tolerance.describe(p.unit)}.{bare}"
-        st.text_input(
+        text_box(
+            st,
             label,
-            typed,
+            limit=exercises.answers.MAX_TYPED,
+            value=typed,
             key=field(ex, p),
-            max_chars=exercises.answers.MAX_TYPED,
             placeholder=p.placeholder,
             help=help_text,
         )

@@ -17,6 +17,7 @@ from core.classroom.rules import ClassNotFound, NotSeated
 from core.text import markdown_literal
 from ui.classroom import follow, link, rerun
 from ui.decode.question import code_span
+from ui.page import text_box
 
 POLL_S = 0.5  # how often a class session reads the store: a change shows within ~0.5 s + a run
 
@@ -52,8 +53,8 @@ def _join_form() -> None:
             "**Join the class**: the code is on the projector. A nickname is optional; only your teacher sees it."
         )
         a, b, c = st.columns([1, 2, 1], vertical_alignment="bottom")
-        a.text_input("Class code", key=state.CLASS_JOIN_CODE, max_chars=12)
-        b.text_input("Nickname (optional)", key=state.CLASS_NICKNAME, max_chars=40)
+        text_box(a, "Class code", limit=12, key=state.CLASS_JOIN_CODE)
+        text_box(b, "Nickname (optional)", limit=40, key=state.CLASS_NICKNAME)
         c.form_submit_button("Join", type="primary", on_click=link.join, width="stretch")
 
 

@@ -15,6 +15,7 @@ from ui import models
 from ui.classroom import link, pose, rerun
 from ui.decode import actions
 from ui.frame import PAGES
+from ui.page import text_box
 from ui.present import presenter_mode
 
 
@@ -135,9 +136,7 @@ def panel() -> None:
         st.button("Start a class", icon=":material/groups:", on_click=link.open_class, width="stretch")
         st.caption("Students join with a code on their own laptops or phones and follow your steps.")
         with st.form("class-join-sidebar", border=False):
-            st.text_input(
-                "Join a class: its code", key=state.CLASS_SIDEBAR_CODE, max_chars=12, placeholder="e.g. K7QX2M"
-            )
+            text_box(st, "Join a class: its code", limit=12, key=state.CLASS_SIDEBAR_CODE, placeholder="e.g. K7QX2M")
             st.form_submit_button("Join with this code", on_click=_join_from_sidebar, width="stretch")
         return
     if link.role() != "teacher":

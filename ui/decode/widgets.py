@@ -5,6 +5,7 @@ import streamlit as st
 
 from core import state
 from ui.decode import actions
+from ui.page import text_box
 
 
 def prompt_open() -> bool:
@@ -19,12 +20,14 @@ def prompt_open() -> bool:
 
 def prompt_box(present: bool) -> None:
     with st.expander("Prompt", icon=":material/edit:", key=state.DECODE_PROMPT_OPEN, on_change="rerun"):
-        st.text_area(
+        text_box(
+            st,
             "Prompt (any text; it is tokenized byte by byte if needed)",
+            limit=state.MAX_PROMPT_CHARS,
+            area=True,
             key=state.DECODE_PROMPT,
             persist_state="session",
             height=120,
-            max_chars=state.MAX_PROMPT_CHARS,
         )
 
 
