@@ -8,17 +8,16 @@ from serve import gc_freeze
 from ui import lesson_start
 from ui.classroom import follow, link, strip, teacher
 from ui.frame import (
-    SECTIONS,
     app_version,
     init_state,
+    navigation_pages,
     note_lost_session,
     sidebar_controls,
     sidebar_model_card,
     track_page,
     url_notes,
 )
-from ui.lesson.draw import bar
-from ui.lesson.moves import from_url, keep_in_url
+from ui.lesson import draw, moves
 from ui.present import apply_presenter_style, keep_presenter_in_url
 
 st.set_page_config(
@@ -35,16 +34,10 @@ note_lost_session()
 init_state()
 # class mode: ?class=new, ?class=CODE (join), &key= (teacher), &seat= (student); first: the lesson rewrites the URL
 link.from_url()
-from_url()  # lesson mode: ?lesson=…&stop=k
+moves.from_url()  # lesson mode: ?lesson=…&stop=k
 apply_presenter_style()
 
-pages = {
-    section: [
-        st.Page(path, title=name, icon=icon, default=path == "app_pages/decode.py") for path, name, icon in entries
-    ]
-    for section, entries in SECTIONS.items()
-}
-nav = st.navigation(pages, position="top")
+nav = st.navigation(navigation_pages(), position="top")
 track_page(nav)
 follow.follow(nav)  # a class's student: the teacher's page, stop, request and step, before any widget
 sidebar_controls()
@@ -52,11 +45,11 @@ lesson_start.sidebar()
 with st.sidebar:
     teacher.panel()
 sidebar_model_card()
-bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
+draw.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 strip.strip()  # class mode: the join form, a student's line and question, the teacher's live count
 url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
 keep_presenter_in_url()  # after the bar's page switch, which clears the address bar's parameters
-keep_in_url()  # the same for a running lesson's stop
+moves.keep_in_url()  # the same for a running lesson's stop
 link.keep_in_url()  # and a class's code with this browser's key or seat
 nav.run()
 teacher.publish(nav)  # a class's teacher: the plan students follow, when it changed

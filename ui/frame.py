@@ -46,7 +46,33 @@ SECTIONS = {
     "Practice": (("app_pages/practice.py", "Practice", ":material/quiz:"),),
 }
 PAGES = tuple(page for pages in SECTIONS.values() for page in pages)
+DECODE_PAGE = "app_pages/decode.py"  # the default page, served at the app's root address
 TITLES = {path.removeprefix("app_pages/").removesuffix(".py"): name for path, name, _ in PAGES}
+
+
+def navigation_pages() -> dict[str, list]:
+    """``SECTIONS`` as ``st.Page``s for ``st.navigation``. The decode page is the default, served at the root
+    address; its own name, ``/decode`` (as the other pages have theirs), is a hidden page that opens it with the
+    address's parameters, since streamlit serves a default page at the root only."""
+    pages = {
+        section: [
+            st.Page(path, title=name, icon=icon, default=path == DECODE_PAGE, url_path=_url_path(path))
+            for path, name, icon in entries
+        ]
+        for section, entries in SECTIONS.items()
+    }
+    pages["Decode"].append(st.Page(_open_decode, title=TITLES["decode"], url_path="decode", visibility="hidden"))
+    return pages
+
+
+def _url_path(path: str) -> str:
+    """A page's address: its file's name; the default page's (never shown: it is served at the root) another."""
+    name = path.removeprefix("app_pages/").removesuffix(".py")
+    return "prefill-and-decode" if path == DECODE_PAGE else name
+
+
+def _open_decode() -> None:
+    st.switch_page(DECODE_PAGE, query_params=st.query_params.to_dict())
 
 
 @cache

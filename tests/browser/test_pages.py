@@ -90,3 +90,16 @@ def test_speculative_round():
         page.get_by_role("button", name="Round ▸").click()
         page.get_by_test_id("stMetricValue").nth(1).filter(has_text="2").wait_for(timeout=30000)
         screenshot(page, "speculative-round")
+
+
+def test_the_decode_page_opens_by_its_own_name():
+    """``/decode`` (the decode page's name, as every other page is opened by its name) opens the decode page, with
+    the address's parameters, and no "Page not found" dialog; the decode page is still the one at the root."""
+    with running_app() as url, browser_page(1920, 1080) as page:
+        page.goto(url + "/decode?present=1")
+        page.get_by_role("heading", name="Prefill & decode").first.wait_for(timeout=60000)
+        page.wait_for_url("**/?present=1", timeout=30000)
+        page.get_by_role("button", name="Prefill").first.wait_for(timeout=30000)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.get_by_role("dialog").count() == 0
+        screenshot(page, "decode-by-name")
