@@ -5,10 +5,10 @@ from pathlib import Path
 import streamlit as st
 
 from serve import gc_freeze
+from serve.version import app_version
 from ui import lesson_start
 from ui.classroom import follow, link, strip, teacher
 from ui.frame import (
-    app_version,
     init_state,
     navigation_pages,
     note_lost_session,

@@ -1,8 +1,10 @@
-"""setuptools' build, for what pyproject.toml cannot say: the packages (``app_pages`` has no
-``__init__.py``) and the data the app opens beside them at run time (``core.model.shipped.ROOT``,
-``serve.nginx.ROOT``: the checkout, or site-packages once installed). ``.streamlit`` is no package
-name, so package-data cannot ship it; the build copies these trees into the wheel's root instead.
-``static/`` is made at run time or by ``python -m ui.static`` (deploy/Dockerfile), never shipped.
+"""setuptools' build, for what pyproject.toml cannot say: one installed package, ``inference_explainer``, holding
+the checkout's tree as it is (the design card's top level: ``app.py``, ``main.py``, ``app_pages/``, ``core/``,
+``ui/``, ``serve/`` and the data they open: ``assets/``, ``frontend/``, ``.streamlit/config.toml``, the nginx
+template). Inside the package the app's modules import one another by their own names (``core``, ``ui``,
+``serve``): ``streamlit run …/inference_explainer/main.py`` puts that folder on ``sys.path``, and the package's
+``main`` (the ``inference-explainer`` command) does the same before it imports the command line. So no other
+distribution's ``core`` or ``ui`` is ever touched, and nothing is written into the install at run time.
 """
 
 from pathlib import Path
@@ -11,8 +13,37 @@ from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).parent
-# Beside the packages in the wheel, each a folder (every file in it) or one file.
-DATA = ("assets", "frontend", ".streamlit/config.toml", "deploy/nginx.conf.template")
+PACKAGE = "inference_explainer"
+CODE = (*find_packages(include=["core", "core.*", "ui", "ui.*", "serve", "serve.*"]), "app_pages")
+# Beside the code in the package, each a folder (every file in it) or one file.
+DATA = ("app.py", "main.py", "assets", "frontend", ".streamlit/config.toml", "deploy/nginx.conf.template")
+
+# The package's own face, written at build time: the command's entry point (pyproject.toml's [project.scripts]).
+INIT = '''"""Inference, efficiently: an interactive explainer of LLM inference, installed as one package.
+
+Its modules import one another by their own names (``core``, ``ui``, ``serve``), as in a checkout:
+``streamlit run <this folder>/main.py`` puts this folder on ``sys.path`` for the app, and ``main`` (the
+``inference-explainer`` command) puts it there before it reads its command line.
+"""
+
+import sys
+from pathlib import Path
+
+HOME = Path(__file__).resolve().parent
+
+
+def main() -> int:
+    """The ``inference-explainer`` command (``serve.cli``)."""
+    if str(HOME) not in sys.path:
+        sys.path.insert(0, str(HOME))
+    from serve.cli import main as command_line  # after the path: the package's own ``serve``
+
+    return command_line()
+'''
+MAIN = """from inference_explainer import main
+
+raise SystemExit(main())
+"""
 
 
 def data_files() -> list[str]:
@@ -25,21 +56,28 @@ def data_files() -> list[str]:
     return files
 
 
-class BuildWithData(build_py):
-    """The ordinary build, then ``DATA`` copied into the build folder's root."""
+class BuildPackage(build_py):
+    """The code's build under ``inference_explainer/``, then ``DATA`` copied beside it and the package's
+    ``__init__.py`` and ``__main__.py`` (``python -m inference_explainer``) written."""
 
     def run(self) -> None:
         super().run()
+        root = Path(self.build_lib) / PACKAGE
         for rel in data_files():
-            target = Path(self.build_lib) / rel
+            target = root / rel
             self.mkpath(str(target.parent))
             self.copy_file(str(HERE / rel), str(target))
+        (root / "__init__.py").write_text(INIT, encoding="utf-8")
+        (root / "__main__.py").write_text(MAIN, encoding="utf-8")
 
     def get_outputs(self, include_bytecode: bool = True) -> list[str]:
-        return [*super().get_outputs(include_bytecode), *(str(Path(self.build_lib) / rel) for rel in data_files())]
+        root = Path(self.build_lib) / PACKAGE
+        made = [root / rel for rel in (*data_files(), "__init__.py", "__main__.py")]
+        return [*super().get_outputs(include_bytecode), *map(str, made)]
 
 
 setup(
-    packages=[*find_packages(include=["core", "core.*", "ui", "ui.*", "serve", "serve.*"]), "app_pages"],
-    cmdclass={"build_py": BuildWithData},
+    packages=[f"{PACKAGE}.{name}" for name in CODE],
+    package_dir={f"{PACKAGE}.{name}": name.replace(".", "/") for name in CODE},
+    cmdclass={"build_py": BuildPackage},
 )

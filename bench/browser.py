@@ -39,7 +39,7 @@ _SHARED: dict = {}  # the one default server of this test run: url, proc, and it
 
 @contextlib.contextmanager
 def running_app(timeout_s: float = 60, app_args: tuple[str, ...] = (), env: dict | None = None, fresh: bool = False):
-    """Yield the base URL of `streamlit run app.py` on localhost.
+    """Yield the base URL of `streamlit run main.py` on localhost.
 
     With the default options every caller shares one server, started on first use and stopped when
     the test process exits: each browser page is its own session, as students' are, and a server's
@@ -67,8 +67,8 @@ def running_shared_app(timeout_s: float = 60):
 @contextlib.contextmanager
 def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str, ...] = (), env: dict | None = None):
     """Like ``running_app`` but yields (url, process) so callers can read the server's memory.
-    ``root``: the checkout whose app.py to run (a bench may compare another version);
-    ``app_args``: the app's own options (``streamlit run app.py -- --model PATH``); ``env``:
+    ``root``: the checkout whose app to run (a bench may compare another version: its main.py, or app.py where
+    it has none); ``app_args``: the app's own options (``streamlit run main.py -- --model PATH``); ``env``:
     variables to set for the server (e.g. ``HF_HUB_CACHE``)."""
     port = free_port()
     cmd = [
@@ -76,7 +76,7 @@ def running_server(timeout_s: float = 60, root: Path = ROOT, app_args: tuple[str
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        "main.py" if (root / "main.py").is_file() else "app.py",
         "--server.headless",
         "true",
         "--server.port",

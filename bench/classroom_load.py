@@ -2,7 +2,7 @@
 
     python -m bench.classroom_load --sessions 40 --steps 20 [--ramp S] [--think S] [--quick]
 
-Starts `streamlit run app.py` on a free localhost port and drives N Playwright pages in headless
+Starts `streamlit run main.py` on a free localhost port and drives N Playwright pages in headless
 Chromium concurrently: open the decode page through a shared link with its own prompt and seed
 (sampling, temperature 1), Prefill, Step N times (optionally waiting --think seconds before each
 click, as a student reading the new row would), then open the bill-per-token and quantization-ruler

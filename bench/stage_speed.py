@@ -16,7 +16,7 @@ same compute takes ~30% less CPU). The ratio is the server's CPU per Step less i
 the same time, divided by that model compute. A cross-check that needs neither correction:
 ``--back-to-back N`` more Steps sent back to back over streamlit's websocket protocol (no browser),
 against the model compute measured back to back too. ``--app-dir`` runs another checkout's app (e.g. the
-previous version) through the same measurement. ``--checkpoint DIR`` runs the server as ``streamlit run app.py --
+previous version) through the same measurement. ``--checkpoint DIR`` runs the server as ``streamlit run main.py --
 --model DIR`` (every session starts on that checkpoint) and times its step; ``--smollm`` writes a
 random checkpoint in SmolLM2-135M's shape (``bench.pretrained_speed``) to a temporary folder and
 uses that, with the shipped tokenizer (so the prompts have the shipped model's cache lengths).

@@ -288,7 +288,7 @@ async def drive(
 
 
 async def run(sessions: int, steps: int, ramp_s: float = 0.0, think_s: float = 0.0, url: str | None = None) -> dict:
-    """One run against ``url``, or against a fresh `streamlit run app.py` started here."""
+    """One run against ``url``, or against a fresh `streamlit run main.py` started here."""
     if url:
         return await drive(url, sessions, steps, ramp_s, think_s)
     from bench.browser import running_server

@@ -1,4 +1,4 @@
-"""A class server: `streamlit run app.py` replicas (two per core) on loopback ports, nginx in front.
+"""A class server: `streamlit run main.py` replicas (two per core) on loopback ports, nginx in front.
 
     python -m serve [--replicas N] [--port 8501] [--host 0.0.0.0]
     python -m serve --backend 10.0.0.11:8501 --backend 10.0.0.12:8501 --port 80   # replicas elsewhere
@@ -45,6 +45,7 @@ from serve.nginx import (
     nginx_config,
     port_taken,
 )
+from serve.version import app_version
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, or site-packages
 
@@ -57,7 +58,7 @@ class Replica:
     address: str  # host:port
     proc: subprocess.Popen | None = None  # None for a replica on another host (--backend)
     restarts: int = 0
-    app_args: tuple[str, ...] = ()  # the operator's options for app.py (after ``--``), e.g. --models-dir
+    app_args: tuple[str, ...] = ()  # the operator's options for the app (after ``--``), e.g. --models-dir
     cpu: int | None = None  # the core its process (every thread) runs on; None: any core
 
 
@@ -125,10 +126,10 @@ def start_child(cmd: list[str], log: Path, cpu: int | None = None, env: dict | N
 
 
 def replica_command(replica: Replica) -> list[str]:
-    """``streamlit run app.py`` on the replica's loopback port, with the app's own options (``--model``,
+    """``streamlit run main.py`` on the replica's loopback port, with the app's own options (``--model``,
     ``--models-dir``, ``--max-model-gib``) after ``--`` as ``streamlit run`` expects them."""
     port = replica.address.rsplit(":", 1)[1]
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    cmd = [sys.executable, "-m", "streamlit", "run", "main.py", "--server.headless", "true"]
     cmd += ["--server.port", port, "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
     return cmd + (["--", *replica.app_args] if replica.app_args else [])
 
@@ -205,7 +206,7 @@ def class_server(
     ``default_replicas()``) or the given remote ``backends`` ("host:port"), behind nginx on
     ``host:port``; stop everything afterwards. Raises ServeError when nginx is missing, the port
     is taken, the config fails ``nginx -t`` or a process does not start. ``app_args`` go to every
-    local replica's app.py (e.g. ``("--models-dir", "/srv/models")``); ``pin``: local replica i on
+    local replica's app (e.g. ``("--models-dir", "/srv/models")``); ``pin``: local replica i on
     allowed core i mod cores (``pinned_cpus``)."""
     binary = find_nginx(nginx)
     if port_taken(host, port):
@@ -252,10 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     argv, app_args = split_app_args(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        epilog="Options after -- go to every replica's app.py, e.g. -- --models-dir /srv/models; "
+        epilog="Options after -- go to every replica's app, e.g. -- --models-dir /srv/models; "
         "--class-store URL: class mode's store, sqlite:////PATH or redis://HOST:6379/0 (default: one SQLite "
         "file in the server's temporary folder, shared by its local replicas)",
     )
+    ap.add_argument("--version", action="version", version=f"%(prog)s {app_version()}")
     ap.add_argument(
         "--replicas", type=int, default=default_replicas(), help="streamlit processes (default: two per core)"
     )

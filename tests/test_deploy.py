@@ -7,6 +7,7 @@ import re
 import tomllib
 
 import yaml
+from packaging.requirements import Requirement
 
 from bench.browser import ROOT
 from serve import nginx
@@ -77,8 +78,9 @@ def test_deployment_runs_streamlit_on_the_probed_port():
 
 def test_replica_unit_runs_the_app_on_its_instance_port():
     """The systemd unit for other hosts runs the installed ``inference-explainer`` on the instance's
-    port (%i), reachable from the front host, makes static/ first with full privileges ("+": the
-    server's DynamicUser cannot write to /opt) from outside any checkout, and restarts it when it stops."""
+    port (%i), reachable from the front host, from outside any checkout, with nothing to make first (the app
+    writes nothing into its install: the server's DynamicUser cannot write to /opt), and restarts it when it
+    stops."""
     unit = configparser.ConfigParser(interpolation=None)
     unit.read(ROOT / "deploy/class-replica@.service")
     service = unit["Service"]
@@ -87,7 +89,7 @@ def test_replica_unit_runs_the_app_on_its_instance_port():
     assert start[0] == venv + "inference-explainer"
     cmd = streamlit_command([a.replace("%i", "8601") for a in start[1:]])  # systemd puts the port in
     assert cmd[cmd.index("--server.port") + 1] == "8601" and cmd[cmd.index("--server.address") + 1] == "0.0.0.0"
-    assert service["ExecStartPre"].split() == [f"+{venv}python", "-m", "ui.static"]
+    assert "ExecStartPre" not in service
     assert service["WorkingDirectory"] == "/"
     assert unit["Service"]["Restart"] == "always"
     assert (
@@ -107,41 +109,62 @@ def image_cmd() -> list[str]:
     return json.loads(text[text.index("\nCMD ") + 5 :].replace("\\\n", ""))
 
 
-def test_image_installs_the_package_and_makes_static_before_dropping_root():
-    """The image installs the package (after torch from the CPU index and the lock), then makes
-    static/ as root (``python -m ui.static``, from outside the build context), then runs as a user
-    who cannot write to site-packages; it copies no source files in."""
+def test_image_installs_the_package_held_to_the_lock():
+    """The image installs torch from the CPU index, then the package from the build context held to the lock
+    (``pip install -c requirements.txt``), then runs as a user who cannot write to site-packages; it copies no
+    source files in and makes nothing in site-packages (the figures' code is served from where it lies)."""
     lines = [line.strip() for line in (ROOT / "deploy/Dockerfile").read_text().splitlines()]
     runs = [i for i, line in enumerate(lines) if line.startswith("RUN ")]
     install = next(i for i in runs if "pip install" in lines[i] and "/src" in lines[i])
-    assert "--mount=type=bind,source=.,target=/src" in lines[install]
+    assert (
+        "--mount=type=bind,source=.,target=/src" in lines[install] and "-c /tmp/requirements.txt /src" in lines[install]
+    )
     torch = next(i for i, line in enumerate(lines) if "download.pytorch.org/whl/cpu torch==" in line)
-    static = lines.index("RUN python -m ui.static")
     user = next(i for i, line in enumerate(lines) if line.startswith("USER "))
-    assert torch < install < static < user
-    workdir = [line.split()[1] for line in lines[:static] if line.startswith("WORKDIR ")]
-    assert workdir[-1] != "/src"
+    assert torch < install < user
+    assert not [line for line in lines if "ui.static" in line]
     copied = [line.split()[1] for line in lines if line.startswith("COPY ")]
     assert copied == ["requirements.txt"]
 
 
-def test_pyproject_pins_what_requirements_locks():
-    """pyproject.toml's dependencies are requirements.txt's exact pins, the same set."""
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+def test_image_checks_streamlit_health():
+    """The image's HEALTHCHECK asks streamlit's own health endpoint on the port the app listens on."""
+    text = (ROOT / "deploy/Dockerfile").read_text().replace("\\\n", " ")  # continued lines joined
+    [check] = [line for line in text.splitlines() if line.startswith("HEALTHCHECK ")]
+    cmd = image_cmd()
+    port = cmd[cmd.index("--port") + 1]
+    assert f"http://127.0.0.1:{port}/_stcore/health" in check and "--start-period=" in check
+
+
+def test_build_context_leaves_out_git_tests_and_caches():
+    """.dockerignore keeps the repository's history, tests, docs, benches and caches out of the build context."""
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip()}
+    assert {".git", "tests", "bench", "docs", "**/__pycache__", ".*cache", "build", "*.egg-info"} <= ignored
+    assert not {"app.py", "main.py", "core", "ui", "serve", "assets", "frontend", "setup.py"} & ignored
+
+
+def test_pyproject_ranges_hold_what_requirements_locks():
+    """pyproject.toml declares compatible ranges (no exact pins) for the same packages requirements.txt locks, and
+    every locked version lies in its range: ``pip install -c requirements.txt .`` resolves to the lock."""
+    deps = [Requirement(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]]
     locked = [
-        line.split("#")[0].strip()
+        Requirement(line.split("#")[0].strip())
         for line in (ROOT / "requirements.txt").read_text().splitlines()
         if line.split("#")[0].strip()
     ]
-    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][^,;\s]*", d) for d in deps)
-    assert sorted(deps) == sorted(locked)
+    assert sorted(d.name for d in deps) == sorted(r.name for r in locked)
+    assert not [d for d in deps if any(spec.operator == "==" for spec in d.specifier)]
+    ranges = {d.name: d.specifier for d in deps}
+    for pin in locked:
+        [spec] = pin.specifier
+        assert spec.operator == "==" and spec.version in ranges[pin.name], (pin, ranges[pin.name])
 
 
 def run_time_files() -> list[str]:
-    """Every file the installed app opens or imports at run time, relative to the checkout: app.py
+    """Every file the installed app opens or imports at run time, relative to the checkout: main.py, app.py
     and its packages' modules, the pages, assets/, frontend/*.js, .streamlit/config.toml and the nginx
     template (``serve``)."""
-    files = [ROOT / "app.py", ROOT / ".streamlit/config.toml", ROOT / "deploy/nginx.conf.template"]
+    files = [ROOT / "main.py", ROOT / "app.py", ROOT / ".streamlit/config.toml", ROOT / "deploy/nginx.conf.template"]
     files += sorted((ROOT / "app_pages").glob("*.py")) + sorted((ROOT / "frontend").glob("*.js"))
     files += [p for p in (ROOT / "assets").rglob("*") if p.is_file()]
     for package in ("core", "ui", "serve"):
@@ -150,13 +173,13 @@ def run_time_files() -> list[str]:
 
 
 def test_wheel_ships_every_file_the_app_opens(tmp_path):
-    """The built wheel (``pip wheel --no-deps``, a few seconds) holds every run-time file at the
-    same path as in the checkout (so ``core.model.shipped.ROOT`` finds them in site-packages) and no
+    """The built wheel (``pip wheel --no-deps``, a few seconds) holds every run-time file at the same path inside
+    ``inference_explainer/`` as in the checkout (so ``core.model.shipped.ROOT`` finds them there) and no
     generated static/."""
     shipped = wheel_files(build_wheel(tmp_path))
     wanted = run_time_files()
     assert {"assets/model.safetensors", "assets/tokenizer.json", "assets/lessons/fifteen-minutes.toml"} <= set(wanted)
     assert {"assets/style/a11y.css", "assets/draft/model.safetensors", "frontend/plotly_loader.js"} <= set(wanted)
-    missing = [f for f in wanted if f not in shipped]
+    missing = [f for f in wanted if f"inference_explainer/{f}" not in shipped]
     assert not missing, f"not in the wheel: {missing}"
-    assert not [f for f in shipped if f.startswith("static/")]
+    assert not [f for f in shipped if "/static/" in f]

@@ -16,7 +16,7 @@ def _readme_commands() -> list[str]:
 def test_readme_starts_with_two_commands():
     """The first code block holds exactly two commands: run the app, run the tests."""
     app_cmd, test_cmd = _readme_commands()
-    assert "streamlit run app.py" in app_cmd and "requirements.txt" in app_cmd
+    assert "streamlit run main.py" in app_cmd and "requirements.txt" in app_cmd
     assert "pytest" in test_cmd and "requirements-test.txt" in test_cmd
 
 

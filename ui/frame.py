@@ -5,16 +5,12 @@ sidebar (presenter toggle, model picker and card), link notes and a lost session
 from __future__ import annotations
 
 import copy
-import importlib.metadata
-import tomllib
-from functools import cache
 
 import streamlit as st
 
 from core import state
 from core.cost.counts import kv_cache_bytes_for
 from core.decode import share
-from core.model.shipped import ROOT
 from core.quant.model_weights import weight_storage_bytes
 from ui import models, picker, tables
 from ui.models import model, model_card
@@ -73,19 +69,6 @@ def _url_path(path: str) -> str:
 
 def _open_decode() -> None:
     st.switch_page(DECODE_PAGE, query_params=st.query_params.to_dict())
-
-
-@cache
-def app_version() -> str:
-    """The app's version: a checkout's pyproject.toml (the source of truth there, even if an older copy
-    is installed in the same environment), else the installed package's metadata."""
-    pyproject = ROOT / "pyproject.toml"
-    if pyproject.is_file():
-        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
-    try:
-        return importlib.metadata.version("inference-explainer")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def init_state() -> None:

@@ -4,7 +4,7 @@ ruler, the shipped model as a GGUF download on the weights page, and a memory pl
 from one call into ``core/``; the pages stay short.
 
 Files: the plan reads only the app's own exports, the ``*.gguf`` directly in the folder the
-operator names on the command line (``streamlit run app.py -- --models-dir DIR``, chosen from a
+operator names on the command line (``streamlit run main.py -- --models-dir DIR``, chosen from a
 list by name) and uploads (within streamlit's upload limit). Never a path a student types.
 """
 
@@ -15,8 +15,8 @@ import sys
 import streamlit as st
 
 from core import state
+from core.checkpoints.app_options import parse_app_args, script_args
 from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload
-from core.checkpoints.sources import parse_app_args, script_args
 from core.cost import counts as cost
 from core.cost.gguf_plan import budget_bytes, gguf_memory_plan, plan_parts_gib, plan_size, slides
 from core.cost.weight_bytes import verdict
@@ -146,7 +146,7 @@ def _summary():
             folder = models_dir()
             if folder is None:
                 st.info(
-                    "No models folder: start the app with `streamlit run app.py -- --models-dir DIR` to list "
+                    "No models folder: start the app with `streamlit run main.py -- --models-dir DIR` to list "
                     "the .gguf files in DIR here (students choose from the list; nobody types a path)."
                 )
                 return None

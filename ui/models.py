@@ -17,6 +17,7 @@ import streamlit as st
 import torch
 
 from core import state
+from core.checkpoints.app_options import MAIN_SCRIPTS, AppArgs, parse_app_args
 from core.checkpoints.choice import (
     SHIPPED,
     ModelOption,
@@ -27,7 +28,7 @@ from core.checkpoints.choice import (
     prefill_positions_cap,
     window_cap,
 )
-from core.checkpoints.sources import AppArgs, find_checkpoints, hub_dir, parse_app_args
+from core.checkpoints.sources import find_checkpoints, hub_dir
 from core.decode import session
 from core.decode.generate import SamplingConfig
 from core.decode.session_types import ModelKey
@@ -38,8 +39,6 @@ from core.model.config import GPTConfig
 from core.model.shipped import ASSETS, ROOT
 from core.model.tokenizer import encode
 from core.quant.model_weights import quantize_weights
-
-APP = ROOT / "app.py"
 
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
@@ -87,11 +86,11 @@ def model_card() -> dict:
 
 @st.cache_resource(show_spinner=False)
 def app_args() -> tuple[AppArgs, str | None]:
-    """The options after ``--`` of ``streamlit run app.py -- --model PATH …``, parsed once per
+    """The options after ``--`` of ``streamlit run main.py -- --model PATH …``, parsed once per
     process, and the message if they were malformed (then the defaults apply). Only when this
-    process runs app.py as its main script: under a test runner ``sys.argv`` is the runner's
+    process runs main.py (or app.py) as its main script: under a test runner ``sys.argv`` is the runner's
     (tests give options by setting ``sys.argv`` and clearing this cache)."""
-    if not sys.argv or Path(sys.argv[0]).resolve() != APP:
+    if not sys.argv or Path(sys.argv[0]).resolve() not in {ROOT / name for name in MAIN_SCRIPTS}:
         return AppArgs(), None
     try:
         return parse_app_args(sys.argv[1:]), None

@@ -14,7 +14,7 @@ from ui import models, tables
 # How a teacher adds a checkpoint without internet (issue 37): where the folder goes, the flag, the restart.
 OFFLINE_STEPS = (
     "Your own checkpoint, offline: copy its folder (`config.json`, `tokenizer.json`, `*.safetensors`) into one "
-    "models folder, DIR, then **restart** the app with `streamlit run app.py -- --models-dir DIR` (installed: "
+    "models folder, DIR, then **restart** the app with `streamlit run main.py -- --models-dir DIR` (installed: "
     "`inference-explainer --models-dir DIR`). The option is read at start-up only; the app never downloads. "
     "Step by step: docs/models.md."
 )

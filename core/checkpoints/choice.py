@@ -20,7 +20,8 @@ from pathlib import Path
 import torch
 from tokenizers import Tokenizer
 
-from core.checkpoints.load import DEFAULT_MAX_GIB, checkpoint_name, load
+from core.checkpoints.app_options import DEFAULT_MAX_GIB
+from core.checkpoints.load import checkpoint_name, load
 from core.checkpoints.sources import FoundCheckpoint
 from core.text import format_bytes
 

@@ -24,6 +24,7 @@ from unittest.mock import patch
 
 import torch
 
+from core.checkpoints.app_options import DEFAULT_MAX_GIB
 from core.checkpoints.families import config_from_hf, tensor_sources
 from core.checkpoints.files import few, open_safetensors, read_config, read_tokenizer, weight_files
 from core.cost.counts import params
@@ -31,7 +32,6 @@ from core.model.layout import decode_layout, fuse_projections, fused_buffers
 from core.model.model import GPT
 
 GIB = 2**30
-DEFAULT_MAX_GIB = 4.0
 DEFAULT_MAX_CONTEXT = 2048
 DTYPES = (torch.float32, torch.float64)
 FLOAT_CODES = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "F64": "float64"}

@@ -2,21 +2,20 @@
 
 The app never downloads. A teacher puts a checkpoint on the machine themselves (``hf download
 HuggingFaceTB/SmolLM2-135M --local-dir …``, or anything that fills the Hugging Face cache) and
-either names it (``streamlit run app.py -- --model PATH``) or lets the sidebar list what the
+either names it (``streamlit run main.py -- --model PATH``) or lets the sidebar list what the
 cache and ``--models-dir`` hold. Paths come only from the command line and these folders, never
 from a student's browser.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.checkpoints.families import SUPPORTED
-from core.checkpoints.load import DEFAULT_MAX_GIB, checkpoint_name
+from core.checkpoints.load import checkpoint_name
 
 
 def hub_dir() -> Path:
@@ -98,49 +97,3 @@ def _loadable_architecture(folder: Path) -> str | None:
     if not (folder / "tokenizer.json").is_file():
         return None
     return arch if any(folder.glob("*.safetensors")) else None
-
-
-@dataclass(frozen=True)
-class AppArgs:
-    """The app's own command-line options (after ``--``): ``model`` a checkpoint folder to
-    load at start (None: the shipped model), ``max_model_gib`` the weight budget in GiB,
-    ``models_dir`` an extra folder of checkpoints for the picker, ``class_store`` the class store's
-    URL for class mode (None: ``core.classroom.store.default_url()``)."""
-
-    model: Path | None = None
-    max_model_gib: float = DEFAULT_MAX_GIB
-    models_dir: Path | None = None
-    class_store: str | None = None
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse would print and exit; the app shows a message instead
-        raise ValueError(f"command line: {message}")
-
-
-def script_args(argv: list[str]) -> list[str]:
-    """The app's own options in ``argv`` (pass ``sys.argv``): ``streamlit run app.py -- --models-dir
-    DIR`` runs the script with ``sys.argv == ["app.py", "--models-dir", "DIR"]``; when another
-    program owns ``sys.argv`` (pytest running the app in-process) there are none."""
-    return list(argv[1:]) if argv and Path(argv[0]).name == "app.py" else []
-
-
-def parse_app_args(argv: list[str]) -> AppArgs:
-    """Parse ``streamlit run app.py -- --model PATH --max-model-gib 4 --models-dir DIR --class-store URL``
-    (pass ``sys.argv[1:]``). Raises ``ValueError`` for an unknown option, a missing value or a budget
-    that is not a positive number. Paths are not checked here: ``core.checkpoints.load.load`` says
-    what is wrong with one; nor is the class store's URL (``sqlite:///PATH`` or ``redis://HOST:PORT/DB``):
-    ``core.classroom.store.open_store`` says what is wrong with it (issue 41)."""
-    parser = _Parser(prog="streamlit run app.py --", add_help=False, allow_abbrev=False)
-    parser.add_argument("--model", type=_path, default=None)
-    parser.add_argument("--max-model-gib", type=float, default=DEFAULT_MAX_GIB)
-    parser.add_argument("--models-dir", type=_path, default=None)
-    parser.add_argument("--class-store", default=None)
-    ns = parser.parse_args(list(argv))
-    if not (ns.max_model_gib > 0 and ns.max_model_gib != float("inf")):
-        raise ValueError(f"command line: --max-model-gib must be a positive number of GiB, got {ns.max_model_gib}")
-    return AppArgs(model=ns.model, max_model_gib=ns.max_model_gib, models_dir=ns.models_dir, class_store=ns.class_store)
-
-
-def _path(text: str) -> Path:
-    return Path(text).expanduser()

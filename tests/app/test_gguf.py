@@ -231,7 +231,7 @@ def test_memory_plan_from_an_uploaded_tiny_gguf(tiny_gguf):
 
 
 def test_memory_plan_reads_the_operators_models_folder(tiny_gguf, tmp_path, monkeypatch):
-    """`streamlit run app.py -- --models-dir DIR`: the .gguf files in DIR are listed (a text file and a hidden file
+    """`streamlit run main.py -- --models-dir DIR`: the .gguf files in DIR are listed (a text file and a hidden file
     are not) and one is read by its listed name; without the option the page says how to start the app."""
     (tmp_path / "tiny.gguf").write_bytes(tiny_gguf[0])
     (tmp_path / "notes.txt").write_text("not a model")

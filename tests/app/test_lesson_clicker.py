@@ -44,6 +44,6 @@ def test_the_sidebar_says_how_to_add_a_checkpoint_offline():
     """The sidebar names both commands with --models-dir and says that a restart is needed."""
     at = app()
     said = " ".join(c.value for c in at.sidebar.caption)
-    assert "streamlit run app.py -- --models-dir DIR" in said
+    assert "streamlit run main.py -- --models-dir DIR" in said
     assert "inference-explainer --models-dir DIR" in said
     assert "restart" in said

@@ -1,7 +1,7 @@
 """The sidebar's model picker and the pages on a chosen checkpoint (AppTest, no network).
 
 Checkpoints are tiny random models written here with ``transformers``; the app finds them through
-its own command line (``--models-dir``), given by setting ``sys.argv`` as ``streamlit run app.py
+its own command line (``--models-dir``), given by setting ``sys.argv`` as ``streamlit run main.py
 -- …`` does and clearing the per-process caches that read it.
 """
 
@@ -56,7 +56,7 @@ def folders(tmp_path_factory):
 
 @pytest.fixture
 def app_args(folders, monkeypatch):
-    """Run the app as ``streamlit run app.py -- --models-dir DIR [more]`` with an empty HF cache."""
+    """Run the app as ``streamlit run main.py -- --models-dir DIR [more]`` with an empty HF cache."""
 
     def with_args(*more):
         monkeypatch.setattr(sys, "argv", [ui_models.APP.as_posix(), "--models-dir", str(folders["models"]), *more])

@@ -13,7 +13,7 @@ NAME = "tiny-llama"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """``streamlit run app.py -- --models-dir DIR`` with one tiny random checkpoint in DIR and an
+    """``streamlit run main.py -- --models-dir DIR`` with one tiny random checkpoint in DIR and an
     empty Hugging Face cache."""
     from tests.core.checkpoints.test_load import write_checkpoint
 

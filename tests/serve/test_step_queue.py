@@ -84,7 +84,7 @@ def test_a_nested_call_keeps_the_turn_and_an_exception_passes_it_on(in_line):
 
 
 def test_outside_a_replica_runs_overlap_and_nothing_waits():
-    """A plain `streamlit run app.py` (no variable): no line, so a second run starts while the first
+    """A plain `streamlit run main.py` (no variable): no line, so a second run starts while the first
     is still inside, and nothing is ever counted as waiting."""
     assert not step_queue.IN_LINE
     both_inside = threading.Barrier(2, timeout=5)  # breaks (raises) unless both runs are inside at once

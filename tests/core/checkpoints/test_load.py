@@ -14,8 +14,9 @@ import pytest
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
+from core.checkpoints.app_options import AppArgs, parse_app_args, script_args
 from core.checkpoints.load import load
-from core.checkpoints.sources import AppArgs, find_checkpoints, hub_dir, parse_app_args
+from core.checkpoints.sources import find_checkpoints, hub_dir
 from core.cost.counts import params
 from core.decode.generate import decode_one_token, prefill
 from core.decode.kv_cache import KVCache
@@ -461,8 +462,7 @@ def test_gpt2_in_its_original_layout_loads_the_same(checkpoints, tmp_path):
 
 
 def test_script_args_are_what_follows_app_py():
-    """`streamlit run app.py -- --models-dir D` leaves ["app.py", "--models-dir", "D"]; pytest's argv is not ours."""
-    from core.checkpoints.sources import script_args
+    """`streamlit run main.py -- --models-dir D` leaves ["app.py", "--models-dir", "D"]; pytest's argv is not ours."""
 
     assert script_args(["/srv/app.py", "--models-dir", "D"]) == ["--models-dir", "D"]
     assert script_args(["/usr/bin/pytest", "-q", "tests"]) == [] and script_args([]) == []

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from core.checkpoints.sources import parse_app_args
+from core.checkpoints.app_options import parse_app_args
 from core.classroom.redis_store import RedisStore
 from core.classroom.store import ENV_URL, default_url, open_store
 from serve.replicas import class_store_env
