@@ -284,3 +284,16 @@ def test_what_llama_cannot_hold_is_refused_by_name(change, field, tmp_path):
     with pytest.raises(ValueError, match=f"cannot export as GGUF.*{field}"):
         write_gguf(GPT(cfg), load_shipped_tokenizer(), "F32", tmp_path / "x.gguf")
     assert not (tmp_path / "x.gguf").exists()
+
+
+def test_head_dim_apart_from_n_embd_is_written(tmp_path):
+    """head_dim 32 with 4 heads over n_embd 64 (Qwen3-0.6B's kind: 16 × 128 over 1,024): the file states key and
+    value lengths 32, which llama.cpp would otherwise take as n_embd / n_head = 16."""
+    from core.model.config import GPTConfig
+    from core.model.model import GPT
+
+    cfg = GPTConfig(vocab_size=1024, block_size=32, n_layer=1, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=64,
+                    head_dim=32)  # fmt: skip
+    write_gguf(GPT(cfg), load_shipped_tokenizer(), "F32", tmp_path / "x.gguf")
+    r = gguf.GGUFReader(tmp_path / "x.gguf")
+    assert _field(r, "llama.attention.key_length") == _field(r, "llama.attention.value_length") == 32
