@@ -261,6 +261,7 @@ def test_biased_q_rotated_as_ggml_equals_ours(biased):
         ({"positions": "learned"}, "positions"),
         ({"mlp": "gelu_tanh"}, "mlp"),
         ({"sliding_window": 16}, "sliding_window"),
+        ({"qk_norm": True}, "qk_norm"),  # Qwen3's per-head q/k norms: llama.cpp's qwen3 architecture, not llama
         (
             {
                 "rope_scaling": {
