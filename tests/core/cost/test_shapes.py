@@ -350,3 +350,11 @@ def test_named_ggml_types_on_the_weights_page(name, bits, gb):
     first, second = card_weight_steps(card, False)
     assert card.bits_per_weight == bits and f"**{gb}**" in first and "gguf's table" in first
     assert "already in step 1" in second and f"{bits:g} bits per weight" in second and "switch" not in second
+
+
+def test_request_lengths_with_a_multiplier():
+    """The memory page's lengths: 8k = 8,000, 8Ki = 8,192 (IEC), 128Ki = 131,072, 1.5k = 1,500 positions (they were
+    refused as "not a whole number"); a capital K is refused naming both readings, 8,000 and 8,192."""
+    assert parse_lengths("8k, 8Ki; 128Ki 1.5k") == [8000, 8192, 131072, 1500]
+    with pytest.raises(ValueError, match=r"reads as 8,000 .* or 8,192 .*write 8k or 8Ki"):
+        parse_lengths("8K")
