@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import state
-from core.classroom.plan import follow_actions
+from core.classroom.plan import Plan, Request, follow_actions
 from core.classroom.rules import ClassNotFound
 from core.lesson.stops import shipped_lessons
 from core.practice import catalogue
@@ -24,14 +24,11 @@ DECODE_PAGE = "app_pages/decode.py"  # the page whose stage a Step moves
 
 def following() -> bool:
     """Whether this session is a student whose view the teacher leads now (not released)."""
-    return (
-        link.role() == "student"
-        and st.session_state.get(state.CLASS_PLAN, (0, {}))[1].get("mode", "follow") != "released"
-    )
+    return link.role() == "student" and st.session_state.get(state.CLASS_PLAN, (0, Plan()))[1].mode != "released"
 
 
 def paused() -> bool:
-    return link.role() == "student" and st.session_state.get(state.CLASS_PLAN, (0, {}))[1].get("mode") == "paused"
+    return link.role() == "student" and st.session_state.get(state.CLASS_PLAN, (0, Plan()))[1].mode == "paused"
 
 
 def locked() -> bool:
@@ -39,7 +36,7 @@ def locked() -> bool:
     return following()
 
 
-def read_plan() -> tuple[int, dict] | None:
+def read_plan() -> tuple[int, Plan] | None:
     """The class's plan now (None: the class ended; this session leaves it)."""
     try:
         got = link.store().plan(link.code())
@@ -52,18 +49,18 @@ def read_plan() -> tuple[int, dict] | None:
     return got
 
 
-def due(version: int, plan: dict) -> bool:
+def due(version: int, plan: Plan) -> bool:
     """Whether this plan is news for this student's view: a new version while following, the
     teacher's "bring back" while released, or a following student's own move away from the
     teacher's page or lesson stop (a menu, the top bar): pacing keeps them on the teacher's screen."""
     ss = st.session_state
     applied = ss[state.CLASS_APPLIED]
-    if plan.get("mode") == "released":
+    if plan.mode == "released":
         return False
-    return applied is None or applied != (version, plan.get("recall", 0)) or drifted(plan)
+    return applied is None or applied != (version, plan.recall) or drifted(plan)
 
 
-def along(version: int, plan: dict) -> bool:
+def along(version: int, plan: Plan) -> bool:
     """Show a plan that moved only the teacher's step, question or pause without a full run: the
     missing Steps are taken here (this student's own model and cache, in the replica's line of
     Steps) and the plan marked applied; the caller reruns the stage alone (it draws the class line
@@ -71,7 +68,7 @@ def along(version: int, plan: dict) -> bool:
     page, lesson stop, exercise or request, or a stage ahead of the teacher's."""
     ss, sess = st.session_state, actions.session()
     applied = ss[state.CLASS_APPLIED]
-    if not following() or applied is None or applied[1] != plan.get("recall", 0) or drifted(plan):
+    if not following() or applied is None or applied[1] != plan.recall or drifted(plan):
         return False
     same = sess is not None and ss[state.CLASS_FOLLOWED_UID] is not None
     todo = follow_actions(
@@ -84,10 +81,10 @@ def along(version: int, plan: dict) -> bool:
     )
     if todo.page or todo.lesson or todo.restart:
         return False
-    if plan.get("request") is not None and todo.steps:
+    if plan.request is not None and todo.steps:
         with step_queue.turn():
-            _apply_request(plan["request"], False, todo.steps)
-    ss[state.CLASS_APPLIED] = (version, plan.get("recall", 0))
+            _apply_request(plan.request, False, todo.steps)
+    ss[state.CLASS_APPLIED] = (version, plan.recall)
     return True
 
 
@@ -100,7 +97,7 @@ def stage_stale() -> str | None:
     return ss.get(state.DECODE_STAGE_FRAGMENT) if ss.get(state.DECODE_STAGE_SHOWN) != (sess.uid, sess.n_steps) else None
 
 
-def behind(version: int, plan: dict) -> bool:
+def behind(version: int, plan: Plan) -> bool:
     """A following student's stage short of the teacher's step on the same request (a run that
     applied the plan was cut short between steps): asked once per plan version and stage step, so
     a request that cannot step further (its end, a full window) is not asked again and again."""
@@ -111,23 +108,23 @@ def behind(version: int, plan: dict) -> bool:
     return True
 
 
-def short_of(plan: dict) -> bool:
+def short_of(plan: Plan) -> bool:
     """Whether this following student's stage holds the teacher's request at fewer steps than the plan."""
-    sess, request = actions.session(), plan.get("request")
+    sess, request = actions.session(), plan.request
     if not following() or request is None or sess is None:
         return False
-    return st.session_state[state.CLASS_FOLLOWED_UID] == request["uid"] and sess.n_steps < int(plan.get("step") or 0)
+    return st.session_state[state.CLASS_FOLLOWED_UID] == request.uid and sess.n_steps < plan.step
 
 
-def drifted(plan: dict) -> bool:
+def drifted(plan: Plan) -> bool:
     ss = st.session_state
-    page = plan.get("page")
+    page = plan.page
     away = page in {path for path, _, _ in PAGES} and ss.get(state.CLASS_PAGE_NOW) not in (None, page)
-    practice = plan.get("practice")
+    practice = plan.practice
     if practice and practice[0] in catalogue.catalogue():
-        away = away or [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]] != [practice[0], int(practice[1])]
-    if plan.get("lesson") and plan["lesson"] in shipped_lessons():  # (a folder read: only with a lesson)
-        return (plan["lesson"], int(plan.get("stop") or 0)) != _lesson_now() or away
+        away = away or [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]] != [practice[0], practice[1]]
+    if plan.lesson and plan.lesson in shipped_lessons():  # (a folder read: only with a lesson)
+        return (plan.lesson, plan.stop or 0) != _lesson_now() or away
     return away
 
 
@@ -136,21 +133,21 @@ def _lesson_now():
     return (ss[state.LESSON_NAME], ss[state.LESSON_STOP]) if ss[state.LESSON_NAME] else None
 
 
-def _apply_request(request: dict, restart: bool, steps: int) -> None:
+def _apply_request(request: Request, restart: bool, steps: int) -> None:
     ss = st.session_state
     if restart:
-        if request.get("model"):
-            models.choose_from_link(request["model"])
+        if request.model:
+            models.choose_from_link(request.model)
             models.resolve()
         ss.update(
             {
-                state.DECODE_PROMPT: request["prompt"],
-                state.DECODE_STRATEGY: request["strategy"],
-                state.DECODE_TEMPERATURE: request["temperature"],
-                state.DECODE_TOP_K: request["top_k"],
-                state.DECODE_SEED: request["seed"],
-                state.DECODE_DTYPE: request["dtype"],
-                state.DECODE_WEIGHT_BITS: request["bits"],
+                state.DECODE_PROMPT: request.prompt,
+                state.DECODE_STRATEGY: request.strategy,
+                state.DECODE_TEMPERATURE: request.temperature,
+                state.DECODE_TOP_K: request.top_k,
+                state.DECODE_SEED: request.seed,
+                state.DECODE_DTYPE: request.dtype,
+                state.DECODE_WEIGHT_BITS: request.bits,
                 state.DECODE_PREDICT: False,  # the class's question comes from the teacher's plan
             }
         )
@@ -158,10 +155,10 @@ def _apply_request(request: dict, restart: bool, steps: int) -> None:
         ss[state.URL_STEP] = steps  # as a share link: the decode page prefills and replays these steps now
         actions.replay_link()
         steps -= actions.session().n_steps if actions.session() else steps
-    if actions.session() is not None and request.get("past_end"):
+    if actions.session() is not None and request.past_end:
         actions.session().past_end = True  # the teacher chose to step past the end token
     actions.catch_up(steps)
-    ss[state.CLASS_FOLLOWED_UID] = request["uid"]
+    ss[state.CLASS_FOLLOWED_UID] = request.uid
 
 
 @step_queue.one_at_a_time  # a class's steps in line per replica, as the stage's own (serve/step_queue.py)
@@ -193,13 +190,13 @@ def follow(nav) -> None:
             start(shipped(name), name, stop)
         else:
             go(stop)
-    elif plan.get("lesson") in shipped_lessons() and drifted(plan):  # on the stop, but on another page
-        go(int(plan.get("stop") or 0))
-    if plan.get("request") is not None and (todo.restart or todo.steps):
-        _apply_request(plan["request"], todo.restart, todo.steps)
-    _follow_practice(plan.get("practice"))
+    elif plan.lesson in shipped_lessons() and drifted(plan):  # on the stop, but on another page
+        go(plan.stop or 0)
+    if plan.request is not None and (todo.restart or todo.steps):
+        _apply_request(plan.request, todo.restart, todo.steps)
+    _follow_practice(plan.practice)
     # Marked applied only now: a run cut short above (a rerun request) applies the plan again next run.
-    ss[state.CLASS_APPLIED] = (version, plan.get("recall", 0))
+    ss[state.CLASS_APPLIED] = (version, plan.recall)
     if todo.page:
         st.switch_page(todo.page)
 

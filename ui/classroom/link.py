@@ -8,7 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from core import state
-from core.classroom.rules import ClassNotFound, NotSeated, TooManyJoins, normalize_code
+from core.classroom.plan import Plan
+from core.classroom.rules import ClassFull, ClassNotFound, JoiningClosed, NotSeated, TooManyJoins, normalize_code
 from core.classroom.store import default_url, open_store
 from ui import models
 from ui.frame import PAGES
@@ -68,11 +69,9 @@ def from_url() -> None:
     try:
         if "key" in params and store().is_teacher(found, params["key"]):
             ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "teacher", state.CLASS_KEY: params["key"]})
-            _, plan = store().plan(found) or (0, {})  # a reload keeps the class paused, released or recalled
-            ss[state.CLASS_MODE] = (
-                plan.get("mode", "follow") if plan.get("mode") in ("follow", "paused", "released") else "follow"
-            )
-            ss[state.CLASS_RECALL] = int(plan.get("recall", 0))
+            _, plan = store().plan(found) or (0, Plan())  # a reload keeps the class paused, released or recalled
+            ss[state.CLASS_MODE] = plan.mode
+            ss[state.CLASS_RECALL] = plan.recall
             return
         if "seat" in params and (seat := store().seat(found, params["seat"])) is not None:
             ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "student", state.CLASS_TOKEN: params["seat"]})
@@ -102,7 +101,7 @@ def join() -> None:
         seat = store().join(found, ss[state.CLASS_NICKNAME], client=client_id())
     except ClassNotFound:
         return say("warning", f"No class {found} is running: check the code on the projector.")
-    except TooManyJoins as err:
+    except (TooManyJoins, JoiningClosed, ClassFull) as err:
         return say("warning", str(err))
     ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "student", state.CLASS_TOKEN: seat.token})
     ss.update({state.CLASS_SEAT: seat.number, state.CLASS_APPLIED: None, state.CLASS_MESSAGE: None})

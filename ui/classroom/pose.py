@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import state
+from core.classroom.plan import Question
 from core.practice.exercise_text import bytes_text, format_value
 from ui.classroom import link, reveal
 
@@ -47,21 +48,20 @@ def gradable(ex) -> list:
     ]
 
 
-def question(ex, p, revealed: bool = False) -> dict:
+def question(ex, p, revealed: bool = False) -> Question:
     """The plan's question for part ``p`` of exercise ``ex``; the answer and the mistakes' names only
     once ``revealed``."""
     options, answer, misses = choices(p)
-    entry = {
-        "id": f"practice:{ex.id}:{ex.seed}:{p.key}",
-        "kind": "practice",
-        "text": f"{ex.title}: {p.label}",
-        "options": options,
-        "round": 1,
-        "revealed": revealed,
-    }
-    if revealed:
-        entry.update(answer=answer, explain=f"The answer is {options[answer]}.", misses=misses, shares=[])
-    return entry
+    shown = {"answer": answer, "explain": f"The answer is {options[answer]}.", "misses": tuple(misses)}
+    return Question(
+        id=f"practice:{ex.id}:{ex.seed}:{p.key}",
+        kind="practice",
+        text=f"{ex.title}: {p.label}",
+        options=tuple(options),
+        round=1,
+        revealed=revealed,
+        **(shown if revealed else {}),
+    )
 
 
 def panel(ex) -> None:
@@ -70,7 +70,7 @@ def panel(ex) -> None:
         return
     ss, parts = st.session_state, gradable(ex)
     posed = ss.get(state.CLASS_POSED)
-    if posed is not None and not posed["id"].startswith(f"practice:{ex.id}:{ex.seed}:"):
+    if posed is not None and not posed.id.startswith(f"practice:{ex.id}:{ex.seed}:"):
         posed = ss[state.CLASS_POSED] = None  # another exercise or other numbers: the posed one is gone
     box = st.container(border=True, key=state.CLASS_POSE)
     if not parts:
@@ -80,15 +80,15 @@ def panel(ex) -> None:
         key = a.selectbox("Pose to the class", [p.key for p in parts], format_func=lambda k: _label(parts, k))
         b.button("Pose", type="primary", on_click=_pose, args=(ex, _part(parts, key)), width="stretch")
         return
-    part = _part(parts, posed["id"].rsplit(":", 1)[1])
-    if not posed["revealed"]:
+    part = _part(parts, posed.id.rsplit(":", 1)[1])
+    if not posed.revealed:
         a, b = box.columns([3, 1], vertical_alignment="center")
         a.markdown(f"Posed to the class: **{part.label}** — the count is above the page.")
         b.button("Reveal to the class", type="primary", on_click=_reveal, args=(ex, part), width="stretch")
         return
     with box:
         verdict = reveal.class_answers(posed)
-        st.caption(f"{verdict} {posed['explain']}")
+        st.caption(f"{verdict} {posed.explain}")
         st.button("Pose another", on_click=_clear)
 
 
@@ -112,7 +112,7 @@ def _clear() -> None:
     st.session_state[state.CLASS_POSED] = None
 
 
-def posed_now() -> dict | None:
+def posed_now() -> Question | None:
     return st.session_state.get(state.CLASS_POSED)
 
 

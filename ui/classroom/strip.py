@@ -12,7 +12,7 @@ import html
 import streamlit as st
 
 from core import state
-from core.classroom.plan import counts_line
+from core.classroom.plan import Question, counts_line
 from core.classroom.rules import ClassNotFound, NotSeated
 from core.text import markdown_literal
 from ui.classroom import follow, link, rerun
@@ -74,16 +74,16 @@ def _student() -> None:
         return st.rerun(scope="app")  # the page's controls lock or unlock: a full run
     if (follow.due(version, plan) or follow.behind(version, plan)) and not follow.along(version, plan):
         return st.rerun(scope="app")  # the plan moved to another page, stop, request or recall
-    mode = plan.get("mode", "follow")
+    mode = plan.mode
     says = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}[mode]
-    step = f" · step {plan['step']}" if plan.get("request") else ""
+    step = f" · step {plan.step}" if plan.request else ""
     # Keyed: the stage's heatmap reads the teacher's step here (frontend/attention_heatmap.js, watchClassStep).
     seat = st.session_state[state.CLASS_SEAT]
     st.container(key=state.CLASS_LINE).caption(f"Class {link.code()} · seat {seat} · {says}{step}")
     if mode == "paused":
         st.html(PAUSED_CSS)
-    if plan.get("question"):
-        _student_question(plan["question"])
+    if plan.question:
+        _student_question(plan.question)
     # Last: asking for the stage's run ends this one at its next streamlit call (the line is drawn).
     rerun.rerun_fragments([follow.stage_stale()])
 
@@ -96,29 +96,29 @@ def _answer(qid: str, round_: int, pick: int) -> None:
         link.seat_refused(err)
 
 
-def _student_question(q: dict) -> None:
+def _student_question(q: Question) -> None:
     ss = st.session_state
-    mine = link.store().my_answer(link.code(), ss[state.CLASS_TOKEN], q["id"], q["round"])
+    mine = link.store().my_answer(link.code(), ss[state.CLASS_TOKEN], q.id, q.round)
     box = st.container(border=True, key=state.CLASS_QUESTION)
-    round_ = f" (round {q['round']})" if q["round"] > 1 else ""
-    box.markdown(f"**{markdown_literal(q['text'])}**{round_}")
+    round_ = f" (round {q.round})" if q.round > 1 else ""
+    box.markdown(f"**{markdown_literal(q.text)}**{round_}")
     row = box.container(horizontal=True, gap="small")
-    for i, option in enumerate(q["options"]):
-        right = q["revealed"] and i == q["answer"]
+    for i, option in enumerate(q.options):
+        right = q.revealed and i == q.answer
         row.button(
             f"{i + 1}. {code_span(option)}",
-            key=f"{state.CLASS_PICK}.{q['id']}.{q['round']}.{i}",
+            key=f"{state.CLASS_PICK}.{q.id}.{q.round}.{i}",
             on_click=_answer,
-            args=(q["id"], q["round"], i),
-            disabled=mine is not None or q["revealed"],
+            args=(q.id, q.round, i),
+            disabled=mine is not None or q.revealed,
             type="primary" if i == mine or right else "secondary",
             icon=":material/check:" if right else None,
         )
-    if q["revealed"]:
-        verdict = "No answer given." if mine is None else ("Right!" if mine == q["answer"] else "Not this time.")
-        miss = q.get("misses", [])[mine] if mine is not None and mine < len(q.get("misses", [])) else ""
+    if q.revealed:
+        verdict = "No answer given." if mine is None else ("Right!" if mine == q.answer else "Not this time.")
+        miss = q.misses[mine] if mine is not None and mine < len(q.misses) else ""
         miss = f" Your pick is the mistake “{miss}”." if miss else ""  # a Practice question's named mistake
-        box.html(f'<p class="chart-desc"><strong>{verdict}</strong>{html.escape(miss)} {html.escape(q["explain"])}</p>')
+        box.html(f'<p class="chart-desc"><strong>{verdict}</strong>{html.escape(miss)} {html.escape(q.explain)}</p>')
     elif mine is not None:
         box.caption(f"Your answer: {mine + 1}. Wait for your teacher's reveal.")
     else:
@@ -133,10 +133,11 @@ def _teacher() -> None:
         return
     rerun.deliver_before_stopping(redrawn_anyway=True)  # the page's full runs reach the browser
     store, code = link.store(), link.code()
-    q = (st.session_state[state.CLASS_PUBLISHED] or {}).get("question")
+    published = st.session_state[state.CLASS_PUBLISHED]
+    q = None if published is None else published.question
     students = store.students(code)
     if q is None:
         return st.caption(f"Class {code} · {students} joined · {follow_says()}")
-    answered = store.answered(code, q["id"], q["round"])
-    round_ = f" (round {q['round']})" if q["round"] > 1 else ""
+    answered = store.answered(code, q.id, q.round)
+    round_ = f" (round {q.round})" if q.round > 1 else ""
     st.markdown(f"Class {code} · {students} joined · **{counts_line(answered, students)}**{round_}")

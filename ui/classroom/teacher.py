@@ -8,7 +8,7 @@ import segno
 import streamlit as st
 
 from core import state
-from core.classroom.plan import question_entry, question_id
+from core.classroom.plan import Plan, Question, Request, question_entry, question_id
 from core.classroom.rules import ClassNotFound, NotTeacher
 from core.typed_numbers import quote
 from ui import models
@@ -19,25 +19,25 @@ from ui.page import text_box
 from ui.present import presenter_mode
 
 
-def request_entry(sess) -> dict:
+def request_entry(sess) -> Request:
     """The teacher's decode request as the plan carries it: what a student needs to prefill it."""
     s, key = sess.sampling, sess.model_key
     name = None if key.source is None else models.active().name
-    return {
-        "uid": sess.uid,
-        "prompt": sess.prompt_text,
-        "strategy": s.strategy,
-        "temperature": s.temperature,
-        "top_k": s.top_k,
-        "seed": s.seed,
-        "dtype": key.dtype,
-        "bits": key.weight_bits or state.FLOAT_WEIGHTS,
-        "model": name,
-        "past_end": sess.past_end,  # stepping on past the end token (students' requests stop there otherwise)
-    }
+    return Request(
+        uid=sess.uid,
+        prompt=sess.prompt_text,
+        strategy=s.strategy,
+        temperature=s.temperature,
+        top_k=s.top_k,
+        seed=s.seed,
+        dtype=key.dtype,
+        bits=key.weight_bits or state.FLOAT_WEIGHTS,
+        model=name,
+        past_end=sess.past_end,  # stepping on past the end token (students' requests stop there otherwise)
+    )
 
 
-def open_question(sess) -> dict | None:
+def open_question(sess) -> Question | None:
     """The predict-first question on the teacher's stage (open, or just revealed), or None."""
     ss = st.session_state
     if sess is None:
@@ -51,22 +51,22 @@ def open_question(sess) -> dict | None:
     return None
 
 
-def plan_now() -> dict:
+def plan_now() -> Plan:
     ss, sess = st.session_state, actions.session()
-    return {
-        "mode": ss[state.CLASS_MODE],
-        "recall": ss[state.CLASS_RECALL],
-        "page": ss.get(state.CLASS_PAGE),
-        "lesson": ss[state.LESSON_NAME],
-        "stop": ss[state.LESSON_STOP] if ss[state.LESSON_NAME] else None,
-        "request": None if sess is None else request_entry(sess),
-        "step": 0 if sess is None else sess.n_steps,
+    return Plan(
+        mode=ss[state.CLASS_MODE],
+        recall=ss[state.CLASS_RECALL],
+        page=ss.get(state.CLASS_PAGE),
+        lesson=ss[state.LESSON_NAME],
+        stop=ss[state.LESSON_STOP] if ss[state.LESSON_NAME] else None,
+        request=None if sess is None else request_entry(sess),
+        step=0 if sess is None else sess.n_steps,
         # the exercise and its numbers on the teacher's Practice page (students' pages show the same)
-        "practice": [ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]]
+        practice=(ss[state.PRACTICE_EX], int(ss[state.PRACTICE_SEED]))
         if ss.get(state.CLASS_PAGE) == pose.PRACTICE
         else None,
-        "question": pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
-    }
+        question=pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
+    )
 
 
 def publish(nav=None) -> None:
@@ -106,8 +106,8 @@ def bring_back() -> None:
 def vote_again() -> None:
     """Peer instruction's second round on the open question: students answer again after discussing."""
     q = open_question(actions.session())
-    if q is not None and not q["revealed"]:
-        st.session_state[state.CLASS_ROUNDS][q["id"]] = q["round"] + 1
+    if q is not None and not q.revealed:
+        st.session_state[state.CLASS_ROUNDS][q.id] = q.round + 1
 
 
 def end() -> None:
@@ -157,8 +157,8 @@ def panel() -> None:
         b.button("Release", icon=":material/explore:", on_click=_set_mode, args=("released",), width="stretch")
     st.caption(MODE_SAYS[mode])
     q = open_question(actions.session())
-    if q is not None and not q["revealed"]:
-        st.button(f"Vote again (round {q['round'] + 1})", on_click=vote_again, width="stretch")
+    if q is not None and not q.revealed:
+        st.button(f"Vote again (round {q.round + 1})", on_click=vote_again, width="stretch")
     roster(q)
     st.button("End class", icon=":material/logout:", on_click=end, width="stretch")
 
@@ -170,7 +170,7 @@ MODE_SAYS = {
 }
 
 
-def roster(q: dict | None) -> None:
+def roster(q: Question | None) -> None:
     """Who has answered the open question: seat numbers and nicknames, teacher's eyes only (hidden
     while presenter mode is on, as the sidebar may be on the projector). Never scores."""
     if presenter_mode():
@@ -185,5 +185,5 @@ def roster(q: dict | None) -> None:
         )
 
 
-def _qid_round(q: dict | None) -> tuple[str, int]:
-    return ("no-question", 1) if q is None else (q["id"], q["round"])  # nobody has answered "no-question"
+def _qid_round(q: Question | None) -> tuple[str, int]:
+    return ("no-question", 1) if q is None else (q.id, q.round)  # nobody has answered "no-question"
