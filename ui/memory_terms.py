@@ -50,11 +50,14 @@ def _typed() -> None:
 
 
 def custom_shape(base: KVShape, n_head: int, n_kv: int, d: int) -> KVShape:
-    """The typed model: ``base``'s structure, the typed heads and width, hidden size = query heads · d."""
+    """The typed model: ``base``'s structure (windows rule, MLA, a hybrid's layers), the typed heads and width,
+    hidden size = query heads · d."""
+    hybrid = {"hybrid": base.hybrid, "state": base.state}  # a hybrid's state layers stay as its config has them
     if base.latent is not None:
         return KVShape("typed terms (MLA)", 1, n_head, n_head, base.head_dim, base.hidden_size, base.bytes_per_value,
-                       None, "", window=None, rule=base.rule, latent=(n_kv, d))  # fmt: skip
-    return KVShape("typed terms", 1, n_head, n_kv, d, n_head * d, base.bytes_per_value, None, "", rule=base.rule)
+                       None, "", window=None, rule=base.rule, latent=(n_kv, d), **hybrid)  # fmt: skip
+    return KVShape("typed terms", 1, n_head, n_kv, d, n_head * d, base.bytes_per_value, None, "", rule=base.rule,
+                   **hybrid)  # fmt: skip
 
 
 def term_boxes(shape: KVShape) -> tuple[int, int, int, int, int | None]:

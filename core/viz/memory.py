@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, described
+from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described
 
 # The budget's parts: a colour and a pattern each (the legend names them with their GB). The grey is
 # light: MUTED came within CIEDE2000 9.9 of the green under simulated deuteranopia.
@@ -43,6 +43,54 @@ def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str]
         margin=dict(t=60),
     )
     return described(fig, describe_kv_variants(names, labels, chosen))
+
+
+def fig_cache_vs_state(series: dict, kv_label: str, state_label: str, t_now: int, kv_now: int) -> go.Figure:
+    """One request of a hybrid model: its KV cache growing with T (a line) beside the fixed state of its
+    other layers (flat), from ``core.cost.kv_hybrid.growth`` (``series``: "T", "kv", "state", "crossing").
+    ``kv_label``/``state_label`` name the two lines ("KV cache: 4 attention layers"); the typed T and its
+    KV bytes (``t_now``, ``kv_now``) are marked."""
+    t = [float(x) for x in series["T"]]
+    hover = "T = %{x:,}: %{y:,} bytes<extra></extra>"
+    fig = go.Figure()
+    for values, name, line in (
+        (series["kv"], kv_label, dict(color=CACHED, width=4)),
+        (series["state"], state_label, dict(color=NEW_WORK, width=4, dash="dash")),  # dashed: not colour alone
+    ):
+        fig.add_scatter(x=t, y=[float(y) for y in values], name=name, mode="lines", line=line, hovertemplate=hover)
+    marker = dict(color=CACHED, size=12, symbol="diamond")
+    fig.add_scatter(x=[float(t_now)], y=[float(kv_now)], name=f"T = {t_now:,} typed", mode="markers", marker=marker)
+    cross = series["crossing"]
+    if cross is not None and cross <= series["T"][-1]:
+        fig.add_vline(x=float(cross), line=dict(color=MUTED, width=2, dash="dot"))
+        fig.add_annotation(
+            x=float(cross), y=1, yref="paper", text=f"equal at T = {cross:,}", showarrow=False, xanchor="left",
+            yanchor="top", bgcolor="white",
+        )  # fmt: skip
+    fig.update_layout(
+        template=TEMPLATE,
+        height=320,
+        title=dict(text="The cache grows with T; the state does not"),
+        xaxis=dict(title="T: positions in the request", rangemode="tozero", tickformat=",.0f"),
+        yaxis=dict(title="bytes (one request)", rangemode="tozero", tickformat=",.3s"),
+        legend=dict(orientation="h", y=-0.3, x=0),
+        margin=dict(t=50, b=20),
+    )
+    return described(fig, describe_cache_vs_state(series, kv_label, state_label))
+
+
+def describe_cache_vs_state(series: dict, kv_label: str, state_label: str) -> str:
+    """Text alternative of ``fig_cache_vs_state``: both lines' bytes at the ends, and where they meet."""
+    end, cross = series["T"][-1], series["crossing"]
+    meet = (
+        f"; the cache holds as many bytes as the state from T = {cross:,} on"
+        if cross is not None
+        else "; the cache stays below the state"
+    )
+    return (
+        f"One request: {kv_label} grows from 0 bytes at T = 0 to {series['kv'][-1]:,} bytes at T = {end:,}; "
+        f"{state_label} stays at {series['state'][-1]:,} bytes at every T{meet}."
+    )
 
 
 def fig_memory_budget(parts: dict[str, float], budget_gb: float, labels: dict[str, str] | None = None) -> go.Figure:
