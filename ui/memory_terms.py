@@ -28,7 +28,12 @@ def b_choices(shape: KVShape) -> dict[str, tuple[Fraction, str | None]]:
 
 
 def default_lengths(name: str, shape: KVShape) -> str:
-    return "8" if name.startswith("Ch. 30 two") else str(shape.context_window or 2048)
+    """The first T: the chapter's 8 positions, a hybrid's 8,192 (where its growing cache and its fixed state
+    are both in view: at a 262,144-position window the state would be a line on the axis), else the model's
+    context window."""
+    if name.startswith("Ch. 30 two"):
+        return "8"
+    return "8192" if shape.state is not None else str(shape.context_window or 2048)
 
 
 def load(name: str, shape: KVShape) -> None:
@@ -86,5 +91,5 @@ def term_boxes(shape: KVShape) -> tuple[int, int, int, int, int | None]:
 def sliding_words(shape: KVShape, window: int | None) -> str:
     """The typed window in words, with ``shape``'s rule for which layers slide."""
     if not window:
-        return "Every layer keeps every position."
+        return "Every attention layer keeps every position." if shape.state else "Every layer keeps every position."
     return f"Window W = {window:,} positions: {describe_rule(shape.rule or 'all')}."

@@ -96,7 +96,9 @@ def _kv_heads(cfg: dict, n_layer: int, n_head: int, limit: int) -> tuple[int | t
 def _kinds(cfg: dict) -> str | None:
     """``layer_types`` as one letter a layer: G full, L sliding, S a state layer, ? another kind."""
     types = cfg.get("layer_types")
-    return "".join(KNOWN_LAYER_TYPES.get(t, "?") for t in types) if isinstance(types, list) else None
+    if not isinstance(types, list):
+        return None
+    return "".join(KNOWN_LAYER_TYPES.get(t, "?") if isinstance(t, str) else "?" for t in types)
 
 
 def _qwen_windows(cfg: dict, n_layer: int, window: int) -> tuple[int | None, str, list[str]]:
@@ -141,12 +143,16 @@ def _windows(cfg: dict, n_layer: int, kinds: str | None) -> tuple[int | None, st
         if pattern == 1:  # (i + 1) mod 1 = 0 on every layer: all global, as transformers builds it
             return None, "", ["sliding_window_pattern 1: every layer global"]
         return window, f"every {pattern}", []
-    if model_type == "afmoe":
-        period = cfg.get("global_attn_every_n_layers", 4)
-        default = ("AfmoeConfig", period if isinstance(period, int) and not isinstance(period, bool) else 0)
-    else:
-        default = DEFAULT_PERIOD.get(model_type)
-    if default is not None and default[1] >= 2:
+    default = DEFAULT_PERIOD.get(model_type)
+    if model_type == "afmoe":  # its period is a field of its own (default 4)
+        default = ("AfmoeConfig", cfg.get("global_attn_every_n_layers", 4))
+        if isinstance(default[1], bool) or not isinstance(default[1], int) or not 1 <= default[1] <= 10**6:
+            raise ValueError(
+                f'"global_attn_every_n_layers" must be a whole number from 1 to 1,000,000, got {default[1]!r}'
+            )
+        if default[1] == 1:
+            return None, "", ["global_attn_every_n_layers 1: every layer global"]
+    if default is not None:
         said = f"{default[0]}'s default, every {ordinal(default[1])} layer global"
         return window, f"every {default[1]}", [f"no layer_types or sliding_window_pattern: {said}"]
     return window, "all", ["sliding_window without layer_types: every layer local (transformers' default)"]

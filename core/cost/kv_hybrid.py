@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from core.cost.kv_layers import layers_kv_bytes
+from core.cost.kv_layers import layer_counts, layers_kv_bytes
 from core.text import quoted
 
 STATE_BYTES = 4  # the recurrent state's float32, whatever the model's dtype (transformers' cache tensors)
@@ -85,12 +85,13 @@ def attention_layers(rule: str, n_layer: int) -> tuple[bool, ...]:
     state layer). Raises ``ValueError`` when "kinds:" lists another number of layers than ``n_layer``."""
     if not rule:
         return (True,) * n_layer
-    if rule.startswith("period "):
-        _, period, _, offset = rule.split()
-        return tuple(i % int(period) == int(offset) for i in range(n_layer))
-    if rule.startswith("interval "):
-        period = int(rule.split()[1])
-        return tuple((i + 1) % period == 0 for i in range(n_layer))
+    if rule.startswith(("period ", "interval ")):
+        words = rule.split()
+        period = int(words[1])
+        offset = int(words[3]) if words[0] == "period" else period - 1
+        # One period, repeated (in C: a generator over 10⁶ typed layers took ~1 s a run).
+        one = tuple(i == offset for i in range(period))
+        return (one * (n_layer // period + 1))[:n_layer]
     if rule.startswith("kinds:"):
         kinds = rule[len("kinds:") :]
         if len(kinds) != n_layer:
@@ -172,7 +173,7 @@ def read_hybrid(cfg: dict, kinds: str | None, hidden: int | None, limit: int) ->
     else:
         out = [f"{key}: {what}" for key, what in OTHER_HYBRIDS.items() if cfg.get(key) not in (None, False, 0, [], "")]
         if listed_states:
-            named = ", ".join(sorted({t for t in cfg["layer_types"] if t in STATE_KINDS}))
+            named = ", ".join(sorted({t for t in cfg["layer_types"] if isinstance(t, str) and t in STATE_KINDS}))
             out.append(
                 f"layer_types {named}: {kinds.count('S'):,} layers keep a fixed-size state instead of a KV cache, "
                 f"sized here for Jamba and Qwen3-Next only (model_type {quoted(model_type or 'not given', 30)})"
@@ -218,14 +219,26 @@ def state_line(state: RecurrentState, n_state_layers: int, batch: int, b) -> str
     )
 
 
+def _kv_curve(layers, b, cache_type: str | None):
+    """T → one request's KV bytes over ``layers``, counting each kind of layer once (L may be 10⁶ typed layers,
+    and the bisection below asks ~40 times)."""
+    kinds = layer_counts(layers)
+
+    def kv(t: int) -> int:
+        total = Fraction(0)
+        for layer, count in kinds.items():
+            one = layers_kv_bytes((layer,), [t], b, cache_type)
+            total += count * (one["kv_cache/keys_bytes"] + one["kv_cache/values_bytes"])
+        return -(-total.numerator // total.denominator)
+
+    return kv
+
+
 def crossing(layers, state_per_request: int, b, cache_type: str | None = None, limit: int = 10**12) -> int | None:
     """The first T at which one request's KV cache (``layers``: the attention layers' ``LayerCache``s) holds at
     least its fixed state (``state_per_request`` bytes); None if none up to ``limit`` (the windows may stop
     the cache growing first). KV bytes grow with T, so a bisection finds it exactly."""
-
-    def kv(t: int) -> int:
-        return layers_kv_bytes(layers, [t], b, cache_type)["total"]
-
+    kv = _kv_curve(layers, b, cache_type)
     if not state_per_request or kv(limit) < state_per_request:
         return None
     low, high = 0, limit  # kv(low) < state ≤ kv(high)
@@ -241,7 +254,7 @@ def growth(layers, state_per_request: int, t_max: int, b, cache_type: str | None
     ``"crossing"`` (``crossing``, also past ``t_max``). KV bytes are piecewise linear in T, so the points draw
     it exactly."""
     cross = crossing(layers, state_per_request, b, cache_type)
-    windows = {x.window for x in layers if x.window is not None and x.window < t_max}
+    kv = _kv_curve(layers, b, cache_type)
+    windows = {x.window for x in layer_counts(layers) if x.window is not None and x.window < t_max}
     points = sorted({0, t_max, *windows, *([cross] if cross is not None and cross < t_max else [])})
-    kv_bytes = [layers_kv_bytes(layers, [t], b, cache_type)["total"] for t in points]
-    return {"T": points, "kv": kv_bytes, "state": [state_per_request] * len(points), "crossing": cross}
+    return {"T": points, "kv": [kv(t) for t in points], "state": [state_per_request] * len(points), "crossing": cross}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, described
+from core.viz.theme import CACHED, NEW_WORK, TEMPLATE, described
 
 # The budget's parts: a colour and a pattern each (the legend names them with their GB). The grey is
 # light: MUTED came within CIEDE2000 9.9 of the green under simulated deuteranopia.
@@ -62,19 +62,18 @@ def fig_cache_vs_state(series: dict, kv_label: str, state_label: str, t_now: int
     fig.add_scatter(x=[float(t_now)], y=[float(kv_now)], name=f"T = {t_now:,} typed", mode="markers", marker=marker)
     cross = series["crossing"]
     if cross is not None and cross <= series["T"][-1]:
-        fig.add_vline(x=float(cross), line=dict(color=MUTED, width=2, dash="dot"))
         fig.add_annotation(
-            x=float(cross), y=1, yref="paper", text=f"equal at T = {cross:,}", showarrow=False, xanchor="left",
-            yanchor="top", bgcolor="white",
+            x=float(cross), y=float(series["state"][0]), text=f"equal at T = {cross:,}", showarrow=True, arrowhead=2,
+            ax=40, ay=-40, xanchor="left", bgcolor="white",
         )  # fmt: skip
     fig.update_layout(
         template=TEMPLATE,
-        height=320,
+        height=340,
         title=dict(text="The cache grows with T; the state does not"),
         xaxis=dict(title="T: positions in the request", rangemode="tozero", tickformat=",.0f"),
         yaxis=dict(title="bytes (one request)", rangemode="tozero", tickformat=",.3s"),
-        legend=dict(orientation="h", y=-0.3, x=0),
-        margin=dict(t=50, b=20),
+        legend=dict(x=0.01, y=0.99, xanchor="left", yanchor="top", bgcolor="rgba(255,255,255,0.85)"),
+        margin=dict(t=50),
     )
     return described(fig, describe_cache_vs_state(series, kv_label, state_label))
 

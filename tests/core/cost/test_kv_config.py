@@ -146,3 +146,24 @@ def test_layer_types_of_the_wrong_length_are_refused():
     cfg = {**BASE, "sliding_window": W, "layer_types": ["sliding_attention", "full_attention"]}
     with pytest.raises(ValueError, match='"layer_types" lists 2 layers; num_hidden_layers is 13'):
         parse_hf_config(json.dumps(cfg))
+
+
+HOSTILE = [0, -1, 1.5, "4", None, True, [], {}, [1], 10**7, 10**400, "LLLG", [[1]], [None] * 32]
+FIELDS = ["attn_layer_period", "attn_layer_offset", "mamba_d_state", "layer_types", "sliding_window_pattern",
+          "num_key_value_heads_per_layer", "max_window_layers", "full_attention_interval",
+          "global_attn_every_n_layers"]  # fmt: skip
+
+
+@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize("model_type", ["jamba", "qwen3_next", "gemma3_text", "qwen2", "afmoe"])
+def test_hostile_values_get_a_sentence_or_a_number(field, model_type):
+    """Any JSON value in a field this reader uses gives a shape or a ValueError (a sentence), nothing else."""
+    cfg = {**json.loads((CONFIGS / "jamba_v0_1.json").read_text()), "model_type": model_type, "sliding_window": 8}
+    cfg["use_sliding_window"] = True
+    for value in HOSTILE:
+        try:
+            shape = parse_hf_config(json.dumps({**cfg, field: value}))
+            layers = shape.layers(shape.n_layer, shape.n_kv_head, shape.head_dim, shape.window)
+            assert layers_kv_bytes(layers, [100], 2)["total"] >= 0 and shape.terms
+        except ValueError:
+            pass
