@@ -46,7 +46,7 @@ with controls:
     said = f"typed over {shape.name}'s structure" if custom else shape.name
     st.caption(
         f"{said} — {model.attention_kind}, {n_head} query heads"
-        + ("" if model.latent else f", {H} KV heads")
+        + ("" if model.latent else f", {memory_terms.kv_heads_words(model, L, H)}")
         + f". {memory_terms.sliding_words(shape, W)} {'' if custom else shape.note}"
     )
     if shape.unmodelled:

@@ -93,3 +93,11 @@ def sliding_words(shape: KVShape, window: int | None) -> str:
     if not window:
         return "Every attention layer keeps every position." if shape.state else "Every layer keeps every position."
     return f"Window W = {window:,} positions: {describe_rule(shape.rule or 'all')}."
+
+
+def kv_heads_words(model: KVShape, n_layer: int, n_kv: int) -> str:
+    """ "8 KV heads", or for a config listing them per layer "1 to 4 KV heads per layer (H_kv: the largest)"."""
+    if model.layer_heads is not None and n_layer == model.n_layer:
+        low, high = min(model.layer_heads), max(model.layer_heads)
+        return f"{low:,} to {high:,} KV heads per layer (H_kv: the largest)"
+    return f"{n_kv:,} KV heads"

@@ -61,9 +61,12 @@ def test_gemma_3_27b_slides_five_layers_of_six():
 
 def test_decilm_style_per_layer_heads_and_its_own_bar():
     """num_key_value_heads_per_layer: Σ 85 heads over 32 layers at one position, 43,520 B (not 32-head MHA's
-    524,288); the sharing chart adds the model's own bar, as listed, beside MHA/GQA/MQA of one count each."""
+    524,288), the caption giving the counts per layer; the sharing chart adds the model's own bar, as listed,
+    beside MHA/GQA/MQA of one count each."""
     at = _pasted("decilm_style_7b.json", "1")
     assert "(Σ_ℓ H_kv,ℓ) · d · b = 2 · 1 · 1 · 85 · 128 · 2 = **43,520 bytes**" in _text(at)
+    text = _text(at)
+    assert "1 to 4 KV heads per layer" in text and "11 layers with 4, 20 layers with 2, 1 layer with 1" in text
     [fig] = [c for c in charts(at) if _title(c) == "Same model, different KV-head sharing"]
     bars = dict(zip(fig["data"][0]["x"], fig["data"][0]["y"], strict=True))
     assert bars["as listed (1–4 per layer)"] == 43_520 and bars["MHA (32 KV heads)"] == 32 * 2 * 32 * 128 * 2
