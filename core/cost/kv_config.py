@@ -39,8 +39,9 @@ DEFAULT_PERIOD = {
     "exaone4": ("Exaone4Config", 4),
     "olmo3": ("Olmo3Config", 4),
 }
-# Qwen2's switch (use_sliding_window, default false) and first local layer (max_window_layers, default 28).
-QWEN_WINDOWS = {"qwen2", "qwen3", "qwen2_moe", "dots1"}
+# Qwen2's switch (use_sliding_window, default false) and first local layer (max_window_layers, default 28);
+# Qwen3-MoE has the switch only (every layer), SmolLM3 slides its NoPE layers.
+QWEN_WINDOWS = {"qwen2", "qwen3", "qwen2_moe", "dots1", "qwen2_vl_text", "qwen2_5_vl_text", "qwen3_moe", "smollm3"}
 
 
 @dataclass(frozen=True)
@@ -106,10 +107,15 @@ def _qwen_windows(cfg: dict, n_layer: int, window: int) -> tuple[int | None, str
     layer below max_window_layers)."""
     if cfg.get("use_sliding_window") is not True:
         return None, "", ["use_sliding_window false: every layer full attention"]
+    model_type = cfg.get("model_type")
+    if model_type == "qwen3_moe":  # Qwen3MoeConfig: no max_window_layers, the window on every layer
+        return window, "all", ["use_sliding_window true: the window on every layer (Qwen3MoeConfig)"]
+    if model_type == "smollm3":  # SmolLM3Config: the window on the layers without RoPE
+        return _smollm3_windows(cfg, n_layer, window)
     first = cfg.get("max_window_layers", 28)
     if isinstance(first, bool) or not isinstance(first, int):
         raise ValueError(f'"max_window_layers" must be a whole number, got {quoted(first)}')
-    if cfg.get("model_type") == "qwen2_moe":
+    if model_type == "qwen2_moe":
         kinds = "".join("L" if (i + 1) % 2 and i < first else "G" for i in range(n_layer))
         return (window, f"kinds:{kinds}", []) if "L" in kinds else (None, "", ["max_window_layers 0: no layer slides"])
     if first >= n_layer:
@@ -117,6 +123,22 @@ def _qwen_windows(cfg: dict, n_layer: int, window: int) -> tuple[int | None, str
     if first <= 0:
         return window, "all", [f"max_window_layers {first:,}: the window on every layer"]
     return window, f"from {first}", [f"max_window_layers {first:,}: layers {first:,} and up local"]
+
+
+def _smollm3_windows(cfg: dict, n_layer: int, window: int) -> tuple[int | None, str, list[str]]:
+    """SmolLM3: local where ``no_rope_layers`` has 0 (default: every ``no_rope_layer_interval``-th layer, 4)."""
+    rope = cfg.get("no_rope_layers")
+    if rope is None:
+        every = cfg.get("no_rope_layer_interval", 4)
+        if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= 10**6:
+            raise ValueError(f'"no_rope_layer_interval" must be a whole number ≥ 1, got {quoted(every)}')
+        rope = [int((i + 1) % every != 0) for i in range(n_layer)]
+    if not isinstance(rope, list) or len(rope) != n_layer or any(r not in (0, 1) for r in rope):
+        raise ValueError(f'"no_rope_layers" must list 0 or 1 for each of the {n_layer:,} layers')
+    kinds = "".join("G" if r else "L" for r in rope)
+    if "L" not in kinds:
+        return None, "", ["no_rope_layers: no layer without RoPE, so none slides"]
+    return window, f"kinds:{kinds}", ["use_sliding_window true: the window on the layers without RoPE (SmolLM3)"]
 
 
 def _windows(cfg: dict, n_layer: int, kinds: str | None) -> tuple[int | None, str, list[str]]:

@@ -57,6 +57,21 @@ WINDOW_CASES = {
     "qwen2, max_window_layers 5": {"model_type": "qwen2", "use_sliding_window": True, "max_window_layers": 5},
     "qwen2, default max_window_layers 28": {"model_type": "qwen2", "use_sliding_window": True, "num_hidden_layers": 30},
     "qwen2_moe, max_window_layers 7": {"model_type": "qwen2_moe", "use_sliding_window": True, "max_window_layers": 7},
+    "qwen2_vl_text, max_window_layers 5": {
+        "model_type": "qwen2_vl_text",
+        "use_sliding_window": True,
+        "max_window_layers": 5,
+    },
+    "qwen2_5_vl_text, switched off": {"model_type": "qwen2_5_vl_text"},
+    "qwen3_moe, switched on": {"model_type": "qwen3_moe", "use_sliding_window": True, "max_window_layers": 5},
+    "qwen3_moe, switched off": {"model_type": "qwen3_moe"},
+    "smollm3, switched on": {"model_type": "smollm3", "use_sliding_window": True},
+    "smollm3, its NoPE layers listed": {
+        "model_type": "smollm3",
+        "use_sliding_window": True,
+        "no_rope_layers": [1, 0] * 6 + [1],
+    },
+    "smollm3, switched off": {"model_type": "smollm3"},
     "mistral": {"model_type": "mistral"},
     "starcoder2": {"model_type": "starcoder2"},
 }
