@@ -34,11 +34,15 @@ DEFAULT_PERIOD = {
     "gpt_oss": ("GptOssConfig", 2),
     "gemma3_text": ("Gemma3TextConfig", 6),
     "gemma3": ("Gemma3TextConfig", 6),
-    "gemma3n_text": ("Gemma3nTextConfig", 5),
     "cohere2": ("Cohere2Config", 4),
     "exaone4": ("Exaone4Config", 4),
     "olmo3": ("Olmo3Config", 4),
 }
+# Families whose transformers config class builds no layer_types: its cache slides every layer.
+EVERY_LAYER = {
+    "mistral", "mixtral", "ministral", "ministral3", "phi3", "phimoe", "phi4_multimodal", "starcoder2", "doge",
+    "qwen3_vl_moe_text", "qwen3_omni_moe_text", "voxtral_realtime_text",
+}  # fmt: skip
 # Qwen2's switch (use_sliding_window, default false) and first local layer (max_window_layers, default 28);
 # Qwen3-MoE has the switch only (every layer), SmolLM3 slides its NoPE layers.
 QWEN_WINDOWS = {"qwen2", "qwen3", "qwen2_moe", "dots1", "qwen2_vl_text", "qwen2_5_vl_text", "qwen3_moe", "smollm3"}
@@ -177,11 +181,26 @@ def _windows(cfg: dict, n_layer: int, kinds: str | None) -> tuple[int | None, st
     if default is not None:
         said = f"{default[0]}'s default, every {ordinal(default[1])} layer global"
         return window, f"every {default[1]}", [f"no layer_types or sliding_window_pattern: {said}"]
-    return window, "all", ["sliding_window without layer_types: every layer local (transformers' default)"]
+    if model_type and model_type not in EVERY_LAYER:  # rule "?": said instead of priced (read_structure)
+        return (
+            None,
+            "?",
+            [
+                f"sliding_window without layer_types: which layers slide in model_type {quoted(model_type, 30)} is "
+                "set by its transformers config class, not known here (a config saved by transformers lists its "
+                "layer_types)"
+            ],
+        )
+    said = "" if model_type else " (no model_type: read as Mistral's)"
+    return window, "all", [f"sliding_window without layer_types: every layer local{said}"]
 
 
 def _unmodelled(cfg: dict, kinds: str | None) -> list[str]:
     out = [f"{key}: {what}" for key, what in UNMODELLED.items() if cfg.get(key) not in (None, False, 0, [])]
+    if str(cfg.get("model_type")).startswith("gemma3n") and "num_kv_shared_layers" not in cfg:
+        out.append(
+            f"num_kv_shared_layers (Gemma3nTextConfig's default when not given): {UNMODELLED['num_kv_shared_layers']}"
+        )
     if kinds is not None and "?" in kinds:
         known = set(KNOWN_LAYER_TYPES)
         other = sorted({str(t) for t in cfg["layer_types"]} - known)
@@ -202,8 +221,11 @@ def read_structure(cfg: dict, n_layer: int, n_head: int, limit: int, hidden: int
     if kinds is not None and len(kinds) != n_layer:
         raise ValueError(f'"layer_types" lists {len(kinds):,} layers; num_hidden_layers is {n_layer:,}')
     window, rule, more = _windows(cfg, n_layer, kinds)
+    unknown = more if rule == "?" else []
+    if unknown:
+        rule, more = "", []
     hybrid = read_hybrid(cfg, kinds, hidden, limit)
-    unmodelled = _unmodelled(cfg, kinds) + list(hybrid.unmodelled)
+    unmodelled = _unmodelled(cfg, kinds) + list(hybrid.unmodelled) + unknown
     if hybrid.state is None and kinds is not None and "S" in kinds:
         rule = ""  # the state layers are said, not priced
     notes += more + list(hybrid.notes)

@@ -182,3 +182,43 @@ def test_hostile_values_get_a_sentence_or_a_number(field, model_type):
             assert layers_kv_bytes(layers, [100], 2)["total"] >= 0 and shape.terms
         except ValueError:
             pass
+
+
+def _families_with_a_window() -> list[str]:
+    """Every model_type of the installed transformers whose config class has a sliding_window field."""
+    out = []
+    for model_type, cls in transformers.CONFIG_MAPPING.items():
+        try:
+            fields = getattr(cls, "__dataclass_fields__", {})
+            if "sliding_window" in fields or hasattr(cls(), "sliding_window"):
+                out.append(model_type)
+        except Exception:  # a class that cannot be built bare (a composite config) is tried below as is
+            continue
+    return sorted(out)
+
+
+def test_no_family_with_a_window_is_priced_silently_wrong():
+    """For every family of the installed transformers with a sliding_window (a decoder of 13 layers, W = 5, no
+    layer_types): the page's windows are those of the cache transformers builds, or the config gets a sentence
+    naming sliding_window / layer_types instead of a number; never another pattern."""
+    checked, said = [], []
+    for model_type in _families_with_a_window():
+        cfg = {**BASE, "model_type": model_type, "sliding_window": W, "head_dim": 8}
+        try:
+            layers = transformers.DynamicCache(config=transformers.AutoConfig.for_model(**cfg)).layers
+        except Exception:  # transformers refuses this bare config itself
+            continue
+        if len(layers) != cfg["num_hidden_layers"]:  # an encoder-decoder or multimodal wrapper: not this config
+            continue
+        try:
+            shape = parse_hf_config(json.dumps(cfg))
+        except ValueError:
+            said.append(model_type)
+            continue
+        if shape.unmodelled:
+            said.append(model_type)
+            continue
+        page = [x.window for x in shape.layers(shape.n_layer, shape.n_kv_head, shape.head_dim, shape.window)]
+        assert page == [getattr(x, "sliding_window", None) for x in layers], model_type
+        checked.append(model_type)
+    assert {"gemma2", "gemma3_text", "mistral", "qwen2", "cohere2"} <= set(checked) and len(checked) > 25, checked
