@@ -520,6 +520,7 @@ LESSON_TITLE = "lesson-title"
 LESSON_URL_READ = "lesson.url_read"
 MEMORY_GGUF_BUDGET_FIG = "memory.gguf_budget_fig"
 MEMORY_VARIANTS_FIG = "memory.variants_fig"
+MEMORY_STATE_FIG = "memory.state_fig"  # a hybrid's growing KV cache beside its flat state
 MODEL_ARGS_SHOWN = "model.args_shown"
 MODEL_REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
 MODEL_REFUSAL_SHOWN = "model.refusal_shown"
