@@ -4,8 +4,7 @@ import streamlit as st
 
 from core import state
 from core.quant import quantize as quant
-from core.quant import ruler
-from core.quant import ruler_bands as bands
+from core.quant import ruler, sentences
 from core.viz.quant import fig_bits_per_weight
 from core.viz.ruler import fig_ruler
 from ui import figures, gguf, references, tables
@@ -118,7 +117,7 @@ def ruler_section() -> None:
             figures.figure(fig_ruler, r), key=state.QUANT_RULER_FIG, table=False, present_max_px=600
         )
         st.caption(
-            f"{bands.PATTERNS} {bands.patterns(r)} Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the "
+            f"{sentences.PATTERNS} {sentences.patterns(r)} Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the "
             f"whiskers). Formula: {r.formula}."
         )
         references.cite("jacob")  # scale and zero point, as the affine format's radio names it

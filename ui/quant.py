@@ -11,8 +11,7 @@ import streamlit as st
 from core import state
 from core.model.tokenizer import token_text
 from core.quant import quantize as quant
-from core.quant import ruler
-from core.quant import ruler_bands as bands
+from core.quant import ruler, sentences
 from core.quant.flip import find_flip, greedy_by_bits, top_two
 from core.text import markdown_literal, ordinal, plural, show_spaces
 from ui.page import refuse
@@ -57,7 +56,7 @@ def reaches_the_output(r, rounding: str) -> None:
 
 def storage(r) -> None:
     """The ruler's "Storage, honestly counted": group size and scale width chosen, the bytes of the values as
-    stored (``core.quant.ruler.storage``), what fewer bits save in the chapters' words (``ruler_bands.shrink``)."""
+    stored (``core.quant.ruler.storage``), what fewer bits save in the chapters' words (``sentences.shrink``)."""
     st.subheader("Storage, honestly counted")
     g1, g2, g3 = st.columns(3)
     group = g1.select_slider(
@@ -69,7 +68,7 @@ def storage(r) -> None:
     store = ruler.storage(r, None if group == "whole list" else group, scale_bytes)
     g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
     st.markdown(store.sentence)
-    st.caption(f"{bands.shrink(r.n_bit, len(r.x), store.total_bytes)} {bands.GROUPS}")
+    st.caption(f"{sentences.shrink(r.n_bit, len(r.x), store.total_bytes)} {sentences.GROUPS}")
 
 
 def token_shown(tok, i: int) -> str:
@@ -136,6 +135,14 @@ def sweep_table(reports) -> None:
         ],
         hide_index=True,
     )
+
+
+def model_notes(reports, name: str, n_params: int) -> None:
+    """Under the weight sweep: the same parameters at every width (Ch. 19 "Why the LLM cares", with the sweep's
+    bytes), errors that accumulate and sensitive weights (Ch. 19), and what group size trades (Ch. 30 §30.5)."""
+    smallest = min((r for r in reports if r.n_bit), key=lambda r: r.n_bit)
+    same = sentences.same_parameters(name, n_params, reports[0].weight_bytes, smallest.weight_bytes, smallest.n_bit)
+    st.caption(f"{same} {sentences.ACCUMULATE} {sentences.GROUPS}")
 
 
 # Ch. 30 §30.6, in the chapter's words; what this app does about each follows it ({where}: "below" on the

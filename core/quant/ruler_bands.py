@@ -10,8 +10,7 @@
 
 Every band follows the ruler's bit width, scale and zero point. Shelf numbers stay readable: each tick
 gets its number while neighbouring numbers have room, else every 2nd, 5th, 10th … tick (1-2-5 steps),
-and the figure says so (``ShelfMarks.note``). Also the page's sentences from the chapters' own words
-about patterns and size (``patterns``, ``shrink``).
+and the figure says so (``ShelfMarks.note``).
 """
 
 from __future__ import annotations
@@ -215,47 +214,3 @@ def pills(r: Ruler) -> tuple[Pill, Pill]:
         f"{value_text(x)} stored as shelf {q_text}; rebuilt as {rebuilt} = {value_text(x_hat)}",
     )
     return first, second
-
-
-# ---- the page's sentences, in the chapters' words with this ruler's numbers ----------------------------
-
-GROUPS = (
-    "Ch. 30 §30.5: “Larger groups amortize scales, while smaller groups may better accommodate varied ranges but "
-    "add metadata.”"
-)
-NUMBER_WORDS = {32: "thirty-two", 16: "sixteen", 8: "eight", 4: "four", 2: "two", 1: "one"}
-
-PATTERNS = (
-    "“Bits determine how many patterns we can store. Quantization replaces fine-grained values with a smaller "
-    "set. Four bits provide sixteen patterns; our symmetric toy uses integers −7 through 7, leaving one unused.” "
-    "(Ch. 19)"
-)
-
-
-def patterns(r: Ruler) -> str:
-    """This ruler's patterns in the chapter's terms: "Here 8 bits provide 256 patterns; symmetric uses integers
-    −127 through 127, leaving one unused." (affine uses all of them)."""
-    lo, hi = shelf_text(r.qmin), shelf_text(r.qmax)
-    use = (
-        f"symmetric uses integers {lo} through {hi}, leaving one unused"
-        if r.symmetric
-        else f"affine uses all of them, {lo} through {hi}"
-    )
-    return f"Here {plural(r.n_bit, 'bit')} provide {2**r.n_bit:,} patterns; {use}."
-
-
-def shrink(n_bit: int, n_values: int, total_bytes: int) -> str:
-    """What fewer bits save, in the chapters' words: 32 ÷ b for the integers alone (Ch. 19, "four bits instead
-    of thirty-two makes the stored weights eight times smaller"), and what the scales leave of it (Ch. 30
-    §30.5: "this tiny block does not achieve an eightfold storage reduction"): float32's 4 bytes a value ÷
-    ``total_bytes`` (packed integers + scales, ``core.quant.ruler.storage``)."""
-    nominal = Fraction(32, n_bit)
-    words = NUMBER_WORDS.get(nominal, f"{float(nominal):.3g}")
-    as_float = 4 * n_values
-    return (
-        f"Ch. 19: “four bits instead of thirty-two makes the stored weights eight times smaller.” Here "
-        f"{n_bit} bits instead of 32: the integers alone are 32 ÷ {n_bit} = {words} times smaller. With the scales "
-        f"counted, {plural(as_float, 'byte')} as float32 become {plural(total_bytes, 'byte')}, "
-        f"{as_float / total_bytes:.3g} times smaller (Ch. 30 §30.5: a tiny block “does not achieve an eightfold "
-        "storage reduction”)."
-    )

@@ -303,6 +303,24 @@ def test_flip_finder_reports_the_exact_threshold_and_the_tie():
     assert int(np.argmax(logits)) != int(np.argmax(xq))
 
 
+def test_quant_model_page_says_what_fewer_bits_do_not_change():
+    """The model page, under the weight sweep, in Ch. 19's words: the same parameters at every width (the shipped
+    model's count, summed from its tensors), only bytes shrinking (the table's float32 and 2-bit weight bytes),
+    errors that accumulate and sensitive weights; and Ch. 30 §30.5's groups."""
+    from core.model.shipped import load_model
+
+    at = new_app("app_pages/quant_model.py")
+    n = sum(p.numel() for p in load_model().parameters())
+    weights = at.dataframe[1].value
+    float_bytes, two_bit = weights["weight bytes"].iloc[0], weights["weight bytes"].iloc[-1]
+    text = " ".join(c.value for c in at.caption)
+    assert "“We can now distinguish a smaller representation from fewer parameters.”" in text
+    assert f"all {n:,} parameters of the shipped model" in text
+    assert f"from {float_bytes} (float32) to {two_bit} at 2 bits" in text
+    assert "“Rounding errors can accumulate, and sensitive weights need care." in text
+    assert "smaller groups may better accommodate varied ranges" in text
+
+
 def test_a_sum_past_float64s_range_is_said_not_shown_as_inf():
     """Two values of 1.7e308 add up past float64's maximum (1.797e308): the dot product says so
     instead of showing 'inf' and a 'nan%' change; the table shows x̂ = 1.7e308, not Infinity
