@@ -113,8 +113,8 @@ def ruler_section() -> None:
     with right:
         for note in r.notes:
             st.warning(note)
-        chart(  # its table is below; presenter mode: the three bands and a note above them on the first screen
-            figures.figure(fig_ruler, r), key=state.QUANT_RULER_FIG, table=False, present_max_px=600
+        chart(  # its table is below; presenter mode: the three bands and their description on the first screen
+            figures.figure(fig_ruler, r), key=state.QUANT_RULER_FIG, table=False, present_max_px=560
         )
         st.caption(
             f"{sentences.PATTERNS} {sentences.patterns(r)} Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the "

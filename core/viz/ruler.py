@@ -18,6 +18,7 @@ from core.quant.ruler_bands import (
     chapter_title,
     end_values,
     label_rows,
+    per_value,
     pills,
     shelf_marks,
     shelf_text,
@@ -219,8 +220,8 @@ def fig_ruler(r: Ruler) -> go.Figure:
 
 def describe_ruler(r: Ruler, limit: int = 8) -> str:
     """Text alternative of ``fig_ruler``: the mapping, each value (the first ``limit``) → its stored
-    integer → its reconstruction, the largest error against s/2, how many are flagged; the chapter's title,
-    the two storage pills and the caption."""
+    integer → its reconstruction, the largest error against s/2, how many are flagged; the caption with this
+    width's levels and bytes against float32's (the pills' numbers)."""
     pairs = ", ".join(f"{x:.6g} → q = {q} → {xh:.6g}" for x, q, xh in list(zip(r.x, r.q, r.x_hat, strict=True))[:limit])
     more = f" and {len(r.x) - limit} more (the table lists all)" if len(r.x) > limit else ""
     err = np.abs(r.x_hat - r.x)
@@ -231,8 +232,7 @@ def describe_ruler(r: Ruler, limit: int = 8) -> str:
         else "no value is inside the range"
     )
     flagged = f"; {r.outside_label}: {', '.join(f'{x:.6g}' for x in r.x[r.clipped])}" if r.clipped.any() else ""
-    first, second = pills(r)
     return (
         f"{r.title}. {plural(len(r.x), 'value')}: {pairs}{more}. {bound[0].upper()}{bound[1:]}{flagged}. "
-        f"{chapter_title(r)[0].upper()}{chapter_title(r)[1:]}. {first.text} → {second.text}. {CAPTION}"
+        f"{CAPTION[:-1]}: {2**r.n_bit:,} at {r.n_bit} bits, {per_value(r.n_bit)}; float32 {per_value(32)}."
     )
