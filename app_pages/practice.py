@@ -7,8 +7,7 @@ import streamlit as st
 
 from core import state
 from core.practice import catalogue, exercises
-from core.practice.tally import Tally
-from ui import handout, practice
+from ui import handout, practice, practice_saved
 from ui.classroom import pose
 from ui.present import presenter_mode
 
@@ -20,9 +19,7 @@ ex_id, seed, notes = catalogue.parse_query(st.query_params.to_dict())
 st.session_state.update({k: v for k, v in ((state.PRACTICE_EX, ex_id), (state.PRACTICE_SEED, seed)) if v is not None})
 for note in notes:
     st.warning(f"Link parameter ignored: {note}.")
-if st.session_state.get(state.PRACTICE_TALLY) is None:
-    st.session_state[state.PRACTICE_TALLY] = Tally()  # this session's own, never a shared default
-tally: Tally = st.session_state[state.PRACTICE_TALLY]
+tally = practice_saved.tally()  # with the attempts this browser kept from earlier sessions (ui/practice_saved.py)
 
 
 ex = catalogue.make(st.session_state[state.PRACTICE_EX], st.session_state[state.PRACTICE_SEED])
@@ -84,7 +81,7 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
         else:
             st.caption("The worked solution opens after your first Check.")
         st.markdown(
-            f"**This session:** {tally.checked} checked · {tally.right} right · {tally.unreadable} couldn't be read"
+            f"**In this browser:** {tally.checked} checked · {tally.right} right · {tally.unreadable} couldn't be read"
         )
         if tally.mistakes:
             met = " · ".join(f"{name} × {n}" for name, n in tally.mistakes.most_common())
