@@ -6,9 +6,11 @@ import secrets
 import streamlit as st
 
 from core import state
+from core.lesson.pages import PAGES
 from core.practice import catalogue, exercises
 from ui import handout, practice, practice_saved
 from ui.classroom import pose
+from ui.frame import ICONS, TITLES
 from ui.present import presenter_mode
 
 st.title("Practice")
@@ -88,3 +90,6 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
             st.caption(f"Known mistakes met: {met}")
 pose.panel(ex)  # a class's teacher: this exercise as a choice on the students' screens (ui/classroom/pose.py)
 handout.download_button("practice.handout")  # the lesson's handout, or this session's pages
+st.page_link(
+    PAGES["summary"].script, label=f"Finished? {TITLES['summary']}: the two chapters' summaries", icon=ICONS["summary"]
+)

@@ -19,3 +19,11 @@ def test_every_point_is_shown_with_a_link_to_each_of_its_pages():
             assert f"**·** {p.text}" in shown, p.text
             want_links += [("" if name == "decode" else name, PAGES[name].title) for name in p.pages]
     assert len(want_links) == 15 and links == want_links
+
+
+def test_practice_ends_with_a_link_to_the_summaries():
+    """A learner finishing Practice finds the summaries: the page links to the summary page, saying so."""
+    at = new_app("app_pages/practice.py")
+    assert not at.exception
+    [link] = [(p.proto.page, p.proto.label) for p in at.get("page_link")]
+    assert link[0] == "summary" and "What you now know" in link[1]
