@@ -6,7 +6,7 @@ import streamlit as st
 
 from serve import gc_freeze
 from serve.version import app_version
-from ui import lesson_start
+from ui import lesson_start, practice_saved
 from ui.classroom import follow, link, strip, teacher
 from ui.frame import (
     init_state,
@@ -45,6 +45,7 @@ lesson_start.sidebar()
 with st.sidebar:
     teacher.panel()
 sidebar_model_card()
+practice_saved.keep()  # the Practice attempts this browser kept, back in a fresh session (a reload, a shared link)
 draw.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 strip.strip()  # class mode: the join form, a student's line and question, the teacher's live count
 url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
