@@ -73,9 +73,14 @@ def kv_bytes(shape: KVShape, positions: int) -> int:
     return kv_cache_bytes(shape.n_layer, shape.n_kv_head, shape.head_dim, positions, shape.bytes_per_value)["total"]
 
 
+def _queued(t: RequestTrace) -> bool:
+    """Whether the request waited before prefill, as written (a measured 0.0003 ms reads "0": no queue)."""
+    return ms(t.prefill_start_ms) != ms(t.arrival_ms)
+
+
 def _known_prompt(t: RequestTrace, shape: KVShape | None, cached: bool) -> Column:
     p, a, s = t.prompt_positions, t.arrival_ms, t.prefill_start_ms
-    queue = f"Arrival {ms(a)} → queue until {ms(s)} ms" if s > a else f"Arrival {ms(a)} ms → no queue"
+    queue = f"Arrival {ms(a)} → queue until {ms(s)} ms" if _queued(t) else f"Arrival {ms(a)} ms → no queue"
     if p:
         run = f"Prefill positions 1–{p:,}" if p > 1 else "Prefill position 1"
         kv = f"K/V for {plural(p, 'position')}" + (f": {kv_bytes(shape, p):,} bytes" if shape else "")
@@ -85,7 +90,7 @@ def _known_prompt(t: RequestTrace, shape: KVShape | None, cached: bool) -> Colum
     if t.emissions_ms:
         t1 = t.emissions_ms[0]
         out = Step(TEXT, OUTPUT, f"{ms(t1)} ms: emit output 1")
-        said = "TTFT includes queueing" if s > a else "TTFT from arrival (no queue)"
+        said = "TTFT includes queueing" if _queued(t) else "TTFT from arrival (no queue)"
         note = f"{said}: {_minus(t1, a)} = {ms(t1 - a)} ms."
     else:
         out = Step(TEXT, OUTPUT, "no output: the request failed")
@@ -172,7 +177,7 @@ def notes(trace: RequestTrace, supplied: bool, cached: bool = True) -> list[str]
     not measured here."""
     out = []
     times, a, s = trace.emissions_ms, trace.arrival_ms, trace.prefill_start_ms
-    if times and s > a:
+    if times and _queued(trace):
         out.append(
             f"TTFT is {_minus(times[0], a)} = {ms(times[0] - a)} ms. Measuring only {_minus(times[0], s)} = "
             f"{ms(times[0] - s)} ms would omit the queue and answer a different question."

@@ -22,7 +22,8 @@ STYLES = {
 SIDES = {INPUT: " · input", OUTPUT: " · output"}  # a model-side step needs no word: it is the model's own work
 KIND_COLOUR = "#444444"  # the kind labels, quieter than the step's own text: 9.7:1 on white, ≥ 8:1 on every fill
 WIDTH = 0.84  # a box's width, of 1 per column: the gaps leave room for the arrows between columns
-HALF = 0.36  # a box's half height, of 1 per step
+HALF = 0.4  # a box's half height, of 1 per step: a kind label and two lines of text
+TEXT_TOP = 0.3  # the step's text starts this far below the box's top, under its kind label
 WRAP = 38  # characters per line inside a box (a column is about a third of the page)
 NOTE_WRAP = 48
 
@@ -55,7 +56,9 @@ def fig_figure_30_1(columns: tuple[Column, ...], title: str) -> go.Figure:
                 x=cx - WIDTH / 2 + 0.02, y=i - HALF + 0.04, text=f"<i>{safe(kind_label(i, step))}</i>",
                 showarrow=False, xanchor="left", yanchor="top", font=dict(color=KIND_COLOUR),
             )  # fmt: skip
-            fig.add_annotation(x=cx, y=i + 0.1, text=_lines(step.text, WRAP), showarrow=False)
+            fig.add_annotation(  # under the kind label, two lines at most (WRAP)
+                x=cx, y=i - HALF + TEXT_TOP, text=_lines(step.text, WRAP), showarrow=False, yanchor="top"
+            )
             xs.append(cx)
             ys.append(i)
             hover.append(f"{col.title} · {kind_label(i, step)}: {step.text}")
@@ -79,7 +82,7 @@ def fig_figure_30_1(columns: tuple[Column, ...], title: str) -> go.Figure:
     fig.update_layout(
         template=TEMPLATE,
         title=dict(text=safe(title)),
-        height=170 + 95 * rows,
+        height=170 + 105 * rows,
         margin=dict(l=10, r=10, t=50, b=10),
         xaxis=dict(visible=False, range=[0, len(columns)]),
         yaxis=dict(visible=False, range=[rows + 2.0, -0.2]),

@@ -155,3 +155,12 @@ def test_a_trace_out_of_order_is_refused():
     """An emission before prefill starts is refused in words, as the latency page refuses it."""
     with pytest.raises(ValueError, match="before prefill starts"):
         figure_30_1(RequestTrace("bad", 0, 30, (20,), 8), EXAMPLE_30_3)
+
+
+def test_a_queue_too_short_to_write_is_no_queue():
+    """A measured prefill 0.0003 ms after arrival reads 0 ms: 'no queue', not 'queue until 0 ms', and no sentence
+    about omitting a queue of 0 ms."""
+    trace = RequestTrace("measured", 0, 0.0003, (3.74, 5.2), 51)
+    known = figure_30_1(trace, EXAMPLE_30_3)[0]
+    assert known.steps[0].text == "Arrival 0 ms → no queue"
+    assert not [n for n in notes(trace, False) if "Measuring only" in n]
