@@ -82,7 +82,7 @@ def fig_figure_30_1(columns: tuple[Column, ...], title: str) -> go.Figure:
     fig.update_layout(
         template=TEMPLATE,
         title=dict(text=safe(title)),
-        height=170 + 105 * rows,
+        height=170 + 125 * rows,
         margin=dict(l=10, r=10, t=50, b=10),
         xaxis=dict(visible=False, range=[0, len(columns)]),
         yaxis=dict(visible=False, range=[rows + 2.0, -0.2]),
