@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from core.text import plural
 from core.viz.theme import CACHED, MUTED, NEW_WORK, TEMPLATE, TEXT, described, safe
 
-MAX_CHIPS = 8  # prompt chips drawn before the middle ones are folded into "… k more …"
+MAX_CHIPS = 8  # prompt chips drawn before the middle ones are folded into "… k more …" (2 + it + 2)
 MAX_SQUARES = 48  # squares drawn for a cache in one drum; a longer cache says how many are drawn
 COLS = 8  # squares per row in a drum
 DRUM_TOP, DRUM_BOTTOM = 4.2, 0.4  # a drum's body (y); its lid is an ellipse at the top
@@ -26,7 +26,7 @@ def _chips(tokens: tuple[str, ...]) -> list[str]:
     shown = [safe(t.replace(" ", "␣")) for t in tokens]
     if len(shown) <= MAX_CHIPS:
         return shown
-    return [*shown[:3], f"… {len(shown) - 6} more …", *shown[-3:]]
+    return [*shown[:2], f"… {len(shown) - 4} more …", *shown[-2:]]  # five chips: they fit the bracket at any font
 
 
 def _drum(fig: go.Figure, x0: float, x1: float) -> None:

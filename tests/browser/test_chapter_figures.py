@@ -36,6 +36,11 @@ CASES = {
         "request 1 (cache): bytes from M",
     ),
     "two-speeds-five": ("cache", (("button", "Ch. 19's figure: five positions"),), "6, 7, then 8 positions"),
+    "two-speeds-long": (  # the decode page's 51-position prompt: its chips folded
+        "decode",
+        (("text", "Two speeds, one model: this prompt's prefill and its first three steps"),),
+        "52, 53, then 54 positions",
+    ),
 }
 
 
@@ -47,10 +52,11 @@ def test_the_figure_fits_one_screen_and_no_text_overlaps(case, size):
     width, height, query = size
     with running_app() as url, browser_page(width, height) as page:
         page.goto(f"{url}/{page_name}{query}")
-        page.locator("[data-testid=stMain] .js-plotly-plot").first.wait_for(timeout=120000)
+        page.locator("[data-testid=stMain] h1").first.wait_for(timeout=120000)  # the page's title: its run began
         wait_idle(page, 120000)
         for role, name in clicks:
-            page.get_by_role(role, name=name).first.click(force=role == "radio")
+            target = page.get_by_text(name, exact=True) if role == "text" else page.get_by_role(role, name=name)
+            target.first.click(force=role == "radio")
             wait_idle(page, 120000)
         page.wait_for_function(f"(m) => ({OVERLAPS_JS})(m) !== null", arg=marker, timeout=120000)
         found = wait_still(page, OVERLAPS_JS, marker)

@@ -55,10 +55,10 @@ def test_each_time_has_its_time_per_position():
 
 
 def test_typed_tokens_are_text_and_long_prompts_fold():
-    """A token '<b>x</b>' is escaped, never markup; 30 prompt positions show 3 + '… 24 more …' + 3 chips."""
+    """A token '<b>x</b>' is escaped, never markup; 30 prompt positions show 2 + '… 26 more …' + 2 chips."""
     fig = fig_two_speeds(_passes(30))
     texts = _texts(fig)
-    assert "&lt;b&gt;x&lt;/b&gt;" in texts and "… 24 more …" in texts
+    assert "&lt;b&gt;x&lt;/b&gt;" in texts and "… 26 more …" in texts
     assert any(t.startswith("30 positions · ") for t in texts)
     assert description_of(fig).startswith("Prefill processes 30 prompt positions")
 
