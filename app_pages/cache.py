@@ -6,12 +6,11 @@ import streamlit as st
 from core import state
 from core.cost.counts import kv_cache_bytes_for
 from core.decode.cache_not import answer_cache_vs_kv_cache
-from core.decode.two_speeds import PHASES, table_30_1
+from core.decode.two_speeds import PHASES, PROMPT_PRESETS, table_30_1
 from core.text import markdown_literal
-from core.viz.two_speeds import fig_two_speeds
 from ui import cache_demo
 from ui.models import model, shipped_only_note
-from ui.page import chart, readable_table, refuse, text_box, title
+from ui.page import readable_table, refuse, text_box, title
 
 title("cache")
 shipped_only_note("cache")
@@ -21,13 +20,10 @@ st.caption(
 )
 
 st.subheader("Two speeds, one model")
-prompt = text_box(
-    st,
-    "Prompt (eight positions give Table 30.1's numbers)",
-    limit=2_000,
-    key=state.CACHE_PROMPT,
-    persist_state="session",
-)
+box, *presets = st.columns([4, 2, 2], vertical_alignment="bottom")  # one row: the figure on a projector's screen
+for col, (label, text) in zip(presets, PROMPT_PRESETS.items(), strict=True):  # Ch. 19's picture, Table 30.1's
+    col.button(label, on_click=st.session_state.update, args=({state.CACHE_PROMPT: text},), width="stretch")
+prompt = text_box(box, "Prompt", limit=2_000, key=state.CACHE_PROMPT, persist_state="session")
 if prompt is None:
     st.stop()
 try:
@@ -36,16 +32,22 @@ except ValueError as err:
     refuse(err)
     st.stop()
 # Presenter mode: at most 480 px tall, so the figure and its caption end on the first screen (they ended at 1,087 px).
-chart(fig_two_speeds(passes), key=state.CACHE_TWO_SPEEDS, present_max_px=480)
+cache_demo.two_speeds_chart(passes, key=state.CACHE_TWO_SPEEDS, present_max_px=480)
 left, right = st.columns(2)
 left.markdown("**What changes between the two phases?** (Ch. 19)")
 left.table(readable_table(list(PHASES)), hide_index=True)
+left.caption(
+    "Ch. 19 “What the cache stores”: each transformer layer stores its own keys and values. For causal attention, "
+    "earlier tokens cannot attend to the appended token, so their states remain valid when we extend a fixed "
+    "prefix at the same positions. The query is needed now; old queries need not be saved for later attention."
+)
 right.markdown("**Table 30.1 — A token is not cached before being consumed** (this run)")
 right.table(readable_table(table_30_1(passes)), hide_index=True)
 right.caption(
-    "Figure 30.1 — Output selection precedes consumption of that token. An emitted ID does not already contain "
-    "its layer-by-layer K/V; the next forward pass makes them. More processors do not reveal the next ID "
-    "before selection: each decode step waits for the choice before it."
+    "An emitted ID does not already contain its layer-by-layer K/V; the next forward pass makes them (Figure 30.1, "
+    "drawn whole on *Latency on a timeline*). Having many processors does not by itself reveal the next ID before "
+    "selection: each decode step waits for the choice before it. A particular server may retain or discard "
+    "different amounts after stopping; its trace must state which point is measured."
 )
 
 st.subheader("What the cache is not")
@@ -76,7 +78,7 @@ table = [
     }
     for r in rows
 ]
-st.dataframe(readable_table(table), hide_index=True)
+st.table(readable_table(table), hide_index=True)  # wraps its cells: a dataframe cut its last column on a projector
 shifted = next(r for r in rows if r.condition == "positions")
 if shifted.max_value_diff < 1e-4 <= shifted.max_key_diff:
     st.caption(

@@ -18,8 +18,10 @@ tok, model, card = models.chosen_tokenizer(), models.chosen_model(), models.chos
 cap = window_cap(model.cfg)
 title("context")
 st.caption(
-    "The shelf meets the wall. Ch. 19 “The context window”: the window limits prompt plus continuation. At "
-    "the limit an application must stop, discard older material, or summarize it. Here "
+    "The shelf meets the wall. Ch. 19 “The context window”: the window limits prompt plus continuation. Model "
+    "training, positional encoding, and runtime memory all matter: a larger cache alone does not teach a model to "
+    "use arbitrary distances reliably. At the limit an application must stop, discard older material, or summarize "
+    "it. Here "
     + ("the shipped model" if card is None else card.name)
     + " meets a small window so the wall comes quickly."
 )

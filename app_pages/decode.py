@@ -4,7 +4,6 @@ import streamlit as st
 
 from core import state
 from core.model.tokenizer import end_token_id
-from core.viz.two_speeds import fig_two_speeds
 from serve import step_queue
 from ui import cache_demo, models
 from ui.classroom import follow, teacher
@@ -12,7 +11,7 @@ from ui.decode import actions, question, widgets
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 from ui.frame import came_from_another_page
 from ui.lesson.components import clicker
-from ui.page import chart, refuse, title
+from ui.page import refuse, title
 from ui.present import presenter_mode
 
 tok, present = models.chosen_tokenizer(), presenter_mode()
@@ -106,7 +105,7 @@ speeds = st.expander(
 if speeds.open:
     with speeds:
         try:  # the same run as the cache page's, on this page's prompt (drawn from the model, not a picture)
-            fig = fig_two_speeds(cache_demo.two_speeds(st.session_state[state.DECODE_PROMPT]))
-            chart(fig, key=state.DECODE_TWO_SPEEDS)
+            passes = cache_demo.two_speeds(st.session_state[state.DECODE_PROMPT])
+            cache_demo.two_speeds_chart(passes, key=state.DECODE_TWO_SPEEDS)
         except ValueError as err:
             refuse(err)

@@ -3,12 +3,15 @@
 import streamlit as st
 
 from core import state
+from core.cost.kv_shape import PRESETS
 from core.evaluate.step_times import measure_request_traces
 from core.model.tokenizer import encode
 from core.serving import latency as LAT
 from core.serving import latency_tables
+from core.serving.figure_30_1 import model_shape
 from core.text import markdown_literal, plural
 from core.viz.latency import fig_timeline
+from ui import latency_figure
 from ui.models import model, shipped_only_note, tokenizer
 from ui.page import chart, refuse, title
 
@@ -57,12 +60,14 @@ if source in LAT.EDITABLE:
     except ValueError as err:
         refuse(err, "Check the trace: ")
         st.stop()
+    shape = PRESETS["Ch. 30 two-layer example"]  # the chapter's trace takes Example 30.3's cache (§30.4)
 elif source == SOURCES[3]:
     sess = st.session_state.get(state.DECODE_SESSION)
     if sess is None:
         st.info("Run Prefill (and a few Steps) on the decode page first; its engine-clock trace appears here.")
         st.stop()
     traces = [LAT.RequestTrace("decode page request", 0.0, 0.0, tuple(sess.emission_times_ms()), len(sess.prompt_ids))]
+    shape = model_shape(sess.cache.cfg, sess.cache.dtype, "the decode page's model")
 else:
     n_new = st.slider("Tokens per request", 2, 40, key=state.LAT_N_NEW, persist_state="session")
     shipped_only_note("latency")
@@ -88,6 +93,7 @@ else:
             "warmed up first, so the first request does not pay for the server's first pass."
         )
         st.stop()
+    shape = model_shape(model().cfg, model().dtype, "the shipped model")
 
 labels = (
     "label: cached positions after the pass" if any(t.prompt_positions for t in traces) else "no prompt length given"
@@ -105,6 +111,7 @@ with st.container(key=state.LESSON_FOCUS):
         "Ch. 30 §30.3: no transport delay is assigned after these emission events; in a real user-visible trace, "
         "transport and buffering need their own timestamps (these are emission times, not arrival on a screen)."
     )
+latency_figure.section(traces, shape, supplied=source in LAT.EDITABLE)
 
 # The measured batch served the same requests twice: one summary each way, not both pooled.
 ways = (

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core import state
-from core.cost.kv_formula import formula_line
+from core.cost.kv_formula import M_LEAVES_OUT, formula_line
 from core.cost.kv_layers import layers_kv_bytes
 from core.cost.kv_shape import HYBRID_PRESETS, MODERN_PRESETS, PRESETS, KVShape
 from core.cost.request_sizes import list_notes, parse_lengths
@@ -87,6 +87,7 @@ with controls:
             "bytes below are what such a cache would take, but the model cannot attend that far."
         )
     st.markdown(formula_line(layers, lengths, d, b, kv["total"], hybrid=model.state is not None))
+    st.caption(M_LEAVES_OUT)
     u1, u2, u3 = st.columns(3)
     u1.metric("Binary units (KiB = 1,024 B)", format_bytes(kv["total"]))
     u2.metric("Decimal units (kB = 1,000 B)", format_bytes(kv["total"], binary=False))

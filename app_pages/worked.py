@@ -4,6 +4,7 @@ import streamlit as st
 
 from core import state
 from core.model.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
+from core.model.worked_arithmetic import mix_lines, score_lines, share_lines
 from core.viz.worked import fig_worked_grid
 from ui.page import chart_in, refuse, title
 from ui.present import beside, presenter_mode
@@ -43,40 +44,32 @@ ask_first = controls.toggle(
     help="For a class: show on's scores, let students guess the shares, then reveal.",
 )
 try:
-    w = worked_example(*vectors_from_rows(edited), scaled)
+    q, k, v = vectors_from_rows(edited)
+    w = worked_example(q, k, v, scaled)
 except ValueError as err:
     refuse(err, "Check the vectors: ")
     st.stop()
 
 s, a = w.scores[-1], w.shares[-1]
 den = denominator(w)
-with text:
+with text:  # Ch. 19's arithmetic written out beside each result: products, e^score / Σ, the mix slot by slot
     st.subheader("on's four scores")
-    st.markdown(
-        " ; ".join(f"q_on · k_{t} = **{x:.4g}**" for t, x in zip(TOKENS, s, strict=True))
-        + ("" if not scaled else " (each × 1/√2)")
-    )
+    st.markdown("  \n".join(score_lines(q[-1], k, s, w.scale)))
     st.subheader("Shares: softmax of the scores")
     if ask_first:
         st.caption("Hidden until revealed (above).")
         st.stop()
+    st.markdown("  \n".join(share_lines(a, s, den)))
     if den.terms is not None:
-        e = den.terms
-        st.markdown(
-            " ; ".join(
-                f"a_{t} = {ei:.2f} / {den.total:.2f} = **{ai:.4f}**" for t, ei, ai in zip(TOKENS, e, a, strict=True)
-            )
-        )
         note = (
             f"Ch. 19 writes {den.rounded_total:.2f}: it adds the terms after rounding each to two decimals."
             if den.chapters_scores
             else f"Rounding each term to two decimals first would give {den.rounded_total:.2f}."
         )
         st.caption(
-            f"Denominator: e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {den.total:.4f}. ({note})"
+            f"Denominator: Σ = e^{s[0]:.4g} + e^{s[1]:.4g} + e^{s[2]:.4g} + e^{s[3]:.4g} = {den.total:.4f}. ({note})"
         )
     else:
-        st.markdown(" ; ".join(f"a_{t} = **{ai:.4f}**" for t, ai in zip(TOKENS, a, strict=True)))
         st.caption(
             "These scores are too large to print e^score usefully; softmax subtracts the largest score first, "
             "so the shares are still exact."
@@ -92,10 +85,11 @@ with text:
         )
     )
     st.subheader("The value mix")
+    st.markdown("  \n".join(mix_lines(w.last_rounded_shares, v, w.last_mix_from_rounded, 2)))
     o, r = w.outputs[-1], w.last_mix_from_rounded
     st.markdown(
-        f"Exact shares: o_on = [**{o[0]:.3f}**, **{o[1]:.3f}**] · from the rounded shares: "
-        f"[**{r[0]:.2f}**, **{r[1]:.2f}**]. Then k_on and v_on are filed into the cache for the next token."
+        f"From the rounded shares (as Ch. 19): [**{r[0]:.2f}**, **{r[1]:.2f}**] · exact shares: o_on = "
+        f"[**{o[0]:.3f}**, **{o[1]:.3f}**]. Then k_on and v_on are filed into the cache for the next token."
     )
 labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
 chart_in(grid, fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key=state.WORKED_GRID)

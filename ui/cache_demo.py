@@ -6,14 +6,28 @@ from __future__ import annotations
 import streamlit as st
 
 from core.decode.cache_not import ChatTurn, ReuseCheck, continue_chat, reuse_checks
-from core.decode.two_speeds import Pass, run
+from core.decode.two_speeds import REPEATS, Pass, run
+from core.evaluate.machine_speed.timing import clock
+from core.viz.two_speeds import fig_two_speeds
 from ui.models import model, tokenizer
+from ui.page import chart
 
 
 @st.cache_data(show_spinner="Prefilling and stepping the shipped model…", max_entries=64)
 def two_speeds(prompt: str, steps: int = 3) -> list[Pass]:
-    """``core.decode.two_speeds.run`` on the shipped model, greedy."""
-    return run(model(), tokenizer(), prompt, steps)
+    """``core.decode.two_speeds.run`` on the shipped model, greedy, timed by ``timing.clock`` (this thread's CPU
+    time while torch runs on one thread, as the app does: a pass waiting for a core on a busy server is not
+    counted as its work)."""
+    return run(model(), tokenizer(), prompt, steps, clock=clock()[0])
+
+
+def two_speeds_chart(passes: list[Pass], key: str, present_max_px: int | None = None) -> None:
+    """Ch. 19's two-speeds figure of ``passes`` (``two_speeds``) and how its times were taken."""
+    chart(fig_two_speeds(passes), key=key, present_max_px=present_max_px)
+    st.caption(
+        f"Each time is the median of {REPEATS} runs of the whole request, by {clock()[1]}. Compare them per "
+        "position: the prefill's one pass covers every prompt position, a decode step's covers one."
+    )
 
 
 @st.cache_data(show_spinner="Prefilling the text seven ways…", max_entries=32)

@@ -8,6 +8,12 @@ from fractions import Fraction
 
 from core.cost.kv_layers import LayerCache
 
+# What M counts and what it does not, in Ch. 30's words (§30.4 and the answer to Exercise 3): the memory page's caption.
+M_LEAVES_OUT = (
+    "M is the cache's ideal payload: it does not include weights, logits or workspace (Ch. 30 §30.4). Query-head "
+    "count is not an extra factor (Exercise 3): only the KV heads H_kv enter M."
+)
+
 
 def _lengths(lengths: list[int], positions: int) -> tuple[str, str]:
     """(B and T as a formula writes them, their values): one T for equal lengths, else their sum."""

@@ -76,3 +76,10 @@ def test_a_sliding_windows_earlier_rows_are_not_said_to_come_from_the_cache():
     assert "1 new row, 129 earlier rows computed in earlier passes" in text, text
     assert "KV cache" not in text and "KV cache" not in json.dumps(heat)
     assert _bytes_curve(at)[-1] == 64 * 2048  # what the cache does hold: 64 positions of 2,048 bytes
+
+
+def test_the_page_says_a_larger_cache_does_not_teach_distance():
+    """Ch. 19 "The context window": a larger cache alone does not teach a model to use arbitrary distances reliably."""
+    captions = " ".join(c.value for c in new_app("app_pages/context.py").caption)
+    assert "a larger cache alone does not teach a model to use arbitrary distances reliably" in captions
+    assert "Model training, positional encoding, and runtime memory all matter" in captions

@@ -60,7 +60,9 @@ def test_each_stop_opens_its_page_with_its_settings():
     assert heading(at) == "The worked example" and bar_line(at).startswith("Stop 1 of 9 · One new row")
     assert at.toggle(key="worked.scaled").value is False
     # The stop asks before it shows: on's scores are there, its shares (0.6103 …) and the grid are not yet.
-    assert "q_on · k_cat = **3**" in texts(at) and "0.6103" not in texts(at) and not at.get("plotly_chart")
+    assert (
+        "q_on · k_cat = 2 × 1 + 1 × 1 = **3**" in texts(at) and "0.6103" not in texts(at) and not at.get("plotly_chart")
+    )
     next(b for b in at.button if b.label == "Reveal the shares").click().run()
     assert "**0.6103**" in texts(at) and len(at.get("plotly_chart")) == 1
 

@@ -17,9 +17,9 @@ def test_worked_example_toggle_rescales():
     """Toggling 1/√d changes on's scores from 3 to 2.121."""
     with running_app() as url, browser_page() as page:
         page.goto(url + "/worked")
-        page.get_by_text("q_on · k_cat = 3").first.wait_for(timeout=30000)
+        page.get_by_text("q_on · k_cat = 2 × 1 + 1 × 1 = 3").first.wait_for(timeout=30000)
         page.get_by_text("Apply the usual 1/√d scaling").click()
-        page.get_by_text("q_on · k_cat = 2.121").first.wait_for(timeout=30000)
+        page.get_by_text("q_on · k_cat = (2 × 1 + 1 × 1) × 1/√2 = 2.121").first.wait_for(timeout=30000)
         screenshot(page, "worked-scaled")
 
 

@@ -36,4 +36,5 @@ def test_handout_carries_the_two_speeds_figure_of_the_decode_request():
     html = handout.build(_snap(sess, tok))
     shown = lambda text: json.dumps(text)[1:-1] in html  # noqa: E731 — the figure's text as plotly's JSON writes it
     assert handout.SPEEDS_TITLE in html and shown("prefill — the pause") and shown("generation — the stream")
-    assert shown(f"KV cache after step 3: {len(ids) + 3} positions") and shown("same machine, two speeds")
+    n = len(ids)
+    assert shown(f"{n + 1}, {n + 2}, then {n + 3} positions") and shown("same machine, two speeds")

@@ -3,7 +3,7 @@
 import pytest
 
 from core import state
-from core.decode.two_speeds import PHASES, run, table_30_1
+from core.decode.two_speeds import PHASES, PROMPT_PRESETS, run, table_30_1
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
 
@@ -53,3 +53,35 @@ def test_the_phases_table_is_the_chapters():
         "Known tokens allow parallel processing with a causal mask",
         "Wait for the previous choice; reuse cached keys and values",
     ]
+
+
+def test_the_five_position_preset_gives_the_chapters_picture(shipped):
+    """Ch. 19's figure: five prompt positions, then caches of six, seven and eight after t+1, t+2, t+3."""
+    model, tok = shipped
+    prompt = PROMPT_PRESETS["Ch. 19's figure: five positions"]
+    assert len(encode(tok, prompt)) == 5
+    assert [p.cached for p in run(model, tok, prompt, repeats=1)] == [5, 6, 7, 8]
+    assert PROMPT_PRESETS["Table 30.1: eight positions"] == state.CACHE[state.CACHE_PROMPT]
+
+
+def _clock(durations_ms):
+    """A stand-in for time.perf_counter whose every second reading is the next duration after the one before."""
+    now, durations, started = [0.0], iter(durations_ms), [False]
+
+    def clock() -> float:
+        if started[0]:
+            now[0] += next(durations) / 1000
+        started[0] = not started[0]
+        return now[0]
+
+    return clock
+
+
+def test_a_pass_slowed_by_a_busy_machine_does_not_reach_the_figure(shipped):
+    """Each pass's time is the median of the repeats after a warm-up: in one of five runs a decode step waits
+    40 ms for a core (longer than the 3 ms prefill), and the figure still reads prefill 3 ms, each step 1 ms."""
+    model, tok = shipped
+    runs = [[50, 30, 30, 30]] + [[3, 1, 1, 1]] * 2 + [[3, 40, 1, 1]] + [[3, 1, 1, 1]] * 2  # warm-up first
+    passes = run(model, tok, "The cat sat on the", repeats=5, clock=_clock([d for r in runs for d in r]))
+    assert [p.ms for p in passes] == pytest.approx([3, 1, 1, 1])
+    assert passes[0].ms_per_position == pytest.approx(3 / 5) and passes[1].ms_per_position == pytest.approx(1)

@@ -10,11 +10,13 @@ from coloraide import Color
 from colorspacious import cspace_convert
 
 from core.cost import bill
+from core.cost.kv_shape import PRESETS
 from core.evaluate.format_speed.reference import gpu_headline, load_reference
 from core.evaluate.quant_quality import QuantReport
 from core.evaluate.speedups import BatchSpeed
 from core.quant import ruler
-from core.serving.latency import EDITABLE
+from core.serving.figure_30_1 import figure_30_1
+from core.serving.latency import CH30_TRACE, EDITABLE
 from core.serving.paged import PagedKVCache
 from core.serving.paged_presets import compare_policies
 from core.serving.scheduler import Request
@@ -25,6 +27,7 @@ from core.viz.batching import fig_batch_cache, fig_batch_speed
 from core.viz.context import fig_cache_over_time
 from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
 from core.viz.fewer_bits import fig_two_machines
+from core.viz.figure_30_1 import fig_figure_30_1
 from core.viz.ruler import fig_ruler
 from core.viz.speculative import fig_three_distributions
 from tests.conftest import make_model
@@ -47,6 +50,7 @@ PALETTES = {
     "memory budget parts": [c for c, _ in memory.PART_STYLES],
     "bits-per-weight lines": [c for c, _, _ in quant.BPW_STYLES],
     "target, draft, samples (speculative)": [theme.CACHED, theme.MUTED, theme.NEW_WORK],
+    "step kinds' outlines (Figure 30.1; each box also names its kind)": [theme.MUTED, theme.CACHED, theme.NEW_WORK],
 }
 
 
@@ -116,6 +120,7 @@ def _figures():
         "bits per weight": quant.fig_bits_per_weight([4, 8, 32], ruler.bits_per_weight_curves([4, 8, 32])),
         "quant sweep": quant.fig_quant_sweep(reports, ref, "Weights"),
         "timeline": latency.fig_timeline(list(traces), "t"),
+        "Figure 30.1": fig_figure_30_1(figure_30_1(CH30_TRACE, PRESETS["Ch. 30 two-layer example"]), "t"),
         "cache over time": fig_cache_over_time([10, 20, 30], 30, "t"),
         "batch cache (padded)": fig_batch_cache(["request 1", "request 2"], [5, 9], 20, "padded"),
         "batch speed": fig_batch_speed(speed),
