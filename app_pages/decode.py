@@ -7,7 +7,8 @@ from core.model.tokenizer import end_token_id
 from core.viz.two_speeds import fig_two_speeds
 from serve import step_queue
 from ui import cache_demo, models
-from ui.classroom import follow, teacher
+from ui.classroom import console, follow, identity, strip
+from ui.classroom import question as class_question
 from ui.decode import actions, question, widgets
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 from ui.frame import came_from_another_page
@@ -24,6 +25,8 @@ stage_style()
 @st.fragment(run_every=st.session_state[state.DECODE_PACE] if st.session_state[state.DECODE_PLAYING] else None)
 @step_queue.one_at_a_time  # a class's Steps in line, not all at once (serve/step_queue.py)
 def stage() -> None:
+    if identity.follower():
+        strip.live()  # a class's follower: its line, question and the teacher's Steps (the class's stream reruns this)
     stepped = st.session_state.pop(state.DECODE_STEPPED, False)  # a Step click ran before this rerun
     if st.session_state[state.DECODE_PLAYING] and not stepped and actions.play_due():
         actions.advance()
@@ -42,6 +45,8 @@ def stage() -> None:
         width="stretch",
         shortcut="Right",
     )
+    if sess is None and follow.locked():
+        return text.info("Your teacher has not prefilled a prompt yet: the stage appears here when they do.")
     if sess is None:
         return text.info(
             "Press **Prefill** (or P) to run the prompt through the model: the whole lower triangle of "
@@ -56,10 +61,13 @@ def stage() -> None:
             help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
         )
     head, predicting = st.session_state[state.DECODE_HEAD], st.session_state[state.DECODE_PREDICT]
+    # A class's console asks its students: the reveal shows the class's answers, not the teacher's own pick.
+    ask = {"class_answers": lambda: class_question.class_answers(console.open_question(sess))}
+    ask = ask if identity.role() == "teacher" else {}
     # On a projector, or under a lesson's bar (which takes ~100 px of a laptop's 800), the question runs across
     # the stage: beside the panel it pushed the work counts, the badge and the KV line off the screen.
     if across := predicting and (present or st.session_state[state.LESSON] is not None):
-        question.question_panel(present, across=True)
+        question.question_panel(present, across=True, **ask)
     # Under a laptop's question row, a wider panel wraps the KV and shelf lines less: they stay on the screen.
     left, right = st.columns([3, 2] if present else [9, 11] if across else [11, 9], gap="medium")
     with left:
@@ -67,10 +75,10 @@ def stage() -> None:
         heatmap_panel(sess, tok, layer, actions.head_of(head), actions.head_label(head), present, compact=across)
     with right:
         if not across:
-            question.question_panel(present)
+            question.question_panel(present, **ask)
         right_panel(sess, tok, actions.model_of(sess), present, compact=predicting)
     below_stage(sess, tok)
-    teacher.publish()  # a class's teacher: this Step's plan (a Step reruns only this stage)
+    console.publish()  # a class's teacher: this Step's plan (a Step reruns only this stage)
 
 
 actions.replay_link()

@@ -6,11 +6,15 @@ and, to each student, the mistake behind their pick."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from core import state
+from core.classroom.plan import Question
 from core.practice.exercise_text import bytes_text, format_value
-from ui.classroom import link, reveal
+from ui.classroom import identity
+from ui.classroom import question as class_question
 
 PRACTICE = "app_pages/practice.py"
 KINDS = ("bytes", "time", "percent", "number")  # answers a class can pick among (lists and words are typed)
@@ -47,30 +51,27 @@ def gradable(ex) -> list:
     ]
 
 
-def question(ex, p, revealed: bool = False) -> dict:
+def question(ex, p, revealed: bool = False) -> Question:
     """The plan's question for part ``p`` of exercise ``ex``; the answer and the mistakes' names only
     once ``revealed``."""
     options, answer, misses = choices(p)
-    entry = {
-        "id": f"practice:{ex.id}:{ex.seed}:{p.key}",
-        "kind": "practice",
-        "text": f"{ex.title}: {p.label}",
-        "options": options,
-        "round": 1,
-        "revealed": revealed,
-    }
-    if revealed:
-        entry.update(answer=answer, explain=f"The answer is {options[answer]}.", misses=misses, shares=[])
-    return entry
+    base = Question(
+        id=f"practice:{ex.id}:{ex.seed}:{p.key}", kind="practice", text=f"{ex.title}: {p.label}", options=tuple(options)
+    )
+    if not revealed:
+        return base
+    return dataclasses.replace(
+        base, revealed=True, answer=answer, explain=f"The answer is {options[answer]}.", misses=tuple(misses)
+    )
 
 
 def panel(ex) -> None:
     """On the Practice page, for a class's teacher: pose one answer box to the class, then reveal it."""
-    if link.role() != "teacher":
+    if identity.role() != "teacher":
         return
     ss, parts = st.session_state, gradable(ex)
     posed = ss.get(state.CLASS_POSED)
-    if posed is not None and not posed["id"].startswith(f"practice:{ex.id}:{ex.seed}:"):
+    if posed is not None and not posed.id.startswith(f"practice:{ex.id}:{ex.seed}:"):
         posed = ss[state.CLASS_POSED] = None  # another exercise or other numbers: the posed one is gone
     box = st.container(border=True, key=state.CLASS_POSE)
     if not parts:
@@ -80,15 +81,15 @@ def panel(ex) -> None:
         key = a.selectbox("Pose to the class", [p.key for p in parts], format_func=lambda k: _label(parts, k))
         b.button("Pose", type="primary", on_click=_pose, args=(ex, _part(parts, key)), width="stretch")
         return
-    part = _part(parts, posed["id"].rsplit(":", 1)[1])
-    if not posed["revealed"]:
+    part = _part(parts, posed.id.rsplit(":", 1)[1])
+    if not posed.revealed:
         a, b = box.columns([3, 1], vertical_alignment="center")
         a.markdown(f"Posed to the class: **{part.label}** — the count is above the page.")
         b.button("Reveal to the class", type="primary", on_click=_reveal, args=(ex, part), width="stretch")
         return
     with box:
-        verdict = reveal.class_answers(posed)
-        st.caption(f"{verdict} {posed['explain']}")
+        verdict = class_question.class_answers(posed)
+        st.caption(f"{verdict} {posed.explain}")
         st.button("Pose another", on_click=_clear)
 
 
@@ -112,7 +113,7 @@ def _clear() -> None:
     st.session_state[state.CLASS_POSED] = None
 
 
-def posed_now() -> dict | None:
+def posed_now() -> Question | None:
     return st.session_state.get(state.CLASS_POSED)
 
 

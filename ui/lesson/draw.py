@@ -11,6 +11,7 @@ import streamlit as st
 
 from core import state
 from core.lesson.pages import PAGES
+from core.text import markdown_literal
 from ui import handout
 from ui.frame import TITLES
 from ui.lesson.components import _scroll, clicker
@@ -104,6 +105,8 @@ def bar(nav) -> None:
             with st.container(key=state.LESSON_TITLE):
                 _text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
             _text(f"Ask: {stop.question_now(ss)}")  # a Practice stop's "New numbers" changes its question
+            if ss[state.LESSON_TEACHER] and k + 1 < n:  # the teacher's view (a class's console): what comes next
+                st.caption(markdown_literal(f"Next: stop {k + 2} · {lesson.stops[k + 1].title}"))  # the file's text
             if nav.title != PAGES[stop.page].title:  # the class went elsewhere through the top bar
                 st.button(
                     f"Back to stop {k + 1}",
@@ -157,7 +160,7 @@ def menu(lesson, k: int) -> None:
         key=f"{state.LESSON_JUMP}.{k}",
         on_change=lambda: go(st.session_state[f"{state.LESSON_JUMP}.{k}"]),
     )
-    handout.download_button("lesson.handout")
+    handout.download_button(state.LESSON_HANDOUT)
     if st.session_state[state.LESSON_NAME]:
         query = "&".join(f"{a}={b}" for a, b in link_params(for_students=True).items())
         st.caption("This stop for students (add it to this server's address):")

@@ -1,0 +1,52 @@
+"""The display: the page the projector shows, following the teacher's console as a student's page does (its own
+model and cache), at presenter size, with no sidebar, no speaker notes, no key and no teacher control. It shows
+the class's line and live count, the question without answer buttons, the class's answers at the reveal, and the
+join code with its QR code while the console shows it. Before the teacher reveals a lesson stop's answer, the lines
+that state it stay hidden (``ui.present.answers_hidden``): a display never shows an answer early.
+"""
+
+from __future__ import annotations
+
+import segno
+import streamlit as st
+
+from core import state
+from core.classroom.plan import Plan
+from core.lesson.stops import shipped_lessons
+from core.typed_numbers import quote
+from ui.classroom import identity
+from ui.present import style_sheet
+
+# The display's own frame (the app's constant CSS): no sidebar or its toggle, no page menu, no toolbar.
+DISPLAY_CSS = """
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
+[data-testid="stToolbar"], header [data-testid="stNavigation"], .st-key-lesson-bar button { display: none !important; }
+"""
+
+
+def setup() -> None:
+    """Every run of a display: presenter size, and whether the answer lines are hidden on this stop."""
+    ss = st.session_state
+    if identity.role() != identity.DISPLAY:
+        ss[state.ANSWERS_HIDDEN] = False
+        return
+    ss[state.PRESENT] = True
+    plan = ss.get(state.CLASS_PLAN, (0, Plan()))[1]
+    asks = plan.lesson is not None and plan.lesson in shipped_lessons()
+    ss[state.ANSWERS_HIDDEN] = asks and not plan.stop_revealed
+    style_sheet(DISPLAY_CSS)
+
+
+def join_code(plan: Plan) -> None:
+    """The join code, the students' link and its QR code, while the console shows them on the display."""
+    if not plan.join_shown:
+        return
+    url, warning = identity.join_link()
+    box = st.container(border=True, key=state.CLASS_JOIN_BOX)
+    left, right = box.columns([3, 2], vertical_alignment="center")
+    left.markdown(f"## Class code: `{identity.code()}`")
+    left.markdown(f"Open {quote(url)} on your laptop or phone, or scan the QR code.")
+    left.caption("No account: a nickname is optional and only your teacher sees it.")
+    if warning:
+        left.warning(warning)
+    right.image(segno.make(url, error="m").png_data_uri(scale=8), caption="Scan to join", width=300)
