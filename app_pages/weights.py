@@ -100,7 +100,7 @@ with card_box:
             a,
             "Model card",
             limit=40,
-            help="Parameters, weight format (Q4, Q4_0, Q4_K_M, FP16, INT8 …), context.",
+            help="Parameters, weight format (Q4, Q4_0, Q4_K_M, IQ2_XXS, MXFP4, FP16, INT8 …; any ggml type), context.",
             key=state.WEIGHTS_CARD,
             persist_state="session",
         )

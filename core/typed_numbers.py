@@ -150,6 +150,37 @@ def split_number_unit(text: str, *, in_list: bool = False) -> tuple[float, str]:
     return _plain_amount(num, in_list), unit
 
 
+# A multiplier typed apart from its unit, or with no unit: "1.5k B", "2M B", "4G B", "1Ki B", "2M", "1.5 k". SI
+# prefixes are powers of 1,000 and IEC ones of 1,024 (IEC 80000-13: Ki, Mi, Gi, Ti). Upper-case "K" is a thousand
+# in a count ("10K requests"); before a byte unit a reader refuses it as ambiguous (Windows' 1,024 or SI's 1,000?).
+# Joined to the unit ("1.5 kB", "2 MiB") a prefix is the unit's own, read by pint.
+PREFIXES = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+            "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}  # fmt: skip
+_PREFIX = re.compile(r"(Ki|Mi|Gi|Ti|k|K|M|G|T)(?:\s+(\S.*))?")
+
+
+def split_prefix(unit: str) -> tuple[str | None, str]:
+    """A multiplier written apart from the unit, and the unit after it: "k B" → ("k", "B"), "M" → ("M", ""),
+    "Ki B" → ("Ki", "B"); (None, ``unit``) for anything else ("kB", "MiB", "ms" are units of their own)."""
+    m = _PREFIX.fullmatch(unit.strip())
+    return (m[1], (m[2] or "").strip()) if m else (None, unit)
+
+
+def prefixed_amount(text: str, *, in_list: bool = False) -> tuple[float, str, str | None, float]:
+    """``split_number_unit`` with a multiplier written apart from the unit read into the number (``PREFIXES``):
+    "1.5k B" → (1500.0, "B", "k", 1.5), "2M" → (2000000.0, "", "M", 2.0), "1Ki B" → (1024.0, "B", "Ki", 1.0),
+    "768 MiB" → (768.0, "MiB", None, 768.0): the amount, the unit left, the prefix (None if none) and the number as
+    typed. Raises as ``split_number_unit`` does, and ``TooLarge`` when the product passes the largest float."""
+    number, unit = split_number_unit(text, in_list=in_list)
+    prefix, rest = split_prefix(unit)
+    if prefix is None:
+        return number, unit, None, number
+    value = number * PREFIXES[prefix]
+    if not math.isfinite(value):
+        raise TooLarge(f"{quote(text)} {BEYOND_FLOAT}")
+    return value, rest, prefix, number
+
+
 class Refused(ValueError):
     """A typed number the one reader refuses, with its reason ("`1,2.5` mixes “,” and “.” …", or both
     readings of an ambiguous text): the message is meant to be shown."""
@@ -209,14 +240,15 @@ def amounts(text: str) -> list[str]:
 
 def guess(text: str) -> str | None:
     """The student's own amount, re-spelled so a box reads it (digits 0-9: "٣" suggests 3; a decimal comma as a
-    point: "1.234,5 MB" suggests 1234.5, never 1.234; a hexadecimal "0x300" its value, 768): the number part of
+    point: "1.234,5 MB" suggests 1234.5, never 1.234; a hexadecimal "0x300" its value, 768; a multiplier apart from
+    the unit with it: "2M foo" suggests 2000000, never 2): the number part of
     the answer if it reads, else the first number found anywhere ("<b>100</b> ms": 100). None when no typed
     number can be read (a refused "1,2.5"): a hint then offers no number rather than a different one."""
     plain = typography(text)
     if hexadecimal := re.match(r"\s*0[xX]([0-9a-fA-F]+)", plain):  # "0x300" suggests its value, 768
         return str(int(hexadecimal.group(1)[:12], 16))
     try:
-        return spell(split_number_unit(text)[0])
+        return spell(prefixed_amount(text)[0])  # "2M foo" suggests 2000000, never 2
     except Refused:
         return None
     except ValueError:

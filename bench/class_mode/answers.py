@@ -20,13 +20,13 @@ async def question(lesson, k: int) -> None:
 
     def asked():
         plan = lesson.store.plan(lesson.code)
-        return (plan[1] if plan else {}).get("question")
+        return plan[1].question if plan else None
 
     if not await until(f"the plan publishes the question before Step {k}", asked, errors=errors):
         await toggled
         return
     q = asked()
-    qid, round_, n = q["id"], q["round"], len(q["options"])
+    qid, round_, n = q.id, q.round, len(q.options)
     sent: dict[str, tuple[float, int]] = {}
     lesson.answering = [
         asyncio.create_task(answer(lesson, s, qid, round_, i, sent, t_open)) for i, s in enumerate(students)

@@ -1,8 +1,9 @@
 """The model families ``core.checkpoints.load`` loads: a Hugging Face ``config.json`` → ``GPTConfig``,
 and the checkpoint's tensor names → ``GPT``'s parameter names.
 
-Llama, Mistral and Qwen2 store tensors under Llama's names (``model.layers.0.self_attn.q_proj
-.weight``), which are ours plus a ``model.`` prefix. GPT-2 names them differently and stores
+Llama, Mistral, Qwen2 and Qwen3 store tensors under Llama's names (``model.layers.0.self_attn.q_proj
+.weight``; Qwen3 adds ``self_attn.q_norm.weight`` and ``k_norm.weight``), which are ours plus a ``model.``
+prefix. GPT-2 names them differently and stores
 its projections as ``Conv1D`` weights ``(in, out)`` — the transpose of ``nn.Linear``'s
 ``(out, in)`` — with q, k and v fused into one ``c_attn`` ``(C, 3·C)``; those are split and
 transposed on load. Defaults for keys a ``config.json`` leaves out are those of transformers'
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from core.model.config import GPTConfig, RopeScaling
 from core.text import quoted
 
-LLAMA_LIKE = ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM")
+LLAMA_LIKE = ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM")
 SUPPORTED = (*LLAMA_LIKE, "GPT2LMHeadModel")
 
 
@@ -103,14 +104,19 @@ def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig
     window = None
     if arch == "MistralForCausalLM":
         window = hf.get("sliding_window", 4096)  # MistralConfig's default when the key is absent
-    if arch == "Qwen2ForCausalLM" and hf.get("use_sliding_window"):
+    if arch in ("Qwen2ForCausalLM", "Qwen3ForCausalLM") and hf.get("use_sliding_window"):
         if _get(hf, "max_window_layers", 28) < hf["num_hidden_layers"]:
             raise ValueError("Qwen2 with a sliding window on some layers only is not supported")
     theta, scaling = _rope(hf)
     n_head = hf["num_attention_heads"]
-    default_window = {"MistralForCausalLM": 131072, "Qwen2ForCausalLM": 32768}.get(arch, 2048)  # the classes' defaults
+    default_window = {"MistralForCausalLM": 131072, "Qwen2ForCausalLM": 32768, "Qwen3ForCausalLM": 32768}.get(
+        arch, 2048
+    )  # the classes' defaults
     context = _get(hf, "max_position_embeddings", default_window)
     attention_bias = _flag(hf, "attention_bias", False)
+    qwen3 = arch == "Qwen3ForCausalLM"
+    # Qwen3Config's head_dim defaults to 128, not hidden_size / n_head (Qwen3-0.6B: 16 heads of 128 over 1,024)
+    head_dim = _get(hf, "head_dim", 128) if qwen3 else hf.get("head_dim")
     cfg = GPTConfig(
         vocab_size=hf["vocab_size"],
         block_size=_cap(context, max_context),
@@ -122,8 +128,9 @@ def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig
         rope_theta=theta,
         rope_scaling=scaling,
         norm_eps=_float(hf, "rms_norm_eps", 1e-6),
-        head_dim=hf.get("head_dim"),
+        head_dim=head_dim,
         qkv_bias=arch == "Qwen2ForCausalLM" or attention_bias,
+        qk_norm=qwen3,
         o_bias=attention_bias,
         mlp_bias=_flag(hf, "mlp_bias", False),
         tie_embeddings=_flag(hf, "tie_word_embeddings", False),

@@ -1,23 +1,206 @@
-"""The teacher's plan: what a class follows, as a plain JSON-able dict (issue 41).
+"""The teacher's plan: what a class follows, a typed, versioned dataclass (issues 41 and 49).
 
-The teacher's session publishes it to the class store (``core.classroom.store``) after every action;
-each student's session reads it and works out what to do to show the same thing with its *own*
-model and cache (``follow_actions``): nothing is shared but the plan. A plan holds no path a
-student's session would open (a page is one of the app's own scripts, checked against the list the
-app gives) and no right answer before the teacher reveals it.
+The teacher's console publishes a ``Plan`` to the class store (``core.classroom.store``) after every
+action; each student's page (and the projector's display) reads it and works out what to do to show
+the same thing with its *own* model and cache (``follow_actions``): nothing is shared but the plan.
+A plan holds no path a student's session would open (a page is one of the app's own scripts, checked
+against the list the app gives) and no right answer before the teacher reveals it.
 
-Plan fields: ``mode`` ("follow", "paused", "released"), ``recall`` (bumped by "bring back"),
-``page`` (the teacher's page script), ``lesson``/``stop`` (a shipped lesson's name and the stop on
-screen, from 0, or None), ``request`` (the decode request's prompt and settings, or None), ``step``
-(its decode steps taken) and ``question`` (the predict-first question on screen, or None).
+As stored it is JSON (``Plan.to_json``) carrying ``"schema": SCHEMA``; ``Plan.from_json`` reads it
+back and refuses anything else with a ValueError naming the field ("plan.request.top_k: …").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, fields
 
+from core import state
+from core.classroom import rules
+from core.classroom.fields_json import (
+    fail,
+    want_choice,
+    want_flag,
+    want_items,
+    want_number,
+    want_object,
+    want_text,
+    want_whole,
+)
+
+SCHEMA = 1  # the plan's JSON carries {"schema": 1, ...}; another schema is refused
 MODES = ("follow", "paused", "released")
-REQUEST_FIELDS = ("uid", "prompt", "strategy", "temperature", "top_k", "seed", "dtype", "bits", "model")
+STRATEGIES = ("greedy", "sample")
+DTYPES = ("float32", "float64")
+WEIGHT_BITS = (state.FLOAT_WEIGHTS, 8, 4, 3, 2)  # float weights, or weight-only quantization
+
+
+@dataclass(frozen=True)
+class Request:
+    """The teacher's decode request: what a follower needs to prefill it itself. ``strategy`` "greedy" or
+    "sample"; ``dtype`` "float32" or "float64"; ``bits`` ``state.FLOAT_WEIGHTS`` (0) or 8/4/3/2 (weight-only
+    quantization); ``model`` a checkpoint name the server offers, None for the shipped model; ``past_end``:
+    the teacher steps on past the end token."""
+
+    uid: str
+    prompt: str
+    strategy: str
+    temperature: float
+    top_k: int
+    seed: int
+    dtype: str
+    bits: int
+    model: str | None
+    past_end: bool = False
+
+    @classmethod
+    def from_json(cls, data, where: str = "plan.request") -> Request:
+        """A Request from its JSON object; ValueError naming the field otherwise."""
+        d = want_object(where, data)
+        missing = [f.name for f in fields(cls) if f.name != "past_end" and f.name not in d]
+        if missing:
+            raise ValueError(f"{where}.{missing[0]}: missing")
+        return cls(
+            uid=want_text(f"{where}.uid", d["uid"]),
+            prompt=want_text(f"{where}.prompt", d["prompt"]),
+            strategy=want_text(f"{where}.strategy", d["strategy"], STRATEGIES),
+            temperature=want_number(f"{where}.temperature", d["temperature"]),
+            top_k=want_whole(f"{where}.top_k", d["top_k"]),
+            seed=want_whole(f"{where}.seed", d["seed"]),
+            dtype=want_text(f"{where}.dtype", d["dtype"], DTYPES),
+            bits=want_choice(f"{where}.bits", d["bits"], WEIGHT_BITS),
+            model=want_text(f"{where}.model", d["model"], optional=True),
+            past_end=want_flag(f"{where}.past_end", d.get("past_end", False)),
+        )
+
+    def to_json(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Question:
+    """The question on screen to the class: a predict-first step (``kind`` "token", "positions", …) or a
+    posed exercise part ("practice"). ``round`` 1, 2, … (peer instruction's vote again). ``answer`` (an
+    option index), ``explain`` and the model's ``shares`` only once ``revealed``: a browser never gets them
+    early. ``misses``: a posed exercise part's named mistake per option ("" for the right one)."""
+
+    id: str
+    kind: str
+    text: str
+    options: tuple[str, ...]
+    round: int = 1
+    revealed: bool = False
+    answer: int | None = None
+    explain: str = ""
+    shares: tuple[float, ...] = ()
+    misses: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data, where: str = "plan.question") -> Question:
+        """A Question from its JSON object; ValueError naming the field otherwise (an answer before the
+        reveal, or one that is not an option, included)."""
+        d = want_object(where, data)
+        for name in ("id", "kind", "text", "options"):
+            if name not in d:
+                raise ValueError(f"{where}.{name}: missing")
+        q = cls(
+            id=want_text(f"{where}.id", d["id"]),
+            kind=want_text(f"{where}.kind", d["kind"]),
+            text=want_text(f"{where}.text", d["text"]),
+            options=want_items(f"{where}.options", d["options"], want_text),
+            round=want_whole(f"{where}.round", d.get("round", 1)),
+            revealed=want_flag(f"{where}.revealed", d.get("revealed", False)),
+            answer=want_whole(f"{where}.answer", d.get("answer"), optional=True),
+            explain=want_text(f"{where}.explain", d.get("explain", "")),
+            shares=want_items(f"{where}.shares", d.get("shares", []), want_number),
+            misses=want_items(f"{where}.misses", d.get("misses", []), want_text),
+        )
+        try:
+            rules.check_question(q.id, q.round)
+            rules.check_options(len(q.options))
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        if q.answer is not None and (not q.revealed or q.answer >= len(q.options)):
+            raise fail(f"{where}.answer", "an option's index, and only once revealed", q.answer)
+        return q
+
+    def to_json(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**d, "options": list(self.options), "shares": list(self.shares), "misses": list(self.misses)}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a class follows. ``mode`` one of ``MODES``; ``recall`` bumped by "bring back"; ``page`` an app
+    page script ("app_pages/decode.py": followers check it against the app's list); ``lesson`` a shipped
+    lesson's name and ``stop`` its stop on screen, from 0; ``stop_revealed`` the teacher revealed this
+    stop's answer; ``request`` the decode request and ``step`` its decode steps taken; ``practice``
+    (exercise id, seed) on the teacher's Practice page; ``question`` on screen to the class;
+    ``join_shown`` the display shows the join code and its QR code."""
+
+    mode: str = "follow"
+    recall: int = 0
+    page: str | None = None
+    lesson: str | None = None
+    stop: int | None = None
+    stop_revealed: bool = False
+    request: Request | None = None
+    step: int = 0
+    practice: tuple[str, int] | None = None
+    question: Question | None = None
+    join_shown: bool = False
+
+    def to_json(self) -> dict:
+        """Plain JSON types, with ``"schema": SCHEMA``."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["request"] = None if self.request is None else self.request.to_json()
+        d["question"] = None if self.question is None else self.question.to_json()
+        d["practice"] = None if self.practice is None else list(self.practice)
+        return {"schema": SCHEMA, **d}
+
+    @classmethod
+    def from_json(cls, data) -> Plan:
+        """The plan a JSON object holds: ``{}`` is ``Plan()`` (no publish yet); unknown keys are ignored.
+        ValueError (a plain message naming the field) for a wrong type, an unknown mode or another schema."""
+        d = want_object("plan", data)
+        if not d:
+            return cls()
+        if d.get("schema") != SCHEMA:
+            raise fail("plan.schema", f"{SCHEMA} (this app's plan schema)", d.get("schema"))
+        practice = d.get("practice")
+        if practice is not None:
+            if not isinstance(practice, list | tuple) or len(practice) != 2:
+                raise fail("plan.practice", "[exercise id, seed]", practice)
+            practice = (want_text("plan.practice[0]", practice[0]), want_whole("plan.practice[1]", practice[1]))
+        request, question = d.get("request"), d.get("question")
+        return cls(
+            mode=want_text("plan.mode", d.get("mode", "follow"), MODES),
+            recall=want_whole("plan.recall", d.get("recall", 0)),
+            page=want_text("plan.page", d.get("page"), optional=True),
+            lesson=want_text("plan.lesson", d.get("lesson"), optional=True),
+            stop=want_whole("plan.stop", d.get("stop"), optional=True),
+            stop_revealed=want_flag("plan.stop_revealed", d.get("stop_revealed", False)),
+            request=None if request is None else Request.from_json(request),
+            step=want_whole("plan.step", d.get("step", 0)),
+            practice=practice,
+            question=None if question is None else Question.from_json(question),
+            join_shown=want_flag("plan.join_shown", d.get("join_shown", False)),
+        )
+
+
+def plan_text(plan: Plan) -> str:
+    """The plan as a store keeps it: compact JSON of ``plan.to_json()``, checked by reading it back
+    (``Plan.from_json``). ValueError for anything but a valid ``Plan`` of at most ``PLAN_MAX_BYTES``."""
+    if not isinstance(plan, Plan):
+        raise ValueError(f"a plan is a core.classroom.plan.Plan, got {type(plan).__name__}")
+    try:
+        text = json.dumps(plan.to_json(), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"a plan must be plain JSON: {err}") from None
+    Plan.from_json(json.loads(text))  # every field of the right type, as a reader will need it
+    if len(text.encode()) > rules.PLAN_MAX_BYTES:
+        raise ValueError(f"a plan is at most {rules.PLAN_MAX_BYTES // 1024} kB as JSON, got {len(text.encode())} bytes")
+    return text
 
 
 def question_id(request_uid: str, step: int) -> str:
@@ -26,20 +209,19 @@ def question_id(request_uid: str, step: int) -> str:
     return f"{request_uid}:{step}"
 
 
-def question_entry(question, qid: str, round_: int, revealed: bool) -> dict:
-    """A ``core.decode.predict.Question`` as the plan carries it: the right answer and the reason
-    only once ``revealed`` (a student's browser never receives them before)."""
-    entry = {
-        "id": qid,
-        "kind": question.kind,
-        "text": question.text,
-        "options": list(question.options),
-        "round": round_,
-        "revealed": revealed,
-    }
-    if revealed:
-        entry.update(answer=question.answer, explain=question.explain, shares=list(question.shares))
-    return entry
+def question_entry(question, qid: str, round_: int, revealed: bool) -> Question:
+    """A ``core.decode.predict.Question`` as the plan carries it: the right answer, the reason and the
+    model's shares only once ``revealed`` (a student's browser never receives them before)."""
+    shown = {"answer": question.answer, "explain": question.explain, "shares": tuple(question.shares)}
+    return Question(
+        id=qid,
+        kind=question.kind,
+        text=question.text,
+        options=tuple(question.options),
+        round=round_,
+        revealed=revealed,
+        **(shown if revealed else {}),
+    )
 
 
 @dataclass(frozen=True)
@@ -54,24 +236,22 @@ class Follow:
     steps: int = 0
 
 
-def follow_actions(plan: dict, pages: set[str], page_now: str, lesson_now, request_uid, steps_now) -> Follow:
+def follow_actions(plan: Plan, pages: set[str], page_now: str, lesson_now, request_uid, steps_now) -> Follow:
     """What a following student's session must do to show ``plan``.
 
     ``pages``: the app's page scripts (a plan naming any other page is not followed there);
     ``page_now``: the script on screen; ``lesson_now``: (name, stop) running or None; ``request_uid``:
     the teacher request the student's stage holds (None: none); ``steps_now``: its steps taken.
     A student never steps backwards: a stage ahead of the plan is prefilled again and replayed."""
-    page = plan.get("page")
-    lesson = (plan["lesson"], int(plan.get("stop") or 0)) if plan.get("lesson") else None
-    request, step = plan.get("request"), int(plan.get("step") or 0)
+    lesson = (plan.lesson, plan.stop or 0) if plan.lesson else None
     restart, steps = False, 0
-    if request is not None:
-        if request_uid != request["uid"] or steps_now is None or steps_now > step:
-            restart, steps = True, step
+    if plan.request is not None:
+        if request_uid != plan.request.uid or steps_now is None or steps_now > plan.step:
+            restart, steps = True, plan.step
         else:
-            steps = step - steps_now
+            steps = plan.step - steps_now
     return Follow(
-        page=page if page in pages and page != page_now and lesson is None else None,
+        page=plan.page if plan.page in pages and plan.page != page_now and lesson is None else None,
         lesson=lesson if lesson != lesson_now else None,
         restart=restart,
         steps=steps,

@@ -1,6 +1,6 @@
-"""The rules both class stores keep (issue 41, item 4/5): limits, codes, keys, errors and the
-checks on what a caller hands in. ``core.classroom.store`` opens a store;
-``sqlite_store`` and ``redis_store`` import these rules from here, as does every caller.
+"""The rules both class stores keep (issues 41 and 49): limits, codes, keys, pairing codes, errors and
+the checks on what a caller hands in. ``core.classroom.store`` opens a store; ``sqlite_store`` and
+``redis_store`` import these rules from here, as does every caller.
 
 Times are seconds (``time.time()`` by default); a class lasts ``CLASS_TTL_S`` from its opening.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import math
 import secrets
 from dataclasses import dataclass
@@ -25,6 +24,11 @@ PICK_MAX = 9  # answers are option indices 0..9
 PLAN_MAX_BYTES = 256 * 1024  # a plan is read by every student on every poll: keep it small
 CLIENT_MAX = 200  # characters of a client id kept for the join limit
 CODE_TRIES = 20  # new codes drawn before giving up (a collision is ~1e-9 per open class)
+UNAVAILABLE = "The class store cannot be reached right now: try again in a minute."  # StoreUnavailable's sentence
+SEAT_CAP = 200  # seats of a class unless its teacher opens it with another cap
+SEAT_CAP_MAX = 10_000  # the largest cap a class may be opened with
+PAIR_TTL_S = 600  # a pairing code (a second teacher device) works once, for 10 minutes
+PAIR_DIGITS = 6  # digits of a pairing code (typed on a phone: digits only)
 
 
 class ClassNotFound(LookupError):
@@ -64,6 +68,32 @@ class TooManyJoins(RuntimeError):
         )
 
 
+class JoiningClosed(PermissionError):
+    """The class exists but its teacher closed joining (``set_joining``)."""
+
+    def __init__(self, code: str):
+        self.code = code
+        super().__init__(f"Class {code} is not taking new students: your teacher closed joining.")
+
+
+class ClassFull(RuntimeError):
+    """Every seat of the class is taken (``cap``: its seats, set when it was opened)."""
+
+    def __init__(self, code: str, cap: int):
+        self.code, self.cap = code, cap
+        super().__init__(f"Class {code} is full ({cap} seat{'' if cap == 1 else 's'}).")
+
+
+class StoreUnavailable(RuntimeError):
+    """The class store's backend cannot be reached, read or written right now (a Redis server down,
+    loading or read-only; an SQLite file locked, read-only or missing). Raised by every store method;
+    the library's own error is ``__cause__`` (for the server's log), never in the message, which
+    names no path or host."""
+
+    def __init__(self):
+        super().__init__(UNAVAILABLE)
+
+
 @dataclass(frozen=True)
 class Seat:
     """A student's place in a class: ``number`` 1, 2, 3 … in join order, ``token`` the secret that
@@ -83,6 +113,28 @@ class RosterRow:
     answered: bool
 
 
+@dataclass(frozen=True)
+class ClassInfo:
+    """A live class at a glance: ``students`` seated, its ``seat_cap`` and whether ``joining`` is open."""
+
+    students: int
+    seat_cap: int
+    joining: bool
+
+
+@dataclass(frozen=True)
+class Pulse:
+    """What the event stream polls (a few times a second per replica): the plan's ``version``, the
+    ``students`` seated, and how many ``answered`` the plan's question (``question``: its id, None when
+    the plan has none; ``round``: its round, 0 when none)."""
+
+    version: int
+    students: int
+    answered: int
+    question: str | None
+    round: int
+
+
 def normalize_code(text: str) -> str | None:
     """A class code as typed → its canonical form: strip, upper-case, drop spaces and dashes; None
     unless that leaves ``CODE_LENGTH`` characters of ``CODE_ALPHABET`` (so "abc-d2e" → "ABCD2E",
@@ -98,6 +150,33 @@ def normalize_code(text: str) -> str | None:
 def new_code() -> str:
     """A random class code (``secrets.choice``); the store retries when it is taken."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def new_pair_code() -> str:
+    """A random pairing code: ``PAIR_DIGITS`` digits, leading zeros kept ("004217")."""
+    return f"{secrets.randbelow(10**PAIR_DIGITS):0{PAIR_DIGITS}d}"
+
+
+def normalize_pair_code(text) -> str | None:
+    """A pairing code as typed → its digits ("004 217" → "004217"); None unless ``PAIR_DIGITS`` digits."""
+    if not isinstance(text, str):
+        return None
+    digits = text.strip().replace(" ", "").replace("-", "")
+    return digits if len(digits) == PAIR_DIGITS and digits.isascii() and digits.isdigit() else None
+
+
+def pair_refused(typed) -> ValueError:
+    """The refusal of a pairing code that is not (or no longer) one of a live class."""
+    return ValueError(
+        f"That pairing code is unknown, used or expired: “{str(typed)[:40]}”. Make a new one on the teacher's first "
+        f"device (a code works once, for {PAIR_TTL_S // 60} minutes)."
+    )
+
+
+def check_seat_cap(seat_cap) -> None:
+    """ValueError unless ``seat_cap`` is a whole number 0..``SEAT_CAP_MAX``."""
+    if isinstance(seat_cap, bool) or not isinstance(seat_cap, int) or not 0 <= seat_cap <= SEAT_CAP_MAX:
+        raise ValueError(f"a class has 0 to {SEAT_CAP_MAX:,} seats, got {seat_cap!r:.60}")
 
 
 def new_secret() -> str:
@@ -131,7 +210,7 @@ def clean_nickname(nickname) -> str:
 
 
 def clean_client(client) -> str:
-    """A client id for the join limit (e.g. an IP address), clipped; "" means unknown."""
+    """A client id for the join limit (a per-browser id the routes give), clipped; "" means unknown."""
     return str(client or "")[:CLIENT_MAX]
 
 
@@ -154,20 +233,6 @@ def check_options(n_options) -> None:
     """ValueError unless ``n_options`` is 1..``PICK_MAX`` + 1."""
     if isinstance(n_options, bool) or not isinstance(n_options, int) or not 1 <= n_options <= PICK_MAX + 1:
         raise ValueError(f"a question has 1 to {PICK_MAX + 1} options, got {n_options!r:.60}")
-
-
-def plan_json(plan) -> str:
-    """The teacher's plan as stored: compact JSON. ValueError unless ``plan`` is a dict that JSON
-    can hold (no NaN) in at most ``PLAN_MAX_BYTES``."""
-    if not isinstance(plan, dict):
-        raise ValueError(f"a plan is a dict, got {type(plan).__name__}")
-    try:
-        text = json.dumps(plan, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"a plan must be plain JSON: {err}") from err
-    if len(text.encode()) > PLAN_MAX_BYTES:
-        raise ValueError(f"a plan is at most {PLAN_MAX_BYTES // 1024} kB as JSON, got {len(text.encode())} bytes")
-    return text
 
 
 def tally_of(picks, n_options: int) -> list[int]:

@@ -1,11 +1,13 @@
 """The class store: everything a class shares, kept outside the streamlit processes so that every
-replica of a class server (and a replica started again after a crash) sees the same class (issue 41,
-item 4). Two backends with the same methods (``Store``): SQLite, one file in WAL mode, the default
+replica of a class server (and a replica started again after a crash) sees the same class (issues 41
+and 49). Two backends with the same methods (``Store``): SQLite, one file in WAL mode, the default
 (``sqlite_store.SqliteStore``), and Redis for a server that spans machines (``redis_store.RedisStore``);
 ``open_store(url)`` picks one by its URL.
 
-A class holds: its code and the sha256 of its teacher's key; the teacher's plan (a JSON dict) and its
-version; seats (number, sha256 of the seat token, nickname as typed); answers (one pick per seat per
+A class holds: its code, its seat cap and whether joining is open; the sha256s of its teacher keys (the
+first from ``open_class``, one more per pairing code redeemed); the teacher's plan (a ``Plan``, stored as
+JSON) and its version, with its question's id and round beside it (``pulse`` reads them without the
+plan); seats (number, sha256 of the seat token, nickname as typed); answers (one pick per seat per
 question and round). Everything is deleted when the teacher ends the class or ``CLASS_TTL_S`` (12 h)
 after it was opened. Times are seconds since the epoch (``time.time()``); ``now`` is injectable for
 tests. A code as typed is accepted in any case and with spaces or dashes (``normalize_code``).
@@ -17,11 +19,9 @@ import os
 from pathlib import Path
 from typing import Protocol
 
+from core.classroom.plan import Plan
 from core.classroom.redis_store import RedisStore
-from core.classroom.rules import (
-    RosterRow,
-    Seat,
-)
+from core.classroom.rules import SEAT_CAP, ClassInfo, Pulse, RosterRow, Seat
 from core.classroom.sqlite_store import SqliteStore
 
 ENV_URL = "EXPLAINER_CLASS_STORE"  # the store's URL for every process that reads the environment
@@ -30,27 +30,51 @@ ENV_URL = "EXPLAINER_CLASS_STORE"  # the store's URL for every process that read
 class Store(Protocol):
     """What both backends do. ``code`` may be typed in any case, with spaces or dashes.
 
-    Errors: ``ClassNotFound`` (no such class, ended or expired), ``NotTeacher`` (wrong teacher key),
-    ``NotSeated`` (a token without a seat in this class), ``TooManyJoins`` (join limit; its message
-    says how many seconds to wait), ``ValueError`` (a question, round, pick or plan out of range)."""
+    Errors: ``ClassNotFound`` (no such class, ended or expired), ``NotTeacher`` (not one of the class's
+    teacher keys), ``NotSeated`` (a token without a seat in this class), ``TooManyJoins`` (a client over
+    its wrong codes; the message says how many seconds to wait), ``JoiningClosed``, ``ClassFull``,
+    ``ValueError`` (a question, round, pick, seat cap, plan or pairing code out of range) and, from every
+    method, ``StoreUnavailable`` when the backend cannot be reached, read or written (the same store
+    object works again once it can)."""
 
-    def open_class(self, now: float | None = None) -> tuple[str, str]:
-        """Open a class: (code, teacher key). Only the key's sha256 is stored; the key is shown once."""
+    def open_class(self, seat_cap: int = SEAT_CAP, now: float | None = None) -> tuple[str, str]:
+        """Open a class of ``seat_cap`` seats (0..10 000), joining open: (code, teacher key). Only the key's
+        sha256 is stored; the key is shown once."""
 
     def join(self, code: str, nickname: str = "", client: str = "", now: float | None = None) -> Seat:
-        """A new seat (numbers 1, 2, … in join order). ``nickname``: stripped, ≤ 40 characters, kept
-        literally. ``client`` (e.g. the browser's IP): every attempt, failed ones too, counts toward
-        ``JOIN_LIMIT`` per ``JOIN_WINDOW_S``; "" is not counted. ClassNotFound, TooManyJoins."""
+        """A new seat (numbers 1, 2, … in join order) when ``code`` names a live class, whatever the client's
+        failed attempts: JoiningClosed when its teacher closed joining, ClassFull at its cap. A code naming
+        no live class counts as a failed attempt of ``client`` (a per-browser id, never an IP address; ""
+        is not counted): TooManyJoins once that client is over ``JOIN_LIMIT`` within ``JOIN_WINDOW_S``,
+        else ClassNotFound. ``nickname``: stripped, ≤ 40 characters, kept literally."""
 
     def seat(self, code: str, token: str) -> int | None:
         """The seat number of ``token`` in the class (a reconnecting student), or None."""
 
-    def publish(self, code: str, teacher_key: str, plan: dict) -> int:
-        """Store the teacher's ``plan`` (a JSON dict ≤ 256 kB); its version, 1, 2, …, returned.
+    def set_joining(self, code: str, teacher_key: str, open: bool) -> None:
+        """Open or close the class to new students (seated ones keep their seats). NotTeacher, ClassNotFound."""
+
+    def info(self, code: str) -> ClassInfo | None:
+        """(students, seat_cap, joining) of the live class, or None."""
+
+    def pair_code(self, code: str, teacher_key: str, now: float | None = None) -> str:
+        """A new one-time code of ``PAIR_DIGITS`` digits for a second teacher device, valid ``PAIR_TTL_S``.
+        NotTeacher, ClassNotFound."""
+
+    def redeem_pair(self, pair_code: str, now: float | None = None) -> tuple[str, str]:
+        """(class code, a new teacher key for this device); the pairing code is used up. ValueError for a
+        code unknown, used, expired or of a class that ended."""
+
+    def publish(self, code: str, teacher_key: str, plan: Plan) -> int:
+        """Store the teacher's ``plan`` (≤ 256 kB as JSON); its version, 1, 2, …, returned.
         NotTeacher, ClassNotFound, ValueError."""
 
-    def plan(self, code: str) -> tuple[int, dict] | None:
-        """(version, plan): (0, {}) before the first publish; None when there is no such live class."""
+    def plan(self, code: str) -> tuple[int, Plan] | None:
+        """(version, plan): (0, Plan()) before the first publish; None when there is no such live class."""
+
+    def pulse(self, code: str) -> Pulse | None:
+        """One cheap read for the event stream: the plan's version, students, and answers to the plan's
+        question (its id and round); None when there is no such live class."""
 
     def answer(self, code: str, token: str, question: str, round: int, pick: int, now: float | None = None) -> bool:
         """Record ``pick`` (0..9) as this seat's answer to (question, round) unless it answered
@@ -72,10 +96,10 @@ class Store(Protocol):
         """Every seat in number order with its nickname and whether it answered. NotTeacher, ClassNotFound."""
 
     def end(self, code: str, teacher_key: str) -> None:
-        """Delete the class with its seats, plan and answers. NotTeacher, ClassNotFound."""
+        """Delete the class with its seats, plan, answers and teacher keys. NotTeacher, ClassNotFound."""
 
     def is_teacher(self, code: str, teacher_key: str) -> bool:
-        """Whether ``teacher_key`` is the key of this live class."""
+        """Whether ``teacher_key`` is one of the keys of this live class."""
 
 
 def open_store(url: str) -> SqliteStore | RedisStore:

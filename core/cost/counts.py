@@ -236,13 +236,15 @@ def weight_bytes(n_params: int, bits_per_weight: float) -> Fraction:
 
 def params(cfg: GPTConfig) -> dict:
     """Parameter count of the project's transformer for any ``GPTConfig`` (the shipped model or
-    a loaded Llama / Mistral / Qwen2 / GPT-2), itemized; ``"total"`` equals the model's
-    ``sum(p.numel())``. Biases are inside their attention/MLP/norm items; a tied output head
-    adds 0 (it is the embedding); ``"params/positions"`` is GPT-2's learned table (0 under RoPE)."""
+    a loaded Llama / Mistral / Qwen2 / Qwen3 / GPT-2), itemized; ``"total"`` equals the model's
+    ``sum(p.numel())``. Biases are inside their attention/MLP/norm items, Qwen3's per-head q/k norm
+    weights inside attention; a tied output head adds 0 (it is the embedding); ``"params/positions"``
+    is GPT-2's learned table (0 under RoPE)."""
     c, hd, f = cfg.n_embd, cfg.head_dim, cfg.ffn_hidden
     q_width, kv_width = cfg.n_head * hd, cfg.n_kv_head * hd
     attn = c * q_width * 2 + c * kv_width * 2  # q, o; k, v
     attn += (q_width + 2 * kv_width) * cfg.qkv_bias + c * cfg.o_bias
+    attn += 2 * hd * cfg.qk_norm  # Qwen3's q_norm and k_norm: one weight of head_dim each
     n_mlp = 3 if cfg.mlp == "swiglu" else 2  # gate, up, down / up, down
     mlp = n_mlp * c * f + ((n_mlp - 1) * f + c) * cfg.mlp_bias
     norm = c * (2 if cfg.norm == "layernorm" else 1)  # weight (+ bias)

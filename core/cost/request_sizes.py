@@ -6,8 +6,15 @@ Whole numbers read by ``core.typed_numbers`` (its rule: "8,192" is 8192; items a
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
+
 from core.text import quoted
-from core.typed_numbers import ascii_digits, read_number, space_grouping_notes, split_items
+from core.typed_numbers import PREFIXES, ascii_digits, read_number, space_grouping_notes, split_items
+
+# "8k" = 8,000 and "8Ki" = 8,192 positions (core.typed_numbers.PREFIXES); "8K" is both in use (a thousand, or
+# 1,024 as context windows are written), so it is refused naming the two.
+_MULTIPLIED = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<p>Ki|Mi|Gi|k|K|M|G)")
 
 MAX_REQUESTS = 10_000
 # A trillion positions, far past any context window; at 30 digits the memory page's byte counts no
@@ -30,7 +37,9 @@ def _whole(part: str, name: str, unit: str, cap: int, past_cap: str, least: str,
     if len(clean) > 1 and clean.startswith("0") and clean.isdecimal():  # "4 096" split into 4 and 096
         raise ValueError(f"{name} starts with 0: spaces separate {separated} (4096 or 4,096, not 4 096)")
     try:
-        value, _ = read_number(part, in_list=True, whole=True)
+        value = _multiplied(part)
+        if value is None:
+            value, _ = read_number(part, in_list=True, whole=True)
     except ValueError as err:
         if "reads as" in str(err):  # two readings, both named (the text is quoted in it)
             raise
@@ -44,6 +53,22 @@ def _whole(part: str, name: str, unit: str, cap: int, past_cap: str, least: str,
     if value < 1:
         raise ValueError(f"{name} is 0: {least}")
     return int(value)
+
+
+def _multiplied(part: str) -> Decimal | None:
+    """A count written with a multiplier ("8k" → 8000, "8Ki" → 8192, "1.5k" → 1500), None without one; a capital
+    K is refused with both readings ("8K" → 8,000 or 8,192)."""
+    m = _MULTIPLIED.fullmatch(ascii_digits(part).strip())
+    if m is None:
+        return None
+    n = Decimal(m["n"])
+    if m["p"] == "K":
+        thousand, kibi = (n * 1000).normalize(), (n * 1024).normalize()
+        raise ValueError(
+            f"{quoted(part, 20)} reads as {thousand:,f} (K a thousand) or {kibi:,f} (K = 1,024, as context windows are "
+            f"written): write {m['n']}k or {m['n']}Ki"
+        )
+    return n * PREFIXES[m["p"]]
 
 
 def list_notes(text: str) -> list[str]:

@@ -66,11 +66,11 @@ def linear_params(cfg: GPTConfig) -> dict:
 
 
 def other_params(cfg: GPTConfig) -> dict:
-    """Parameters outside the linear weights: norms (with LayerNorm's bias), biases, the embedding
-    (none of its own when tied to the head) and a learned position table."""
+    """Parameters outside the linear weights: norms (with LayerNorm's bias and Qwen3's per-head q/k
+    norms), biases, the embedding (none of its own when tied to the head) and a learned position table."""
     c, hd = cfg.n_embd, cfg.head_dim
     per_norm = c * (2 if cfg.norm == "layernorm" else 1)
-    norms = (2 * cfg.n_layer + 1) * per_norm
+    norms = (2 * cfg.n_layer + 1) * per_norm + cfg.n_layer * 2 * cfg.head_dim * cfg.qk_norm  # Qwen3's q/k norms
     biases = 0
     if cfg.qkv_bias:
         biases += (cfg.n_head + 2 * cfg.n_kv_head) * hd

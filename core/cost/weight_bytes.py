@@ -11,7 +11,7 @@ from fractions import Fraction
 from core.cost.counts import weight_bytes
 from core.cost.kv_formula import formula_line
 from core.cost.kv_layers import layers_kv_bytes
-from core.gguf.layout import BLOCK_SCALES, CODES, K_QUANTS, LAYOUTS, SUB_SCALES
+from core.gguf.layout import BLOCK_SCALES, CODES, K_QUANTS, LAYOUTS, SUB_SCALES, ggml_type_sizes
 from core.quant.quantize import effective_bits_per_weight
 from core.text import exact_decimal
 
@@ -144,6 +144,8 @@ def card_weight_steps(card, grouped: bool) -> tuple[str, str]:
     codes' bits."""
     fmt = card.weight_format
     bits, added = card_bits(fmt, grouped)
+    if fmt.kind == "block" and fmt.layout is None:  # a ggml type priced from gguf's table (IQ2_XXS, MXFP4 …)
+        return _whole_block_steps(card, bits)
     lay = LAYOUTS.get(fmt.layout) if fmt.layout else None
     if lay is not None and lay.block_size > 1:
         code = next(r["bits_per_weight"] for r in lay.breakdown() if r["kind"] == CODES)
@@ -156,7 +158,12 @@ def card_weight_steps(card, grouped: bool) -> tuple[str, str]:
         "LLM cares”)."
     )
     if bits == code:
-        why = "floats need none" if code >= 16 else "none added (the switch above is off)"
+        if code >= 16:
+            why = "floats need none"
+        elif fmt.counts_scales:  # gguf's I8: plain int8 values
+            why = f"{fmt.name} stores plain integers, without scales"
+        else:
+            why = "none added (the switch above is off)"
         return first, f"**Step 2, scales:** {why}; the bill below uses {float(bits):g} bits per weight."
     if added:
         why = "one fp16 scale per group of 32 weights adds 16/32 = 0.5 bits"
@@ -167,6 +174,24 @@ def card_weight_steps(card, grouped: bool) -> tuple[str, str]:
     return first, (
         f"**Step 2, scales:** {why}: {float(bits):g} bits per weight = **{gb(stored)}**, "
         f"{gb(stored - nominal)} more. The bill below uses this."
+    )
+
+
+def _whole_block_steps(card, bits: Fraction) -> tuple[str, str]:
+    """``card_weight_steps`` for a ggml type whose block is not drawn part by part: its codes and scales
+    share the block's bytes (IQ2_XXS packs a 4-bit scale into each 32 values' grid indices), so no code
+    width stands apart; the block's own bits per weight are the bill's, said in both steps."""
+    fmt = card.weight_format
+    block, type_size = ggml_type_sizes()[fmt.name]
+    stored = weight_bytes(card.n_params, bits)
+    first = (
+        f"**Step 1, nominal:** {card.n_params / 1e9:g} billion parameters × {float(bits):g} bits ÷ 8 = "
+        f"**{gb(stored)}** of weights: {fmt.name} stores {type_size} bytes per {block} values (gguf's table of "
+        "ggml block sizes)."
+    )
+    return first, (
+        f"**Step 2, scales:** already in step 1: {fmt.name}'s blocks hold its codes and scales together; the bill "
+        f"below uses {float(bits):g} bits per weight."
     )
 
 

@@ -11,6 +11,7 @@ is either codes (the values' integers), sub-block scales/mins (small integers th
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -167,6 +168,18 @@ LAYOUTS: dict[str, BlockLayout] = {
 LEGACY = ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0")
 K_QUANTS = ("Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K")
 QUANTIZABLE = ("F32", "F16") + LEGACY + K_QUANTS  # the formats this app writes (IQ4 and BF16: layout only)
+
+
+@functools.cache
+def ggml_type_sizes() -> dict[str, tuple[int, int]]:
+    """Every ggml type the installed ``gguf`` gives a size for, by name: (values per block, bytes per
+    block), from ``gguf.constants.GGML_QUANT_SIZES`` (llama.cpp's type traits): IQ2_XXS (256, 66),
+    MXFP4 (32, 17), TQ1_0 (256, 54) … so bits per weight = 8 · bytes / values. ``LAYOUTS`` draws a
+    few of these byte by byte; this table prices all of them. Read once, when first asked."""
+    import gguf
+
+    sizes = gguf.GGML_QUANT_SIZES
+    return {t.name: (int(sizes[t][0]), int(sizes[t][1])) for t in gguf.GGMLQuantizationType if t in sizes}
 
 
 def layout(fmt: str) -> BlockLayout:

@@ -3,7 +3,9 @@ read into bits per weight (Ch. 19 "Why the LLM cares"; llama.cpp's formats in ``
 
 Three kinds of name:
 - a storage format (F16, BF16, Q8_0, Q4_K, IQ4_XS …): bits per weight exactly, from its block
-  layout, scales and mins included (Q4_0 4.5, Q2_K 2.625, Q6_K 6.5625);
+  layout, scales and mins included (Q4_0 4.5, Q2_K 2.625, Q6_K 6.5625); every other ggml type the
+  installed ``gguf`` knows (IQ2_XXS 2.0625, IQ3_S 3.4375, IQ1_M 1.75, TQ1_0 1.6875, MXFP4 4.25 …)
+  from gguf's own table of block sizes (``core.gguf.layout.ggml_type_sizes``);
 - a bare bit count ("Q4", "4-bit", "INT8"): the nominal integer width only; a card that says
   "Q4" does not say which scales come with it (Ch. 19 reads "7B, Q4" as 4 bits);
 - a llama.cpp mix (Q4_K_M, Q3_K_S …): a file whose tensors use different block types, so it
@@ -18,9 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
-from core.gguf.layout import LAYOUTS
-from core.text import quoted
+from core.gguf.layout import LAYOUTS, ggml_type_sizes
+from core.text import plural, quoted
 
 TYPICAL_SOURCE = "llama.cpp's quantize README"
 
@@ -30,8 +33,8 @@ class WeightFormat:
     """A weight-format name read: ``bits_per_weight`` (exact unless ``typical``), whether that
     figure already counts stored scales/mins (``counts_scales``), the ``kind`` ("float",
     "integer", "block", "mix"), a one-line ``note`` a page can show, and the ggml block ``layout``
-    it is (or, for a mix, is mostly made of; None for a bare bit count): a key of
-    ``core.gguf.layout.LAYOUTS``."""
+    it is (or, for a mix, is mostly made of): a key of ``core.gguf.layout.LAYOUTS``; None for a bare
+    bit count and for a ggml type priced from gguf's table alone (its bytes not drawn part by part)."""
 
     name: str
     bits_per_weight: float
@@ -94,7 +97,29 @@ KNOWN: dict[str, WeightFormat] = {
     "Q5_K_M": _mix("Q5_K_M", 5.68, "Q5_K", "about half of attn_v and ffn_down and the output matrix at Q6_K"),
 }
 
-EXAMPLES = "F32, FP16, BF16, INT8, 4-bit, Q4, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K … Q6_K, Q4_K_M, Q5_K_S, IQ4_XS"
+EXAMPLES = (
+    "F32, FP16, BF16, INT8, 4-bit, Q4, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K … Q6_K, Q4_K_M, Q5_K_S, IQ4_XS, "
+    "IQ2_XXS, IQ3_S, IQ1_M, TQ1_0, MXFP4 (every ggml type)"
+)
+
+
+def _ggml_type(name: str) -> WeightFormat | None:
+    """A ggml type ``KNOWN`` does not list (IQ2_XXS, MXFP4 …), priced from gguf's table of block sizes;
+    None if gguf knows no such type. Its bytes hold codes and scales together: the figure counts them."""
+    size = ggml_type_sizes().get(name)
+    if size is None:
+        return None
+    block, type_size = size
+    bpw = float(Fraction(8 * type_size, block))  # a multiple of 1/256 at most: exact in a float
+    if block == 1:  # a plain number per value: F64, I8 … I64
+        kind = "float" if name.startswith(("F", "BF")) else "integer"
+        note = f"{name}: {plural(type_size, 'byte')} per value = {bpw:g} bits per weight, no scales (gguf's table)"
+        return WeightFormat(name, bpw, kind, False, True, note, name if name in LAYOUTS else None)
+    note = (
+        f"{name}: {type_size} bytes per {block} values = {bpw:g} bits per weight, codes and scales together "
+        "(gguf's table of ggml block sizes)"
+    )
+    return WeightFormat(name, bpw, "block", False, True, note, name if name in LAYOUTS else None)
 
 
 def read_weight_format(text: str) -> WeightFormat:
@@ -107,6 +132,8 @@ def read_weight_format(text: str) -> WeightFormat:
     key = _ALIASES.get(key, key)
     if key in KNOWN:
         return KNOWN[key]
+    if (ggml := _ggml_type(key)) is not None:
+        return ggml
     bits = re.fullmatch(r"(?:Q|INT|I|UINT)(\d{1,3})|(\d{1,3})-?BITS?", key)
     if bits:
         n = int(bits.group(1) or bits.group(2))

@@ -12,7 +12,15 @@ One reordering: our attention uses Llama's rotate-half RoPE (dims i and i + head
 together, as Hugging Face stores Llama); ggml's llama architecture rotates adjacent pairs (2i,
 2i + 1). Reordering the rows of W_q and W_k inside each head (row i → 2i, row i + head_dim/2 →
 2i + 1) makes the same rotation act on the same pairs; q·k is unchanged because q and k get the
-same order. llama.cpp's own converter does the same for Hugging Face Llama checkpoints.
+same order. llama.cpp's own converter does the same for Hugging Face Llama checkpoints
+(``convert_hf_to_gguf.py``, ``LlamaModel.permute``), to the q and k biases too (Qwen2's q/k/v biases):
+q = W x + b is reordered as a whole, so its rows of W and its entries of b move together. Other
+biases (v, o, MLP) keep their order and go to llama.cpp's optional ``*.bias`` tensors.
+
+What the llama architecture cannot hold is refused by name before anything is written
+(``check_exportable``): LayerNorm, learned positions, a GELU MLP, a sliding window, RoPE scaling (we do
+not write llama.cpp's ``rope_freqs``), and per-head q/k norms (Qwen3's ``q_norm``/``k_norm``: llama.cpp's
+own ``qwen3`` architecture has them).
 """
 
 from __future__ import annotations
@@ -50,18 +58,37 @@ class ExportedTensor:
 
 
 def rope_rows_to_ggml(w: np.ndarray, n_heads: int) -> np.ndarray:
-    """Reorder W_q or W_k rows ``(n_heads · head_dim, in)`` from rotate-half pairs to adjacent
-    pairs inside each head: row i → 2i, row i + head_dim/2 → 2i + 1."""
-    rows, cols = w.shape
-    hd = rows // n_heads
-    return w.reshape(n_heads, 2, hd // 2, cols).swapaxes(1, 2).reshape(rows, cols)
+    """Reorder W_q or W_k rows ``(n_heads · head_dim, in)``, or a q/k bias ``(n_heads · head_dim,)``,
+    from rotate-half pairs to adjacent pairs inside each head: row i → 2i, row i + head_dim/2 → 2i + 1."""
+    hd = w.shape[0] // n_heads
+    return w.reshape(n_heads, 2, hd // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
 def rope_rows_from_ggml(w: np.ndarray, n_heads: int) -> np.ndarray:
     """Inverse of ``rope_rows_to_ggml``."""
-    rows, cols = w.shape
-    hd = rows // n_heads
-    return w.reshape(n_heads, hd // 2, 2, cols).swapaxes(1, 2).reshape(rows, cols)
+    hd = w.shape[0] // n_heads
+    return w.reshape(n_heads, hd // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+# GPTConfig fields the llama architecture cannot express, with the value it needs and why.
+_LLAMA_ONLY = (
+    ("norm", "rmsnorm", "llama.cpp's llama architecture has RMSNorm only"),
+    ("positions", "rope", "llama.cpp's llama architecture has rotary positions only"),
+    ("mlp", "swiglu", "llama.cpp's llama architecture has a SwiGLU MLP only"),
+    ("sliding_window", None, "llama.cpp's llama architecture attends to the whole context"),
+    ("rope_scaling", None, "this exporter does not write llama.cpp's rope_freqs tensor for it"),
+    ("qk_norm", False, "llama.cpp's llama architecture has no per-head q/k norms (its qwen3 architecture has)"),
+)
+
+
+def check_exportable(model: GPT) -> None:
+    """Raise ``ValueError`` naming the first ``GPTConfig`` field whose value a llama-architecture GGUF
+    file cannot hold (GPT-2's LayerNorm, Mistral's sliding window, Llama 3.1's RoPE scaling, Qwen3's
+    q/k norms …) and why. q/k/v, output and MLP biases are exported (see the module note)."""
+    for field, allowed, why in _LLAMA_ONLY:
+        value = getattr(model.cfg, field, allowed)
+        if value != allowed:
+            raise ValueError(f"cannot export as GGUF (llama architecture): {field} is {quoted(str(value), 40)}; {why}")
 
 
 def _check_format(fmt: str) -> None:
@@ -85,17 +112,20 @@ def gguf_tensors(model: GPT, fmt: str) -> list[ExportedTensor]:
     import gguf
 
     _check_format(fmt)
+    check_exportable(model)
     cfg = model.cfg
     names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, cfg.n_layer)
     out = []
     for source, p in model.named_parameters():
         w = p.detach().float().numpy()
-        if source.endswith("q_proj.weight"):
+        if source.endswith(("q_proj.weight", "q_proj.bias")):
             w = rope_rows_to_ggml(w, cfg.n_head)
-        elif source.endswith("k_proj.weight"):
+        elif source.endswith(("k_proj.weight", "k_proj.bias")):
             w = rope_rows_to_ggml(w, cfg.n_kv_head)
         hf_name = source if source.startswith("lm_head") else "model." + source
-        name = names.get_name(hf_name, try_suffixes=(".weight",))
+        name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
+        if name is None:  # gguf's writer said only "Duplicated tensor name None" at the second one
+            raise ValueError(f"cannot export as GGUF (llama architecture): {source} has no tensor name there")
         ggml_type = tensor_type(model, source, fmt)
         out.append(ExportedTensor(name, source, ggml_type, tuple(w.shape), quantize_blocks(w, ggml_type)))
     return out
@@ -133,6 +163,7 @@ def write_gguf(model: GPT, tok, fmt: str, path: str | Path, name: str = "tiny-tr
     import gguf
 
     _check_format(fmt)
+    check_exportable(model)  # before the file is opened: a refusal leaves nothing behind
     cfg = model.cfg
     w = gguf.GGUFWriter(str(path), "llama")
     w.add_name(name)
@@ -143,6 +174,9 @@ def write_gguf(model: GPT, tok, fmt: str, path: str | Path, name: str = "tiny-tr
     w.add_head_count(cfg.n_head)
     w.add_head_count_kv(cfg.n_kv_head)
     w.add_rope_dimension_count(cfg.head_dim)
+    if cfg.head_dim * cfg.n_head != cfg.n_embd:  # llama.cpp derives head_dim as n_embd / n_head unless told
+        w.add_key_length(cfg.head_dim)
+        w.add_value_length(cfg.head_dim)
     w.add_rope_freq_base(cfg.rope_theta)
     w.add_layer_norm_rms_eps(cfg.norm_eps)
     w.add_vocab_size(cfg.vocab_size)

@@ -1,8 +1,9 @@
 """Model shape: one frozen dataclass with the field's standard names, plus presets.
 
 One ``GPTConfig`` describes the shipped model and the pretrained families ``core.checkpoints.load``
-loads (Llama, Mistral, Qwen2, GPT-2): they differ only in a few switches — the norm, how
-positions enter, the MLP, which projections carry biases, tied embeddings, a sliding window —
+loads (Llama, Mistral, Qwen2, Qwen3, GPT-2): they differ only in a few switches — the norm, how
+positions enter, the MLP, which projections carry biases, per-head q/k norms, tied embeddings, a
+sliding window —
 the way one GPT class with config flags serves many families in minimal engines (nanoGPT,
 gpt-fast). Defaults are the shipped model's, so its ``config.json`` loads unchanged.
 """
@@ -61,7 +62,9 @@ class GPTConfig:
     Switches (defaults: the shipped Llama-style model): ``norm`` in ``NORMS`` with ``norm_eps``;
     ``positions`` in ``POSITIONS`` (``rope_theta`` and optional ``rope_scaling`` for RoPE);
     ``mlp`` in ``MLPS``; ``qkv_bias`` (q/k/v projections, Qwen2), ``o_bias`` (attention output),
-    ``mlp_bias``; ``tie_embeddings`` (the output head reuses the token embedding);
+    ``mlp_bias``; ``qk_norm`` (Qwen3: each head's q and k RMS-normalized over ``head_dim``, with a
+    learned weight of ``head_dim`` each, before RoPE); ``tie_embeddings`` (the output head reuses the
+    token embedding);
     ``sliding_window`` W (Mistral: a query at position p reads keys at p−W+1 … p only).
 
     Raises ``ValueError`` on a non-positive size, heads that do not divide or an unknown switch.
@@ -84,6 +87,7 @@ class GPTConfig:
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
+    qk_norm: bool = False
     tie_embeddings: bool = False
     sliding_window: int | None = None
 

@@ -3,11 +3,12 @@
 The shipped model is Llama-style: RMSNorm, rotary position embeddings (RoPE, the rotate-half
 convention of Llama), grouped-query attention (``n_kv_head`` divides ``n_head``) and a SwiGLU
 MLP. ``GPTConfig``'s switches turn the same class into Mistral (a sliding window), Qwen2 (q/k/v
-biases, tied embeddings) or GPT-2 (LayerNorm, learned absolute positions, GELU, biases
-everywhere): see ``core.checkpoints.load``. Module names follow Hugging Face's ``LlamaForCausalLM``
-(minus its ``model.`` prefix) so the same weights load into both, which the tests use as an
-independent reference; other families' tensors are renamed into these on load. RoPE's tables and
-rotation are in ``core.model.rope``; the decode layout and fused projections in ``core.model.layout``.
+biases, tied embeddings), Qwen3 (per-head q/k RMSNorm before RoPE) or GPT-2 (LayerNorm, learned
+absolute positions, GELU, biases everywhere): see ``core.checkpoints.load``. Module names follow
+Hugging Face's ``LlamaForCausalLM`` (minus its ``model.`` prefix) so the same weights load into
+both, which the tests use as an independent reference; other families' tensors are renamed into
+these on load. RoPE's tables and rotation are in ``core.model.rope``; the decode layout and fused
+projections in ``core.model.layout``.
 
 Dims: ``B`` batch, ``T`` new positions in this pass, ``S`` positions attended (cached + new),
 ``C`` = ``n_embd``, ``hd`` = ``head_dim``, ``g`` = ``n_kv_head``, ``r`` = ``n_head // n_kv_head``.
@@ -94,6 +95,9 @@ class Attention(nn.Module):
         self.k_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=cfg.qkv_bias)
         self.v_proj = nn.Linear(c, cfg.n_kv_head * hd, bias=cfg.qkv_bias)
         self.o_proj = nn.Linear(cfg.n_head * hd, c, bias=cfg.o_bias)
+        # Qwen3: one RMSNorm of head_dim for every query head, one for every key head (Qwen3RMSNorm's q_norm, k_norm).
+        self.q_norm = RMSNorm(hd, cfg.norm_eps) if cfg.qk_norm else None
+        self.k_norm = RMSNorm(hd, cfg.norm_eps) if cfg.qk_norm else None
         self.fused_qkv = None  # core.model.layout.fuse_projections: one product for q, k and v
 
     def forward(self, x, rope, mask, cache, layer: int):
@@ -108,7 +112,11 @@ class Attention(nn.Module):
         # q and k side by side: their n_head + g heads are rotated by the same angles in one go
         # (four operations per layer instead of eight: ~1 ms of a SmolLM2-sized decode step).
         qk, v = project(x, (self.q_proj, self.k_proj, self.v_proj), self.fused_qkv, join=2)  # (B, T, ·)
-        qk = qk.view(B, T, cfg.n_head + cfg.n_kv_head, hd).transpose(1, 2)  # (B, n_head + g, T, hd)
+        qk = qk.view(B, T, cfg.n_head + cfg.n_kv_head, hd)  # (B, T, n_head + g, hd)
+        if self.q_norm is not None:  # Qwen3: each head's q and k normalized over hd, before RoPE
+            q, k = qk.split((cfg.n_head, cfg.n_kv_head), dim=2)  # (B, T, n_head, hd), (B, T, g, hd)
+            qk = torch.cat((self.q_norm(q), self.k_norm(k)), dim=2)  # (B, T, n_head + g, hd)
+        qk = qk.transpose(1, 2)  # (B, n_head + g, T, hd)
         v = v.view(B, T, cfg.n_kv_head, hd).transpose(1, 2)  # (B, g, T, hd)
         if rope is not None:
             # Keys are rotated once, at their own position, before caching; new queries use theirs.

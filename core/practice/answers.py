@@ -25,6 +25,7 @@ from core.typed_numbers import (
     TooLarge,
     guess,
     normalize,
+    prefixed_amount,
     quote,
     spell,
     split_number_unit,
@@ -67,6 +68,17 @@ _BYTE_ALIASES = {
     "gibibytes": "GiB",
 }
 _BYTE_NAMES = ("KiB", "MiB", "GiB", "TiB", "kB", "MB", "GB", "TB", "B")  # longest first: "MiByte" is MiB
+_PREFIX_BYTES = {
+    "k": "kB",
+    "K": "kB",
+    "M": "MB",
+    "G": "GB",
+    "T": "TB",
+    "Ki": "KiB",
+    "Mi": "MiB",
+    "Gi": "GiB",
+    "Ti": "TiB",
+}
 # Looked up in lower case: in a time box "S" is seconds (not siemens) and "MS" or "Ms" milliseconds.
 _TIME_ALIASES = {"msec": "ms", "millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "seconds": "s"}
 _TIME_ALIASES |= {u: u for u in ("ms", "s", "us", "µs", "μs", "min")}
@@ -106,21 +118,30 @@ def parse_bytes(text: str, default_unit: str = "B") -> float:
     if "=" in text:  # the handout's whole answer pasted: "768 MiB = 805,306,368 bytes"
         return _equal_sides(text, default_unit)
     try:
-        number, unit = split_number_unit(text)
+        # "1.5k B", "2M B", "1Ki B": a multiplier apart from the unit is read into the number (1,500; 2,000,000;
+        # 1,024), never dropped; "1.5k" alone is 1,500 of the default unit.
+        number, unit, prefix, as_typed = prefixed_amount(text)
     except TooLarge:
         raise
     except Refused as err:  # the reader says why ("1,2.5" mixes separators) and offers no other amount
         raise ValueError(f"couldn't read {quote(text)} as bytes: {err}; {BYTES_EXAMPLES}") from None
     except ValueError:
         raise ValueError(f"couldn't read {quote(text)} as bytes: {BYTES_EXAMPLES}") from None
+    if prefix == "K" and (not unit or _BYTE_ALIASES.get(unit.lower(), unit) == "B"):
+        k = spell(as_typed)
+        raise ValueError(
+            f"{quote(text)}: a capital K is ambiguous for bytes: write {quote(f'{k} kB')} (1,000 bytes each) "
+            f"or {quote(f'{k} KiB')} (1,024 bytes each)"
+        )
     shown = spell(number)  # the student's own amount, exactly: 805306368, 1234.5 (never rounded to another)
-    typed = _typed_byte_unit(text) or "KiB"  # the hint keeps a unit the student wrote ("768 MiB/s": MiB)
-    per_unit = ureg().Quantity(1, typed).to("byte").magnitude
-    hint = (
-        f"try {quote(f'{shown} {typed}')} or {quote(spell(number * per_unit))}"
-        if default_unit == "B"  # a bare number here is bytes
-        else f"try {quote(f'{shown} {default_unit}')} or {quote(shown)} (a bare number is in {default_unit})"
-    )
+    if prefix is not None and _typed_byte_unit(text) is None and default_unit == "B":  # "2M foo": 2 MB, not 2 KiB
+        hint = f"try {quote(f'{spell(as_typed)} {_PREFIX_BYTES[prefix]}')} or {quote(shown)}"
+    elif default_unit == "B":  # a bare number here is bytes
+        typed = _typed_byte_unit(text) or "KiB"  # the hint keeps a unit the student wrote ("768 MiB/s": MiB)
+        per_unit = ureg().Quantity(1, typed).to("byte").magnitude
+        hint = f"try {quote(f'{shown} {typed}')} or {quote(spell(number * per_unit))}"
+    else:
+        hint = f"try {quote(f'{shown} {default_unit}')} or {quote(shown)} (a bare number is in {default_unit})"
     if unit.lower() in {"kb", "kbyte", "kbytes"} and unit != "kB":
         raise ValueError(
             f"{quote(unit)} is ambiguous: write {quote(f'{shown} kB')} (1,000 bytes each) "
@@ -163,7 +184,7 @@ def parse_time_ms(text: str, default_unit: str = "ms") -> float:
     ``default_unit``. Raises ``ValueError`` naming the typed text and notations that work."""
     text = _checked(text, "a time", "120 ms")
     try:
-        number, unit = split_number_unit(text)
+        number, unit, _, _ = prefixed_amount(text)  # "1.5k ms" is 1,500 ms
         u = unit_of(_TIME_ALIASES.get(unit.lower(), unit) if unit else default_unit)
         if u.dimensionality != ureg().second.dimensionality:
             raise ValueError("not a time")
@@ -242,7 +263,7 @@ def parse_number(text: str, units: tuple[str, ...] = ()) -> float:
     if "tokens/s" in wanted:  # "25/s": a slash straight after the number read as a fraction
         text = re.sub(r"(?<=\d)\s*/\s*s(ec(ond)?)?\s*$", " per second", text)
     try:
-        number, unit = split_number_unit(text)
+        number, unit, _, _ = prefixed_amount(text)  # "2M" is 2,000,000; "1.5k tokens/s" 1,500
     except TooLarge:
         raise
     except Refused as err:

@@ -1,9 +1,19 @@
-"""Latency from named timestamps: TTFT, inter-token gaps, TPOT (Ch. 30 §30.3).
+"""Latency from named timestamps: TTFT, inter-token gaps, TPOT and ITL (Ch. 30 §30.3).
 
 All times are milliseconds on one clock. With arrival ``a`` and emission times
 ``t_1 .. t_n``: TTFT = t_1 − a (queueing included); gaps t_i − t_{i−1};
 TPOT = (t_n − t_1)/(n − 1), missing (``None``) when n = 1; the full-duration average
 (t_n − a)/n is a different quantity and is labelled separately.
+
+Over several requests two per-token figures are reported side by side, as vLLM's serving benchmark
+(``benchmarks/benchmark_serving.py``: ``tpots`` and ``itls``) and genai-perf's "Inter Token Latency" (one
+value per response, i.e. per gap when each response carries one token) report them:
+- TPOT: one value per request, the mean of its gaps; its statistics weigh every request the same;
+- ITL (inter-token latency): every gap of every request pooled into one list; a long request weighs more,
+  and one stall shows in the upper percentiles where a request's mean hides it. A one-token request
+  contributes no gap. (NVIDIA's AIPerf, genai-perf's successor, calls the per-request mean "ITL" and the
+  pooled gaps "inter-chunk latency": always say which.)
+Percentiles are numpy's default (``np.percentile``, method "linear"), as vLLM's benchmark computes them.
 """
 
 from __future__ import annotations
@@ -134,8 +144,17 @@ def cache_lengths(t: RequestTrace) -> list[int]:
     return [t.prompt_positions + k for k in range(len(t.emissions_ms))]
 
 
+def pooled_gaps(traces: list[RequestTrace]) -> list[float]:
+    """ITL's values (ms): every gap t_i − t_{i−1} between consecutive emissions of every request, pooled in
+    request order (vLLM's ``itls += output.itl``). A one-token request and a failed one contribute none.
+    Ch. 30's trace gives 40, 45, 35; with Exercise 1's 50, 60 beside it, five gaps."""
+    return [b - a for t in traces for a, b in zip(t.emissions_ms, t.emissions_ms[1:], strict=False)]
+
+
 def _stats(values: list[float]) -> dict:
-    """count, mean, p50, p90, p99 (numpy's linear interpolation between order statistics)."""
+    """count, mean, p50, p90, p99. Percentiles as ``np.percentile``'s default (method "linear", Hyndman &
+    Fan's type 7): the p-th of n sorted values sits at rank (n − 1)·p/100 (from 0), interpolated linearly
+    between its neighbours; of 35, 40, 45: p50 = 40, p90 = 44, p99 = 44.9."""
     if not values:
         return {"count": 0, "mean": None, "p50": None, "p90": None, "p99": None}
     a = np.asarray(values, dtype=float)
@@ -151,8 +170,9 @@ def _stats(values: list[float]) -> dict:
 def summarize_traces(traces: list[RequestTrace]) -> dict:
     """Serving statistics over requests. Requests that emitted nothing are counted in
     ``"requests/errors"`` and kept out of every latency statistic; one-token requests have a
-    TTFT but no TPOT. Returns ``"requests/total"``, ``"requests/errors"``, ``"tokens/output"``
-    and stats dicts ``"ttft_ms"``, ``"tpot_ms"``, ``"e2e_ms"`` (arrival → last token)."""
+    TTFT but no TPOT and no gap. Returns ``"requests/total"``, ``"requests/errors"``, ``"tokens/output"``
+    and stats dicts ``"ttft_ms"``, ``"tpot_ms"`` (one value per request), ``"itl_ms"`` (one per gap, pooled:
+    ``pooled_gaps``) and ``"e2e_ms"`` (arrival → last token)."""
     for t in traces:
         check_trace(t)
     ok = [summarize_request(t.arrival_ms, t.emissions_ms) for t in traces if t.emissions_ms]
@@ -162,6 +182,7 @@ def summarize_traces(traces: list[RequestTrace]) -> dict:
         "tokens/output": sum(r.n_tokens for r in ok),
         "ttft_ms": _stats([r.ttft_ms for r in ok]),
         "tpot_ms": _stats([r.tpot_ms for r in ok if r.tpot_ms is not None]),
+        "itl_ms": _stats(pooled_gaps(traces)),
         "e2e_ms": _stats([r.duration_ms for r in ok]),
     }
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from core.serving.latency import RequestTrace, check_trace, conventions, parse_times, summarize_request
-from core.text import quoted
+from core.text import plural, quoted
 from core.typed_numbers import normalize
 
 COLUMNS = ("request", "arrival (ms)", "prefill starts (ms)", "tokens emitted at (ms)", "prompt positions")
@@ -120,13 +120,30 @@ def request_rows(traces: list[RequestTrace]) -> list[dict]:
     return rows
 
 
+SUMMARY_MEASURES = (
+    ("TTFT", "ttft_ms", "request"),
+    ("TPOT (per request: mean of its gaps)", "tpot_ms", "request"),
+    ("ITL (every gap, pooled)", "itl_ms", "gap"),
+    ("end to end (arrival → last token)", "e2e_ms", "request"),
+)
+# What the summary's TPOT and ITL rows count, and the percentile rule (core.serving.latency's module note).
+ITL_NOTE = (
+    "TPOT: one value per request, (tₙ − t₁)/(n − 1), so each request weighs the same. ITL (inter-token "
+    "latency), as vLLM's serving benchmark and genai-perf report it: every gap between consecutive tokens of "
+    "every request, pooled, so a long request weighs more and a single stall shows in p90/p99 where a request's "
+    "mean hides it. A one-token request has a TTFT but no TPOT and no gap. Percentiles: numpy's default "
+    "(`np.percentile`, linear interpolation between sorted values, as vLLM computes them): of 35, 40, 45 ms, "
+    "p90 = 44 ms."
+)
+
+
 def summary_rows(summary: dict) -> list[dict]:
-    """``summarize_traces``' statistics as table rows: TTFT, TPOT, end to end."""
-    measures = (("TTFT", "ttft_ms"), ("TPOT", "tpot_ms"), ("end to end (arrival → last token)", "e2e_ms"))
+    """``summarize_traces``' statistics as table rows: TTFT, TPOT, ITL, end to end, each with how many values it
+    counts ("2 requests", "5 gaps")."""
     return [
-        {"measure": name, "requests counted": summary[key]["count"]}
+        {"measure": name, "values counted": plural(summary[key]["count"], unit)}
         | {f"{stat} (ms)": _ms(summary[key][stat]) for stat in ("mean", "p50", "p90", "p99")}
-        for name, key in measures
+        for name, key, unit in SUMMARY_MEASURES
     ]
 
 

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP
 from core import state
+from core.classroom.plan import Plan
 from core.classroom.store import open_store
 from tests.helpers.app_util import click
 from tests.helpers.poll import until
@@ -77,7 +78,7 @@ def test_the_teachers_key_stays_in_the_teachers_address(store_url):
     assert key not in str(student.query_params)
     # a student's seat token cannot lead: publishing with it is refused by the store
     with pytest.raises(PermissionError):
-        open_store(store_url).publish(code, student.session_state[state.CLASS_TOKEN], {"mode": "paused"})
+        open_store(store_url).publish(code, student.session_state[state.CLASS_TOKEN], Plan(mode="paused"))
 
 
 def test_nicknames_reach_the_teacher_literally_and_never_the_students(store_url):
@@ -108,12 +109,12 @@ def test_a_paused_class_stays_paused_through_the_teachers_reload_and_students_ar
     teacher, code = _teacher()
     ana = _student(code)
     click(teacher, "Pause class")
-    assert open_store(store_url).plan(code)[1]["mode"] == "paused"
+    assert open_store(store_url).plan(code)[1].mode == "paused"
     ana.run()
     assert any("Paused by your teacher" in h.proto.body for h in ana.get("html")), "no pause overlay"
     again = _app(**{"class": code, "key": teacher.session_state[state.CLASS_KEY]})  # the teacher's tab reloaded
     assert again.session_state[state.CLASS_ROLE] == "teacher" and again.session_state[state.CLASS_MODE] == "paused"
-    assert open_store(store_url).plan(code)[1]["mode"] == "paused"
+    assert open_store(store_url).plan(code)[1].mode == "paused"
     click(again, "Resume")
     ana.run()
     assert not any("Paused by your teacher" in h.proto.body for h in ana.get("html"))
@@ -127,23 +128,23 @@ def test_a_practice_question_posed_to_the_class_counts_answers_and_names_the_mis
     teacher.switch_page("app_pages/practice.py").run()
     teacher.selectbox(key="practice.pick").set_value("ch30-3").run()
     click(teacher, "Pose")
-    q = open_store(store_url).plan(code)[1]["question"]
-    assert q["id"] == "practice:ch30-3:0:bytes" and "answer" not in q and "768 MiB" in q["options"]
+    q = open_store(store_url).plan(code)[1].question
+    assert q.id == "practice:ch30-3:0:bytes" and q.answer is None and not q.misses and "768 MiB" in q.options
     ana.run()
     assert (ana.session_state[state.PRACTICE_EX], ana.session_state[state.PRACTICE_SEED]) == ("ch30-3", 0)
     assert any(m.value.startswith("Example 30.3's larger cache") for m in ana.markdown)  # the exercise on their page
-    wrong = q["options"].index("1.5 GiB")
-    [button] = [b for b in ana.button if b.key == f"class.pick.{q['id']}.1.{wrong}"]
+    wrong = q.options.index("1.5 GiB")
+    [button] = [b for b in ana.button if b.key == f"class.pick.{q.id}.1.{wrong}"]
     button.click().run()
-    assert open_store(store_url).tally(code, q["id"], 1, len(q["options"])) == [
-        int(i == wrong) for i in range(len(q["options"]))
+    assert open_store(store_url).tally(code, q.id, 1, len(q.options)) == [
+        int(i == wrong) for i in range(len(q.options))
     ]
     click(teacher, "Reveal to the class")
-    shown = open_store(store_url).plan(code)[1]["question"]
-    assert shown["options"][shown["answer"]] == "768 MiB" and shown["misses"][wrong]
+    shown = open_store(store_url).plan(code)[1].question
+    assert shown.options[shown.answer] == "768 MiB" and shown.misses[wrong]
     ana.run()
     said = " ".join(h.proto.body for h in ana.get("html"))
-    assert "Not this time." in said and shown["misses"][wrong] in said and "The answer is 768 MiB." in said
+    assert "Not this time." in said and shown.misses[wrong] in said and "The answer is 768 MiB." in said
 
 
 def test_a_finished_run_waits_until_the_event_loop_has_taken_its_messages():

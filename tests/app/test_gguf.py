@@ -107,6 +107,18 @@ def test_weights_card_reads_q2_k_and_says_where_the_bits_go():
     assert not [t for t in at.toggle if t.key == "weights.grouped"]
 
 
+def test_weights_card_reads_mxfp4_and_iq2_xxs():
+    """gpt-oss's “120B, MXFP4, 128K” (refused before) bills 4.25 bits per weight, gguf's 17 bytes per 32 values:
+    120e9 · 4.25 / 8 = 63.75 GB of weights, no toggle; “7B, IQ2_XXS, 8K” 66 bytes per 256 → 2.0625 bits, 1.80 GB."""
+    at = new_app("app_pages/weights.py")
+    for card, bits, gb in (("120B, MXFP4, 128K", "4.25", "63.75 GB"), ("7B, IQ2_XXS, 8K", "2.0625", "1.80 GB")):
+        at.text_input(key="weights.card").set_value(card).run()
+        assert not at.exception and not [e for e in at.error if "unknown weight format" in e.value]
+        text = _texts(at)
+        assert f"{bits} bits per weight" in text and f"**{gb}**" in text, card
+        assert not [t for t in at.toggle if t.key == "weights.grouped"]
+
+
 def test_weights_card_does_not_add_a_second_scale():
     """“7B, Q4_0, 8K” bills 4.5 bits per weight, scales already in: 7e9 · 4.5 / 8 = 3,937,500,000 B + KV
     2·32·8,192·32·128·2 = 4,294,967,296 B + 1 GB = 9.23 GB (5 bits would be 9.67 GB); “7B, Q4, 8K” with its toggle

@@ -41,6 +41,21 @@ def test_several_requests_errors_and_one_token():
     assert metrics["Errors (no tokens; excluded below)"] == "1" and metrics["Output tokens"] == "8"
 
 
+def test_summary_shows_pooled_itl_beside_tpot():
+    """The four-request trace's summary: TPOT over 2 requests (40, 55: mean 47.50 ms) and ITL over the 5 pooled gaps
+    (40, 45, 35, 50, 60: mean 46.00, p50 45.00, p90 56.00, p99 59.60 ms by np.percentile's linear rule)."""
+    at = new_app("app_pages/latency.py")
+    at.radio(key="lat.source").set_value("Edit several requests").run()
+    [summary] = [d.value for d in at.dataframe if "p50 (ms)" in d.value.columns]
+    rows = {r["measure"]: r for r in summary.to_dict("records")}
+    itl, tpot = rows["ITL (every gap, pooled)"], rows["TPOT (per request: mean of its gaps)"]
+    assert (tpot["values counted"], tpot["mean (ms)"]) == ("2 requests", "47.50")
+    assert [itl[k] for k in ("values counted", "mean (ms)", "p50 (ms)", "p90 (ms)", "p99 (ms)")] == [
+        "5 gaps", "46.00", "45.00", "56.00", "59.60"
+    ]  # fmt: skip
+    assert any("pooled" in c.value and "np.percentile" in c.value for c in at.caption)
+
+
 def test_measured_batch_with_and_without_cache():
     """Measuring serves 4 requests each way and lists 8 traces; the summary is given each way (pooled,
     its TTFT median mixed the two), each the median of its own 4 requests' TTFT."""

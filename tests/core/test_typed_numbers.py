@@ -37,3 +37,67 @@ def test_latency_times_read_thousands_separators():
     assert parse_times("150, 190 235;270") == (150, 190, 235, 270)
     with pytest.raises(ValueError, match="time 1: .*reads as 0.5"):
         parse_times("0,5")
+
+
+import re  # noqa: E402
+
+import pint  # noqa: E402
+
+from core.practice.answers import parse_bytes, parse_number, parse_time_ms  # noqa: E402
+
+_UREG = pint.UnitRegistry()
+
+
+@pytest.mark.parametrize(
+    "text,amount,unit",
+    [("1.5k B", 1.5, "kilobyte"), ("2M B", 2, "megabyte"), ("4G B", 4, "gigabyte"), ("1Ki B", 1, "kibibyte"),
+     ("1 Mi B", 1, "mebibyte"), ("3 Gi bytes", 3, "gibibyte"), ("1.5 k B", 1.5, "kilobyte"), ("2M", 2, "megabyte"),
+     ("1.5k", 1.5, "kilobyte"), ("0.5 T B", 0.5, "terabyte"), ("2M bit", 2, "megabit")],
+)  # fmt: skip
+def test_a_prefix_apart_from_the_unit_multiplies_the_bytes(text, amount, unit):
+    """A multiplier typed apart from the unit reads as SI (×1,000) or IEC (×1,024) as pint converts the joined unit:
+    1.5k B = 1,500 B (refused with the hint "try `1.5 B`" before), 2M B = 2,000,000 B and 4G B = 4×10⁹ B (both hinted
+    as 2 B and 4 B before), 1Ki B = 1,024 B; a bare "2M" in a bytes box is 2,000,000 bytes."""
+    assert parse_bytes(text) == _UREG.Quantity(amount, unit).to("byte").magnitude
+
+
+@pytest.mark.parametrize("text,ms", [("1.5k ms", 1500), ("2k", 2000), ("1.5k s", 1_500_000)])
+def test_a_prefix_multiplies_times(text, ms):
+    """Times: 1.5k ms = 1,500 ms, a bare 2k in a ms box 2,000 ms, 1.5k s = 1,500,000 ms (pint's conversion)."""
+    assert parse_time_ms(text) == _UREG.Quantity(float(ms), "millisecond").magnitude
+
+
+@pytest.mark.parametrize("text,value", [("2M", 2e6), ("1.5k", 1500), ("4G", 4e9), ("10K", 1e4), ("1Ki", 1024)])
+def test_a_prefix_multiplies_counts(text, value):
+    """Counts: 2M = 2,000,000, 1.5k = 1,500, 4G = 4×10⁹, 10K = 10,000 (a thousand, as “10K requests”), 1Ki = 1,024
+    (they were refused with the hints “try `2`”, “try `1.5`”, “try `4`”)."""
+    assert parse_number(text) == value
+
+
+def _hinted(message: str) -> list[str]:
+    """The amounts a refusal offers: its code spans after "try"."""
+    return re.findall(r"`([^`]+)`", message.split("try", 1)[1])
+
+
+@pytest.mark.parametrize(
+    "reader,text,magnitude",
+    [(parse_bytes, "2M foo", 2e6), (parse_bytes, "1.5k foo", 1500), (parse_bytes, "4G apples", 4e9),
+     (parse_bytes, "1Ki xyz", 1024), (parse_time_ms, "2k foo", 2000), (parse_time_ms, "1.5k light", 1500),
+     (parse_number, "2M foo", 2e6), (parse_number, "4G apples", 4e9)],
+)  # fmt: skip
+def test_a_refusals_hint_has_the_typed_magnitude(reader, text, magnitude):
+    """A refused amount with a multiplier: every amount the hint offers reads back, in the same box, to the typed
+    magnitude (2M foo → `2 MB` or `2000000`, 2,000,000 bytes both; never `2 KiB`, a different magnitude)."""
+    with pytest.raises(ValueError) as err:
+        reader(text)
+    offered = _hinted(str(err.value))
+    assert offered and all(reader(o) == magnitude for o in offered if o != "1,000,000"), (str(err.value), offered)
+
+
+def test_a_capital_k_before_bytes_is_refused_with_both_readings():
+    """1.5K B: Windows' 1,024 or SI's 1,000? Refused naming both, each at the typed 1.5: `1.5 kB` (1,500 bytes) and
+    `1.5 KiB` (1,536 bytes)."""
+    for text in ("1.5K B", "1.5K"):
+        with pytest.raises(ValueError, match="ambiguous") as err:
+            parse_bytes(text)
+        assert [parse_bytes(o) for o in re.findall(r"`(1\.5 [^`]+)`", str(err.value))] == [1500, 1536]

@@ -46,6 +46,10 @@ ARCHS = {
     "qwen2": lambda: transformers.Qwen2Config(
         **SMALL, num_key_value_heads=2, max_position_embeddings=64, tie_word_embeddings=True
     ),
+    # Qwen3: per-head q/k RMSNorm before RoPE; head_dim 16 apart from hidden / heads = 8 (Qwen3-0.6B: 128 vs 64)
+    "qwen3": lambda: transformers.Qwen3Config(
+        **SMALL, num_key_value_heads=2, max_position_embeddings=64, head_dim=16, tie_word_embeddings=True
+    ),
     "gpt2": lambda: transformers.GPT2Config(vocab_size=VOCAB, n_positions=64, n_embd=32, n_layer=2, n_head=4),
 }
 EOS = 2
@@ -113,11 +117,13 @@ def f64_reference(hf, monkeypatch):
     from transformers.models.llama import modeling_llama
     from transformers.models.mistral import modeling_mistral
     from transformers.models.qwen2 import modeling_qwen2
+    from transformers.models.qwen3 import modeling_qwen3
 
     def rms(self, x):
         return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.variance_epsilon))
 
-    for cls in (modeling_llama.LlamaRMSNorm, modeling_mistral.MistralRMSNorm, modeling_qwen2.Qwen2RMSNorm):
+    norms = (modeling_llama.LlamaRMSNorm, modeling_mistral.MistralRMSNorm, modeling_qwen2.Qwen2RMSNorm)
+    for cls in (*norms, modeling_qwen3.Qwen3RMSNorm):
         monkeypatch.setattr(cls, "forward", rms)
     if hasattr(getattr(hf, "model", None), "rotary_emb"):
         inv = rope_inv_freq(hf.our_cfg)
@@ -286,7 +292,8 @@ def _bad_folders(ck, tmp):
     out.append((pt, re.escape("only pickle weights (weights.pt)")))
     rc = _copy(ck["llama"], tmp / "remote")
     _edit_config(rc, auto_map={"AutoModelForCausalLM": "modeling_x.XForCausalLM"})
-    out.append((rc, "trust_remote_code.*LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, GPT2LMHeadModel"))
+    supported = "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, GPT2LMHeadModel"
+    out.append((rc, f"trust_remote_code.*{supported}"))
     un = _copy(ck["llama"], tmp / "unknown")
     _edit_config(un, architectures=["MambaForCausalLM"])
     out.append((un, "MambaForCausalLM.*not supported; supported: LlamaForCausalLM, MistralForCausalLM"))
@@ -487,3 +494,20 @@ def test_a_tied_config_with_a_stored_head_keeps_the_stored_head(tmp_path, arch):
     ids = torch.tensor([encode(tok, PROMPT)])
     full, _ = model(ids)
     assert (full - hf(ids).logits).abs().max() < 1e-4
+
+
+@torch.no_grad()
+def test_qwen3_without_its_qk_norms_gives_other_logits(checkpoints):
+    """Negative control for Qwen3's parity: the loaded model has a q_norm and k_norm of head_dim 16 per layer (as
+    transformers' Qwen3Attention); the same weights with those norms skipped differ from it by > 1e-3."""
+    model, tok, _ = load(checkpoints["qwen3"])
+    hf = transformers.AutoModelForCausalLM.from_pretrained(checkpoints["qwen3"])
+    for ours, theirs in zip(model.layers, hf.model.layers, strict=True):
+        for name in ("q_norm", "k_norm"):
+            assert torch.equal(getattr(ours.self_attn, name).weight, getattr(theirs.self_attn, name).weight)
+            assert getattr(ours.self_attn, name).weight.shape == (16,)
+    plain = copy.deepcopy(model)
+    for block in plain.layers:
+        block.self_attn.q_norm = block.self_attn.k_norm = None
+    ids = torch.tensor([encode(tok, PROMPT)])
+    assert (model(ids)[0] - plain(ids)[0]).abs().max() > 1e-3

@@ -1,6 +1,6 @@
-"""The class store's fixtures: every test of ``test_store.py`` runs on both backends, SQLite in a fresh
-file and Redis on a loopback ``redis-server`` started for this folder's tests (skipped only where the
-binary is missing; ``.ci/run`` installs it)."""
+"""The class store's fixtures: every store test runs on both backends, SQLite in a fresh file and Redis
+on a loopback ``redis-server`` started for this folder's tests (skipped only where the binary is
+missing; ``.ci/run`` installs it)."""
 
 import pytest
 
@@ -12,8 +12,8 @@ from tests.helpers import redis_server
 def redis_url():
     if not redis_server.available():
         pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
-    with redis_server.redis_server() as url:
-        yield url
+    with redis_server.redis_server() as server:
+        yield server.url
 
 
 @pytest.fixture(params=["sqlite", "redis"])

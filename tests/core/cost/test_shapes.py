@@ -180,7 +180,7 @@ def test_model_card_far_from_any_shape_says_so():
     "text,match",
     [
         ("7B, Q4_K_X, 8K", "unknown weight format"),
-        ("7B, IQ2_XXS, 8K", "7B, Q4_K_M, 8K"),
+        ("7B, IQ9_XXS, 8K", "7B, Q4_K_M, 8K"),  # no such ggml type
         ("7B, Q33, 8K", "between 1 and 32"),
         ("7B,,8K", "7B, Q4_K_M, 8K"),
         ("7B, Q4, 8K" + " " * 200, "cannot read"),
@@ -310,3 +310,51 @@ def test_a_context_window_past_the_calculators_range_is_not_used_as_t():
     past = "max_position_embeddings 10,000,000,000,000 is past 1,000,000,000,000: not used"
     assert shape.note == f"torch_dtype bfloat16; {past}"
     assert parse_hf_config(json.dumps({**cfg, "max_position_embeddings": 10**12})).context_window == 10**12
+
+
+def _gguf_types():
+    """Every ggml type gguf gives a size for: (name, values per block, bytes per block)."""
+    import gguf
+
+    return [(t.name, *gguf.GGML_QUANT_SIZES[t]) for t in gguf.GGMLQuantizationType if t in gguf.GGML_QUANT_SIZES]
+
+
+@pytest.mark.parametrize("name,block,type_size", _gguf_types())
+def test_every_gguf_type_is_priced_from_ggufs_table(name, block, type_size):
+    """Each type in gguf.GGMLQuantizationType with a GGML_QUANT_SIZES entry reads on a card (in lower case too) at
+    8 · bytes / values bits per weight (IQ2_XXS 66/256 → 2.0625, MXFP4 17/32 → 4.25), and a 7B card's weight bill is
+    7·10⁹ × that ÷ 8 bytes, rounded up (those formats store their scales: nothing is added)."""
+    from fractions import Fraction
+
+    from core.cost.kv_shape import PRESETS as KV_PRESETS
+    from core.cost.weight_bytes import card_budget
+
+    bits = Fraction(8 * type_size, block)
+    card = parse_model_card(f"7B, {name.lower()}, 8K")
+    assert card.bits_per_weight == bits and card.weight_format.counts_scales
+    bill = card_budget(card, next(iter(KV_PRESETS.values())), True, 2, 1, 0, 100)
+    assert bill.plan["memory/weights"] == -(-7 * 10**9 * bits.numerator // (8 * bits.denominator))
+
+
+@pytest.mark.parametrize(
+    "name,bits,gb",
+    [("IQ2_XXS", 2.0625, "1.80 GB"), ("IQ3_S", 3.4375, "3.01 GB"), ("IQ1_M", 1.75, "1.53 GB"),
+     ("TQ1_0", 1.6875, "1.48 GB"), ("MXFP4", 4.25, "3.72 GB")],
+)  # fmt: skip
+def test_named_ggml_types_on_the_weights_page(name, bits, gb):
+    """The issue's five types, which the card refused: 7B at gguf's bits (66, 110, 56, 54 bytes per 256; MXFP4 17 per
+    32) is the GB shown in both steps; step 2 says the scales are already counted, never that a switch is off."""
+    from core.cost.weight_bytes import card_weight_steps
+
+    card = parse_model_card(f"7B, {name}, 8K")
+    first, second = card_weight_steps(card, False)
+    assert card.bits_per_weight == bits and f"**{gb}**" in first and "gguf's table" in first
+    assert "already in step 1" in second and f"{bits:g} bits per weight" in second and "switch" not in second
+
+
+def test_request_lengths_with_a_multiplier():
+    """The memory page's lengths: 8k = 8,000, 8Ki = 8,192 (IEC), 128Ki = 131,072, 1.5k = 1,500 positions (they were
+    refused as "not a whole number"); a capital K is refused naming both readings, 8,000 and 8,192."""
+    assert parse_lengths("8k, 8Ki; 128Ki 1.5k") == [8000, 8192, 131072, 1500]
+    with pytest.raises(ValueError, match=r"reads as 8,000 .* or 8,192 .*write 8k or 8Ki"):
+        parse_lengths("8K")

@@ -14,7 +14,11 @@ GPT2_LIKE = GPTConfig(
     norm="layernorm", positions="learned", mlp="gelu_tanh", qkv_bias=True, o_bias=True, mlp_bias=True,
     tie_embeddings=True,
 )  # fmt: skip
-CONFIGS = [PRESETS["tiny"], GPT2_LIKE, PRESETS["shipped"]]
+# Qwen3's kind: per-head q/k norms (2 · head_dim weights per layer), head_dim 16 ≠ n_embd / n_head = 8.
+QWEN3_LIKE = GPTConfig(vocab_size=64, block_size=32, n_layer=2, n_head=4, n_kv_head=2, n_embd=32, ffn_hidden=64,
+                       head_dim=16, qk_norm=True, tie_embeddings=True)  # fmt: skip
+CONFIGS = [PRESETS["tiny"], GPT2_LIKE, PRESETS["shipped"], QWEN3_LIKE]
+IDS = ["tiny", "gpt2-like", "shipped", "qwen3-like"]
 
 
 def _model(cfg):
@@ -22,7 +26,7 @@ def _model(cfg):
     return GPT(cfg).eval()
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gpt2-like", "shipped"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_parameter_counts_add_up_to_the_model(cfg):
     """Linear weights + other parameters = the model's own count; linear = every nn.Linear weight."""
     model = _model(cfg)
@@ -32,7 +36,7 @@ def test_parameter_counts_add_up_to_the_model(cfg):
     assert lin["total"] + step_traffic.other_params(cfg)["total"] == model.n_params()
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gpt2-like", "shipped"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 @pytest.mark.parametrize("batch,cached,new", [(1, 7, 1), (4, 9, 1), (2, 0, 12), (3, 5, 4)])
 def test_flops_equal_torchs_count_of_the_real_pass(cfg, batch, cached, new):
     """FlopCounterMode's count of a real pass (prefill, decode, batched) equals step_flops exactly."""
@@ -55,7 +59,7 @@ def test_decode_flops_are_two_per_weight_plus_attention():
     assert f["attention/flops"] == 4 * cfg.n_layer * cfg.n_embd * S  # n_head · head_dim = n_embd here
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=["tiny", "gpt2-like", "shipped"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_decode_step_reads_every_weight_once(cfg):
     """A float32 decode step's weight bytes = every parameter's bytes, less the embedding rows not looked up
     (a tied head is read whole, and its looked-up row once more by the lookup)."""

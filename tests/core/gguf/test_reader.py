@@ -302,3 +302,26 @@ def test_a_header_claiming_one_entry_too_many_is_refused_in_the_singular(tmp_pat
     path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1))
     with pytest.raises(ValueError, match="it claims 1 metadata entry and 0 tensors$"):
         read_gguf(path)
+
+
+def _sized_types():
+    return [t for t in gguf.GGMLQuantizationType if t in gguf.GGML_QUANT_SIZES]
+
+
+@pytest.mark.parametrize("qtype", _sized_types(), ids=lambda t: t.name)
+def test_the_plan_prices_every_type_gguf_sizes(tmp_path, qtype):
+    """A file holding a 3 × 512 tensor of each ggml type gguf gives a size for (IQ2_XXS, MXFP4, TQ1_0 … F64): the
+    summary and the plan count 3 · 512 / block_size blocks × bytes per block, and the tensor row's bits per weight is
+    8 · bytes / values from GGML_QUANT_SIZES."""
+    block, type_size = gguf.GGML_QUANT_SIZES[qtype]
+    rows, cols = 3, 512
+    path = tmp_path / f"{qtype.name}.gguf"
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_block_count(1), w.add_head_count(4), w.add_head_count_kv(2), w.add_embedding_length(256)
+    w.add_tensor("blk.0.attn_q.weight", np.zeros((rows, cols // block * type_size), np.uint8), raw_dtype=qtype)
+    w.write_header_to_file(), w.write_kv_data_to_file(), w.write_tensors_to_file(), w.close()
+    s = read_gguf(path)
+    n_bytes = rows * cols // block * type_size
+    assert s.tensors[0].ggml_type == qtype.name and s.tensors[0].shape == (rows, cols)
+    assert s.weight_bytes == n_bytes and s.tensor_rows()[0]["bits per weight"] == 8 * type_size / block
+    assert gguf_memory_plan(s, 16)["memory/weights"] == n_bytes

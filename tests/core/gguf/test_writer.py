@@ -177,3 +177,124 @@ def test_export_file_splits_header_and_storage(exported):
     r = gguf.GGUFReader(exported["Q8_0"])
     assert f.header_bytes == r.data_offset and f.storage_bytes == sum(int(t.n_bytes) for t in r.tensors)
     assert f.padding_bytes == 0 and len(f.data) == f.header_bytes + f.storage_bytes
+
+
+def _llama_cpp_permute(w: np.ndarray, n_head: int) -> np.ndarray:
+    """llama.cpp's convert_hf_to_gguf.py ``LlamaModel.permute``, written out index by index: inside each head of
+    ``hd`` rows, GGUF row 2j is Hugging Face row j and GGUF row 2j + 1 is row j + hd/2 (weights and biases alike)."""
+    hd = w.shape[0] // n_head
+    order = [h * hd + j + half * hd // 2 for h in range(n_head) for j in range(hd // 2) for half in (0, 1)]
+    return w[order]
+
+
+@pytest.fixture(scope="module")
+def biased(tmp_path_factory):
+    """A Qwen2-shaped model (q/k/v biases, GQA 4/2) with random weights and biases, exported as F32 and Q8_0."""
+    from core.model.config import GPTConfig
+    from core.model.model import GPT
+
+    torch.manual_seed(0)
+    cfg = GPTConfig(vocab_size=1024, block_size=64, n_layer=2, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=96,
+                    qkv_bias=True, tie_embeddings=True)  # fmt: skip
+    m = GPT(cfg).eval()
+    with torch.no_grad():
+        for n, p in m.named_parameters():
+            if n.endswith("bias"):
+                p.normal_()  # nn.Linear's init is small; these are plainly non-zero
+    paths = {}
+    for fmt in ("F32", "Q8_0"):
+        paths[fmt] = tmp_path_factory.mktemp("biased") / f"{fmt}.gguf"
+        write_gguf(m, load_shipped_tokenizer(), fmt, paths[fmt])
+    return m, paths
+
+
+@pytest.mark.parametrize("fmt", ["F32", "Q8_0"])
+def test_qkv_biases_export_permuted_as_llama_cpp_does(biased, fmt):
+    """A model with q/k/v biases exports (it failed with gguf's "Duplicated tensor name None"): read back by
+    gguf.GGUFReader, attn_q.bias and attn_k.bias are llama.cpp's row permutation of ours (n_head 4 and n_kv_head 2
+    heads), attn_v.bias is ours unchanged, all float32 and with the same permutation as attn_q/attn_k's weights."""
+    m, paths = biased
+    r = gguf.GGUFReader(paths[fmt])
+    got = {t.name: t for t in r.tensors}
+    params = {n: p.detach().numpy() for n, p in m.named_parameters()}
+    for i in range(m.cfg.n_layer):
+        a = f"layers.{i}.self_attn."
+        q_b, k_b, v_b = (got[f"blk.{i}.attn_{x}.bias"] for x in "qkv")
+        assert {q_b.tensor_type.name, k_b.tensor_type.name, v_b.tensor_type.name} == {"F32"}
+        assert np.array_equal(q_b.data, _llama_cpp_permute(params[a + "q_proj.bias"], 4))
+        assert np.array_equal(k_b.data, _llama_cpp_permute(params[a + "k_proj.bias"], 2))
+        assert np.array_equal(v_b.data, params[a + "v_proj.bias"])
+        if fmt == "F32":
+            q_w = got[f"blk.{i}.attn_q.weight"].data.reshape(params[a + "q_proj.weight"].shape)
+            assert np.array_equal(q_w, _llama_cpp_permute(params[a + "q_proj.weight"], 4))
+    assert len(r.tensors) == len(params) == 1 + 2 * 12 + 1  # embedding (tied head), 12 per layer, final norm
+
+
+def test_biased_q_rotated_as_ggml_equals_ours(biased):
+    """q = W x + b from the exported attn_q tensors, rotated in ggml's adjacent pairs at position 7, equals our
+    rotate-half rotation of our q, reordered: the biases moved with their rows (a bias left in Hugging Face order
+    would rotate against the wrong partner)."""
+    m, paths = biased
+    r = gguf.GGUFReader(paths["F32"])
+    got = {t.name: np.asarray(t.data, dtype=np.float64) for t in r.tensors}
+    cfg, hd, pos = m.cfg, m.cfg.head_dim, 7
+    x = np.random.default_rng(1).standard_normal(cfg.n_embd)
+    attn = m.layers[1].self_attn
+    w, b = attn.q_proj.weight.detach().double().numpy(), attn.q_proj.bias.detach().double().numpy()
+    ours = torch.from_numpy(w @ x + b).view(1, cfg.n_head, 1, hd)
+    cos, sin = rope_tables(cfg, torch.float64)
+    ours = apply_rope(ours, cos[pos : pos + 1], sin[pos : pos + 1]).reshape(-1).numpy()
+    q = got["blk.1.attn_q.weight"].reshape(cfg.n_head * hd, cfg.n_embd) @ x + got["blk.1.attn_q.bias"]
+    theta = pos * cfg.rope_theta ** (-np.arange(0, hd, 2) / hd)
+    pairs = q.reshape(cfg.n_head, hd // 2, 2)
+    ggml = np.stack(
+        [pairs[..., 0] * np.cos(theta) - pairs[..., 1] * np.sin(theta),
+         pairs[..., 0] * np.sin(theta) + pairs[..., 1] * np.cos(theta)], axis=-1,
+    ).reshape(-1)  # fmt: skip
+    assert np.allclose(ggml, _llama_cpp_permute(ours, cfg.n_head), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        ({"norm": "layernorm"}, "norm"),
+        ({"positions": "learned"}, "positions"),
+        ({"mlp": "gelu_tanh"}, "mlp"),
+        ({"sliding_window": 16}, "sliding_window"),
+        ({"qk_norm": True}, "qk_norm"),  # Qwen3's per-head q/k norms: llama.cpp's qwen3 architecture, not llama
+        (
+            {
+                "rope_scaling": {
+                    "factor": 8.0,
+                    "low_freq_factor": 1.0,
+                    "high_freq_factor": 4.0,
+                    "original_max_position_embeddings": 16,
+                }
+            },
+            "rope_scaling",
+        ),  # fmt: skip
+    ],
+)
+def test_what_llama_cannot_hold_is_refused_by_name(change, field, tmp_path):
+    """A model the llama architecture cannot express is refused naming the config field, and no file is written."""
+    from core.model.config import GPTConfig
+    from core.model.model import GPT
+
+    shape = {"vocab_size": 1024, "block_size": 32, "n_layer": 1, "n_head": 2, "n_kv_head": 1, "n_embd": 32}
+    cfg = GPTConfig(**shape, ffn_hidden=64, **change)
+    with pytest.raises(ValueError, match=f"cannot export as GGUF.*{field}"):
+        write_gguf(GPT(cfg), load_shipped_tokenizer(), "F32", tmp_path / "x.gguf")
+    assert not (tmp_path / "x.gguf").exists()
+
+
+def test_head_dim_apart_from_n_embd_is_written(tmp_path):
+    """head_dim 32 with 4 heads over n_embd 64 (Qwen3-0.6B's kind: 16 × 128 over 1,024): the file states key and
+    value lengths 32, which llama.cpp would otherwise take as n_embd / n_head = 16."""
+    from core.model.config import GPTConfig
+    from core.model.model import GPT
+
+    cfg = GPTConfig(vocab_size=1024, block_size=32, n_layer=1, n_head=4, n_kv_head=2, n_embd=64, ffn_hidden=64,
+                    head_dim=32)  # fmt: skip
+    write_gguf(GPT(cfg), load_shipped_tokenizer(), "F32", tmp_path / "x.gguf")
+    r = gguf.GGUFReader(tmp_path / "x.gguf")
+    assert _field(r, "llama.attention.key_length") == _field(r, "llama.attention.value_length") == 32

@@ -187,3 +187,33 @@ def test_times_past_the_clock_and_no_rows_are_refused():
     assert traces_from_rows(rows)[1].arrival_ms == -1e12
     with pytest.raises(ValueError, match="no requests: add a row"):
         traces_from_rows([])
+
+
+def test_itl_pools_every_gap_of_the_ch30_trace():
+    """Ch. 30 §30.3's gaps 40, 45, 35 ms pooled: ITL mean 40 (= its TPOT), p50 40, p90 44, p99 44.9 (np.percentile,
+    linear: rank (3 − 1)·0.9 = 1.8 between 40 and 45 → 40 + 0.8·5; rank 1.98 → 40 + 0.98·5)."""
+    s = summarize_traces([CH30_TRACE])
+    assert s["itl_ms"] == {"count": 3, "mean": 40, "p50": 40, "p90": pytest.approx(44), "p99": pytest.approx(44.9)}
+    assert s["tpot_ms"]["mean"] == 40
+
+
+def test_itl_and_tpot_differ_on_a_hand_worked_trace():
+    """Ch. 30 + Exercise 1 + a one-token and a failed request: TPOT has 2 values, 40 and 55 (mean 47.5); ITL pools
+    the 5 gaps 40, 45, 35, 50, 60 (mean 46; sorted 35, 40, 45, 50, 60: p50 45, p90 at rank 3.6 → 50 + 0.6·10 = 56,
+    p99 at rank 3.96 → 59.6); the one-token and failed requests add no gap."""
+    traces = [CH30_TRACE, EXERCISE_1, RequestTrace("one", 0, 0, (80,), 2), RequestTrace("failed", 0, 5, (), 3)]
+    s = summarize_traces(traces)
+    assert s["tpot_ms"]["count"] == 2 and s["tpot_ms"]["mean"] == 47.5
+    assert s["itl_ms"]["count"] == 5 and s["itl_ms"]["mean"] == 46 and s["itl_ms"]["p50"] == 45
+    assert s["itl_ms"]["p90"] == pytest.approx(56) and s["itl_ms"]["p99"] == pytest.approx(59.6)
+
+
+def test_itl_summary_row_counts_gaps():
+    """The summary table's ITL row sits beside TPOT, counts gaps (not requests) and shows Ch. 30's p90 of 44.00 ms."""
+    from core.serving.latency_tables import summary_rows
+
+    rows = {r["measure"]: r for r in summary_rows(summarize_traces([CH30_TRACE, EXERCISE_1]))}
+    itl, tpot = rows["ITL (every gap, pooled)"], rows["TPOT (per request: mean of its gaps)"]
+    assert itl["values counted"] == "5 gaps" and tpot["values counted"] == "2 requests"
+    assert itl["mean (ms)"] == "46.00" and tpot["mean (ms)"] == "47.50"
+    assert summary_rows(summarize_traces([CH30_TRACE]))[2]["p90 (ms)"] == "44.00"
