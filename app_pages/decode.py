@@ -84,11 +84,11 @@ def stage() -> None:
 actions.replay_link()
 # Open, the prompt box takes the room (it was 3 short lines) beside a whole "Head 0 (KV head 0)"; on a 1280-px
 # laptop the title wraps then, beside a box taller than its two lines. Closed, the prompt is a button.
-widths = [1.3, 2.6, 1.85, 0.8] if widgets.prompt_open() else [1.55, 1.15, 2.3, 0.9]
+locked = follow.locked()  # a class's follower: the teacher leads this request (no prompt box, no settings)
+widths = [1.3, 2.6, 1.85, 0.8] if widgets.prompt_open() and not locked else [1.55, 1.15, 2.3, 0.9]
 heading, prompt, view, more = st.columns(widths, vertical_alignment="center")
 with heading:
     title("decode")
-locked = follow.locked()  # a class's student: the teacher leads this request
 with prompt:
     if not locked:
         widgets.prompt_box(present)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import state
-from core.classroom.plan import Plan, Request, counts_line, question_entry, question_id
+from core.classroom.plan import MEAN_HEAD, Plan, Request, counts_line, question_entry, question_id
 from core.classroom.rules import ClassNotFound, NotTeacher, StoreUnavailable
 from ui import models
 from ui.classroom import follow, identity, pose
@@ -67,6 +67,8 @@ def plan_now() -> Plan:
         else None,
         question=pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
         join_shown=ss[state.CLASS_JOIN_SHOWN],
+        layer=ss[state.DECODE_LAYER],
+        head=MEAN_HEAD if ss[state.DECODE_HEAD] == state.MEAN_HEADS else ss[state.DECODE_HEAD],
     )
 
 

@@ -21,6 +21,9 @@ from ui.present import style_sheet
 DISPLAY_CSS = """
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
 [data-testid="stToolbar"], header [data-testid="stNavigation"], .st-key-lesson-bar button { display: none !important; }
+/* The question's options as large chips: "!", "," and "." stay readable from the back of the room. */
+.st-key-class-question code { font-size: 1.6rem; padding: 0.1em 0.6em; border: 1px solid #9a9997; border-radius: 0.4em;
+  background: #f7f7f5; }
 """
 
 

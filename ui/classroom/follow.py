@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import state
-from core.classroom.plan import Plan, Request, follow_actions
+from core.classroom.plan import MEAN_HEAD, Plan, Request, follow_actions
 from core.lesson.stops import shipped_lessons
 from core.practice import catalogue
 from serve import step_queue
@@ -91,6 +91,8 @@ def along(version: int, plan: Plan) -> bool:
         return False  # the page's controls lock or unlock: the whole page is drawn again
     if plan.mode == "released":
         return True
+    if _view(plan) is not None:
+        return False  # the display shows another layer or head: its pickers change in a full run
     todo = _todo(plan)
     if todo.page or todo.lesson or todo.restart:
         return False
@@ -99,6 +101,16 @@ def along(version: int, plan: Plan) -> bool:
             _apply_request(plan.request, False, todo.steps)
     ss[state.CLASS_APPLIED] = (version, plan.recall)
     return True
+
+
+def _view(plan: Plan) -> tuple | None:
+    """The display's (layer, head) when the teacher's stage shows another one than it does; else None. Students
+    keep their own pickers."""
+    ss = st.session_state
+    if identity.role() != identity.DISPLAY or plan.layer is None or plan.head is None:
+        return None
+    view = (plan.layer, state.MEAN_HEADS if plan.head == MEAN_HEAD else plan.head)
+    return None if view == (ss[state.DECODE_LAYER], ss[state.DECODE_HEAD]) else view
 
 
 def drifted(plan: Plan) -> bool:
@@ -175,6 +187,8 @@ def follow(nav) -> None:
     if plan.request is not None and (todo.restart or todo.steps):
         _apply_request(plan.request, todo.restart, todo.steps)
     _follow_practice(plan.practice)
+    if (view := _view(plan)) is not None:
+        ss[state.DECODE_LAYER], ss[state.DECODE_HEAD] = view
     # Marked applied only now: a run cut short above (a rerun request) applies the plan again next run.
     ss[state.CLASS_APPLIED] = (version, plan.recall)
     if todo.page:

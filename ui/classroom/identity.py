@@ -82,8 +82,13 @@ def from_url() -> None:
         say("warning", f"{err}. Reload the page in a moment to join class {found}.")
 
 
+def browser_cookies():
+    """This browser's cookies, as its session's first request carried them (the class routes set them)."""
+    return st.context.cookies
+
+
 def _take_role(found: str) -> None:
-    ss, cookies = st.session_state, st.context.cookies
+    ss, cookies = st.session_state, browser_cookies()
     if store().info(found) is None:
         return say("warning", f"No class {found} is running: it has ended, or the code is mistyped. Ask your teacher.")
     if st.query_params.get("view") == DISPLAY:
