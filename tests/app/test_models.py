@@ -19,10 +19,13 @@ from core.checkpoints.load import load
 from core.cost.counts import kv_cache_bytes_for
 from core.decode import session_view
 from core.decode.generate import full_forward
+from core.model.shipped import ROOT
 from core.model.tokenizer import encode
 from tests.core.checkpoints.test_load import write_checkpoint
 from tests.helpers.app_util import attention_rows, click, stage, stage_matrix
 from ui import models as ui_models
+
+MAIN = (ROOT / "main.py").as_posix()  # sys.argv[0] of `streamlit run main.py -- …`
 
 NAME = "tiny-llama"
 
@@ -59,7 +62,7 @@ def app_args(folders, monkeypatch):
     """Run the app as ``streamlit run main.py -- --models-dir DIR [more]`` with an empty HF cache."""
 
     def with_args(*more):
-        monkeypatch.setattr(sys, "argv", [ui_models.APP.as_posix(), "--models-dir", str(folders["models"]), *more])
+        monkeypatch.setattr(sys, "argv", [MAIN, "--models-dir", str(folders["models"]), *more])
         monkeypatch.setenv("HF_HUB_CACHE", str(folders["hub"]))
         _clear_caches()
         return folders
@@ -222,7 +225,7 @@ def test_speculative_page_drafts_with_a_smaller_checkpoint_of_the_same_vocabular
     models = tmp_path / "models"
     shutil.copytree(folders["models"] / NAME, models / NAME)
     _llama(models / "one-layer", 1, byte_level_tokenizer())
-    monkeypatch.setattr(sys, "argv", [ui_models.APP.as_posix(), "--models-dir", str(models)])
+    monkeypatch.setattr(sys, "argv", [MAIN, "--models-dir", str(models)])
     monkeypatch.setenv("HF_HUB_CACHE", str(folders["hub"]))
     _clear_caches()
     try:
@@ -291,7 +294,7 @@ def test_quantization_page_on_a_short_window_uses_the_end_of_the_default_prompt(
     from tests.core.checkpoints.test_load import write_checkpoint as write
 
     write(models / "short-window", "llama")  # max_position_embeddings 64
-    monkeypatch.setattr(sys, "argv", [ui_models.APP.as_posix(), "--models-dir", str(models)])
+    monkeypatch.setattr(sys, "argv", [MAIN, "--models-dir", str(models)])
     monkeypatch.setenv("HF_HUB_CACHE", str(folders["hub"]))
     _clear_caches()
     try:

@@ -114,7 +114,7 @@ def test_bad_addresses_are_refused_before_anything_starts(args, said):
 
 
 def test_ctrl_c_stops_every_child():
-    """`python -m serve` prints the address and hands what follows `--` to its replica's app.py;
+    """`python -m serve` prints the address and hands what follows `--` to its replica's app;
     Ctrl-C (SIGINT) stops nginx and every replica, exit 0."""
     port = class_nginx.free_port()
     cmd = [sys.executable, "-m", "serve", "--host", "127.0.0.1", "--replicas", "1", "--port", str(port)]
@@ -127,7 +127,7 @@ def test_ctrl_c_stops_every_child():
         assert len(kids) == 2  # one replica and nginx's master
         argvs = [Path(f"/proc/{k}/cmdline").read_bytes().split(b"\0")[:-1] for k in kids]
         replica = next(a for a in argvs if b"streamlit" in a)
-        assert replica[replica.index(b"app.py") :][-3:] == [b"--", b"--max-model-gib", b"3"]
+        assert replica[replica.index(b"main.py") :][-3:] == [b"--", b"--max-model-gib", b"3"]
         kids += [k for pid in kids for k in children(pid)]  # nginx's worker
         urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10)
         proc.send_signal(signal.SIGINT)
