@@ -109,7 +109,7 @@ def resume() -> None:
         ss[state.CLASS_STOP_REVEALED] = (plan.lesson, plan.stop)
     if plan.request is not None and actions.session() is None:
         follow.apply_request(plan.request, plan.step)
-    ss[state.CLASS_PUBLISHED] = plan_now()
+    ss[state.CLASS_PUBLISHED] = plan  # what the class shows: this console publishes again only what differs
 
 
 def _set(key: str, value) -> None:

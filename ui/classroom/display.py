@@ -34,10 +34,14 @@ def setup() -> None:
         ss[state.ANSWERS_HIDDEN] = False
         return
     ss[state.PRESENT] = True
-    plan = ss.get(state.CLASS_PLAN, (0, Plan()))[1]
-    asks = plan.lesson is not None and plan.lesson in shipped_lessons()
-    ss[state.ANSWERS_HIDDEN] = asks and not plan.stop_revealed
+    ss[state.ANSWERS_HIDDEN] = hides(ss.get(state.CLASS_PLAN, (0, Plan()))[1])
     style_sheet(DISPLAY_CSS)
+
+
+def hides(plan: Plan) -> bool:
+    """Whether a display hides the answer lines under this plan: a shipped lesson's stop (each asks its class a
+    question) that the console has not revealed yet."""
+    return plan.lesson is not None and plan.lesson in shipped_lessons() and not plan.stop_revealed
 
 
 def join_code(plan: Plan) -> None:

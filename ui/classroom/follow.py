@@ -15,6 +15,7 @@ from core.practice import catalogue
 from serve import step_queue
 from ui import models
 from ui.classroom import identity
+from ui.classroom.display import hides as display_hides
 from ui.decode import actions
 from ui.frame import DECODE_PAGE, PAGES
 from ui.lesson.moves import go, shipped, start
@@ -93,6 +94,8 @@ def along(version: int, plan: Plan) -> bool:
         return True
     if _view(plan) is not None:
         return False  # the display shows another layer or head: its pickers change in a full run
+    if identity.role() == identity.DISPLAY and display_hides(plan) != ss[state.ANSWERS_HIDDEN]:
+        return False  # the console revealed the stop's answer (or moved on): the whole page shows it
     todo = _todo(plan)
     if todo.page or todo.lesson or todo.restart:
         return False

@@ -169,9 +169,9 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, c
         title += f" ({sess.model_key.change})"
     if sess.model_key.source is not None:  # a checkpoint from the sidebar: name it (presenting hides the card)
         title = f"{active().name} · {title}"
-    fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}:{int(compact)}"  # another size: drawn anew
-
     hidden = answers_hidden()  # the display before a lesson stop's reveal: no "62 positions cached"
+    # another size, or the answer lines shown or hidden: drawn anew
+    fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}:{int(compact)}:{int(hidden)}"
 
     def said(r) -> str:
         return f"{where}: {HIDDEN_UNTIL_REVEAL}" if hidden else stage.describe(where, r, labels)
