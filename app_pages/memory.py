@@ -3,16 +3,13 @@
 import streamlit as st
 
 from core import state
-from core.cost import kv_compare
 from core.cost.kv_formula import formula_line
 from core.cost.kv_layers import layers_kv_bytes
-from core.cost.kv_shape import MODERN_PRESETS, PRESETS, KVShape
+from core.cost.kv_shape import HYBRID_PRESETS, MODERN_PRESETS, PRESETS, KVShape
 from core.cost.request_sizes import list_notes, parse_lengths
-from core.cost.shapes import parse_hf_config
 from core.text import byte_count, format_bytes
-from core.viz.memory import fig_kv_variants
-from ui import gguf, memory_terms, models, references
-from ui.page import chart, refuse, text_box, title
+from ui import gguf, memory_sections, memory_terms, models
+from ui.page import refuse, text_box, title
 from ui.present import answers_hidden, beside, presenter_mode
 
 title("memory")
@@ -20,13 +17,14 @@ no_query_heads = "" if answers_hidden() else " Query heads do not appear."  # th
 st.caption(
     "How many bytes the cache holds. M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, "
     f"layers, positions, KV heads, head width, bytes per value.{no_query_heads} Today's models "
-    "change a term: sliding windows keep min(T, W) positions, MLA caches one latent per layer."
+    "change a term: sliding windows keep min(T, W) positions, MLA caches one latent per layer, and a hybrid's "
+    "Mamba or linear-attention layers keep a fixed-size state instead of a cache."
 )
 
 cfg = models.model().cfg
 shipped = KVShape("shipped model (float32)", cfg.n_layer, cfg.n_head, cfg.n_kv_head, cfg.head_dim, cfg.n_embd, 4,
                   cfg.block_size, "checked against the real KVCache")  # fmt: skip
-choices = {**PRESETS, **MODERN_PRESETS, "The shipped model": shipped}
+choices = {**PRESETS, **MODERN_PRESETS, **HYBRID_PRESETS, "The shipped model": shipped}
 card = models.chosen_card()
 if card is not None:  # a checkpoint chosen in the sidebar: its config.json as loaded
     choices[state.CHOSEN_PRESET] = KVShape(
@@ -41,22 +39,7 @@ with controls:
     name = st.selectbox("Model shape", list(choices), key=state.MEMORY_PRESET, persist_state="session")
     shape = choices[name]
     if shape is None:
-        up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
-        pasted = text_box(
-            st, "…or paste its text", limit=200_000, area=True, height=120, key=state.MEMORY_PASTED,
-            placeholder='{"num_hidden_layers": 32, …}',
-        )  # fmt: skip
-        if up is None and pasted is None:
-            st.stop()
-        raw = up.getvalue() if up is not None else pasted
-        if up is None and not pasted:
-            st.info("Upload or paste a config.json to fill the terms.")
-            st.stop()
-        try:
-            shape = parse_hf_config(raw, up.name if up is not None else "pasted config.json")
-        except ValueError as err:
-            refuse(err, "Cannot use this config: ")
-            st.stop()
+        shape = memory_sections.pasted_config()
     memory_terms.load(name, shape)
     custom = name == state.MEMORY_CUSTOM
     L, n_head, H, d, W = memory_terms.term_boxes(shape)
@@ -64,7 +47,7 @@ with controls:
     said = f"typed over {shape.name}'s structure" if custom else shape.name
     st.caption(
         f"{said} — {model.attention_kind}, {n_head} query heads"
-        + ("" if model.latent else f", {H} KV heads")
+        + ("" if model.latent else f", {memory_terms.kv_heads_words(model, L, H)}")
         + f". {memory_terms.sliding_words(shape, W)} {'' if custom else shape.note}"
     )
     if shape.unmodelled:
@@ -104,7 +87,7 @@ with controls:
             f"T = {max(lengths):,} is past this model's context window of {shape.context_window:,} positions: the "
             "bytes below are what such a cache would take, but the model cannot attend that far."
         )
-    st.markdown(formula_line(layers, lengths, d, b, kv["total"]))
+    st.markdown(formula_line(layers, lengths, d, b, kv["total"], hybrid=model.state is not None))
     u1, u2, u3 = st.columns(3)
     u1.metric("Binary units (KiB = 1,024 B)", format_bytes(kv["total"]))
     u2.metric("Decimal units (kB = 1,000 B)", format_bytes(kv["total"], binary=False))
@@ -116,34 +99,23 @@ with controls:
             f"V = **{format_bytes(kv['kv_cache/values_bytes'], unit='MiB')}**, "
             f"K + V = **{format_bytes(kv['total'], unit='MiB')}**."
         )
+    if model.state is not None:
+        memory_sections.hybrid_state(model, L, lengths, kv["total"])
     real_model = {"The shipped model": models.model, state.CHOSEN_PRESET: models.chosen_model}.get(name)
     if real_model and B <= 8 and b == 4:
         models.check_real_cache(real_model(), shape.name, lengths, kv["total"])
 
+if model.state is not None:
+    with figure:
+        memory_sections.state_chart(model, layers, L, lengths, b, cache_type)
 left, right = (figure, figure) if present else st.columns(2)
 with left:
     if model.latent:
         st.caption("MLA caches one latent per layer for all heads: the KV-head comparison does not apply.")
     else:
-        variants = kv_compare.kv_sharing_variants(n_head, H)
-        totals = [layers_kv_bytes(model.layers(L, h, d, W), lengths, b)["total"] for h in variants.values()]
-        current = next((k for k, h in variants.items() if h == H), None)
-        chart(
-            fig_kv_variants(list(variants), totals, [format_bytes(t) for t in totals], current),
-            key=state.MEMORY_VARIANTS_FIG,
-        )
-        references.cite("shazeer")  # MQA: one K/V head for every query head
+        memory_sections.sharing_chart(model, L, n_head, H, d, W, lengths, b, kv["total"])
 with right:
-    st.markdown("**Common mistakes, beside the right value**")
     hidden = n_head * d if custom and not model.latent else shape.hidden_size
-    m = kv_compare.kv_mistakes(L, H, d, hidden, kv["kv_cache/positions"], b, right=kv["total"])
-    notes = kv_compare.kv_mistake_notes(m)
-    for key, label in (
-        ("hidden_size_not_kv", "Hidden size instead of H_kv · d"),
-        ("no_factor_2", "No factor 2 for keys and values"),
-        ("mib_as_mb", "Mix MiB with MB"),
-    ):
-        if st.toggle(label):
-            st.write(notes[key])
+    memory_sections.mistakes(len(layers), H, d, hidden, kv["kv_cache/positions"], b, kv["total"])
 
 gguf.gguf_plan_section()

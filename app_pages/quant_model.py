@@ -90,6 +90,8 @@ with sweep_box:
             st.markdown(f"**{label}**")
             ui_quant.sweep_table(reports)
             figures.append(fig_quant_sweep(reports[1:], reports[0], "Weights" if kind == "weights" else "KV cache"))
+            if kind == "weights":  # the chapters' sentences about what the widths change, with this sweep's bytes
+                ui_quant.model_notes(reports, name, model.n_params())
     for col, fig, kind in zip(chart_row.columns(2), figures, ("weights", "kv_cache"), strict=True):
         chart_in(col, fig, key=f"{state.QM_SWEEP_FIG}.{kind}", present_max_px=440)
 

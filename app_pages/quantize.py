@@ -4,8 +4,7 @@ import streamlit as st
 
 from core import state
 from core.quant import quantize as quant
-from core.quant import ruler
-from core.text import plural
+from core.quant import ruler, sentences
 from core.viz.quant import fig_bits_per_weight
 from core.viz.ruler import fig_ruler
 from ui import figures, gguf, references, tables
@@ -114,26 +113,19 @@ def ruler_section() -> None:
     with right:
         for note in r.notes:
             st.warning(note)
-        chart(figures.figure(fig_ruler, r), key=state.QUANT_RULER_FIG, table=False)  # its table is below
-        if r.levels is None:
-            st.caption(f"{r.qmax - r.qmin + 1:,} levels: too many shelves to draw; the dots still land on theirs.")
-        st.caption(f"Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the whiskers). Formula: {r.formula}.")
+        chart(  # its table is below; presenter mode: the three bands and their description on the first screen
+            figures.figure(fig_ruler, r), key=state.QUANT_RULER_FIG, table=False, present_max_px=560
+        )
+        st.caption(
+            f"{sentences.PATTERNS} {sentences.patterns(r)} Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the "
+            f"whiskers). Formula: {r.formula}."
+        )
         references.cite("jacob")  # scale and zero point, as the affine format's radio names it
     if len(r.x) <= 200:
         st.caption(ruler.table_title(r))
         st.dataframe(tables.arrow(ruler.ruler_table(r)), hide_index=True)
     ui_quant.reaches_the_output(r, rounding)
-    st.subheader("Storage, honestly counted")
-    g1, g2, g3 = st.columns(3)
-    group = g1.select_slider(
-        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key=state.QUANT_GROUP, **kw
-    )
-    scale_bytes = g2.radio(
-        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key=state.QUANT_SCALE_BYTES, **kw
-    )
-    store = ruler.storage(r, None if group == "whole list" else group, scale_bytes)
-    g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
-    st.markdown(store.sentence)
+    ui_quant.storage(r)
 
 
 st.selectbox("The chapters' cases", list(ruler.PRESETS), key=state.QUANT_PRESET, on_change=load_preset, **kw)

@@ -42,6 +42,7 @@ if not runs:
         "Before timing anything: where each pass sits on the roofline's x-axis, counted from the model's shape."
     )
     chart(figures.figure(fig_intensities, counted(models.chosen_model().cfg)), key=state.SPEED_INTENSITIES_FIG)
+    speed.two_machines(None)  # the reference GPU's numbers need no measurement here
     st.stop()
 
 run = runs[-1]
@@ -83,6 +84,8 @@ if rows:
         "output head, KV cache, logits) in the format's float type. Max |Δlogit|: that step's logits "
         "against float32's from the same cached context."
     )
+
+speed.two_machines(rows)
 
 with st.expander("How this page stays out of the class's way"):
     st.markdown(

@@ -2,6 +2,7 @@
 
     nice -n 10 python -m bench.roofline [--quick] [--threads 1] [--seconds 20] [--models shipped,larger,smollm2]
                                         [--compiled "int4 (bf16 activations),float32"]
+    python -m bench.roofline --device cuda [--quick] [--shapes llama3-8b,smollm2] [--replays 50] [--json PATH]
 
 For each model: the memory bandwidth (a 64 MiB float32 matvec; a copy too), the peak (a 1,024³ GEMM),
 the model's decode steps at B = 1, 4, 16 and prefills (``core.evaluate.machine_speed``), then one
@@ -21,6 +22,12 @@ a 2-second budget. One thread by default, as the app's server runs each request 
 (``torch.compile``, inductor's C++ code for the CPU) beside the same step in eager mode and the 64 MiB
 matvec, in the same rounds (``compiled_rows``): compile time (excluded from the timing), ms, × byte
 floor, and max |Δlogit| compiled vs eager. Bench only: compiling takes tens of seconds to minutes.
+
+``--device cuda``: not this machine's CPU but a GPU's: the reference table of
+``assets/reference/gpu_fewer_bits.json`` measured again (``bench.gpu_fewer_bits``: the weight products of one
+decode step of Llama-3-8B and SmolLM2-135M shapes at B = 1 and 64, in float32, bfloat16, fp8, int8 and int4
+weight-only, CUDA graph replays, medians against a byte floor from the measured copy bandwidth), printed as
+the reference's markdown table; without a CUDA device it says so and measures nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from dataclasses import asdict
 
 import torch
 
+from bench import gpu_fewer_bits
 from core.cost.step_traffic import step_bytes
 from core.decode.kv_cache import KVCache
 from core.evaluate.format_speed.measure import build, measure_formats, rest_dtype
@@ -221,14 +229,27 @@ def report(name: str, runs: list[dict]) -> None:
         print(f"Their times over their own floors (× floor, × byte floor) agree within {worst:.0%} ({what})")
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> int | None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the shipped model, one run, 2 s")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=20.0, help="budget per run and model")
     ap.add_argument("--models", default="shipped,larger,smollm2")
     ap.add_argument("--compiled", default="", help="formats also timed with compiled blocks, comma-separated")
-    args = ap.parse_args(argv)
+    ap.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="cuda: the reference GPU table instead (bench.gpu_fewer_bits; its options: --shapes, --formats, "
+        "--batches, --replays, --json; --quick: SmolLM2 only, 10 replays)",
+    )
+    args, rest = ap.parse_known_args(argv)
+    if args.device == "cuda":
+        if args.models != ap.get_default("models") or args.compiled:
+            ap.error("--models and --compiled are the CPU path's; with --device cuda choose --shapes")
+        return gpu_fewer_bits.main((["--shapes", "smollm2", "--replays", "10"] if args.quick else []) + rest)
+    if rest:
+        ap.error(f"unrecognized arguments: {' '.join(rest)}")
     torch.set_num_threads(args.threads)
     names, seconds, n_runs = args.models.split(","), args.seconds, 2
     if args.quick:
@@ -244,4 +265,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -28,7 +28,12 @@ def b_choices(shape: KVShape) -> dict[str, tuple[Fraction, str | None]]:
 
 
 def default_lengths(name: str, shape: KVShape) -> str:
-    return "8" if name.startswith("Ch. 30 two") else str(shape.context_window or 2048)
+    """The first T: the chapter's 8 positions, a hybrid's 8,192 (where its growing cache and its fixed state
+    are both in view: at a 262,144-position window the state would be a line on the axis), else the model's
+    context window."""
+    if name.startswith("Ch. 30 two"):
+        return "8"
+    return "8192" if shape.state is not None else str(shape.context_window or 2048)
 
 
 def load(name: str, shape: KVShape) -> None:
@@ -50,11 +55,14 @@ def _typed() -> None:
 
 
 def custom_shape(base: KVShape, n_head: int, n_kv: int, d: int) -> KVShape:
-    """The typed model: ``base``'s structure, the typed heads and width, hidden size = query heads · d."""
+    """The typed model: ``base``'s structure (windows rule, MLA, a hybrid's layers), the typed heads and width,
+    hidden size = query heads · d."""
+    hybrid = {"hybrid": base.hybrid, "state": base.state}  # a hybrid's state layers stay as its config has them
     if base.latent is not None:
         return KVShape("typed terms (MLA)", 1, n_head, n_head, base.head_dim, base.hidden_size, base.bytes_per_value,
-                       None, "", window=None, rule=base.rule, latent=(n_kv, d))  # fmt: skip
-    return KVShape("typed terms", 1, n_head, n_kv, d, n_head * d, base.bytes_per_value, None, "", rule=base.rule)
+                       None, "", window=None, rule=base.rule, latent=(n_kv, d), **hybrid)  # fmt: skip
+    return KVShape("typed terms", 1, n_head, n_kv, d, n_head * d, base.bytes_per_value, None, "", rule=base.rule,
+                   **hybrid)  # fmt: skip
 
 
 def term_boxes(shape: KVShape) -> tuple[int, int, int, int, int | None]:
@@ -83,5 +91,13 @@ def term_boxes(shape: KVShape) -> tuple[int, int, int, int, int | None]:
 def sliding_words(shape: KVShape, window: int | None) -> str:
     """The typed window in words, with ``shape``'s rule for which layers slide."""
     if not window:
-        return "Every layer keeps every position."
+        return "Every attention layer keeps every position." if shape.state else "Every layer keeps every position."
     return f"Window W = {window:,} positions: {describe_rule(shape.rule or 'all')}."
+
+
+def kv_heads_words(model: KVShape, n_layer: int, n_kv: int) -> str:
+    """ "8 KV heads", or for a config listing them per layer "1 to 4 KV heads per layer (H_kv: the largest)"."""
+    if model.layer_heads is not None and n_layer == model.n_layer:
+        low, high = min(model.layer_heads), max(model.layer_heads)
+        return f"{low:,} to {high:,} KV heads per layer (H_kv: the largest)"
+    return f"{n_kv:,} KV heads"

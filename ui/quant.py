@@ -1,5 +1,5 @@
 """The quantization pages' sections, as layout: the ruler's "rounding reaches the output" (a dot
-product before and after rounding, and a near tie rounding can flip); the model page's flip finder,
+product before and after rounding, and a near tie rounding can flip) and its storage; the model page's flip finder,
 sweep tables and the chapter's caveats (Ch. 30 §30.6). Like ``ui.gguf``: streamlit only, every
 number from one call into ``core/``; the pages stay short."""
 
@@ -11,9 +11,9 @@ import streamlit as st
 from core import state
 from core.model.tokenizer import token_text
 from core.quant import quantize as quant
-from core.quant import ruler
+from core.quant import ruler, sentences
 from core.quant.flip import find_flip, greedy_by_bits, top_two
-from core.text import markdown_literal, ordinal, show_spaces
+from core.text import markdown_literal, ordinal, plural, show_spaces
 from ui.page import refuse
 
 kw = {"persist_state": "session"}
@@ -52,6 +52,23 @@ def reaches_the_output(r, rounding: str) -> None:
         f"[{rounded[0]:g}, {rounded[1]:g}] → **{names[choice]}**"
         + (" (a tie: the first in candidate order)" if rounded[0] == rounded[1] else "")
     )
+
+
+def storage(r) -> None:
+    """The ruler's "Storage, honestly counted": group size and scale width chosen, the bytes of the values as
+    stored (``core.quant.ruler.storage``), what fewer bits save in the chapters' words (``sentences.shrink``)."""
+    st.subheader("Storage, honestly counted")
+    g1, g2, g3 = st.columns(3)
+    group = g1.select_slider(
+        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key=state.QUANT_GROUP, **kw
+    )
+    scale_bytes = g2.radio(
+        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key=state.QUANT_SCALE_BYTES, **kw
+    )
+    store = ruler.storage(r, None if group == "whole list" else group, scale_bytes)
+    g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
+    st.markdown(store.sentence)
+    st.caption(f"{sentences.shrink(r.n_bit, len(r.x), store.total_bytes)} {sentences.GROUPS}")
 
 
 def token_shown(tok, i: int) -> str:
@@ -118,6 +135,14 @@ def sweep_table(reports) -> None:
         ],
         hide_index=True,
     )
+
+
+def model_notes(reports, name: str, n_params: int) -> None:
+    """Under the weight sweep: the same parameters at every width (Ch. 19 "Why the LLM cares", with the sweep's
+    bytes), errors that accumulate and sensitive weights (Ch. 19), and what group size trades (Ch. 30 §30.5)."""
+    smallest = min((r for r in reports if r.n_bit), key=lambda r: r.n_bit)
+    same = sentences.same_parameters(name, n_params, reports[0].weight_bytes, smallest.weight_bytes, smallest.n_bit)
+    st.caption(f"{same} {sentences.ACCUMULATE} {sentences.GROUPS}")
 
 
 # Ch. 30 §30.6, in the chapter's words; what this app does about each follows it ({where}: "below" on the

@@ -1,5 +1,6 @@
 """The speed page's measurement, kept out of a class's way: one at a time per server process
-(others wait in line, told so), within a time budget, and read back from the machine's cache file.
+(others wait in line, told so), within a time budget, and read back from the machine's cache file;
+and its section "Fewer bits on two machines" (this machine's formats beside the reference GPU's).
 
 Streamlit has no public count of connected sessions (the runtime's session manager is private), so
 the page does not refuse by head count; the lock and the budget bound what one measurement costs
@@ -12,10 +13,21 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from core.evaluate.format_speed.measure import measure_formats
+from core import state
+from core.evaluate.format_speed.measure import FormatRow, measure_formats
+from core.evaluate.format_speed.reference import (
+    gpu_headline,
+    gpu_lessons,
+    here_headline,
+    here_lesson,
+    here_ratios,
+    load_reference,
+)
 from core.evaluate.machine_speed.roofline import measure_roofline, passes
 from core.evaluate.machine_speed.runs import load_runs, machine_key, save_run
-from ui import models
+from core.viz.fewer_bits import fig_two_machines
+from ui import figures, models
+from ui.page import chart
 
 _LOCK = threading.Lock()  # one measurement at a time in this server process
 WAIT_S = 180  # how long a second request waits in line before giving up
@@ -68,3 +80,46 @@ def measure(budget_s: float) -> list[dict] | None:
 def busy() -> bool:
     """True while a measurement runs in this server process."""
     return _LOCK.locked()
+
+
+SAID = (
+    "Ch. 30 §30.6: “Dequantization, packing and specialized integer kernels also affect actual speed; fewer stored "
+    "bits do not automatically mean every operation runs faster.”"
+)
+
+
+def two_machines(rows: list[FormatRow] | None) -> None:
+    """Fewer bits on two machines: this machine's measured formats (``rows``; None before a measurement) and the
+    reference GPU's (measured elsewhere, with its provenance), as speed against bfloat16 side by side, the lesson
+    of each beneath its panel, and the reference's whole table."""
+    st.subheader("Fewer bits on two machines")
+    st.caption(SAID)
+    ref = load_reference()
+    here = here_ratios(rows) if rows else None
+    headline = here_headline(rows) if rows else "not measured yet"
+    chart(figures.figure(fig_two_machines, here, headline, ref, gpu_headline(ref)), key=state.SPEED_TWO_MACHINES_FIG)
+    left, right = st.columns(2)
+    left.markdown(
+        f"**This server** ({here[1]}, batch 1, {model_in_sentence()}): {here_lesson(rows)}"
+        if here
+        else "**This server**: press **Measure** to time the formats here."
+    )
+    right.markdown("**The reference GPU**, measured elsewhere:\n" + "\n".join(f"- {t}" for t in gpu_lessons(ref)))
+    st.caption(f"{ref.provenance} Method: {ref.method}")
+    with st.expander(f"The reference table ({ref.device}, measured elsewhere)"):
+        st.dataframe(
+            [
+                {
+                    "model shape": f"{r.model} ({ref.models[r.model]})",
+                    "B": r.batch,
+                    "format": r.fmt,
+                    "weights MiB": r.weights_mib,
+                    "step ms": r.step_ms,
+                    "byte floor ms": r.floor_ms,
+                    "÷ floor": r.over_floor,
+                    "speed vs bf16": r.vs_bf16,
+                }
+                for r in ref.rows
+            ],
+            hide_index=True,
+        )

@@ -104,9 +104,8 @@ def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig
     window = None
     if arch == "MistralForCausalLM":
         window = hf.get("sliding_window", 4096)  # MistralConfig's default when the key is absent
-    if arch in ("Qwen2ForCausalLM", "Qwen3ForCausalLM") and hf.get("use_sliding_window"):
-        if _get(hf, "max_window_layers", 28) < hf["num_hidden_layers"]:
-            raise ValueError("Qwen2 with a sliding window on some layers only is not supported")
+    if arch in ("Qwen2ForCausalLM", "Qwen3ForCausalLM"):  # Qwen3Config places the window as Qwen2Config does
+        window = _qwen2_window(hf)
     theta, scaling = _rope(hf)
     n_head = hf["num_attention_heads"]
     default_window = {"MistralForCausalLM": 131072, "Qwen2ForCausalLM": 32768, "Qwen3ForCausalLM": 32768}.get(
@@ -137,6 +136,27 @@ def _llama_like(arch: str, hf: dict, max_context: int | None) -> tuple[GPTConfig
         sliding_window=window,
     )
     return cfg, context
+
+
+def _qwen2_window(hf: dict) -> int | None:
+    """Qwen2's window as Qwen2Config's ``layer_types`` place it: none unless ``use_sliding_window`` is true,
+    then on layers ``max_window_layers`` (default 28) and up — every layer when that is 0, none when it is
+    at least ``num_hidden_layers``. The model has one window for all layers or none, so a window on some
+    layers only is refused, naming the field."""
+    if not _flag(hf, "use_sliding_window", False) or hf.get("sliding_window") is None:
+        return None
+    first, n_layer = _get(hf, "max_window_layers", 28), hf["num_hidden_layers"]
+    if isinstance(first, bool) or not isinstance(first, int):
+        raise ValueError(f"config.json's max_window_layers must be a whole number, got {quoted(first, 60)}")
+    if first >= n_layer:
+        return None
+    if first > 0:
+        where = f"layer {first}" if first == n_layer - 1 else f"layers {first} to {n_layer - 1}"
+        raise ValueError(
+            f"Qwen2 with max_window_layers {first}: the sliding window on {where} only, the layers below it "
+            "global, is not supported (a window on every layer, max_window_layers 0, is)"
+        )
+    return hf["sliding_window"]
 
 
 def _gpt2(hf: dict, max_context: int | None) -> tuple[GPTConfig, int]:

@@ -21,13 +21,21 @@ def _lengths(lengths: list[int], positions: int) -> tuple[str, str]:
     return "(T₁ + T₂ + …)", f"({summed})"
 
 
-def formula_line(layers: tuple[LayerCache, ...], lengths: list[int], d: int, b, total: int) -> str:
+def formula_line(
+    layers: tuple[LayerCache, ...], lengths: list[int], d: int, b, total: int, hybrid: bool = False
+) -> str:
     """One Markdown line "M = formula = terms = **N bytes**" for ``layers`` (``LayerCache``s), request
-    ``lengths``, head width ``d`` and bytes per value ``b`` (a number, or a cache type's name)."""
+    ``lengths``, head width ``d`` and bytes per value ``b`` (a number, or a cache type's name). ``hybrid``:
+    ``layers`` are a hybrid's attention layers only, so L is written L_attn."""
     bt, bt_terms = _lengths(lengths, sum(lengths))
     b_text = b if isinstance(b, str) else f"{float(Fraction(b)):g}"
     n = len(layers)
     end = f"**{total:,} bytes**"
+    if not layers:
+        return f"M = {end}: no layer keeps a KV cache"
+    if hybrid:
+        line = formula_line(layers, lengths, d, b, total)
+        return line.replace("· L ·", "· L_attn ·", 1).replace("M = L ·", "M = L_attn ·", 1)
     first = layers[0]
     kinds = {(x.k_values, x.v_values) for x in layers}
     if first.k_values != first.v_values:  # MLA: latent and shared RoPE key, no factor 2

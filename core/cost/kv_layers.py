@@ -24,6 +24,7 @@ from fractions import Fraction
 
 from core.cost.counts import KV_CACHE_TYPES
 from core.gguf.layout import LAYOUTS
+from core.text import ordinal
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,7 @@ def describe_rule(rule: str) -> str:
     if rule == "all":
         return "every layer local"
     if rule.startswith("every "):
-        p = int(rule.split()[1])
-        return f"every {p}{'nd' if p == 2 else 'th'} layer global, the others local"
+        return f"every {ordinal(int(rule.split()[1]))} layer global, the others local"
     if rule.startswith("from "):
         return f"layers {int(rule.split()[1]):,} and up local, those below global"
     if rule.startswith("kinds:"):

@@ -6,7 +6,9 @@ Hugging Face Hub (the repository named in ``KVShape.name``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 
+from core.cost.kv_hybrid import RecurrentState, attention_layers, deltanet_state, describe_hybrid, mamba_state
 from core.cost.kv_layers import LayerCache, build_layers, describe_rule
 
 
@@ -33,16 +35,29 @@ class KVShape:
     latent: tuple[int, int] | None = None  # MLA: (kv_lora_rank, qk_rope_head_dim)
     layer_heads: tuple[int, ...] | None = None  # KV heads per layer, where a config lists them
     unmodelled: tuple[str, ...] = ()  # fields whose caching is not counted here, as sentences
+    hybrid: str = ""  # which layers keep a KV cache: core.cost.kv_hybrid.attention_layers ("" every layer)
+    state: RecurrentState | None = None  # what each other layer keeps instead, per request
 
     @property
     def attention_kind(self) -> str:
         if self.latent is not None:
-            return "MLA"
-        if self.layer_heads is not None:
-            return "per-layer KV heads"
-        if self.n_kv_head == self.n_head:
-            return "MHA"
-        return "MQA" if self.n_kv_head == 1 else "GQA"
+            kind = "MLA"
+        elif self.layer_heads is not None:
+            kind = "per-layer KV heads"
+        elif self.n_kv_head == self.n_head:
+            kind = "MHA"
+        else:
+            kind = "MQA" if self.n_kv_head == 1 else "GQA"
+        return f"{kind} + {self.state.kind}" if self.state is not None else kind
+
+    def state_layers(self, n_layer: int) -> int:
+        """How many of ``n_layer`` layers keep a fixed-size state instead of a KV cache (0: none)."""
+        return 0 if self.state is None else n_layer - sum(attention_layers(self.hybrid, n_layer))
+
+    def layer_words(self, n_layer: int) -> str:
+        """Which layers attend, for a hybrid ("attention on 4 of 32 layers (4, 12, 20, 28); the other 28 are
+        Mamba layers"), else ""."""
+        return describe_hybrid(self.hybrid, n_layer, self.state.kind) if self.state is not None else ""
 
     @property
     def sliding(self) -> str:
@@ -62,14 +77,20 @@ class KVShape:
             kv = f"{low:,} to {high:,} KV heads per layer, head width {self.head_dim:,}"
         else:
             kv = f"{self.n_kv_head:,} KV heads, head width {self.head_dim:,}"
-        return f"{self.n_layer:,} layers, {kv}" + (f"; {self.sliding}" if self.sliding else "")
+        layers = f"{self.n_layer:,} layers"
+        if self.state is not None:
+            n_state = self.state_layers(self.n_layer)
+            layers += f" ({self.n_layer - n_state:,} attention, {n_state:,} {self.state.kind})"
+        return f"{layers}, {kv}" + (f"; {self.sliding}" if self.sliding else "")
 
     def layers(self, n_layer: int, n_kv_head: int, head_dim: int, window: int | None) -> tuple[LayerCache, ...]:
-        """Every layer's cache with typed L, H_kv, d and W (``build_layers``): this shape's structure
-        (windows rule, latent, per-layer heads when L is the config's) with the typed numbers."""
+        """The cache of every layer that keeps one, with typed L, H_kv, d and W (``build_layers``): this
+        shape's structure (windows rule, latent, per-layer heads when L is the config's, a hybrid's
+        attention layers only) with the typed numbers."""
         heads = self.layer_heads if self.layer_heads is not None and n_layer == self.n_layer else n_kv_head
         rule = (self.rule or "all") if window else ""  # W = 0 typed: no layer slides
-        return build_layers(n_layer, heads, head_dim, window, rule, self.latent)
+        built = build_layers(n_layer, heads, head_dim, window, rule, self.latent)
+        return tuple(compress(built, attention_layers(self.hybrid, n_layer))) if self.hybrid else built
 
 
 PRESETS: dict[str, KVShape] = {
@@ -170,5 +191,54 @@ MODERN_PRESETS: dict[str, KVShape] = {
     # "use_sliding_window": false (its sliding_window 131072 and max_window_layers 28 are not used), bfloat16.
     "Qwen2-7B (GQA, 4 KV heads)": KVShape(
         "Qwen/Qwen2-7B", 28, 28, 4, 128, 3584, 2, 131072, "bfloat16; use_sliding_window false: every layer global"
+    ),
+}
+
+
+# Hybrids: attention on a few layers, a fixed-size state on the others (core.cost.kv_hybrid). Offered on the
+# memory page only: the weights page's card plan counts a KV cache, not a state.
+HYBRID_PRESETS: dict[str, KVShape] = {
+    # ai21labs/Jamba-v0.1: 32 layers, attn_layer_period 8, attn_layer_offset 4 (attention on layers 4, 12, 20,
+    # 28), 32 heads, 8 KV heads, hidden 4096 (d = 128), mamba_expand 2, mamba_d_conv 4, mamba_d_state 16,
+    # max_position_embeddings 262144, bfloat16.
+    "Jamba-v0.1 (4 attention + 28 Mamba layers)": KVShape(
+        "ai21labs/Jamba-v0.1",
+        32,
+        32,
+        8,
+        128,
+        4096,
+        2,
+        262144,
+        "bfloat16; attn_layer_period 8, attn_layer_offset 4",
+        hybrid="period 8 offset 4",
+        state=mamba_state({"mamba_expand": 2, "mamba_d_conv": 4, "mamba_d_state": 16}, 4096, 10**6, []),
+    ),
+    # Qwen/Qwen3-Next-80B-A3B-Instruct: 48 layers, full_attention_interval 4 (attention on layers 3, 7, … 47),
+    # 16 heads, 2 KV heads, head_dim 256, hidden 2048; Gated DeltaNet: linear_num_key_heads 16,
+    # linear_num_value_heads 32, linear_key_head_dim 128, linear_value_head_dim 128, linear_conv_kernel_dim 4;
+    # max_position_embeddings 262144, bfloat16.
+    "Qwen3-Next-80B-A3B (12 attention + 36 Gated DeltaNet layers)": KVShape(
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        48,
+        16,
+        2,
+        256,
+        2048,
+        2,
+        262144,
+        "bfloat16; full_attention_interval 4",
+        hybrid="interval 4",
+        state=deltanet_state(
+            {
+                "linear_conv_kernel_dim": 4,
+                "linear_key_head_dim": 128,
+                "linear_value_head_dim": 128,
+                "linear_num_key_heads": 16,
+                "linear_num_value_heads": 32,
+            },
+            10**6,
+            [],
+        ),  # fmt: skip
     ),
 }

@@ -117,24 +117,25 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
     nested = cfg.get("text_config")
     if isinstance(nested, dict) and not any(a in cfg for a in ALIASES["num_hidden_layers"]):
         # Multimodal models (LLaVA, Gemma 3, Llama 4, …) keep the language model's terms under
-        # text_config; the KV cache is the language model's. Its dtype wins over the top level's.
-        top_dtype = {k: cfg[k] for k in ("torch_dtype", "dtype") if k in cfg}
-        cfg = {**top_dtype, **nested}
+        # text_config; the KV cache is the language model's. Its dtype and model_type win over the top
+        # level's (the top's model_type, "gemma3", still picks the family's default window pattern).
+        top = {k: cfg[k] for k in ("torch_dtype", "dtype", "model_type") if k in cfg}
+        cfg = {**top, **nested}
         name = f"{name} (text_config)"
     n_layer = _field(cfg, "num_hidden_layers", True)
     n_head = _field(cfg, "num_attention_heads", True)
-    structure = read_structure(cfg, n_layer, n_head, MAX_TERM)
-    layer_heads = structure.n_kv_head if isinstance(structure.n_kv_head, tuple) else None
-    n_kv = max(layer_heads) if layer_heads else structure.n_kv_head
     head_dim = cfg.get("head_dim")
     hidden = _field(cfg, "hidden_size", head_dim is None)
+    structure = read_structure(cfg, n_layer, n_head, MAX_TERM, hidden)
+    layer_heads = structure.n_kv_head if isinstance(structure.n_kv_head, tuple) else None
+    n_kv = max(layer_heads) if layer_heads else structure.n_kv_head
     if head_dim is None:
         if hidden % n_head:
             raise ValueError(f"hidden_size {hidden} is not divisible by num_attention_heads {n_head}")
         head_dim = hidden // n_head
     elif isinstance(head_dim, bool) or not isinstance(head_dim, int) or not 1 <= head_dim <= MAX_TERM:
         raise ValueError(f'"head_dim" must be a whole number from 1 to {MAX_TERM:,}, got {quoted(head_dim)}')
-    for heads in set(layer_heads or (n_kv,)):
+    for heads in set(layer_heads or (n_kv,)) - {0}:  # 0: a layer without a KV cache
         if structure.latent is None and n_head % heads:
             raise ValueError(f"num_attention_heads {n_head} is not a multiple of num_key_value_heads {heads}")
     dtype = cfg.get("torch_dtype", cfg.get("dtype"))
@@ -163,6 +164,8 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         latent=structure.latent,
         layer_heads=layer_heads,
         unmodelled=structure.unmodelled,
+        hybrid=structure.hybrid,
+        state=structure.state,
     )
 
 

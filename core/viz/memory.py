@@ -45,6 +45,53 @@ def fig_kv_variants(names: list[str], totals_bytes: list[int], labels: list[str]
     return described(fig, describe_kv_variants(names, labels, chosen))
 
 
+def fig_cache_vs_state(series: dict, kv_label: str, state_label: str, t_now: int, kv_now: int) -> go.Figure:
+    """One request of a hybrid model: its KV cache growing with T (a line) beside the fixed state of its
+    other layers (flat), from ``core.cost.kv_hybrid.growth`` (``series``: "T", "kv", "state", "crossing").
+    ``kv_label``/``state_label`` name the two lines ("KV cache: 4 attention layers"); the typed T and its
+    KV bytes (``t_now``, ``kv_now``) are marked."""
+    t = [float(x) for x in series["T"]]
+    hover = "T = %{x:,}: %{y:,} bytes<extra></extra>"
+    fig = go.Figure()
+    for values, name, line in (
+        (series["kv"], kv_label, dict(color=CACHED, width=4)),
+        (series["state"], state_label, dict(color=NEW_WORK, width=4, dash="dash")),  # dashed: not colour alone
+    ):
+        fig.add_scatter(x=t, y=[float(y) for y in values], name=name, mode="lines", line=line, hovertemplate=hover)
+    marker = dict(color=CACHED, size=12, symbol="diamond")
+    fig.add_scatter(x=[float(t_now)], y=[float(kv_now)], name=f"T = {t_now:,} typed", mode="markers", marker=marker)
+    cross = series["crossing"]
+    if cross is not None and cross <= series["T"][-1]:
+        fig.add_annotation(
+            x=float(cross), y=float(series["state"][0]), text=f"equal at T = {cross:,}", showarrow=True, arrowhead=2,
+            ax=40, ay=-40, xanchor="left", bgcolor="white",
+        )  # fmt: skip
+    fig.update_layout(
+        template=TEMPLATE,
+        height=340,
+        title=dict(text="The cache grows with T; the state does not"),
+        xaxis=dict(title="T: positions in the request", rangemode="tozero", tickformat=",.0f"),
+        yaxis=dict(title="bytes (one request)", rangemode="tozero", tickformat=",.3s"),
+        legend=dict(x=0.01, y=0.99, xanchor="left", yanchor="top", bgcolor="rgba(255,255,255,0.85)"),
+        margin=dict(t=50),
+    )
+    return described(fig, describe_cache_vs_state(series, kv_label, state_label))
+
+
+def describe_cache_vs_state(series: dict, kv_label: str, state_label: str) -> str:
+    """Text alternative of ``fig_cache_vs_state``: both lines' bytes at the ends, and where they meet."""
+    end, cross = series["T"][-1], series["crossing"]
+    meet = (
+        f"; the cache holds as many bytes as the state from T = {cross:,} on"
+        if cross is not None
+        else "; the cache stays below the state"
+    )
+    return (
+        f"One request: {kv_label} grows from 0 bytes at T = 0 to {series['kv'][-1]:,} bytes at T = {end:,}; "
+        f"{state_label} stays at {series['state'][-1]:,} bytes at every T{meet}."
+    )
+
+
 def fig_memory_budget(parts: dict[str, float], budget_gb: float, labels: dict[str, str] | None = None) -> go.Figure:
     """One stacked bar of memory parts (GB = 10⁹ bytes) against a budget line. ``labels``: each
     part's size as text for the legend (default: two decimals of GB; a 2 MB part would read 0.00)."""

@@ -1,5 +1,8 @@
-"""The quantization ruler's figure: each value dropping to its shelf, the stored integer under it, ±s/2
-whiskers (Ch. 19 "Shrinking the numbers", Ch. 30 §30.5). Split from ``core.viz.quant``."""
+"""The quantization ruler's figure in the three bands of Ch. 19 "Shrinking the numbers" (Ch. 30 §30.5 for
+the mapping): the number line with every shelf and its number under the title "the 4-bit ruler — 16
+possible stored values, spacing = scale = 0.1"; each value as a labelled dot dropping an arrow to its
+shelf, with ±s/2 whiskers and the stored integer beneath; two storage pills for the first value and the
+caption "Fewer bits give fewer possible levels." What goes where is ``core.quant.ruler_bands``."""
 
 from __future__ import annotations
 
@@ -8,34 +11,66 @@ from typing import TYPE_CHECKING
 import numpy as np
 import plotly.graph_objects as go
 
+from core.quant.ruler_bands import (
+    CAPTION,
+    LABELLED,
+    axis_range,
+    chapter_title,
+    end_values,
+    label_rows,
+    per_value,
+    pills,
+    shelf_marks,
+    shelf_text,
+    value_text,
+)
 from core.text import plural
-from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, described
+from core.viz.theme import CACHED, MUTED, NEW_WORK, NEW_WORK_TEXT, TEMPLATE, TEXT, described, safe
 
 if TYPE_CHECKING:  # types only: figures take plain data and never run the model
     from core.quant.ruler import Ruler
 
+# Rows of the plot (data y): dot labels, dots, the line, shelf numbers (a second row for stored numbers
+# that would run into their left neighbour's).
+Y_LABEL = (1.22, 1.42)
+Y_DOT = 1.0
+Y_LINE = 0.0
+Y_NUMBER = (-0.27, -0.47)
+BAND = 0.4  # the bottom band's share of the figure's height (paper y 0 … BAND): pills and caption
+PILL_BG = "#e8f1f8"  # the pills' fill: TEXT on it 15:1
 
-def _shelves(fig: go.Figure, levels: np.ndarray) -> None:
+
+def _number_line(fig: go.Figure, r: Ruler, marks) -> None:
+    """Top band: the line, a tick on every shelf drawn, the plain shelf numbers beneath."""
+    ends = (marks.ticks.min(), marks.ticks.max()) if marks.ticks.size else axis_range(r)
+    fig.add_shape(type="line", x0=ends[0], x1=ends[1], y0=Y_LINE, y1=Y_LINE, line=dict(color=MUTED, width=2))
     fig.add_scatter(
-        x=levels,
-        y=np.zeros(len(levels)),
+        x=marks.ticks,
+        y=np.full(len(marks.ticks), Y_LINE),
         mode="markers",
         name="representable levels (shelves)",
         marker=dict(symbol="line-ns", size=22, line=dict(width=2, color=MUTED)),
         hovertemplate="shelf at %{x:.6g}<extra></extra>",
+        showlegend=False,
+    )
+    fig.add_scatter(
+        x=marks.numbered_x,
+        y=np.full(len(marks.numbers), Y_NUMBER[0]),
+        mode="text",
+        name="shelf numbers",
+        text=[shelf_text(q) for q in marks.numbers],
+        textfont=dict(color=MUTED),
+        customdata=marks.numbers,
+        hovertemplate="shelf %{customdata} at %{x:.6g}<extra></extra>",
+        showlegend=False,
     )
 
 
-def _drops(fig: go.Figure, x: np.ndarray, x_hat: np.ndarray) -> None:
-    """A thin line from each value (y = 1) down to its shelf (y = 0)."""
-    seg_x = np.column_stack([x, x_hat, np.full(len(x), np.nan)]).ravel()
-    seg_y = np.tile([1.0, 0.0, np.nan], len(x))
-    fig.add_scatter(x=seg_x, y=seg_y, mode="lines", line=dict(color=MUTED, width=1), showlegend=False, hoverinfo="skip")
-
-
-def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str, text: str) -> None:
-    """The values in ``mask``: dots at y = 1, squares on their shelves with ±s/2 whiskers, and
-    "q=…" labels set below the shelf ticks (a label on the line was crossed by a tick: "q±2")."""
+def _values(
+    fig: go.Figure, r: Ruler, gap: float, mask: np.ndarray, name: str, color: str, symbol: str, text: str
+) -> None:
+    """Middle band, the values in ``mask``: dots labelled with their value (a second row when a label to the
+    left is too close), squares on their shelves with ±s/2 whiskers."""
     hover = np.array(
         [
             f"x = {a:.6g}<br>x/s = {a / r.scale:.17g}<br>stored q = {k}<br>x̂ = {b:.6g}<br>error x̂ − x = {b - a:+.4g}"
@@ -43,10 +78,10 @@ def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, s
         ],
         dtype=object,
     )
-    common = dict(hovertemplate="%{customdata}<extra></extra>", customdata=hover)
+    common = dict(hovertemplate="%{customdata}<extra></extra>", customdata=hover, showlegend=False)
     fig.add_scatter(
         x=r.x[mask],
-        y=np.ones(mask.sum()),
+        y=np.full(mask.sum(), Y_DOT),
         mode="markers",
         name=name,
         marker=dict(size=13, color=color, symbol=symbol),
@@ -54,80 +89,139 @@ def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, s
     )
     fig.add_scatter(
         x=r.x_hat[mask],
-        y=np.zeros(mask.sum()),
+        y=np.full(mask.sum(), Y_LINE),
         mode="markers",
+        name=f"{name}: stored",
         marker=dict(size=12, color=color, symbol="square"),
-        showlegend=False,
         error_x=dict(type="constant", value=r.scale / 2, color=color, thickness=1.5, width=6),
         **common,
     )
-    if len(r.x) <= 30:
+    if len(r.x) <= LABELLED:
+        rows = label_rows(r.x, r.x[mask], gap)
+        flag = "" if color == CACHED else " (clipped)" if r.clip else " (q not storable)"
         fig.add_scatter(
-            x=r.x_hat[mask],
-            y=label_rows(r.x_hat, r.x_hat[mask], np.diff(axis_range(r)).item()),
+            x=r.x[mask],
+            y=[Y_LABEL[k] for k in rows],
             mode="text",
-            text=[f"q={k}" for k in r.q[mask]],
+            name=f"{name}: labels",
+            text=[safe(value_text(v)) + flag for v in r.x[mask]],
             textfont=dict(color=text),  # the value's hue, dark enough for text (4.5:1)
-            showlegend=False,
             hoverinfo="skip",
+            showlegend=False,
         )
 
 
-def axis_range(r: Ruler) -> tuple[float, float]:
-    """The ruler's value axis: every value, reconstruction and shelf, padded by a scale step."""
-    ends = [r.x, r.x_hat] + ([] if r.levels is None else [r.levels])
-    lo, hi = min(float(a.min()) for a in ends), max(float(a.max()) for a in ends)
-    pad = max(r.scale, (hi - lo) * 0.05)
-    return lo - pad, hi + pad
+def _drops(fig: go.Figure, r: Ruler) -> None:
+    """Each value's thin arrow down to its shelf (a line each past ``LABELLED`` values: arrows would crowd)."""
+    if len(r.x) > LABELLED:
+        seg_x = np.column_stack([r.x, r.x_hat, np.full(len(r.x), np.nan)]).ravel()
+        seg_y = np.tile([Y_DOT, Y_LINE, np.nan], len(r.x))
+        fig.add_scatter(
+            x=seg_x, y=seg_y, mode="lines", line=dict(color=MUTED, width=1), showlegend=False, hoverinfo="skip"
+        )
+        return
+    for a, b in zip(r.x, r.x_hat, strict=True):
+        fig.add_annotation(
+            x=b, y=Y_LINE + 0.1, ax=a, ay=Y_DOT - 0.08, xref="x", yref="y", axref="x", ayref="y",
+            text="", showarrow=True, arrowhead=2, arrowsize=1, arrowwidth=1.2, arrowcolor=MUTED,
+        )  # fmt: skip
 
 
-def label_rows(every: np.ndarray, these: np.ndarray, span: float, rows=(-0.32, -0.5)) -> np.ndarray:
-    """y of the "q=…" label under each of ``these`` reconstructions: the first row, or the second when
-    the nearest label to its left (over ``every`` reconstruction on the ruler, in value order) is on
-    the first row and closer than 1/16 of the axis ``span`` (about a label's width in a handout's
-    800-px plot): side by side, "q=0" and "q=1" ran together."""
-    xs = np.unique(every)
-    near = span / 16
-    y, prev = {}, None
-    for x in xs:
-        # Python floats: 1.7e308 − (−1.7e308) is inf without numpy's overflow warning in the log
-        y[x] = rows[1] if prev is not None and float(x) - float(prev) < near and y[prev] == rows[0] else rows[0]
-        prev = x
-    return np.array([y[x] for x in these])
+def _stored(fig: go.Figure, r: Ruler, marks) -> None:
+    """The stored integers beneath their shelves, in their values' hue (flagged values' where every value on
+    that shelf is flagged)."""
+    if not marks.stored:
+        return
+    flagged = {int(q) for q in r.q[r.clipped]} - {int(q) for q in r.q[~r.clipped]}
+    for keep, colour in ((lambda q: q not in flagged, CACHED), (lambda q: q in flagged, NEW_WORK_TEXT)):
+        idx = [i for i, q in enumerate(marks.stored) if keep(q)]
+        if not idx:
+            continue
+        fig.add_scatter(
+            x=marks.stored_x[idx],
+            y=[Y_NUMBER[marks.stored_row[i]] for i in idx],
+            mode="text",
+            name="stored integers" if colour == CACHED else "stored integers (flagged)",
+            text=[f"<b>{shelf_text(marks.stored[i])}</b>" for i in idx],
+            textfont=dict(color=colour),
+            customdata=[marks.stored[i] for i in idx],
+            hovertemplate="stored q = %{customdata}, rebuilt %{x:.6g}<extra></extra>",
+            showlegend=False,
+        )
+
+
+def _bottom_band(fig: go.Figure, r: Ruler) -> None:
+    """The two storage pills for the first value, joined by an arrow, and the chapter's caption."""
+    first, second = pills(r)
+    for y, pill in ((0.72 * BAND, first), (0.28 * BAND, second)):
+        fig.add_annotation(
+            x=0.5, y=y, xref="paper", yref="paper", text=safe(pill.text), hovertext=safe(pill.hover),
+            showarrow=False, bgcolor=PILL_BG, bordercolor=MUTED, borderwidth=1, borderpad=5, font=dict(color=TEXT),
+        )  # fmt: skip
+    fig.add_annotation(
+        x=0.5, y=0.5 * BAND, xref="paper", yref="paper", text="↓", showarrow=False, font=dict(color=TEXT, size=22)
+    )
+    fig.add_annotation(
+        x=0.5, y=0.02 * BAND, xref="paper", yref="paper", text=f"<i>{CAPTION}</i>", showarrow=False,
+        font=dict(color=TEXT), yanchor="bottom",
+    )  # fmt: skip
 
 
 def fig_ruler(r: Ruler) -> go.Figure:
-    """The quantization ruler (``core.quant.ruler.Ruler``): every representable level as a shelf (none
-    drawn when there are too many), each value as a dot dropping to its shelf with the stored
-    integer beneath, values flagged in ``r.clipped`` marked apart under ``r.outside_label``, and
-    ±s/2 whiskers showing the rounding bound around each reconstruction."""
+    """The quantization ruler (``core.quant.ruler.Ruler``) in Ch. 19's three bands: the number line (a tick
+    on every shelf, its number beneath; a numbered tick every k-th shelf when there are too many, said in
+    the title), each value as a dot labelled with its value dropping an arrow to its shelf, with the stored
+    integer beneath and ±s/2 whiskers (values flagged in ``r.clipped`` marked apart: an ×, "(clipped)"),
+    and the storage pills and caption at the bottom."""
+    marks = shelf_marks(r)
     fig = go.Figure()
-    if r.levels is not None:
-        _shelves(fig, r.levels)
-    _drops(fig, r.x, r.x_hat)
+    _number_line(fig, r, marks)
+    _drops(fig, r)
     for mask, name, color, symbol, text in (
         (~r.clipped, "your values", CACHED, "circle", CACHED),
         (r.clipped, r.outside_label, NEW_WORK, "x", NEW_WORK_TEXT),
     ):
         if mask.any():
-            _values(fig, r, mask, name, color, symbol, text)
-    # Zero, marked from just above the "q=…" labels up: an axis zero line ran through a label at 0.
-    fig.add_shape(type="line", x0=0, x1=0, y0=-0.16, y1=1.4, line=dict(color="#444444", width=1), layer="below")
+            _values(fig, r, marks.gap, mask, name, color, symbol, text)
+    _stored(fig, r, marks)
+    _bottom_band(fig, r)
+    sub = "<br>".join(f'<span style="font-size:0.8em">{safe(t)}</span>' for t in (r.title, marks.note) if t)
+    ticks = end_values(r)
     fig.update_layout(
         template=TEMPLATE,
-        height=360,
-        title=dict(text=r.title),
-        # Under the axis title (at y = -0.3 the handout's narrower figure had "value" over the legend).
-        legend=dict(orientation="h", y=-0.42, yanchor="top"),
-        xaxis=dict(title="value", range=list(axis_range(r)), zeroline=False),
-        yaxis=dict(range=[-0.6, 1.4], tickvals=[0, 1], ticktext=["stored (shelf)", "original"], showgrid=False),
+        height=540,
+        showlegend=False,  # every mark is labelled where it is; the flagged ones say so in their labels
+        title=dict(text=f"{chapter_title(r)}<br>{sub}"),
+        margin=dict(t=100 if marks.note else 80, b=10),
+        xaxis=dict(
+            title=dict(text="value", standoff=4),
+            range=list(axis_range(r)),
+            zeroline=False,
+            showgrid=False,
+            tickvals=ticks,
+            ticktext=None if ticks is None else [value_text(v) for v in ticks],
+            anchor="y",
+        ),
+        yaxis=dict(
+            domain=[BAND + 0.12, 1],
+            range=[Y_NUMBER[1] - 0.1, Y_LABEL[1] + 0.12],
+            tickvals=[Y_DOT, Y_LINE, Y_NUMBER[0]],
+            ticktext=["original", "stored (shelf)", "shelf number"],
+            showgrid=False,
+            zeroline=False,
+        ),
+    )
+    # Zero, marked from the line up (an axis zero line ran through the shelf numbers).
+    fig.add_shape(
+        type="line", x0=0, x1=0, y0=Y_LINE, y1=Y_LABEL[0] - 0.1, line=dict(color="#444444", width=1), layer="below"
     )
     return described(fig, describe_ruler(r))
 
 
 def describe_ruler(r: Ruler, limit: int = 8) -> str:
     """Text alternative of ``fig_ruler``: the mapping, each value (the first ``limit``) → its stored
-    integer → its reconstruction, the largest error against s/2, how many are flagged."""
+    integer → its reconstruction, the largest error against s/2, how many are flagged; the caption with this
+    width's levels and bytes against float32's (the pills' numbers)."""
     pairs = ", ".join(f"{x:.6g} → q = {q} → {xh:.6g}" for x, q, xh in list(zip(r.x, r.q, r.x_hat, strict=True))[:limit])
     more = f" and {len(r.x) - limit} more (the table lists all)" if len(r.x) > limit else ""
     err = np.abs(r.x_hat - r.x)
@@ -138,4 +232,7 @@ def describe_ruler(r: Ruler, limit: int = 8) -> str:
         else "no value is inside the range"
     )
     flagged = f"; {r.outside_label}: {', '.join(f'{x:.6g}' for x in r.x[r.clipped])}" if r.clipped.any() else ""
-    return f"{r.title}. {plural(len(r.x), 'value')}: {pairs}{more}. {bound[0].upper()}{bound[1:]}{flagged}."
+    return (
+        f"{r.title}. {plural(len(r.x), 'value')}: {pairs}{more}. {bound[0].upper()}{bound[1:]}{flagged}. "
+        f"{CAPTION[:-1]}: {2**r.n_bit:,} at {r.n_bit} bits, {per_value(r.n_bit)}; float32 {per_value(32)}."
+    )

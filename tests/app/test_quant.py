@@ -12,7 +12,7 @@ from core.decode.session_types import ModelKey
 def _ruler(at):
     for c in at.get("plotly_chart"):
         spec = json.loads(c.proto.spec)
-        if spec["layout"]["title"]["text"].startswith(("4-bit", "2-bit", "8-bit", "1-bit", "16-bit")):
+        if spec["layout"]["title"]["text"].startswith("the ") and "-bit ruler — " in spec["layout"]["title"]["text"]:
             return spec
     return None
 
@@ -129,7 +129,7 @@ def test_all_zero_values_explain_the_scale():
 
 
 def test_one_bit_affine_works_and_sixteen_bit_reference():
-    """Affine 1-bit stores two levels; 16-bit draws no shelves and says so."""
+    """Affine 1-bit stores two levels; 16-bit draws no shelf one by one and says so in the ruler's title."""
     at = new_app("app_pages/quantize.py")
     at.radio(key="quant.kind").set_value("affine (zero point)")
     at.select_slider(key="quant.bits").set_value(1)
@@ -137,7 +137,7 @@ def test_one_bit_affine_works_and_sixteen_bit_reference():
     at.run()
     assert not at.error and not at.exception
     at.select_slider(key="quant.bits").set_value(16).run()
-    assert any("too many shelves" in c.value for c in at.caption)
+    assert "65,536 shelves, too close to draw" in _ruler(at)["layout"]["title"]["text"]  # affine: 0 … 65,535
 
 
 def test_quant_model_page_tables_and_divergence():
@@ -206,6 +206,28 @@ def test_scale_slider_snaps_values_to_new_shelves():
     assert "scale s = 0.25" in _ruler(at)["layout"]["title"]["text"]
 
 
+def test_ruler_in_the_chapters_three_bands_follows_the_bit_width():
+    """The default page draws Ch. 19's ruler (title, the pill "4-bit: shelf 3, ruler times 0.1 (half a byte
+    each)", the caption) and says "Four bits provide sixteen patterns" and "eight times smaller" (6 bytes
+    against 16: 2.67 times); at 8 bits the title says 256 values and the pill "1 byte each"."""
+    at = new_app("app_pages/quantize.py")
+    spec = _ruler(at)
+    assert spec["layout"]["title"]["text"].startswith(
+        "the 4-bit ruler — 16 possible stored values, spacing = scale = 0.1"
+    )
+    notes = [a["text"] for a in spec["layout"]["annotations"] if a.get("showarrow") is False]
+    assert "4-bit: shelf 3, ruler times 0.1 (half a byte each)" in notes
+    assert "<i>Fewer bits give fewer possible levels.</i>" in notes
+    captions = " ".join(c.value for c in at.caption)
+    assert "Four bits provide sixteen patterns" in captions and "Here 4 bits provide 16 patterns" in captions
+    assert "32 ÷ 4 = eight times smaller" in captions and "16 bytes as float32 become 6 bytes, 2.67 times" in captions
+    assert "smaller groups may better accommodate varied ranges" in captions
+    at.select_slider(key="quant.bits").set_value(8).run()
+    spec = _ruler(at)
+    assert spec["layout"]["title"]["text"].startswith("the 8-bit ruler — 256 possible stored values")
+    assert any("(1 byte each)" in a["text"] for a in spec["layout"]["annotations"])
+
+
 def test_typed_scale_moves_the_slider_to_its_nearest_stop():
     """Typing 0.15 keeps 0.15 exactly (title, box) and puts the slider on the stop nearest 0.15 in log terms."""
     import math
@@ -215,7 +237,8 @@ def test_typed_scale_moves_the_slider_to_its_nearest_stop():
     slider = at.select_slider(key="quant.scale_step")
     assert slider.value == float(min(slider.options, key=lambda v: abs(math.log(float(v) / 0.15))))
     assert (
-        _ruler(at)["layout"]["title"]["text"].endswith("scale s = 0.15")
+        "spacing = scale = 0.15<br>" in _ruler(at)["layout"]["title"]["text"]
+        and "scale s = 0.15<" in _ruler(at)["layout"]["title"]["text"]
         and at.number_input(key="quant.scale").value == 0.15
     )
 
@@ -278,6 +301,24 @@ def test_flip_finder_reports_the_exact_threshold_and_the_tie():
     text = next(m.value for m in at.markdown if "first changes the greedy token" in m.value)
     assert f"**{s:.6g}**" in text and f"**{int((xq == xq.max()).sum())} tokens**" in text
     assert int(np.argmax(logits)) != int(np.argmax(xq))
+
+
+def test_quant_model_page_says_what_fewer_bits_do_not_change():
+    """The model page, under the weight sweep, in Ch. 19's words: the same parameters at every width (the shipped
+    model's count, summed from its tensors), only bytes shrinking (the table's float32 and 2-bit weight bytes),
+    errors that accumulate and sensitive weights; and Ch. 30 §30.5's groups."""
+    from core.model.shipped import load_model
+
+    at = new_app("app_pages/quant_model.py")
+    n = sum(p.numel() for p in load_model().parameters())
+    weights = at.dataframe[1].value
+    float_bytes, two_bit = weights["weight bytes"].iloc[0], weights["weight bytes"].iloc[-1]
+    text = " ".join(c.value for c in at.caption)
+    assert "“We can now distinguish a smaller representation from fewer parameters.”" in text
+    assert f"all {n:,} parameters of the shipped model" in text
+    assert f"from {float_bytes} (float32) to {two_bit} at 2 bits" in text
+    assert "“Rounding errors can accumulate, and sensitive weights need care." in text
+    assert "smaller groups may better accommodate varied ranges" in text
 
 
 def test_a_sum_past_float64s_range_is_said_not_shown_as_inf():

@@ -27,9 +27,26 @@ def test_the_page_asks_before_measuring():
     """A machine with nothing measured says so and draws only the passes' counted intensities."""
     at = new_app(PAGE)
     assert any("Nothing measured on this machine" in i.value for i in at.info)
-    [counted] = charts(at)  # the passes' intensities, counted: no roofline yet
+    counted, reference = charts(at)  # the passes' intensities, counted: no roofline yet; the reference GPU's
     assert not any(t.get("name", "").startswith("memory slope") for t in counted["data"])
     assert [t["name"] for t in counted["data"]] == ["decode (counted)", "prefill (counted)"]
+    assert [len(t["x"]) for t in reference["data"]] == [17]  # only the GPU's bars before a measurement here
+
+
+def test_the_reference_gpu_is_on_the_page_with_its_provenance():
+    """Before any measurement: "Fewer bits on two machines" quotes Ch. 30 §30.6, draws the H200's rows, says each
+    lesson (int4 1.7× faster at batch 1, 7× slower at 64; int8 12× slower; 12.8× the byte floor), that the numbers
+    were measured elsewhere (where, when, how), and lists the reference table."""
+    at = new_app(PAGE)
+    assert any(h.value == "Fewer bits on two machines" for h in at.subheader)
+    text = " ".join(c.value for c in at.caption) + " ".join(m.value for m in at.markdown)
+    assert "fewer stored bits do not automatically mean every operation runs faster" in text
+    assert "Measured elsewhere, not on this server: one NVIDIA H200" in text and "2026-12-04" in text
+    assert "CUDA graph" in text and "python -m bench.roofline --device cuda" in text
+    for said in ("1.7× faster than bfloat16", "7× slower than bfloat16", "12× slower than bfloat16", "12.8× its byte"):
+        assert said in text, said
+    table = next(d.value for d in at.dataframe if "speed vs bf16" in d.value.columns)
+    assert len(table) == 17 and table["speed vs bf16"].min() == 0.004
 
 
 def test_a_tiny_budget_draws_the_roofline_and_both_tables():
@@ -45,6 +62,12 @@ def test_a_tiny_budget_draws_the_roofline_and_both_tables():
     formats = next(f for f in frames if "format" in f.columns)
     assert {"float32", "bfloat16", "int8 (bf16 activations)", "int4 (bf16 activations)"} <= set(formats["format"])
     assert any(m.value.startswith("Fastest here:") for m in at.markdown)
+    # Fewer bits on two machines: this server's formats by their weight products against float32's
+    two = next(c for c in charts(at) if len(c["data"]) == 2 and c["data"][1].get("base") == 1)
+    products = dict(zip(formats["format"], formats["weight products ms"], strict=True))
+    shown = dict(zip(two["data"][0]["y"], (x + 1 for x in two["data"][0]["x"]), strict=True))
+    assert shown == pytest.approx({f: products["float32"] / ms for f, ms in products.items()}, rel=0.02)
+    assert any("**This server**" in m.value and "than float32" in m.value for m in at.markdown)
 
 
 def test_sessions_share_results_not_settings():

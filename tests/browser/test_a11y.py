@@ -93,7 +93,7 @@ PAGES = {
     "paged": _click_then_charts("Step ▸ (one pass)", charts=2),
     "cost": _charts(2),
     "memory": _charts(1),
-    "speed": _charts(1),
+    "speed": _charts(2),
     "weights": _charts(1),
     "quantize": _charts(2),
     "quant_model": _charts(2),

@@ -115,3 +115,35 @@ def test_a_huge_metric_wraps_instead_of_hiding_its_digits():
         screenshot(page, "memory-huge-metrics-1280")
         assert "14,901,161,193,847,656.25 GiB" in [t for t, _ in placed]
         assert all(past <= 1 for _, past in placed), placed
+
+
+# The hybrid figure's box, its caption's, the legend's and the x title's, and the screen's height (CSS px).
+HYBRID_BOXES_JS = """() => {
+  const g = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(g => (g.layout?.title?.text || '').startsWith('The cache grows with T'));
+  if (!g) return null;
+  const cap = [...document.querySelectorAll('.chart-desc')]
+    .find(c => g.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return {figure: box(g), caption: cap ? box(cap) : null, legend: box(g.querySelector('.legend')),
+    xtitle: box(g.querySelector('.g-xtitle')), traces: g.data.map(t => t.y.length), screen: window.innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("width,height,query", [(1280, 800, ""), (1920, 1080, "?present=1")])
+def test_a_hybrids_growing_cache_beside_its_flat_state(width, height, query):
+    """Jamba-v0.1: the figure of its KV cache growing with T beside its Mamba layers' flat state; in presenter mode
+    it and its caption are on the first 1920×1080 screen; its legend is clear of the x-axis title."""
+    with running_app() as url, browser_page(width, height) as page:
+        page.goto(f"{url}/memory{query}")
+        page.get_by_role("combobox", name="Model shape").click()
+        page.get_by_role("option", name="Jamba-v0.1 (4 attention + 28 Mamba layers)").click()
+        page.get_by_text("the same at every T").first.wait_for(timeout=60000)
+        wait_idle(page)
+        boxes = wait_still(page, HYBRID_BOXES_JS)
+        screenshot(page, f"memory-hybrid-{width}")
+    assert boxes is not None and boxes["traces"][:2] == [3, 3], boxes  # T = 0, 1,008, 8,192
+    legend, xtitle = boxes["legend"], boxes["xtitle"]
+    assert legend[3] <= xtitle[1] or xtitle[3] <= legend[1], boxes
+    if query:
+        assert boxes["figure"][3] <= boxes["screen"] and boxes["caption"][3] <= boxes["screen"], boxes

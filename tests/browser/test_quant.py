@@ -44,16 +44,39 @@ SHELF_VS_LABELS_JS = """() => {
   return [ticks.length, labels.length, labels.filter(l => ticks.some(t => hit(t, l))).length];
 }"""
 
+# Every text of the ruler figure (point labels, pills, arrow, caption, ticks, titles) as boxes on screen; the pairs
+# that overlap; and the figure's bottom against the window's height.
+RULER_TEXTS_JS = """() => {
+  const g = [...document.querySelectorAll('.js-plotly-plot')].find(g => (g.layout?.title?.text || '').includes('-bit'));
+  const sel = ['.scatterlayer .textpoint text', '.annotation-text-g', '.xtick text', '.ytick text', '.gtitle',
+               '.g-xtitle text'];
+  const boxes = sel.flatMap(s => [...g.querySelectorAll(s)]).map(e => [e.textContent, e.getBoundingClientRect()])
+    .filter(([, r]) => r.width > 0 && r.height > 0);
+  const hit = (p, q) => !(p.right <= q.left + 0.5 || q.right <= p.left + 0.5 || p.bottom <= q.top + 0.5
+                          || q.bottom <= p.top + 0.5);
+  const out = [];
+  boxes.forEach(([a, p], i) => boxes.slice(i + 1).forEach(([b, q]) => { if (hit(p, q)) out.push([a, b]); }));
+  return [boxes.length, out, g.getBoundingClientRect().bottom <= innerHeight];
+}"""
+
 
 @pytest.mark.parametrize("size,query", [((1280, 800), ""), ((1920, 1080), "?present=1")])
-def test_shelf_ticks_do_not_cross_the_q_labels(size, query):
-    """On the ruler no shelf tick crosses a "q=…" label (it used to run through "q=2", reading "q±2")."""
+def test_ruler_bands_drawn_with_nothing_overlapping(size, query):
+    """Ch. 19's ruler: 15 shelf ticks and 19 labels (11 plain shelf numbers, 4 stored, 4 values), no tick through a
+    label, and no two texts of the figure (labels, the pills and their arrow, the caption, ticks, titles) overlap;
+    in presenter mode the whole figure, all three bands, is on the first 1920 × 1080 screen."""
     with running_app() as url, browser_page(*size) as page:
         page.goto(url + "/quantize" + query)
         page.wait_for_function(RULER_TITLE_JS, timeout=30000)
         wait_idle(page)
-        # [ticks, labels, labels crossed by a tick]: 15 ticks and 4 labels once drawn, none crossed
-        wait_until(page, SHELF_VS_LABELS_JS, "([t, l, x]) => t === 15 && l === 4 && x === 0", what="no tick on a label")
+        # [ticks, labels, labels crossed by a tick]: all drawn, none crossed
+        wait_until(
+            page, SHELF_VS_LABELS_JS, "([t, l, x]) => t === 15 && l === 19 && x === 0", what="no tick on a label"
+        )
+        ok = "([n, pairs, fits]) => n >= 30 && pairs.length === 0" + (" && fits" if query else "")
+        texts = wait_until(page, RULER_TEXTS_JS, ok, what="no overlap, and in presenter mode on the first screen")
+        screenshot(page, f"quantize-ruler-{size[0]}")
+        assert texts[1] == []
 
 
 def test_sweep_right_axis_has_round_ticks():

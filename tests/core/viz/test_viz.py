@@ -137,17 +137,6 @@ def test_the_cached_rows_note_sits_where_the_mask_leaves_the_row_blank():
     assert np.isnan(att[row, 1:]).all() and "<br>" in note.text
 
 
-def test_ruler_labels_close_together_take_a_second_row():
-    """The handout's ruler: reconstructions −1, 0, 0.5, 2, 3.5 on an axis 12.5 wide. "q=0" and "q=1" half a unit
-    apart (under 12.5 / 16) ran together; the second drops to the lower row, the rest stay on the first."""
-    import numpy as np
-
-    from core.viz.ruler import label_rows
-
-    x_hat = np.array([0.5, -1.0, 2.0, 0.0, 3.5])
-    assert label_rows(x_hat, x_hat, 12.5).tolist() == [-0.5, -0.32, -0.32, -0.32, -0.32]
-
-
 def test_speculative_rounds_mark_proposals_after_a_rejection_discarded():
     """k = 4: the second proposal rejected, so the last two were scored in the same pass and thrown away: marked
     "(discarded)", not "(not checked)"; the round ends with a resampled token."""
