@@ -447,6 +447,7 @@ CLASS_STARTING = "class.starting"  # bool: ?class=new, the start panel is open
 CLASS_SUBMITTED = "class.submitted"  # (route, body) a class form sent, until the browser opens the class
 CLASS_POSTING = "class.posting"  # the POST the class_post component is making ({action, body, nonce}), or None
 CLASS_RESUMING = "class.resuming"  # bool: a teacher's new session takes the class's plan back once
+CLASS_UNSENT = "class.unsent"  # bool: the store did not take this console's plan (it retries every second)
 CLASS = {
     CLASS_CODE: None,
     CLASS_ROLE: None,
@@ -470,6 +471,7 @@ CLASS = {
     CLASS_SUBMITTED: None,
     CLASS_POSTING: None,
     CLASS_RESUMING: False,
+    CLASS_UNSENT: False,
 }
 DEFAULTS.update(CLASS)
 # What leaving a class resets (the rest of CLASS is the page's, or a teacher's pacing for a next class).

@@ -4,13 +4,17 @@ order through the module (open, join by the display's link, follow, predict, cou
 release and reload, end); the other tests each open a class of their own. Every wait is on what a screen shows."""
 
 import re
+import sqlite3
 import urllib.parse
 
 import pytest
 from playwright.sync_api import expect
 
 from bench.browser import browser_page, running_app, screenshot, wait_idle
+from core.classroom.plan import question_id
+from core.classroom.store import open_store
 from serve.addresses import is_loopback
+from tests.helpers.redis_server import redis_server
 
 pytestmark = pytest.mark.browser
 
@@ -256,3 +260,71 @@ def test_a_display_hides_a_stops_answer_until_the_console_reveals_it():
         screenshot(display, "class-display-hidden-answer")
         console.get_by_role("button", name="Reveal on the display").click()
         expect(display.get_by_text(re.compile(r"62 positions cached"))).to_be_visible(timeout=30000)
+
+
+def _answer_then_outage(url, console, student, stop, back, told=("Lost the connection to the class",) * 2) -> str:
+    """A class with one student who answers a question; the store goes away (``stop``) while the console takes a
+    Step; the pages say so in a sentence (``told``: the student's and the console's), no traceback; the store comes
+    back (``back``): the student is at the console's step within 5 s and the answer given before was counted once."""
+    code = start(console, url)
+    join(student, f"{url}/?class={code}")
+    console.get_by_text("Predict first", exact=True).click()
+    console.get_by_role("button", name="Prefill").click()
+    expect(student.locator(".st-key-class-question button").first).to_be_visible(timeout=60000)
+    student.locator(".st-key-class-question button").first.click()
+    expect(console.get_by_text("1 of 1 answered")).to_be_visible(timeout=30000)
+    console.get_by_text("Predict first", exact=True).click()  # plain Steps from here
+    stop()
+    console.get_by_role("button", name="Step ▸").click()
+    for page, said in zip((student, console), told, strict=True):
+        if said:
+            expect(page.get_by_text(said).first).to_be_visible(timeout=30000)
+    screenshot(student, "class-store-lost")
+    for page in (student, console):
+        body = page.locator("body").inner_text()
+        assert "Traceback" not in body and "Error" not in body and ".py" not in body, body[-500:]
+    back()
+    k = steps(console)
+    expect(student.locator(".st-key-class-line")).to_contain_text(f"step {k}", timeout=5000)
+    for page in (student, console):
+        expect(page.get_by_text(re.compile("Lost the connection|not taking changes"))).to_have_count(0, timeout=5000)
+    return code
+
+
+def test_redis_stopped_and_started_again_loses_nothing(tmp_path):
+    """Redis stopped mid-class and started again (its append-only file kept): no traceback on any page, a plain
+    line on both sides while it is gone, the student back at the console's step within 5 s of its return, and the
+    answer given before it went counted once (it showed a raw redis ConnectionError with the server's paths)."""
+    with redis_server(data_dir=tmp_path) as redis:
+        with (
+            running_app(env={"EXPLAINER_CLASS_STORE": redis.url}) as url,
+            browser_page(1280, 800, fresh=True) as console,
+            browser_page(1280, 800, fresh=True) as student,
+        ):
+            code = _answer_then_outage(url, console, student, redis.stop, redis.start)
+            store = open_store(redis.url)
+            plan = store.plan(code)[1]
+            assert store.answered(code, question_id(plan.request.uid, 1), 1) == 1  # counted once, kept
+
+
+def test_a_locked_sqlite_store_is_said_and_recovers(tmp_path):
+    """The SQLite file locked by another writer mid-class (``BEGIN EXCLUSIVE``), then released: no traceback; the
+    console says its Steps wait (students still read the class, so they stay at the last step) and retries; the
+    student is at the console's step within 5 s of the release (it raised sqlite3.OperationalError on the page)."""
+    db = tmp_path / "classes.db"
+    holder = {}
+
+    def lock():
+        holder["db"] = sqlite3.connect(db, isolation_level=None)
+        holder["db"].execute("BEGIN EXCLUSIVE")
+
+    def release():
+        holder["db"].execute("ROLLBACK")
+        holder["db"].close()
+
+    with (
+        running_app(env={"EXPLAINER_CLASS_STORE": f"sqlite:///{db}"}) as url,
+        browser_page(1280, 800, fresh=True) as console,
+        browser_page(1280, 800, fresh=True) as student,
+    ):
+        _answer_then_outage(url, console, student, lock, release, told=(None, "not taking changes"))

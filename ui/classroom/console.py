@@ -66,7 +66,7 @@ def plan_now() -> Plan:
         if ss.get(state.CLASS_PAGE) == pose.PRACTICE
         else None,
         question=pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
-        join_shown=ss[state.CLASS_JOIN_SHOWN],
+        join_shown=bool(ss.get(state.CLASS_JOIN_SHOWN)),
         layer=ss[state.DECODE_LAYER],
         head=MEAN_HEAD if ss[state.DECODE_HEAD] == state.MEAN_HEADS else ss[state.DECODE_HEAD],
     )
@@ -88,10 +88,16 @@ def publish(nav=None) -> None:
     try:
         identity.store().publish(identity.code(), ss[state.CLASS_KEY], plan)
     except StoreUnavailable:
+        if not ss[state.CLASS_UNSENT]:  # the class bar says so and retries every second (ui.classroom.strip)
+            ss[state.CLASS_UNSENT] = True
+            st.rerun(scope="app")
         return
     except (ClassNotFound, NotTeacher):
         return identity.forget("This class has ended (after 12 hours a class is deleted): start a new one.")
     ss[state.CLASS_PUBLISHED] = plan
+    if ss[state.CLASS_UNSENT]:  # sent at last: the bar goes quiet again
+        ss[state.CLASS_UNSENT] = False
+        st.rerun(scope="app")
 
 
 def resume() -> None:
@@ -154,7 +160,7 @@ def bar(pulse: dict | None) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", key=state.CLASS_BAR)
     row.markdown(f"Class **{code}** · {joined}{count}")
     row.link_button("Open the display", identity.display_link(), icon=":material/cast:")
-    row.toggle("Join code on the display", key=state.CLASS_JOIN_SHOWN)
+    row.toggle("Join code on the display", key=state.CLASS_JOIN_SHOWN, persist_state="session")
     if ss[state.CLASS_MODE] == "paused":
         row.button("Resume", icon=":material/play_arrow:", on_click=_set, args=(state.CLASS_MODE, "follow"))
     else:

@@ -16,6 +16,8 @@ from core.text import markdown_literal
 from ui.classroom import console, display, follow, identity, join, question, wire
 from ui.errors import LOST_CLASS
 
+RETRY_S = 1.0  # how often a console whose plan the store did not take tries again (s)
+UNSENT = "The class store is not taking changes right now: your students stay where they are. Retrying…"
 SAYS = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}
 
 
@@ -33,11 +35,20 @@ def strip(nav) -> None:
         return None
     if identity.follower() and follow.on_stage_page():
         return None  # the decode stage's fragment listens and draws the class line itself
+    if identity.role() == "teacher" and ss[state.CLASS_UNSENT]:
+        return _retrying()
     _strip()
 
 
 @st.fragment
 def _strip() -> None:
+    live()
+
+
+@st.fragment(run_every=RETRY_S)
+def _retrying() -> None:
+    """The console's bar while the store has not taken its plan: it tries again every ``RETRY_S``."""
+    st.warning(UNSENT, icon=":material/sync_problem:")
     live()
 
 
