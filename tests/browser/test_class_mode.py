@@ -328,3 +328,29 @@ def test_a_locked_sqlite_store_is_said_and_recovers(tmp_path):
         browser_page(1280, 800, fresh=True) as student,
     ):
         _answer_then_outage(url, console, student, lock, release, told=(None, "not taking changes"))
+
+
+def test_a_second_device_becomes_a_console_by_a_one_time_code():
+    """The console's "Add a device" shows a one-time code; a phone that types it under the sidebar's Class becomes a
+    console of the same class (its own Pause), with no key in any address; the same code works only once."""
+    with (
+        running_app() as url,
+        browser_page(1280, 800, fresh=True) as laptop,
+        browser_page(390, 844, fresh=True) as phone,
+        browser_page(390, 844, fresh=True) as other,
+    ):
+        code = start(laptop, url, alone=True)
+        laptop.get_by_role("button", name="More").click()
+        laptop.get_by_role("button", name="Add a device (a one-time code)").click()
+        said = laptop.get_by_text(re.compile(r"enter \d{6} under")).first
+        expect(said).to_be_visible(timeout=30000)
+        pair = re.search(r"enter (\d{6}) under", said.inner_text()).group(1)
+        for page in (phone, other):
+            page.goto(url)
+            page.get_by_test_id("stExpandSidebarButton").click()
+            page.get_by_label(re.compile("one-time code")).fill(pair)
+            page.get_by_role("button", name="Use this device as the console").click()
+        expect(phone.locator(".st-key-class-bar")).to_contain_text(f"Class {code}", timeout=60000)
+        assert urllib.parse.parse_qs(urllib.parse.urlsplit(phone.url).query) == {"class": [code]}
+        expect(other.get_by_text("unknown, used or expired")).to_be_visible(timeout=30000)
+        screenshot(phone, "class-phone-console")

@@ -11,6 +11,8 @@ import urllib.request
 import pytest
 
 from bench.browser import running_app
+from serve import nginx as class_nginx
+from serve import replicas
 from serve.class_routes import BROWSER, SEAT, TEACHER
 
 
@@ -134,3 +136,19 @@ def test_leaving_clears_both_cookies(base):
     assert teacher.cookie(TEACHER)
     assert teacher.post("leave")[0] == 200
     assert teacher.cookie(TEACHER) is None and teacher.cookie(SEAT) is None
+
+
+def test_nginx_logs_carry_no_key_and_no_seat_token(tmp_path):
+    """Through the class server (nginx before two replicas): a class opened, a student joined and the event stream
+    read; nginx's access log names the requests and the affinity cookie only, never the teacher's key or a seat
+    token (they lived in addresses, and every reload wrote them into this log)."""
+    with replicas.class_server(2, port=class_nginx.free_port()) as server:
+        teacher, student = Browser(server.url), Browser(server.url)
+        code = teacher.post("open")[1]["code"]
+        assert student.post("join", {"code": code, "nickname": "Ana"})[0] == 200
+        events = _events(server.url, code)
+        assert next(events)["students"] == 1
+        secrets_ = [teacher.cookie(TEACHER).split(".", 1)[1], student.cookie(SEAT).split(".", 1)[1]]
+        logged = (server.prefix / "access.log").read_text()
+        assert "POST /explainer/class/open" in logged and "POST /explainer/class/join" in logged
+        assert not [s for s in secrets_ if s in logged]
