@@ -35,13 +35,26 @@ CORE_LEVEL = {name: level for level, names in enumerate(CORE_ORDER) for name in 
 # everything, nothing in ui uses it; the pages and app.py, above ui, may). "" is ui/__init__.
 UI_ORDER = (
     {"", "models", "present", "tables", "static", "figures", "references", "picker", "frame", "page", "handout"},
-    {"errors", "decode", "batching", "cache_demo", "gguf", "memory_terms", "practice", "quant", "runs"},
-    {"see_it_move", "speculative", "speed", "weights"},
+    {
+        "errors",
+        "decode",
+        "batching",
+        "cache_demo",
+        "gguf",
+        "memory_sections",
+        "memory_terms",
+        "practice",
+        "quant",
+        "runs",
+        "see_it_move",
+        "speculative",
+        "speed",
+        "weights",
+    },
     {"lesson", "lesson_start"},
     {"classroom"},
 )
 UI_LEVEL = {name: level for level, names in enumerate(UI_ORDER) for name in names}
-UI_LEVEL.update({name: 1 for name in ("see_it_move", "speculative", "speed", "weights")})  # sections, one level
 
 # plotly outside core/viz/, each with why: the figure cache copies a viz figure's dict into a
 # ``go.Figure`` without validating it again (it builds none); the static files are plotly's own JS,
