@@ -572,6 +572,7 @@ CLASS_BAR = "class-bar"  # the console's class bar
 CLASS_JOIN_BOX = "class-join-box"  # the display's join code and QR code
 CLASS_JOINING = "class.joining"  # the console's Joining open switch
 CLASS_LISTENER = "class-listener"  # the class event stream's listener component
+CLASS_PULSE_SEEN = "class.pulse_seen"  # the last pulse this session ran for, as the stream wrote it (JSON)
 CLASS_PAIR_CODE = "class.pair_code"  # the one-time code the console showed for a second device
 CLASS_PAIR_TYPED = "class.pair_typed"  # the sidebar's box for that code
 CLASS_PAUSED = "class-paused"  # a student's pause cover (a fixed element, assets/style/a11y.css)

@@ -82,7 +82,7 @@ def test_the_display_opens_from_the_console_and_shows_a_link_students_can_reach(
     }
     display.goto(f"{room['url']}/?class={code}&view=display&present=1")
     expect(display.get_by_text(re.compile(rf"Class {code} · 0 joined"))).to_be_visible(timeout=60000)
-    console.get_by_text("Join code on the display").click()
+    console.get_by_text("Join code", exact=True).click()
     box = display.locator(".st-key-class-join-box")
     expect(box).to_contain_text(f"Class code: {code}", timeout=30000)
     link = box.locator("code", has_text="?class=").first.inner_text()
@@ -91,7 +91,7 @@ def test_the_display_opens_from_the_console_and_shows_a_link_students_can_reach(
     expect(box.get_by_role("img")).to_be_visible()
     screenshot(display, "class-display-join")
     room["link"] = link.replace(host, "127.0.0.1") if not is_loopback(host) else link  # the test's own route in
-    console.get_by_text("Join code on the display").click()
+    console.get_by_text("Join code", exact=True).click()
     expect(box).to_have_count(0, timeout=30000)
 
 

@@ -160,7 +160,9 @@ def bar(pulse: dict | None) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", key=state.CLASS_BAR)
     row.markdown(f"Class **{code}** · {joined}{count}")
     row.link_button("Open the display", identity.display_link(), icon=":material/cast:")
-    row.toggle("Join code on the display", key=state.CLASS_JOIN_SHOWN, persist_state="session")
+    row.toggle(
+        "Join code", key=state.CLASS_JOIN_SHOWN, persist_state="session", help="The code and its QR code on the display"
+    )
     if ss[state.CLASS_MODE] == "paused":
         row.button("Resume", icon=":material/play_arrow:", on_click=_set, args=(state.CLASS_MODE, "follow"))
     else:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 
 import streamlit as st
@@ -24,9 +25,14 @@ def listen(code: str) -> dict | None:
     """Follow class ``code``'s event stream from here: the pulse that triggered this run (a dict: ``version``,
     ``students``, ``answered``, ``question``, ``round``; or ``unavailable`` / ``ended``), or None when something
     else ran it. Call it once per page, in the fragment (or the full run) that shows the class."""
-    result = _listen(data={"code": code}, key=state.CLASS_LISTENER, on_pulse_change=lambda: None)
+    ss = st.session_state
+    data = {"code": code, "seen": ss.get(state.CLASS_PULSE_SEEN)}  # the browser sends only what this run has not seen
+    result = _listen(data=data, key=state.CLASS_LISTENER, on_pulse_change=lambda: None)
     pulse = getattr(result, "pulse", None) if result is not None else None
-    return pulse if isinstance(pulse, dict) else None
+    if not isinstance(pulse, dict):
+        return None
+    ss[state.CLASS_PULSE_SEEN] = json.dumps(pulse, separators=(",", ":"))  # as the stream wrote it
+    return pulse
 
 
 def post(action: str, body: dict, then: dict[str, str]) -> str | None:
