@@ -6,7 +6,7 @@ import streamlit as st
 
 from serve import gc_freeze
 from serve.version import app_version
-from ui import lesson_start
+from ui import lesson_start, practice_saved
 from ui.classroom import console, display, identity, strip
 from ui.frame import (
     init_state,
@@ -46,6 +46,7 @@ lesson_start.sidebar()
 with st.sidebar:
     strip.sidebar()
 sidebar_model_card()
+practice_saved.keep()  # the Practice attempts this browser kept, back in a fresh session (a reload, a shared link)
 draw.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
 strip.strip(nav)  # class mode: the join form or start panel; the console's class bar; a follower's line
 url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that

@@ -59,15 +59,15 @@ with controls:
         st.stop()
     c = st.columns(3)
     b_choices = memory_terms.b_choices(shape)
-    b_label = c[0].selectbox(
-        "b: bytes per stored value", list(b_choices), key=state.MEMORY_B, persist_state="session",
+    b_label = c[0].selectbox(  # the term boxes' labels are one line each, so the boxes line up (ui/memory_terms.py)
+        "b: bytes per value", list(b_choices), key=state.MEMORY_B, persist_state="session",
         help="llama.cpp's quantized cache types store blocks of 32 values with an fp16 scale: q8_0 is 34 B per 32.",
     )  # fmt: skip
     b, cache_type = b_choices[b_label]
     lengths_text = text_box(
-        c[1], "T: positions per request (separate with “, ” or “;”)", limit=100_000, key=state.MEMORY_T,
-        persist_state="session",
-        help="One length per request: “4096, 4096” is B = 2; unequal lengths are summed. “8,192” is one length.",
+        c[1], "T: positions", limit=100_000, key=state.MEMORY_T, persist_state="session",
+        help="Positions per request, one length per request, separated with “, ” or “;”: “4096, 4096” is B = 2; "
+        "unequal lengths are summed. “8,192” is one length.",
     )  # fmt: skip
     if lengths_text is None:
         st.stop()

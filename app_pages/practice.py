@@ -6,10 +6,11 @@ import secrets
 import streamlit as st
 
 from core import state
+from core.lesson.pages import PAGES
 from core.practice import catalogue, exercises
-from core.practice.tally import Tally
-from ui import handout, practice
+from ui import handout, practice, practice_saved
 from ui.classroom import pose
+from ui.frame import ICONS, TITLES
 from ui.present import presenter_mode
 
 st.title("Practice")
@@ -20,9 +21,7 @@ ex_id, seed, notes = catalogue.parse_query(st.query_params.to_dict())
 st.session_state.update({k: v for k, v in ((state.PRACTICE_EX, ex_id), (state.PRACTICE_SEED, seed)) if v is not None})
 for note in notes:
     st.warning(f"Link parameter ignored: {note}.")
-if st.session_state.get(state.PRACTICE_TALLY) is None:
-    st.session_state[state.PRACTICE_TALLY] = Tally()  # this session's own, never a shared default
-tally: Tally = st.session_state[state.PRACTICE_TALLY]
+tally = practice_saved.tally()  # with the attempts this browser kept from earlier sessions (ui/practice_saved.py)
 
 
 ex = catalogue.make(st.session_state[state.PRACTICE_EX], st.session_state[state.PRACTICE_SEED])
@@ -84,10 +83,13 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
         else:
             st.caption("The worked solution opens after your first Check.")
         st.markdown(
-            f"**This session:** {tally.checked} checked · {tally.right} right · {tally.unreadable} couldn't be read"
+            f"**In this browser:** {tally.checked} checked · {tally.right} right · {tally.unreadable} couldn't be read"
         )
         if tally.mistakes:
             met = " · ".join(f"{name} × {n}" for name, n in tally.mistakes.most_common())
             st.caption(f"Known mistakes met: {met}")
 pose.panel(ex)  # a class's teacher: this exercise as a choice on the students' screens (ui/classroom/pose.py)
 handout.download_button(state.PRACTICE_HANDOUT)  # the lesson's handout, or this session's pages
+st.page_link(
+    PAGES["summary"].script, label=f"Finished? {TITLES['summary']}: the two chapters' summaries", icon=ICONS["summary"]
+)

@@ -327,6 +327,11 @@ PRACTICE_IN = "practice.in"  # + exercise id, seed and part: one answer box
 PRACTICE_TALLY = "practice.tally"  # core.practice.exercises.Tally, made per session (a default object would be shared)
 CH30_1 = "ch30-1"
 PRACTICE = {PRACTICE_EX: CH30_1, PRACTICE_SEED: 0, PRACTICE_TALLY: None}
+# The attempts kept in the student's browser (ui/practice_saved.py, frontend/practice_saved.js).
+PRACTICE_SAVED = "practice.saved"  # the hidden component: its state value "saved" is what the browser had stored
+PRACTICE_SAVED_BOX = "practice-saved"  # its container (assets/style/a11y.css hides it)
+PRACTICE_SAVED_SENT = "practice.saved_sent"  # the records last sent to the browser (sent again only when changed)
+PRACTICE_SAVED_TAB = "practice.saved_tab"  # this session's random name: the browser hands its records back once
 
 # ---- lesson mode and the handout (ui/lesson/, ui/handout.py) -----------------------------------
 # The lesson link is ?lesson=<shipped name>&stop=<k from 1>[&teacher=1] (read once per session).

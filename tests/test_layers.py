@@ -44,6 +44,8 @@ UI_ORDER = (
         "memory_sections",
         "memory_terms",
         "practice",
+        "practice_saved",
+        "summary",
         "quant",
         "runs",
         "see_it_move",

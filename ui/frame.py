@@ -39,11 +39,15 @@ SECTIONS = {
         ("app_pages/quantize.py", "The quantization ruler", ":material/straighten:"),
         ("app_pages/quant_model.py", "Quantizing the model", ":material/compress:"),
     ),
-    "Practice": (("app_pages/practice.py", "Practice", ":material/quiz:"),),
+    "Practice": (
+        ("app_pages/practice.py", "Practice", ":material/quiz:"),
+        ("app_pages/summary.py", "What you now know", ":material/checklist:"),
+    ),
 }
 PAGES = tuple(page for pages in SECTIONS.values() for page in pages)
 DECODE_PAGE = "app_pages/decode.py"  # the default page, served at the app's root address
 TITLES = {path.removeprefix("app_pages/").removesuffix(".py"): name for path, name, _ in PAGES}
+ICONS = {path.removeprefix("app_pages/").removesuffix(".py"): icon for path, _, icon in PAGES}
 
 
 def navigation_pages() -> dict[str, list]:

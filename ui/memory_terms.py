@@ -14,6 +14,7 @@ from core import state
 from core.cost import counts
 from core.cost.kv_layers import describe_rule
 from core.cost.kv_shape import KVShape
+from ui.present import presenter_mode
 
 KW = {"persist_state": "session"}
 
@@ -66,24 +67,28 @@ def custom_shape(base: KVShape, n_head: int, n_kv: int, d: int) -> KVShape:
 
 
 def term_boxes(shape: KVShape) -> tuple[int, int, int, int, int | None]:
-    """Draw the model's terms; returns (L, query heads, H_kv or r_kv, d or d_R, W or None)."""
+    """Draw the model's terms; returns (L, query heads, H_kv or r_kv, d or d_R, W or None).
+
+    Every label is one line, so the five boxes line up: a symbol and a short name, the rest in its help. Presenter
+    mode's larger text puts them in two rows of three columns (five columns of ~146 px wrapped "H_kv: KV heads per
+    layer" to three lines beside one-line "L: layers": boxes at three heights on the lesson's memory stop)."""
     mla = shape.latent is not None
-    c = st.columns(5)
+    c = [*st.columns(3), *st.columns(3)[:2]] if presenter_mode() else st.columns(5)
     L = c[0].number_input("L: layers", 1, 10**6, key=state.MEMORY_L, on_change=_typed, **KW)
     q = c[1].number_input(
         "Query heads", 1, 10**6, key=state.MEMORY_N_HEAD, on_change=_typed, help="Not in M: for the comparisons", **KW
     )
     H = c[2].number_input(
-        "r_kv: latent width" if mla else "H_kv: KV heads per layer", 1, 10**6, key=state.MEMORY_H,
-        on_change=_typed, help="kv_lora_rank" if mla else None, **KW,
+        "r_kv: latent width" if mla else "H_kv: KV heads", 1, 10**6, key=state.MEMORY_H, on_change=_typed,
+        help="kv_lora_rank: one latent per layer for all heads" if mla else "KV heads per layer", **KW,
     )  # fmt: skip
     d = c[3].number_input(
-        "d_R: shared RoPE key" if mla else "d: head width", 1, 10**6, key=state.MEMORY_D, on_change=_typed,
-        help="qk_rope_head_dim" if mla else None, **KW,
+        "d_R: RoPE key" if mla else "d: head width", 1, 10**6, key=state.MEMORY_D, on_change=_typed,
+        help="qk_rope_head_dim: the shared RoPE key's width" if mla else None, **KW,
     )  # fmt: skip
     W = c[4].number_input(
-        "W: sliding window (0 = none)", 0, 10**12, key=state.MEMORY_W, on_change=_typed,
-        help="Positions a local layer keeps: min(T, W) of a T-position request.", **KW,
+        "W: sliding window", 0, 10**12, key=state.MEMORY_W, on_change=_typed,
+        help="0 = none. Positions a local layer keeps: min(T, W) of a T-position request.", **KW,
     )  # fmt: skip
     return int(L), int(q), int(H), int(d), int(W) or None
 

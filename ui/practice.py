@@ -26,7 +26,12 @@ def show(ex_id: str, seed: int) -> None:
 
 def field(ex: Exercise, p: Part) -> str:
     """The session-state key of one part's answer box."""
-    return f"{state.PRACTICE_IN}.{ex.id}.{ex.seed}.{p.key}"
+    return box_key(ex.id, ex.seed, p.key)
+
+
+def box_key(ex_id: str, seed: int, part: str) -> str:
+    """The session-state key of the answer box of exercise ``ex_id`` with numbers ``seed``, part ``part``."""
+    return f"{state.PRACTICE_IN}.{ex_id}.{seed}.{part}"
 
 
 def check_all(ex: Exercise, tally: Tally) -> None:
@@ -56,10 +61,14 @@ def answer_box(ex: Exercise, p: Part, tally: Tally) -> None:
     unit = {"B": "bytes", "×": ""}.get(p.unit, p.unit)
     with_unit = unit and unit not in p.label and p.kind not in ("choice", "explain")
     label = f"{p.label} ({unit})" if with_unit else p.label
+    # The box's own state, once it has one, is what it shows (ui.practice_saved fills it with an answer a browser
+    # kept): a default beside it would be ignored, and streamlit logs a warning when given both.
+    own = field(ex, p) in st.session_state
+    start = {"value": None if own else typed}
     if p.kind == "explain":
-        text_box(st, label, limit=2_000, area=True, value=typed, key=field(ex, p), height=90)
+        text_box(st, label, limit=2_000, area=True, key=field(ex, p), height=90, **start)
     elif p.options:
-        index = p.options.index(typed) if typed in p.options else None
+        index = p.options.index(typed) if typed in p.options and not own else None
         st.radio(label, p.options, index=index, key=field(ex, p), horizontal=True)
     else:
         bare = f" A bare number means {p.unit}." if p.kind == "bytes" else ""
@@ -68,9 +77,9 @@ def answer_box(ex: Exercise, p: Part, tally: Tally) -> None:
             st,
             label,
             limit=exercises.answers.MAX_TYPED,
-            value=typed,
             key=field(ex, p),
             placeholder=p.placeholder,
             help=help_text,
+            **start,
         )
     said(p, last if str(st.session_state.get(field(ex, p), typed) or "").strip() else None)  # emptied: no verdict

@@ -3,7 +3,9 @@
 The chapter's four moments, in order: (1) without a cache the counter climbs while attention redraws
 every earlier link from scratch; (2) the violet shelf of stored keys and values stops that climb at
 one new box per token; (3) the shelf runs into the wall of the context window; (4) a 32-bit number
-shrinks to 8 bits, so four times as many positions fit in the same bytes.
+shrinks to 8 bits, so four times as many positions fit in the same bytes. The two counters (scores
+computed so far, without and with the cache) run through all four moments: from moment 3 on they
+count every step to the wall, and moment 4 keeps them, since a narrower number changes no count.
 
 Every number in a frame comes from the run (its positions and tokens) and from ``core.cost.counts``
 (scores per layer and head, KV bytes); ``core.viz.see_it_move`` draws the frames and exports them.
@@ -35,7 +37,8 @@ class Frame:
 
     ``moment``: index into ``MOMENTS``; ``caption``: the frame's sentence, with its numbers;
     ``recompute_scores`` / ``cached_scores``: scores computed so far (per layer and head) without
-    and with the cache (None: not shown yet); ``positions``: boxes on the shelf (cached positions);
+    and with the cache (None: not shown, the cache's counter in moment 1); ``positions``: boxes on
+    the shelf (cached positions);
     ``bits``: the width of each stored number; ``capacity``: positions that fit in the window's bytes
     at ``bits`` (the wall); ``kv_bytes``: the shelf's bytes at ``bits``."""
 
@@ -76,15 +79,19 @@ def frames(model: GPT, tok, prompt: str) -> list[Frame]:
         caption = f"Step {k}: one new box on the shelf, {n0 + k} scores this step (one row)"
         before = out[k - 1].recompute_scores
         out.append(Frame(1, caption, before, cached, n0 + k, 32, window, bytes_at(n0 + k, 32)))
-    end = n0 + len(tokens)
-    for n in _between(n0 + steps, end, WALL_FRAMES):  # moment 3: to the wall
+    end, last = n0 + len(tokens), n0 + steps
+    for n in _between(last, end, WALL_FRAMES):  # moment 3: to the wall, both counters still counting
+        recompute += sum(decode_step_scores(m, cached=False) for m in range(last + 1, n + 1))
+        cached += sum(decode_step_scores(m, cached=True) for m in range(last + 1, n + 1))
+        last = n
         wall = "the wall: the context window is full" if n >= window else f"{window - n} positions left"
-        out.append(Frame(2, f"{n} of {window} positions cached: {wall}", None, None, n, 32, window, bytes_at(n, 32)))
-    for bits in BITS:  # moment 4: the same bytes, narrower numbers
+        caption = f"{n} of {window} positions cached: {wall}"
+        out.append(Frame(2, caption, recompute, cached, n, 32, window, bytes_at(n, 32)))
+    for bits in BITS:  # moment 4: the same bytes, narrower numbers; the same scores (a width changes no count)
         fit = window * 32 // bits
         out.append(
             Frame(3, f"{bits}-bit keys and values: {bytes_at(end, bits):,} B for {end} positions; the window's "
-                  f"32-bit bytes now hold {fit} positions", None, None, end, bits, fit, bytes_at(end, bits))
+                  f"32-bit bytes now hold {fit:,} positions", recompute, cached, end, bits, fit, bytes_at(end, bits))
         )  # fmt: skip
     return out
 

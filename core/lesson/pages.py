@@ -194,6 +194,7 @@ PAGES: dict[str, PageSpec] = {
             "numbers": Setting(state.PRACTICE_SEED, _int(0, MAX_SEED)),
         },
     ),
+    "summary": PageSpec("app_pages/summary.py", "What you now know", {}),
 }
 
 

@@ -4,8 +4,9 @@ One ``Tally`` lives in each browser session's state; it is never shared between 
 
 from __future__ import annotations
 
+import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from core.practice.exercise_types import Exercise, Feedback, Part
 from core.practice.exercises import format_answer
@@ -14,7 +15,8 @@ from core.practice.exercises import format_answer
 @dataclass(frozen=True)
 class Attempt:
     """One Check of one part: what was typed (kept verbatim; escape it when showing), the
-    verdict and the right answer as text."""
+    verdict and the right answer as text, and when (``at``, seconds since the epoch: the browser's
+    copy of the attempts, ``core.practice.saved``, orders and tells attempts apart by it)."""
 
     exercise: str
     seed: int
@@ -26,12 +28,15 @@ class Attempt:
     message: str
     right: str
     mistake: str | None = None  # the named mistake, if it was one
+    at: float = 0.0
 
 
 @dataclass
 class Tally:
-    """This session's practice (one per browser session, kept in its session state; never shared):
-    checks, right answers, named mistakes by name, unreadable inputs, hints taken, every attempt."""
+    """This session's practice (one per browser session, kept in its session state; never shared; its
+    attempts also kept in the student's own browser and replayed into a later session of it,
+    ``core.practice.saved``): checks, right answers, named mistakes by name, unreadable inputs, hints
+    taken, every attempt."""
 
     checked: int = 0
     right: int = 0
@@ -40,9 +45,10 @@ class Tally:
     hints: dict = field(default_factory=dict)
     attempts: list = field(default_factory=list)
 
-    def record(self, ex: Exercise, p: Part, typed: str, fb: Feedback) -> None:
-        """Count one Check of part ``p``: nothing for an empty box or for the same text as this
-        part's last attempt (Check pressed again counted every unchanged box once more)."""
+    def record(self, ex: Exercise, p: Part, typed: str, fb: Feedback, at: float | None = None) -> None:
+        """Count one Check of part ``p`` made at ``at`` (seconds since the epoch; now if None): nothing for an
+        empty box or for the same text as this part's last attempt (Check pressed again counted every unchanged
+        box once more)."""
         if fb.status == "empty":
             return
         last = self.last(ex, p.key)
@@ -60,6 +66,7 @@ class Tally:
                 fb.message,
                 p.answer if p.kind == "explain" else format_answer(p),
                 fb.mistake,
+                time.time() if at is None else at,
             )
         )
         if fb.status == "unreadable":
@@ -71,6 +78,12 @@ class Tally:
         self.right += fb.status == "right"
         if fb.mistake:
             self.mistakes[fb.mistake] += 1
+
+    def become(self, other: Tally) -> None:
+        """Take ``other``'s counts, hints and attempts, in place: a callback that holds this object (the Check
+        button's) records into the tally the page shows."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(other, f.name))
 
     def last(self, ex: Exercise, part_key: str) -> Attempt | None:
         return next(

@@ -14,9 +14,10 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no screen on a server
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
 from matplotlib import animation  # noqa: E402
+from matplotlib.ticker import StrMethodFormatter  # noqa: E402
 
 from core.decode.see_it_move import MOMENTS, Frame  # noqa: E402
-from core.viz.see_it_move import FRAME_MS, SHELF  # noqa: E402
+from core.viz.see_it_move import FRAME_MS, SHELF, counter_top  # noqa: E402
 from core.viz.theme import CACHED, MUTED, NEW_WORK  # noqa: E402
 
 SIZE_IN, DPI = (12.8, 7.2), 100  # 1280 × 720 pixels
@@ -30,7 +31,8 @@ def _draw(ax_top, ax_shelf, f: Frame, top: int, wall: float) -> None:
     for y, v in enumerate(values):
         if v:
             ax_top.text(v, y, f" {v:,} scores", va="center", fontsize=14)
-    ax_top.set_xlim(0, top * 1.3)
+    ax_top.set_xlim(0, top * 1.3)  # the animation's scale for this moment (core.viz.see_it_move.counter_top)
+    ax_top.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))  # 2,500,000, not 2.5 with a "1e6" aside
     ax_top.set_xlabel("scores computed so far (per layer and head)")
     width = f.bits / 32
     ax_shelf.bar([width * (i + 0.5) for i in range(f.positions)], [1] * f.positions, width=width * 0.9, color=SHELF)
@@ -48,11 +50,14 @@ def export(frames: list[Frame], path: str | Path) -> Path:
     if not frames:
         raise ValueError("no frames to export")
     path = Path(path)
-    top = max((f.recompute_scores or 0) for f in frames) or 1
     wall = max(f.capacity * f.bits / 32 for f in frames)
     fig, (ax_top, ax_shelf) = plt.subplots(2, 1, figsize=SIZE_IN, dpi=DPI, height_ratios=[1, 1.6])
     fig.subplots_adjust(hspace=0.6, top=0.85, bottom=0.1, left=0.14, right=0.97)
-    anim = animation.FuncAnimation(fig, lambda i: _draw(ax_top, ax_shelf, frames[i], top, wall), frames=len(frames))
+    anim = animation.FuncAnimation(
+        fig,
+        lambda i: _draw(ax_top, ax_shelf, frames[i], counter_top(frames, frames[i].moment), wall),
+        frames=len(frames),
+    )
     fps = 1000 / FRAME_MS
     try:
         plt.rcParams["animation.ffmpeg_path"] = imageio_ffmpeg.get_ffmpeg_exe()

@@ -51,13 +51,13 @@ def test_each_stop_opens_its_page_with_its_settings():
     """Walking the shipped lesson with → puts each page in the stop's state, whatever the learner
     had set before: the decode request replayed to step 11 on the default prompt (62 positions), the
     bill with 1 layer and head up to 10,000 tokens, Llama-3-8B's 1 GiB, the ruler's outlier 8,
-    Ch. 30's trace, exercise 1 with the chapter's numbers."""
+    Ch. 30's trace, exercise 1 with the chapter's numbers, then the two chapters' summaries."""
     at = app()
     at.session_state[state.DECODE_PROMPT] = "Something else entirely"
     at.session_state["cost.layers"] = 4  # the learner's own choices before the lesson
     at.session_state["quant.values"] = "1, 2, 3"
     at.sidebar.button[0].click().run()  # Start this lesson (the shipped one is preselected)
-    assert heading(at) == "The worked example" and bar_line(at).startswith("Stop 1 of 8 · One new row")
+    assert heading(at) == "The worked example" and bar_line(at).startswith("Stop 1 of 9 · One new row")
     assert at.toggle(key="worked.scaled").value is False
     # The stop asks before it shows: on's scores are there, its shares (0.6103 …) and the grid are not yet.
     assert "q_on · k_cat = **3**" in texts(at) and "0.6103" not in texts(at) and not at.get("plotly_chart")
@@ -92,8 +92,12 @@ def test_each_stop_opens_its_page_with_its_settings():
     assert heading(at) == "Latency on a timeline" and at.radio(key="lat.source").value == "Ch. 30 example"
 
     press(at, "lesson.next")
-    assert heading(at) == "Practice" and bar_line(at) == "Stop 8 of 8 · Your turn: exercise 1"
+    assert heading(at) == "Practice" and bar_line(at) == "Stop 8 of 9 · Your turn: exercise 1"
     assert "**10 ms**" in texts(at) and "**110, 160 and 220 ms**" in texts(at)
+
+    press(at, "lesson.next")
+    assert heading(at) == "What you now know" and bar_line(at) == "Stop 9 of 9 · What you now know"
+    assert "**·** TTFT and TPOT need explicit timestamps and denominators." in texts(at)  # Ch. 30 §30.7
     assert at.button(key="lesson.next").disabled
 
 
@@ -101,7 +105,7 @@ def test_lesson_link_round_trip():
     """A move writes ?lesson=…&stop=k into the address; opening that address in a new session shows
     the same stop on its page; ← goes back and says so in the address too."""
     at = app(lesson="fifteen-minutes", stop="3")
-    assert heading(at) == "The bill per token" and bar_line(at).startswith("Stop 3 of 8")
+    assert heading(at) == "The bill per token" and bar_line(at).startswith("Stop 3 of 9")
     press(at, "lesson.next")
     assert at.query_params == {"lesson": "fifteen-minutes", "stop": "4"}
     again = app(lesson="fifteen-minutes", stop="4")
@@ -141,9 +145,9 @@ def test_teacher_view_from_the_sidebar_when_starting_there():
     "params, note",
     [
         ({"lesson": "../../etc/passwd"}, "lesson= names no shipped lesson"),
-        ({"lesson": "fifteen-minutes", "stop": "9"}, "stop= must be a stop of this lesson, 1 … 8"),
-        ({"lesson": "fifteen-minutes", "stop": "two"}, "stop= must be a stop of this lesson, 1 … 8"),
-        ({"lesson": "fifteen-minutes", "stop": "²"}, "stop= must be a stop of this lesson, 1 … 8"),
+        ({"lesson": "fifteen-minutes", "stop": "10"}, "stop= must be a stop of this lesson, 1 … 9"),
+        ({"lesson": "fifteen-minutes", "stop": "two"}, "stop= must be a stop of this lesson, 1 … 9"),
+        ({"lesson": "fifteen-minutes", "stop": "²"}, "stop= must be a stop of this lesson, 1 … 9"),
         ({"stop": "2"}, "stop= needs lesson=… beside it"),
         ({"lesson": "fifteen-minutes", "teacher": "yes"}, "teacher= takes 0 or 1"),
     ],
@@ -156,7 +160,7 @@ def test_malformed_lesson_link_gets_a_note(params, note):
     running = at.session_state[state.LESSON] is not None
     assert running == (params.get("lesson") == "fifteen-minutes")
     if running:
-        assert bar_line(at).startswith("Stop 1 of 8")
+        assert bar_line(at).startswith("Stop 1 of 9")
 
 
 def test_broken_uploaded_lesson_is_refused_and_nothing_changes():
@@ -172,12 +176,12 @@ def test_broken_uploaded_lesson_is_refused_and_nothing_changes():
     assert f"mine.toml: line {line}, stop 2, field `settings.step`: 300 is more than the maximum" in shown
     errors = [e.value.replace("\\", "") for e in at.sidebar.error]  # shown literally: punctuation escaped
     assert any("can't be used; nothing was changed" in e for e in errors), errors
-    assert heading(at) == "KV-cache memory" and bar_line(at).startswith("Stop 4 of 8")
+    assert heading(at) == "KV-cache memory" and bar_line(at).startswith("Stop 4 of 9")
 
     mine = SHIPPED.replace('title = "Fifteen minutes', 'title = "My own lesson <b>', 1)
     at.sidebar.file_uploader(key="lesson.upload").set_value(("mine.toml", mine.encode(), "application/toml")).run()
     at.sidebar.button[1].click().run()
-    assert heading(at) == "The worked example" and bar_line(at).startswith("Stop 1 of 8")
+    assert heading(at) == "The worked example" and bar_line(at).startswith("Stop 1 of 9")
     assert any(t.value.startswith("My own lesson <b>") for t in at.text)  # the file's text, literally
     assert "lesson" not in at.query_params  # an uploaded file cannot travel in a link
 
@@ -200,7 +204,7 @@ def test_handout_holds_the_learners_own_figure_and_answers():
 
     snap = {k: at.session_state[k] for k in handout.NEEDED} | {"tokenizer": assets.load_shipped_tokenizer()}
     html = handout.build(snap)
-    assert html.count('<section class="stop">') == 8 + 1  # the lesson's stops, then the request's two speeds
+    assert html.count('<section class="stop">') == 9 + 1  # the lesson's stops, then the request's two speeds
     assert "Layer 1, head 0, decode step 11: the attention as you left it" in html
     assert handout.SPEEDS_TITLE in html  # Ch. 19's two-phase figure of the decode stop's request
     assert html.count("Plotly.newPlot(") == 3  # the decode stop, the bill (stop 3), the stops seen; two speeds

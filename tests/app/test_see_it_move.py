@@ -10,7 +10,7 @@ def test_the_page_plays_the_four_moments_and_offers_a_video():
     video button then offers an MP4 download."""
     at = new_app("app_pages/see_it_move.py")
     spec = charts(at)[0]
-    assert len(spec["frames"]) >= 20 and "1024 positions" in spec["frames"][-1]["layout"]["title"]["text"]
+    assert len(spec["frames"]) >= 20 and "1,024 positions" in spec["frames"][-1]["layout"]["title"]["text"]
     [button] = [b for b in at.button if b.label == "Make a video for slides"]
     button.click().run()
     assert not at.exception

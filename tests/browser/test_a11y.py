@@ -98,6 +98,7 @@ PAGES = {
     "quantize": _charts(2),
     "quant_model": _charts(2),
     "practice": _practice,
+    "summary": lambda page: page.get_by_role("link", name="Latency on a timeline").wait_for(timeout=60000),
     "?lesson=fifteen-minutes&stop=2&teacher=1": _lesson_stop,
 }
 
@@ -125,6 +126,7 @@ VISITS = (
         "quantize",
         "quant_model",
         "practice",
+        "summary",
         "",
         "worked",
     ),

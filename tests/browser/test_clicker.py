@@ -255,16 +255,16 @@ def test_a_press_as_soon_as_the_bar_appears_is_not_lost(url):
     with browser_page(1920, 1080) as page:
         page.goto(f"{url}/?lesson=fifteen-minutes&stop=3&present=1")
         title = page.locator(".st-key-lesson-title")
-        expect(title).to_contain_text("Stop 3 of 8", timeout=TIMEOUT)
+        expect(title).to_contain_text("Stop 3 of 9", timeout=TIMEOUT)
         expect(title).to_be_visible(timeout=TIMEOUT)
         page.keyboard.press("PageDown")
-        expect(title).to_contain_text("Stop 4 of 8", timeout=TIMEOUT)
+        expect(title).to_contain_text("Stop 4 of 9", timeout=TIMEOUT)
         expect(title).to_be_visible(timeout=TIMEOUT)
         page.keyboard.press("PageDown")
-        expect(title).to_contain_text("Stop 5 of 8", timeout=TIMEOUT)
+        expect(title).to_contain_text("Stop 5 of 9", timeout=TIMEOUT)
         page.wait_for_function("() => window.__clickerQueue() === 0", timeout=TIMEOUT)  # every press done
         idle(page)
-        expect(title).to_contain_text("Stop 5 of 8")  # and no further: each press moved once
+        expect(title).to_contain_text("Stop 5 of 9")  # and no further: each press moved once
 
 
 def test_quick_presses_each_move_one_stop(url):
@@ -277,14 +277,14 @@ def test_quick_presses_each_move_one_stop(url):
         at_stop(page, 1)
         page.keyboard.press("PageDown")
         page.keyboard.press("PageDown")
-        expect(title).to_contain_text("Stop 3 of 8", timeout=TIMEOUT)
+        expect(title).to_contain_text("Stop 3 of 9", timeout=TIMEOUT)
         page.keyboard.press("PageDown")
-        expect(title).to_contain_text("Stop 4 of 8", timeout=TIMEOUT)
+        expect(title).to_contain_text("Stop 4 of 9", timeout=TIMEOUT)
         page.keyboard.press("PageUp")
         at_stop(page, 3)
         page.wait_for_function("() => window.__clickerQueue() === 0", timeout=TIMEOUT)  # every press done
         idle(page)
-        expect(title).to_contain_text("Stop 3 of 8")
+        expect(title).to_contain_text("Stop 3 of 9")
 
 
 def test_an_open_note_closes_when_the_stop_changes(url):

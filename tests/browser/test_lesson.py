@@ -110,7 +110,7 @@ def test_shipped_lesson_walked_with_the_clicker_keys_at_presenter_size():
             key = "ArrowRight" if stop.page == "cost" else "PageDown"  # → moves between stops off the stage
             if k < n:
                 page.keyboard.press(key)
-        assert "lesson=fifteen-minutes&stop=8" in page.url
+        assert f"lesson=fifteen-minutes&stop={n}" in page.url
         page.locator(".st-key-lesson-bar [data-testid='stPopover'] button:visible").last.click()
         with page.expect_download(timeout=60000) as download:
             page.get_by_role("button", name=re.compile("Download handout")).first.click()

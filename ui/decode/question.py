@@ -47,7 +47,7 @@ def code_span(text: str) -> str:
 def _options(box, q, picked, revealed: bool) -> None:
     """The five answers as buttons, keys 1–5; after the reveal the right one is ticked and a wrong
     pick crossed."""
-    row = box.container(horizontal=True, gap="small")  # buttons as wide as their text, wrapping
+    row = box.container(horizontal=True, gap="small")  # buttons as wide as their text (presenter.css: ≥ 6rem), wrapping
     for i, option in enumerate(q.options):
         mark = (
             None

@@ -33,6 +33,23 @@ def test_the_counters_are_the_score_counts(run):
     assert [f.positions for f in steps] == list(range(n0 + 1, n0 + FIRST_STEPS + 1))  # one new box per token
 
 
+def test_the_counters_run_through_all_four_moments(run):
+    """Moments 3 and 4 keep counting: at the wall (256 positions) the recompute counter holds the prompt's prefill
+    plus one full triangle per step, T(n0) + Σ_{n=n0+1}^{256} n(n+1)/2 = T(n0) + Tet(256) − Tet(n0) (tetrahedral
+    numbers, Tet(n) = n(n+1)(n+2)/6), and the cache's counter one triangle of all 256, T(256) = 32,896; narrower
+    numbers (moment 4) change neither."""
+    fs, n0, cfg = run
+    tri, tet = (lambda n: n * (n + 1) // 2), (lambda n: n * (n + 1) * (n + 2) // 6)
+    later = [f for f in fs if f.moment >= 1]
+    assert all(f.recompute_scores and f.cached_scores for f in later)
+    wall = [f for f in fs if f.moment == 2][-1]
+    assert wall.positions == cfg.block_size == 256
+    assert (wall.recompute_scores, wall.cached_scores) == (tri(n0) + tet(256) - tet(n0), 32_896)
+    assert [(f.recompute_scores, f.cached_scores) for f in fs if f.moment == 3] == [(wall.recompute_scores, 32_896)] * 3
+    for f in [f for f in fs if f.moment == 2]:  # every frame on the way: the same closed forms at its position
+        assert (f.recompute_scores, f.cached_scores) == (tri(n0) + tet(f.positions) - tet(n0), tri(f.positions))
+
+
 def test_the_wall_and_the_narrower_numbers(run):
     """The shelf ends at the 256-position window; 32 → 16 → 8 bits fit 256, 512, 1,024 positions in the
     window's 32-bit bytes; the bytes are 2·n_layer·n_kv_head·head_dim·256·(bits/8)."""

@@ -61,9 +61,9 @@ def test_self_contained_one_plotly_bundle_no_network():
 
 
 def test_stops_and_attempts_are_listed():
-    """Eight stops with their take-home text; the attempts with the student's answer and the right one."""
+    """Nine stops with their take-home text; the attempts with the student's answer and the right one."""
     html = handout()
-    assert html.count('<section class="stop">') == 8
+    assert html.count('<section class="stop">') == 9
     assert "Llama-3-8B at 8,192 tokens: 1 GiB per request" in html
     assert "<code>768 MiB</code>" in html and "805,306,368 bytes (768 MiB = 805.31 MB)" in html
     assert "Exercise 3: fewer KV heads, more requests <span class='small'>(the chapter's numbers)</span>" in html

@@ -62,10 +62,11 @@ def test_schema_is_valid_json_schema():
 
 def test_shipped_lesson_validates_and_follows_the_plan():
     """The 15-minute lesson: worked example → decode to step 11 → bill → Llama-3-8B at 8,192 → 7B Q4 8K
-    → the outlier → the Ch. 30 trace → a Practice item; about 15 minutes; every stop has a note and a question."""
+    → the outlier → the Ch. 30 trace → a Practice item → the two chapters' summaries; 15 minutes; every stop has a
+    note and a question."""
     lesson = stops.load_shipped("fifteen-minutes")
     assert [s.page for s in lesson.stops] == [
-        "worked", "decode", "cost", "memory", "weights", "quantize", "latency", "practice"
+        "worked", "decode", "cost", "memory", "weights", "quantize", "latency", "practice", "summary"
     ]  # fmt: skip
     assert sum(s.minutes for s in lesson.stops) == lesson.minutes == 15
     assert lesson.stops[1].state_updates() == {state.URL_STEP: 11}
