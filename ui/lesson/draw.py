@@ -77,7 +77,7 @@ def bar(nav) -> None:
     style_sheet(BAR_CSS)
     k, n = ss[state.LESSON_STOP], len(lesson.stops)
     stop, on_decode = lesson.stops[k], nav.title == TITLES["decode"]
-    keys = "PgDn / PgUp · → is Step" if on_decode else "PgDn / PgUp or → / ←"
+    keys = "PgDn / PgUp or ← · → is Step" if on_decode else "PgDn / PgUp or → / ←"
     with st.container(key=state.LESSON_BAR):
         nav_col, text, tools = st.columns([2.7, 7.6, 2.4], vertical_alignment="center", gap="small")
         with nav_col.container(horizontal=True, gap="small"):
@@ -168,7 +168,7 @@ def menu(lesson, k: int) -> None:
     else:
         st.caption("Your own lesson file runs in this browser only: a link cannot carry it.")
     st.caption(
-        "Keys: PageDown / PageUp (what presenter clickers send) move between stops; so do → / ←, except on the "
-        "decode page, where → is Step (in predict mode: reveal, then ask). ✕ leaves the lesson; the pages keep "
-        "their settings."
+        "Keys: PageDown / PageUp (what presenter clickers send) move between stops; so do → / ←, except that on the "
+        "decode page → is Step (in predict mode: reveal, then ask); ← always goes back a stop. ✕ leaves the lesson; "
+        "the pages keep their settings."
     )
