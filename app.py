@@ -7,7 +7,7 @@ import streamlit as st
 from serve import gc_freeze
 from serve.version import app_version
 from ui import lesson_start, practice_saved
-from ui.classroom import follow, link, strip, teacher
+from ui.classroom import console, display, identity, strip
 from ui.frame import (
     init_state,
     navigation_pages,
@@ -32,26 +32,27 @@ st.set_page_config(
 )
 note_lost_session()
 init_state()
-# class mode: ?class=new, ?class=CODE (join), &key= (teacher), &seat= (student); first: the lesson rewrites the URL
-link.from_url()
+# class mode: ?class=new (start), ?class=CODE (the role this browser's cookies give), &view=display (the projector)
+identity.from_url()
 moves.from_url()  # lesson mode: ?lesson=…&stop=k
 apply_presenter_style()
 
 nav = st.navigation(navigation_pages(), position="top")
 track_page(nav)
-follow.follow(nav)  # a class's student: the teacher's page, stop, request and step, before any widget
+strip.before_page(nav)  # a follower: the teacher's page, stop, request and step; a console: its class taken back
+display.setup()  # the projector's display: presenter size, no sidebar, answers hidden until the reveal
 sidebar_controls()
 lesson_start.sidebar()
 with st.sidebar:
-    teacher.panel()
+    strip.sidebar()
 sidebar_model_card()
 practice_saved.keep()  # the Practice attempts this browser kept, back in a fresh session (a reload, a shared link)
 draw.bar(nav)  # lesson mode: switch to the stop's page before it runs; the bar
-strip.strip()  # class mode: the join form, a student's line and question, the teacher's live count
+strip.strip(nav)  # class mode: the join form or start panel; the console's class bar; a follower's line
 url_notes()  # after the bar: a lesson link switches page first, and its notes must survive that
 keep_presenter_in_url()  # after the bar's page switch, which clears the address bar's parameters
 moves.keep_in_url()  # the same for a running lesson's stop
-link.keep_in_url()  # and a class's code with this browser's key or seat
+identity.keep_in_url()  # and a class's code (never a key or a seat: those are this browser's cookies)
 nav.run()
-teacher.publish(nav)  # a class's teacher: the plan students follow, when it changed
+console.publish(nav)  # a class's teacher: the plan its followers show, when it changed
 gc_freeze.settle()  # after a run that imported modules: freeze them, so full GC passes skip them

@@ -1,11 +1,30 @@
 """The app as streamlit serves it: ``streamlit run main.py`` (or the ``inference-explainer`` command).
 
-``app.py`` is the script every session runs; this ``st.App`` adds the app's own routes beside it: the
-browser-drawn figures' code (``serve.frontend``). Streamlit finds ``app`` here and serves it with uvicorn.
+``app.py`` is the script every session runs; this ``st.App`` adds the app's own routes beside it (the browser-drawn
+figures' code, ``serve.frontend``; class mode's credentials and event stream, ``serve.class_routes``) and one
+handler for any error a page raises, so no traceback ever reaches a screen (``ui.errors``). Streamlit finds ``app``
+here and serves it with uvicorn.
 """
+
+import sys
 
 import streamlit as st
 
+from core.checkpoints.app_options import AppArgs, parse_app_args, script_args
+from core.classroom.store import default_url
 from serve import frontend
+from serve.class_routes import ClassRoutes
+from ui.errors import on_script_error
 
-app = st.App("app.py", routes=frontend.ROUTES)
+
+def app_options() -> AppArgs:
+    """The app's own options (after ``--``); a malformed command line gives the defaults here (the pages say why)."""
+    try:
+        return parse_app_args(script_args(sys.argv))
+    except ValueError:
+        return AppArgs()
+
+
+options = app_options()
+classes = ClassRoutes(options.class_store or default_url(), options.teacher_password)
+app = st.App("app.py", routes=[*frontend.ROUTES, *classes.routes()], on_script_error=on_script_error)

@@ -6,7 +6,8 @@ from core import state
 from core.model.tokenizer import end_token_id
 from serve import step_queue
 from ui import cache_demo, models
-from ui.classroom import follow, teacher
+from ui.classroom import console, follow, identity, strip
+from ui.classroom import question as class_question
 from ui.decode import actions, question, widgets
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 from ui.frame import came_from_another_page
@@ -23,6 +24,8 @@ stage_style()
 @st.fragment(run_every=st.session_state[state.DECODE_PACE] if st.session_state[state.DECODE_PLAYING] else None)
 @step_queue.one_at_a_time  # a class's Steps in line, not all at once (serve/step_queue.py)
 def stage() -> None:
+    if identity.follower():
+        strip.live()  # a class's follower: its line, question and the teacher's Steps (the class's stream reruns this)
     stepped = st.session_state.pop(state.DECODE_STEPPED, False)  # a Step click ran before this rerun
     if st.session_state[state.DECODE_PLAYING] and not stepped and actions.play_due():
         actions.advance()
@@ -41,6 +44,8 @@ def stage() -> None:
         width="stretch",
         shortcut="Right",
     )
+    if sess is None and follow.locked():
+        return text.info("Your teacher has not prefilled a prompt yet: the stage appears here when they do.")
     if sess is None:
         return text.info(
             "Press **Prefill** (or P) to run the prompt through the model: the whole lower triangle of "
@@ -55,10 +60,13 @@ def stage() -> None:
             help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
         )
     head, predicting = st.session_state[state.DECODE_HEAD], st.session_state[state.DECODE_PREDICT]
+    # A class's console asks its students: the reveal shows the class's answers, not the teacher's own pick.
+    ask = {"class_answers": lambda: class_question.class_answers(console.open_question(sess))}
+    ask = ask if identity.role() == "teacher" else {}
     # On a projector, or under a lesson's bar (which takes ~100 px of a laptop's 800), the question runs across
     # the stage: beside the panel it pushed the work counts, the badge and the KV line off the screen.
     if across := predicting and (present or st.session_state[state.LESSON] is not None):
-        question.question_panel(present, across=True)
+        question.question_panel(present, across=True, **ask)
     # Under a laptop's question row, a wider panel wraps the KV and shelf lines less: they stay on the screen.
     left, right = st.columns([3, 2] if present else [9, 11] if across else [11, 9], gap="medium")
     with left:
@@ -66,20 +74,20 @@ def stage() -> None:
         heatmap_panel(sess, tok, layer, actions.head_of(head), actions.head_label(head), present, compact=across)
     with right:
         if not across:
-            question.question_panel(present)
+            question.question_panel(present, **ask)
         right_panel(sess, tok, actions.model_of(sess), present, compact=predicting)
     below_stage(sess, tok)
-    teacher.publish()  # a class's teacher: this Step's plan (a Step reruns only this stage)
+    console.publish()  # a class's teacher: this Step's plan (a Step reruns only this stage)
 
 
 actions.replay_link()
 # Open, the prompt box takes the room (it was 3 short lines) beside a whole "Head 0 (KV head 0)"; on a 1280-px
 # laptop the title wraps then, beside a box taller than its two lines. Closed, the prompt is a button.
-widths = [1.3, 2.6, 1.85, 0.8] if widgets.prompt_open() else [1.55, 1.15, 2.3, 0.9]
+locked = follow.locked()  # a class's follower: the teacher leads this request (no prompt box, no settings)
+widths = [1.3, 2.6, 1.85, 0.8] if widgets.prompt_open() and not locked else [1.55, 1.15, 2.3, 0.9]
 heading, prompt, view, more = st.columns(widths, vertical_alignment="center")
 with heading:
     title("decode")
-locked = follow.locked()  # a class's student: the teacher leads this request
 with prompt:
     if not locked:
         widgets.prompt_box(present)

@@ -10,12 +10,13 @@ from core.cost.request_sizes import list_notes, parse_lengths
 from core.text import byte_count, format_bytes
 from ui import gguf, memory_sections, memory_terms, models
 from ui.page import refuse, text_box, title
-from ui.present import beside, presenter_mode
+from ui.present import answers_hidden, beside, presenter_mode
 
 title("memory")
+no_query_heads = "" if answers_hidden() else " Query heads do not appear."  # the lesson's question, on a display
 st.caption(
     "How many bytes the cache holds. M = 2·B·L·T·H_kv·d·b (Ch. 30 §30.4): keys and values, requests, "
-    "layers, positions, KV heads, head width, bytes per value. Query heads do not appear. Today's models "
+    f"layers, positions, KV heads, head width, bytes per value.{no_query_heads} Today's models "
     "change a term: sliding windows keep min(T, W) positions, MLA caches one latent per layer, and a hybrid's "
     "Mamba or linear-attention layers keep a fixed-size state instead of a cache."
 )

@@ -89,7 +89,7 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
             met = " · ".join(f"{name} × {n}" for name, n in tally.mistakes.most_common())
             st.caption(f"Known mistakes met: {met}")
 pose.panel(ex)  # a class's teacher: this exercise as a choice on the students' screens (ui/classroom/pose.py)
-handout.download_button("practice.handout")  # the lesson's handout, or this session's pages
+handout.download_button(state.PRACTICE_HANDOUT)  # the lesson's handout, or this session's pages
 st.page_link(
     PAGES["summary"].script, label=f"Finished? {TITLES['summary']}: the two chapters' summaries", icon=ICONS["summary"]
 )

@@ -14,7 +14,7 @@ from core.viz.memory import fig_memory_budget
 from ui import gguf, models
 from ui import weights as ui_weights
 from ui.page import chart, refuse, text_box, title
-from ui.present import beside, swapped
+from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, beside, swapped
 
 title("weights")
 st.caption(
@@ -142,7 +142,10 @@ with card_box:
     with figure:
         chart(fig_memory_budget(bill.parts_gb, budget_gb), key=state.WEIGHTS_BUDGET_FIG)
         fits, verdict = weights.verdict(bill.plan["total"], bill.budget_bytes)
-        (st.success if fits else st.error)(verdict)
+        if answers_hidden():  # the lesson's question (does it fit?), on a display before the reveal
+            st.info(HIDDEN_UNTIL_REVEAL)
+        else:
+            (st.success if fits else st.error)(verdict)
         st.caption(
             "The nominal weight figure is only one bill: the cache grows with context and batch, and switching "
             "weights to 4 bits leaves a 16-bit KV cache unchanged (Ch. 30 exercise 6)."

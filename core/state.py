@@ -426,25 +426,33 @@ DEFAULTS.update(SPEED)
 MEMORY_GGUF_SWA_FULL = "memory.gguf_swa_full"  # bool: llama.cpp's --swa-full (local layers at n_ctx)
 DEFAULTS[MEMORY_GGUF_SWA_FULL] = False
 
-# ---- class mode (ui/classroom/, core/classroom/): one class in one room (issue 41) --------------
-# What a session knows about its class. The class itself (plan, seats, answers) lives in the class
-# store, never here; a teacher's key and a student's seat token also travel in that browser's own
-# address (so a reconnect to another replica rejoins), never in a students' link.
+# ---- class mode (ui/classroom/, core/classroom/): a console, a display and students (issues 41, 49) ----
+# What a session knows about its class. The class itself (plan, seats, answers) lives in the class store, never
+# here. A teacher's key and a student's seat token come from this browser's HttpOnly cookies (set by the app's class
+# routes, serve/class_routes.py), are kept here for the store's calls, and never reach an address or a page.
 CLASS_CODE = "class.code"  # the class's six-letter code, or None: not in a class
-CLASS_ROLE = "class.role"  # "teacher", "student", or None
-CLASS_KEY = "class.key"  # the teacher's key (teacher only)
-CLASS_TOKEN = "class.token"  # the student's seat token (student only)
+CLASS_ROLE = "class.role"  # "teacher" (the console), "student", "display" (the projector), or None
+CLASS_KEY = "class.key"  # the teacher's key (teacher only), from this browser's cookie
+CLASS_TOKEN = "class.token"  # the student's seat token (student only), from this browser's cookie
 CLASS_SEAT = "class.seat"  # the student's seat number, 1, 2, … (student only)
 CLASS_MODE = "class.mode"  # the teacher's pacing: "follow", "paused" or "released"
 CLASS_RECALL = "class.recall"  # bumped by "bring back": released students return to the teacher's step
 CLASS_ROUNDS = "class.rounds"  # {question id: voting round} ("vote again" opens round 2)
-CLASS_PUBLISHED = "class.published"  # the plan this teacher last published (sent again only when it changes)
-CLASS_APPLIED = "class.applied"  # (plan version, recall) this student's view last followed
-CLASS_FOLLOWED_UID = "class.followed_uid"  # the teacher's request uid this student's stage holds
+CLASS_PUBLISHED = "class.published"  # the Plan this teacher last published (sent again only when it changes)
+CLASS_APPLIED = "class.applied"  # (plan version, recall) this follower's view last followed
+CLASS_FOLLOWED_UID = "class.followed_uid"  # the teacher's request uid this follower's stage holds
 CLASS_MESSAGE = "class.message"  # (level, text) | None: a refusal (bad code, ended class), shown once
 CLASS_JOIN_CODE = "class.join_code"  # the join form's code box
 CLASS_NICKNAME = "class.nickname"  # the join form's optional nickname box
-CLASS_LOCKED = "class.locked"  # bool: a following student (the lesson bar's moves and leave are the teacher's)
+CLASS_LOCKED = "class.locked"  # bool: a following session (the lesson bar's moves and leave are the teacher's)
+CLASS_JOIN_SHOWN = "class.join_shown"  # bool: the console shows the join code on the display
+CLASS_STOP_REVEALED = "class.stop_revealed"  # (lesson, stop) whose answer the console revealed on the display
+CLASS_PENDING = "class.pending"  # {(question id, round): pick} a student's answers not yet taken by the store
+CLASS_STARTING = "class.starting"  # bool: ?class=new, the start panel is open
+CLASS_SUBMITTED = "class.submitted"  # (route, body) a class form sent, until the browser opens the class
+CLASS_POSTING = "class.posting"  # the POST the class_post component is making ({action, body, nonce}), or None
+CLASS_RESUMING = "class.resuming"  # bool: a teacher's new session takes the class's plan back once
+CLASS_UNSENT = "class.unsent"  # bool: the store did not take this console's plan (it retries every second)
 CLASS = {
     CLASS_CODE: None,
     CLASS_ROLE: None,
@@ -461,8 +469,20 @@ CLASS = {
     CLASS_JOIN_CODE: "",
     CLASS_NICKNAME: "",
     CLASS_LOCKED: False,
+    CLASS_JOIN_SHOWN: False,
+    CLASS_STOP_REVEALED: None,
+    CLASS_PENDING: {},
+    CLASS_STARTING: False,
+    CLASS_SUBMITTED: None,
+    CLASS_POSTING: None,
+    CLASS_RESUMING: False,
+    CLASS_UNSENT: False,
 }
 DEFAULTS.update(CLASS)
+# What leaving a class resets (the rest of CLASS is the page's, or a teacher's pacing for a next class).
+CLASS_IDENTITY = (CLASS_CODE, CLASS_ROLE, CLASS_KEY, CLASS_TOKEN, CLASS_SEAT, CLASS_APPLIED, CLASS_FOLLOWED_UID)
+ANSWERS_HIDDEN = "answers.hidden"  # bool: the display hides this lesson stop's answer lines until the reveal
+DEFAULTS[ANSWERS_HIDDEN] = False
 
 # ---- keys of elements with no default: buttons, charts, components, containers ----------------
 # (a key is spelled here once; the code that draws the element names the constant)
@@ -474,9 +494,7 @@ BATCH_PREFILLED_ONCE = "batch.prefilled_once"
 BATCH_SPEED_FIG = "batch.speed_fig"
 CACHE_TWO_SPEEDS = "cache.two_speeds"
 CLASS_ANSWERS = "class.answers"
-CLASS_HEALED = "class.healed"  # (plan version, stage step) a full run was last asked for to catch up
 CLASS_LINE = "class-line"
-CLASS_LOCKED_DRAWN = "class.locked_drawn"  # whether the last full run drew this student's page locked
 CLASS_PAGE = "class.page"  # the teacher's page script, as last seen by a full run
 CLASS_PAGE_NOW = "class.page_now"  # the page script this student's last full run drew
 CLASS_PICK = "class.pick"
@@ -484,7 +502,6 @@ CLASS_PLAN = "class.plan"  # (version, plan) as the last poll read it
 CLASS_POSE = "class-pose"
 CLASS_POSED = "class.posed"  # the Practice question this teacher put to the class (a plan Question), or None
 CLASS_QUESTION = "class-question"
-CLASS_SIDEBAR_CODE = "class.sidebar_code"  # the sidebar's code box (the strip's join form has its own)
 CLASS_URL_READ = "class.url_read"
 CLICKER = "clicker"
 COST_MEASURED_FIG = "cost.measured_fig"
@@ -502,8 +519,6 @@ DECODE_PLAY = "decode-play"
 DECODE_PREFILL = "decode-prefill"
 DECODE_PROMPT_OPEN = "decode.prompt_open"  # the prompt expander is open (closed by Prefill: the stage needs the room)
 DECODE_SHOW_CLOCK = "decode.show_clock"
-DECODE_STAGE_FRAGMENT = "decode.stage_fragment"  # the stage fragment's id in this session, as its last run gave it
-DECODE_STAGE_SHOWN = "decode.stage_shown"  # (request uid, decode steps) the stage last drew whole, or None
 DECODE_STEPPED = "decode.stepped"  # this rerun's Step click has advanced already (Play then does not)
 DECODE_TWO_SPEEDS = "decode.two_speeds"
 DECODE_TWO_SPEEDS_OPEN = "decode.two_speeds_open"
@@ -560,3 +575,15 @@ URL_APPLIED = "url.applied"
 WEIGHTS_BUDGET_FIG = "weights.budget_fig"
 WORKED_GRID = "worked.grid"
 WORKED_VECTORS = "worked.vectors"
+CLASS_BAR = "class-bar"  # the console's class bar
+CLASS_JOIN_BOX = "class-join-box"  # the display's join code and QR code
+CLASS_JOINING = "class.joining"  # the console's Joining open switch
+CLASS_LISTENER = "class-listener"  # the class event stream's listener component
+CLASS_PULSE_SEEN = "class.pulse_seen"  # the last pulse this session ran for, as the stream wrote it (JSON)
+CLASS_PAIR_CODE = "class.pair_code"  # the one-time code the console showed for a second device
+CLASS_PAIR_TYPED = "class.pair_typed"  # the sidebar's box for that code
+CLASS_PAUSED = "class-paused"  # a student's pause cover (a fixed element, assets/style/a11y.css)
+CLASS_POST = "class-post"  # + the route: the class_post component
+CLASS_SEATS = "class.seats"  # the start panel's Seats box
+LESSON_HANDOUT = "lesson.handout"
+PRACTICE_HANDOUT = "practice.handout"

@@ -145,27 +145,6 @@ function watchFit(Plotly, root, plot) {
   root.__fitWatch.observe(page);
 }
 
-// A following student's class line names the teacher's step ("following your teacher · step 7"). A run
-// that draws a Step could be lost on its way to the browser while the class line's runs kept arriving
-// (8 of 790 follows in bench.class_mode: streamlit dropped a finished runner's queued messages; the server
-// now waits for them, ui/classroom/rerun.deliver_before_stopping). A safety net for any other loss: when
-// this heatmap still shows an earlier step 2 s after the line moved on, it asks for the whole figure again.
-function watchClassStep(root, setTriggerValue) {
-  if (root.__classWatch) return;
-  let since = 0;
-  root.__classWatch = setInterval(() => {
-    if (!root.isConnected) return clearInterval(root.__classWatch);
-    const line = document.querySelector(".st-key-class-line");
-    const m = line && /following your teacher · step (\d+)/.exec(line.textContent);
-    const shown = Number(root.dataset.step);
-    if (!m || Number.isNaN(shown) || Number(m[1]) <= shown) { since = 0; return; }
-    since = since || Date.now();
-    if (Date.now() - since < 2000) return;
-    since = 0;
-    setTriggerValue("need_full", "behind:" + m[1] + ":" + shown);
-  }, 500);
-}
-
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   if (!data || !data.kind) return;
@@ -199,7 +178,6 @@ export default function (component) {
     root.dataset.rows = String(st.rows.length);
     root.dataset.fig = st.fig;
     if (data.step !== undefined) root.dataset.step = String(data.step);
-    watchClassStep(root, setTriggerValue);
     if (!plot.__hoverBound) {
       plot.__hoverBound = true;
       plot.on("plotly_hover", (ev) => {

@@ -4,7 +4,8 @@
 //
 // - PageDown / PageUp (what clickers send) always go to the lesson's next / previous stop; on the
 //   decode page without a lesson PageDown is Step.
-// - → / ← are the next / previous stop in a lesson, and Step (→) on the decode page; P and K are
+// - → / ← are the next / previous stop in a lesson; on the decode page → is Step and ← still the previous stop (an
+//   arrow-key clicker can always go back); P and K are
 //   Prefill and Play there. A control keeps them while it is being operated: typing in a text box, a
 //   slider or a radio group moved by keyboard, a select box whose list is open.
 // - A control hands the clicker back by itself once its value is committed by the pointer (an option
@@ -82,7 +83,7 @@ function actionFor(e, active) {
     typing(active) || listOpen(active) || (active && (active.type === "range" || active.type === "radio"));
   if (operated) return null;
   if (e.key === "ArrowRight") return stage ? "step" : lesson ? "next" : null;
-  if (e.key === "ArrowLeft") return stage ? null : lesson ? "prev" : null;
+  if (e.key === "ArrowLeft") return lesson ? "prev" : null; // back a stop, on the decode stop too (→ is Step there)
   const letter = e.key.length === 1 ? e.key.toLowerCase() : "";
   if (stage && letter === "p") return "prefill";
   if (stage && letter === "k") return "play";

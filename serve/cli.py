@@ -79,6 +79,10 @@ def streamlit_command(argv: list[str]) -> list[str]:
         app += ["--max-model-gib", repr(args.max_model_gib)]
     if args.class_store:
         app += ["--class-store", args.class_store]
+    if args.teacher_password:
+        app += ["--teacher-password", args.teacher_password]
+    if args.public_url:
+        app += ["--public-url", args.public_url]
     return cmd + (["--", *app] if app else [])
 
 

@@ -33,6 +33,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.checkpoints.app_options import PASSWORD_ENV
 from core.classroom.store import ENV_URL as CLASS_STORE_ENV
 from serve import step_queue
 from serve.nginx import (
@@ -272,7 +273,17 @@ def main(argv: list[str] | None = None) -> int:
         help="replica i on core i mod cores (its own core while there are enough): more Steps per second "
         "when a class hammers Step, slower answers when it follows along (default: any core)",
     )
+    ap.add_argument(
+        "--teacher-password",
+        help="opening a class asks for it (a server anyone on the network reaches); "
+        "also $EXPLAINER_TEACHER_PASSWORD, which keeps it out of the process list",
+    )
+    ap.add_argument("--public-url", help="the address students open (the join QR code), e.g. http://class:8501")
     args = ap.parse_args(argv)
+    if args.teacher_password:  # to every replica through its environment: never in a process list
+        os.environ[PASSWORD_ENV] = args.teacher_password
+    if args.public_url:
+        app_args = [*app_args, "--public-url", args.public_url]
     if args.replicas < 1:
         ap.error("--replicas must be at least 1")
     problem = address_problem(args.host, args.port, args.backend)

@@ -31,6 +31,33 @@ CORE_ORDER = (
 )
 CORE_LEVEL = {name: level for level, names in enumerate(CORE_ORDER) for name in names}
 
+# ui's layers, lowest first: base helpers < page sections < the guided lesson < class mode (on top: it may use
+# everything, nothing in ui uses it; the pages and app.py, above ui, may). "" is ui/__init__.
+UI_ORDER = (
+    {"", "models", "present", "tables", "static", "figures", "references", "picker", "frame", "page", "handout"},
+    {
+        "errors",
+        "decode",
+        "batching",
+        "cache_demo",
+        "gguf",
+        "memory_sections",
+        "memory_terms",
+        "practice",
+        "practice_saved",
+        "summary",
+        "quant",
+        "runs",
+        "see_it_move",
+        "speculative",
+        "speed",
+        "weights",
+    },
+    {"lesson", "lesson_start"},
+    {"classroom"},
+)
+UI_LEVEL = {name: level for level, names in enumerate(UI_ORDER) for name in names}
+
 # plotly outside core/viz/, each with why: the figure cache copies a viz figure's dict into a
 # ``go.Figure`` without validating it again (it builds none); the static files are plotly's own JS,
 # read from the package's folder and served to the browser.
@@ -150,6 +177,53 @@ def test_core_imports_only_its_own_level_or_lower():
             if theirs is not None and theirs > mine:
                 problems.append(f"{imp.path}:{imp.line}: imports {imp.target} (runs up the layering)")
     _report(problems, "core imports running up the layering")
+
+
+def _ui_level(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "ui":
+        return None
+    return UI_LEVEL.get(parts[1] if len(parts) > 1 else "")
+
+
+def test_every_ui_module_has_a_layer():
+    """Every module of ui/ belongs to one of UI_ORDER's layers (a new one is placed, not forgotten)."""
+    problems = [f"{_rel(p)}: not in UI_ORDER" for p in _files(("ui",)) if _ui_level(_module_name(p)) is None]
+    _report(problems, "ui modules without a layer")
+
+
+def test_ui_imports_only_its_own_layer_or_lower():
+    """ui's layering: base helpers < page sections (decode/, quant, …) < lesson/ < classroom/; no arrow from a
+    page section (the decode stage) or the lesson back up to class mode."""
+    problems = []
+    for path in _files(("ui",)):
+        here = _ui_level(_module_name(path))
+        for imp in _imports(path):
+            there = _ui_level(imp.target)
+            if there is not None and here is not None and there > here and not imp.type_checking:
+                problems.append(
+                    f"{imp.path}:{imp.line}: {_module_name(path)} (layer {here}) imports {imp.target} (layer {there})"
+                )
+    _report(problems, "ui layering")
+
+
+def test_no_streamlit_internals():
+    """The app's code uses streamlit's public API only: ``import streamlit as st`` and its attributes, never a
+    ``streamlit.*`` module (``streamlit.runtime`` and the like are internals an upgrade may change) nor a private
+    attribute of a streamlit object."""
+    problems = []
+    for path in _files(APP):
+        for imp in _imports(path):
+            if imp.target.startswith("streamlit."):
+                problems.append(f"{imp.path}:{imp.line}: imports {imp.target}")
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                base = node.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in ("st", "streamlit"):
+                    problems.append(f"{_rel(path)}:{node.lineno}: private attribute .{node.attr}")
+    _report(problems, "streamlit internals")
 
 
 def test_no_streamlit_in_core_or_serve():
@@ -308,6 +382,12 @@ def _key_places(tree: ast.Module) -> list[ast.expr]:
     ``.get(k)``, ``.pop(k)``, ``.setdefault(k)``, ``k in st.session_state``, and any call's ``key=k`` (a widget's,
     a chart's, a component's or a container's key)."""
     aliases = _session_aliases(tree)
+    project = {  # names this module imported from the project (modules and functions)
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom) and _project((getattr(node, "module", None) or "") or "x")
+        for alias in node.names
+    } | {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
 
     def _is_session_state(node: ast.expr) -> bool:
         return (isinstance(node, ast.Attribute) and node.attr == "session_state") or (
@@ -330,6 +410,35 @@ def _key_places(tree: ast.Module) -> list[ast.expr]:
             out.append(node.left)
         elif isinstance(node, ast.keyword) and node.arg == "key":
             out.append(node.value)
+        elif isinstance(node, ast.Call) and (pos := _key_params().get(_called(node, project))) is not None:
+            if len(node.args) > pos:  # a project function's key given by position: handout.download_button(k)
+                out.append(node.args[pos])
+    return out
+
+
+def _called(call: ast.Call, project: set[str]) -> str | None:
+    """The name of the project function a call names, ``f(…)`` or ``module.f(…)`` with ``f`` or ``module`` one of
+    ``project`` (the module's own functions and what it imported from the project); None for any other call."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in project:
+        return func.attr
+    return func.id if isinstance(func, ast.Name) and func.id in project else None
+
+
+@cache
+def _key_params() -> dict[str, int]:
+    """The app's functions that pass their ``key`` parameter on as an element's ``key=key`` (``chart``,
+    ``handout.download_button``): name -> the parameter's position."""
+    out = {}
+    for path in _files(APP):
+        for node in ast.walk(_tree(path)):
+            names = [a.arg for a in node.args.args] if isinstance(node, ast.FunctionDef) else []
+            passes_on = any(
+                isinstance(k, ast.keyword) and k.arg == "key" and isinstance(k.value, ast.Name) and k.value.id == "key"
+                for k in ast.walk(node)
+            )
+            if "key" in names and passes_on:
+                out[node.name] = names.index("key")
     return out
 
 

@@ -112,8 +112,8 @@ def note_lost_session() -> None:
         return
     st.session_state[state.SESSION_STARTED] = True
     entries = st.context.headers.get("Sec-WebSocket-Protocol", "").split(",")
-    if len(entries) >= 3 and entries[2].strip() and "seat" in st.query_params:
-        st.info(  # a class's student: the address rejoins the class at the teacher's step (ui/classroom)
+    if len(entries) >= 3 and entries[2].strip() and "class" in st.query_params:
+        st.info(  # a class's page: its cookie rejoins the class at the teacher's step (ui/classroom)
             "The class server restarted your session: you are back in your class at your teacher's step, "
             "with your answers kept.",
             icon=":material/restart_alt:",

@@ -18,6 +18,16 @@ def presenter_mode() -> bool:
     return bool(st.session_state.get(state.PRESENT))
 
 
+def answers_hidden() -> bool:
+    """Whether this page hides the lines that state the answer to the lesson stop's question: a class's display
+    before the teacher's reveal (``ui.classroom.display`` sets it each run). A page draws those lines only when
+    this is False."""
+    return bool(st.session_state.get(state.ANSWERS_HIDDEN))
+
+
+HIDDEN_UNTIL_REVEAL = "Hidden on the display until your teacher reveals the answer."
+
+
 def share_link_in_url() -> bool:
     """Whether the address bar holds a share link (``core.decode.share.link_for`` always writes ``step``). The
     page says "copy it from there": nothing may add to it, or the students' link would open the

@@ -5,10 +5,13 @@ and pathlib only), so the command answers ``--help`` and ``--version`` without l
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_MAX_GIB = 4.0  # GiB: the largest checkpoint loaded unless --max-model-gib says otherwise
+PASSWORD_ENV = "EXPLAINER_TEACHER_PASSWORD"  # the teacher password, kept out of the process list
+PUBLIC_URL_ENV = "EXPLAINER_PUBLIC_URL"  # the students' address, where a container's command is fixed
 
 
 @dataclass(frozen=True)
@@ -16,12 +19,16 @@ class AppArgs:
     """The app's own command-line options (after ``--``): ``model`` a checkpoint folder to
     load at start (None: the shipped model), ``max_model_gib`` the weight budget in GiB,
     ``models_dir`` an extra folder of checkpoints for the picker, ``class_store`` the class store's
-    URL for class mode (None: ``core.classroom.store.default_url()``)."""
+    URL for class mode (None: ``core.classroom.store.default_url()``), ``teacher_password`` what opening a class
+    asks for (None: nothing; ``--teacher-password``, else ``$EXPLAINER_TEACHER_PASSWORD``), ``public_url`` the
+    address students open (None: the console's own, or this machine's LAN address when that is loopback)."""
 
     model: Path | None = None
     max_model_gib: float = DEFAULT_MAX_GIB
     models_dir: Path | None = None
     class_store: str | None = None
+    teacher_password: str | None = None
+    public_url: str | None = None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,6 +61,16 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--class-store", default=None, help="class mode's store: sqlite:////PATH or redis://HOST:6379/0"
     )
+    parser.add_argument(
+        "--teacher-password",
+        default=None,
+        help=f"opening a class asks for it (a server anyone on the network reaches); also ${PASSWORD_ENV}",
+    )
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        help=f"the address students open to join, e.g. http://class-server:8501; also ${PUBLIC_URL_ENV}",
+    )
 
 
 def parse_app_args(argv: list[str]) -> AppArgs:
@@ -67,7 +84,17 @@ def parse_app_args(argv: list[str]) -> AppArgs:
     ns = parser.parse_args(list(argv))
     if not (ns.max_model_gib > 0 and ns.max_model_gib != float("inf")):
         raise ValueError(f"command line: --max-model-gib must be a positive number of GiB, got {ns.max_model_gib}")
-    return AppArgs(model=ns.model, max_model_gib=ns.max_model_gib, models_dir=ns.models_dir, class_store=ns.class_store)
+    public_url = ns.public_url or os.environ.get(PUBLIC_URL_ENV) or None
+    if public_url is not None and not public_url.startswith(("http://", "https://")):
+        raise ValueError(f"command line: --public-url is an http:// or https:// address, got {public_url!r}")
+    return AppArgs(
+        model=ns.model,
+        max_model_gib=ns.max_model_gib,
+        models_dir=ns.models_dir,
+        class_store=ns.class_store,
+        teacher_password=ns.teacher_password or os.environ.get(PASSWORD_ENV) or None,
+        public_url=public_url,
+    )
 
 
 def _path(text: str) -> Path:

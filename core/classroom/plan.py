@@ -29,6 +29,7 @@ from core.classroom.fields_json import (
 )
 
 SCHEMA = 1  # the plan's JSON carries {"schema": 1, ...}; another schema is refused
+MEAN_HEAD = "mean"  # a plan's head when the teacher's stage shows the mean over heads
 MODES = ("follow", "paused", "released")
 STRATEGIES = ("greedy", "sample")
 DTYPES = ("float32", "float64")
@@ -136,7 +137,9 @@ class Plan:
     lesson's name and ``stop`` its stop on screen, from 0; ``stop_revealed`` the teacher revealed this
     stop's answer; ``request`` the decode request and ``step`` its decode steps taken; ``practice``
     (exercise id, seed) on the teacher's Practice page; ``question`` on screen to the class;
-    ``join_shown`` the display shows the join code and its QR code."""
+    ``join_shown`` the display shows the join code and its QR code; ``layer`` and ``head`` the attention the
+    teacher's stage shows (a head index, or ``"mean"`` over heads; None: the follower's own), which the display
+    shows too."""
 
     mode: str = "follow"
     recall: int = 0
@@ -149,6 +152,8 @@ class Plan:
     practice: tuple[str, int] | None = None
     question: Question | None = None
     join_shown: bool = False
+    layer: int | None = None
+    head: int | str | None = None
 
     def to_json(self) -> dict:
         """Plain JSON types, with ``"schema": SCHEMA``."""
@@ -185,7 +190,16 @@ class Plan:
             practice=practice,
             question=None if question is None else Question.from_json(question),
             join_shown=want_flag("plan.join_shown", d.get("join_shown", False)),
+            layer=want_whole("plan.layer", d.get("layer"), optional=True),
+            head=_head(d.get("head")),
         )
+
+
+def _head(value) -> int | str | None:
+    """A plan's head: None, a head index, or "mean" (the mean over heads)."""
+    if value is None or value == MEAN_HEAD:
+        return value
+    return want_whole("plan.head", value)
 
 
 def plan_text(plan: Plan) -> str:

@@ -36,7 +36,7 @@ def test_the_sweep_finds_the_boxes():
     """The sweep reads the app: the decode prompt, the cache page's four boxes and See it move's prompt are in it."""
     keys = {key for _, key in CASES}
     expected = {state.DECODE_PROMPT, state.CACHE_PROMPT, state.CACHE_TEXT, state.CACHE_EDITED, state.SEE_PROMPT}
-    assert expected <= keys and state.CACHE_TRANSCRIPT in keys and state.CLASS_SIDEBAR_CODE in keys
+    assert expected <= keys and state.CACHE_TRANSCRIPT in keys and state.CLASS_PAIR_TYPED in keys
 
 
 @pytest.mark.parametrize(("path", "key"), CASES, ids=[f"{p.split('/')[-1]}:{k}" for p, k in CASES])

@@ -1,57 +1,55 @@
-"""Class mode through the app's own script (streamlit's AppTest): a teacher's session and students'
-sessions, one class store (issue 41)."""
-
-import asyncio
-import threading
+"""Class mode through the app's own script (streamlit's AppTest): a console's session and followers' sessions on
+one class store. A session's credential is the cookie the class routes set (tests/serve/test_class_routes.py and the
+browser tests use the real ones); here each session is handed the cookie the route would have set."""
 
 import pytest
-from streamlit.runtime.scriptrunner import RunDescriptor, ScriptRunnerEvent
 from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP
 from core import state
-from core.classroom.plan import Plan
 from core.classroom.store import open_store
+from serve.class_routes import SEAT, TEACHER
 from tests.helpers.app_util import click
-from tests.helpers.poll import until
-from ui.classroom import rerun
+from ui.classroom import identity
 
 
 @pytest.fixture
-def store_url(tmp_path, monkeypatch):
+def store(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path}/classes.db"
     monkeypatch.setenv("EXPLAINER_CLASS_STORE", url)
-    return url
+    return open_store(url)
 
 
-def _app(**params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+@pytest.fixture
+def session(monkeypatch):
+    """A fresh session of the app at ``?class=CODE`` (more parameters as keywords), whose browser carries
+    ``cookies`` (read on its first run, as a browser's are)."""
+
+    def make(code: str, cookies: dict | None = None, **params) -> AppTest:
+        monkeypatch.setattr(identity, "browser_cookies", lambda: dict(cookies or {}))
+        at = AppTest.from_file(APP, default_timeout=60)
+        for name, value in {"class": code, **params}.items():
+            at.query_params[name] = value
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    return make
 
 
-def _teacher() -> tuple[AppTest, str]:
-    at = _app(**{"class": "new"})
-    assert at.session_state[state.CLASS_ROLE] == "teacher"
-    return at, at.session_state[state.CLASS_CODE]
+def _class(store, session, students: int = 2):
+    code, key = store.open_class()
+    teacher = session(code, {TEACHER: f"{code}.{key}"})
+    seats = [store.join(code, f"S{i}", client="test") for i in range(students)]
+    followers = [session(code, {SEAT: f"{code}.{seat.token}"}) for seat in seats]
+    return code, teacher, followers
 
 
-def _student(code: str, nickname: str = "") -> AppTest:
-    at = _app(**{"class": code})
-    at.text_input(key=state.CLASS_NICKNAME).input(nickname)
-    click(at, "Join")
-    assert at.session_state[state.CLASS_ROLE] == "student", [e.value for e in at.warning]
-    return at
-
-
-def test_students_follow_the_teachers_request_on_their_own_sessions(store_url):
-    """Same prompt, seed and step: the students' own models choose the teacher's tokens, each with a
-    cache of its own (nothing is shared but the plan)."""
-    teacher, code = _teacher()
-    ana, bo = _student(code, "Ana"), _student(code)
+def test_students_follow_the_teachers_request_on_their_own_sessions(store, session):
+    """Same prompt, seed and step: the students' own models choose the teacher's tokens, each with a cache of its
+    own (nothing is shared but the plan), and a following student has no Prefill of their own."""
+    code, teacher, (ana, bo) = _class(store, session)
+    assert teacher.session_state[state.CLASS_ROLE] == "teacher"
     assert [s.session_state[state.CLASS_SEAT] for s in (ana, bo)] == [1, 2]
     click(teacher, "Prefill")
     click(teacher, "Step ▸")
@@ -59,133 +57,107 @@ def test_students_follow_the_teachers_request_on_their_own_sessions(store_url):
     mine = teacher.session_state[state.DECODE_SESSION]
     assert mine.n_steps == 2
     for student in (ana, bo):
-        student.run()  # what the strip's poll asks for when the plan changed
+        student.run()  # what the class's event stream asks for when the plan changed
         theirs = student.session_state[state.DECODE_SESSION]
         assert (theirs.n_steps, theirs.outputs, theirs.prompt_ids) == (2, mine.outputs, mine.prompt_ids)
         assert theirs.cache is not mine.cache
-        assert not [b for b in student.button if b.label == "Prefill"]  # the teacher leads: no Prefill of their own
-    click(teacher, "Step ▸")
-    ana.run()
-    assert ana.session_state[state.DECODE_SESSION].outputs == teacher.session_state[state.DECODE_SESSION].outputs
+        assert not [b for b in student.button if b.label == "Prefill"]
 
 
-def test_the_teachers_key_stays_in_the_teachers_address(store_url):
-    teacher, code = _teacher()
-    key = teacher.session_state[state.CLASS_KEY]
-    assert teacher.query_params["class"] == code and teacher.query_params["key"] == key
-    student = _student(code)
-    assert "key" not in student.query_params and student.query_params["seat"]
-    assert key not in str(student.query_params)
-    # a student's seat token cannot lead: publishing with it is refused by the store
-    with pytest.raises(PermissionError):
-        open_store(store_url).publish(code, student.session_state[state.CLASS_TOKEN], Plan(mode="paused"))
+def test_no_key_or_seat_token_reaches_an_address_or_a_page(store, session):
+    """The console's and a student's addresses carry the class code only; neither page shows the key or a token."""
+    code, teacher, (ana, _) = _class(store, session)
+    key, token = teacher.session_state[state.CLASS_KEY], ana.session_state[state.CLASS_TOKEN]
+    for at in (teacher, ana):
+        assert {k: list(v) if not isinstance(v, str) else [v] for k, v in at.query_params.items()} == {"class": [code]}
+        shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.text, *at.info, *at.warning])
+        assert key not in shown and token not in shown
 
 
-def test_nicknames_reach_the_teacher_literally_and_never_the_students(store_url):
-    teacher, code = _teacher()
+def test_a_cookie_for_another_class_or_no_cookie_gives_no_role(store, session):
+    """A teacher cookie of another class, a forged key and no cookie at all: the join form, never the console."""
+    code, key = store.open_class()
+    other, other_key = store.open_class()
+    for cookies in ({TEACHER: f"{other}.{other_key}"}, {TEACHER: f"{code}.forged"}, {}):
+        at = session(code, cookies)
+        assert at.session_state[state.CLASS_ROLE] is None and at.session_state[state.CLASS_JOIN_CODE] == code
+
+
+@pytest.mark.parametrize("raw", ["ZZZZZZ", "<b>K7Q</b>"])
+def test_an_unknown_or_hostile_code_in_the_address_is_said(store, session, raw):
+    """?class= with a code naming no class, or not a code at all: a sentence says so (not a bare join form)."""
+    at = session(raw)
+    said = " ".join(w.value for w in at.warning)
+    assert ("No class ZZZZZZ is running" in said) if raw == "ZZZZZZ" else ("is not a class code" in said)
+
+
+def test_nicknames_reach_the_console_literally_and_never_the_students(store, session):
+    """A hostile nickname reaches the console's roster as typed and no student's page."""
+    code, key = store.open_class()
     hostile = "<b>Ana</b> **x** :red[y] 🙂"
-    _student(code, hostile)
-    other = _student(code, "Bo")
-    teacher.run()
-    table = teacher.sidebar.dataframe[0].value
-    assert list(table["nickname"]) == [hostile, "Bo"] and list(table["seat"]) == [1, 2]
+    store.join(code, hostile, client="t")
+    seat = store.join(code, "Bo", client="t")
+    other = session(code, {SEAT: f"{code}.{seat.token}"})
     assert hostile not in str([m.value for m in other.markdown]) + str([c.value for c in other.caption])
+    rows = store.roster(code, key, "no-question", 1)
+    assert [r.nickname for r in rows] == [hostile, "Bo"]
 
 
-@pytest.mark.parametrize(
-    ("typed", "said"),
-    [("ZZZZZZ", "No class ZZZZZZ is running"), ("<b>K7Q</b>", "six letters and digits")],
-)
-def test_a_wrong_or_hostile_code_is_refused_with_a_message(store_url, typed, said):
-    at = _app(**{"class": "ABCDEF"})  # a code of the right shape that names no class
-    assert at.session_state[state.CLASS_JOIN_CODE] == "ABCDEF"
-    at.text_input(key=state.CLASS_JOIN_CODE).input(typed)
-    click(at, "Join")
-    assert at.session_state[state.CLASS_ROLE] is None
-    assert any(said in w.value for w in at.warning), [w.value for w in at.warning]
-
-
-def test_a_paused_class_stays_paused_through_the_teachers_reload_and_students_are_frozen(store_url):
-    teacher, code = _teacher()
-    ana = _student(code)
+def test_pause_resume_and_a_reloaded_console_keep_the_class(store, session):
+    """Pause shows a student's cover; the console's reload keeps the class paused and takes the request back at its
+    step; Resume takes the cover away."""
+    code, teacher, (ana,) = _class(store, session, students=1)
+    click(teacher, "Prefill")
+    click(teacher, "Step ▸")
     click(teacher, "Pause class")
-    assert open_store(store_url).plan(code)[1].mode == "paused"
+    assert store.plan(code)[1].mode == "paused"
     ana.run()
-    assert any("Paused by your teacher" in h.proto.body for h in ana.get("html")), "no pause overlay"
-    again = _app(**{"class": code, "key": teacher.session_state[state.CLASS_KEY]})  # the teacher's tab reloaded
-    assert again.session_state[state.CLASS_ROLE] == "teacher" and again.session_state[state.CLASS_MODE] == "paused"
-    assert open_store(store_url).plan(code)[1].mode == "paused"
+    assert any("Paused by your teacher" in m.value for m in ana.markdown)
+    again = session(code, {TEACHER: f"{code}.{teacher.session_state[state.CLASS_KEY]}"})  # the console reloaded
+    assert again.session_state[state.CLASS_MODE] == "paused"
+    assert again.session_state[state.DECODE_SESSION].n_steps == 1  # the stage is back at the class's step
     click(again, "Resume")
     ana.run()
-    assert not any("Paused by your teacher" in h.proto.body for h in ana.get("html"))
+    assert not any("Paused by your teacher" in m.value for m in ana.markdown)
 
 
-def test_a_practice_question_posed_to_the_class_counts_answers_and_names_the_mistake(store_url):
-    """Exercise 3 (the chapter's numbers: 768 MiB of KV cache) posed as a choice among the right answer
-    and the exercise's own named mistakes; a student who picks 1.5 GiB is told which mistake it is."""
-    teacher, code = _teacher()
-    ana = _student(code)
+def test_a_practice_question_posed_to_the_class_counts_answers_and_names_the_mistake(store, session):
+    """Exercise 3 (768 MiB of KV cache) posed as a choice among the right answer and the exercise's own named
+    mistakes; a student who picks 1.5 GiB is told which mistake it is."""
+    code, teacher, (ana,) = _class(store, session, students=1)
     teacher.switch_page("app_pages/practice.py").run()
-    teacher.selectbox(key="practice.pick").set_value("ch30-3").run()
+    teacher.selectbox(key=state.PRACTICE_PICK).set_value("ch30-3").run()
     click(teacher, "Pose")
-    q = open_store(store_url).plan(code)[1].question
-    assert q.id == "practice:ch30-3:0:bytes" and q.answer is None and not q.misses and "768 MiB" in q.options
+    q = store.plan(code)[1].question
+    assert q.id == "practice:ch30-3:0:bytes" and q.answer is None and "768 MiB" in q.options
     ana.run()
     assert (ana.session_state[state.PRACTICE_EX], ana.session_state[state.PRACTICE_SEED]) == ("ch30-3", 0)
-    assert any(m.value.startswith("Example 30.3's larger cache") for m in ana.markdown)  # the exercise on their page
     wrong = q.options.index("1.5 GiB")
-    [button] = [b for b in ana.button if b.key == f"class.pick.{q.id}.1.{wrong}"]
+    [button] = [b for b in ana.button if b.key == f"{state.CLASS_PICK}.{q.id}.1.{wrong}"]
     button.click().run()
-    assert open_store(store_url).tally(code, q.id, 1, len(q.options)) == [
-        int(i == wrong) for i in range(len(q.options))
-    ]
+    assert store.tally(code, q.id, 1, len(q.options)) == [int(i == wrong) for i in range(len(q.options))]
     click(teacher, "Reveal to the class")
-    shown = open_store(store_url).plan(code)[1].question
+    shown = store.plan(code)[1].question
     assert shown.options[shown.answer] == "768 MiB" and shown.misses[wrong]
     ana.run()
     said = " ".join(h.proto.body for h in ana.get("html"))
     assert "Not this time." in said and shown.misses[wrong] in said and "The answer is 768 MiB." in said
 
 
-def test_a_finished_run_waits_until_the_event_loop_has_taken_its_messages():
-    """``rerun.hand_over``: the end of a stage's run (or a full run) returns only after the event loop
-    ran the callbacks queued before it (AppSession's, carrying the run's elements), so streamlit cannot
-    swap in a new ScriptRunner while they wait and drop them (8 of 790 follows lost in bench.class_mode);
-    a poll's own run does not wait (the next poll draws it all again)."""
-    loop = asyncio.new_event_loop()
-    serving = threading.Thread(target=loop.run_forever, daemon=True)
-    serving.start()
-    gate, queued, order = threading.Event(), [], []
-
-    class Spy:  # the loop, noting the callbacks the receiver queues
-        def call_soon_threadsafe(self, callback):
-            loop.call_soon_threadsafe(callback)
-            queued.append(callback)
-
-        def is_running(self):
-            return loop.is_running()
-
-    ended = ScriptRunnerEvent.FRAGMENT_STOPPED_WITH_SUCCESS
-    receiver = rerun.hand_over(Spy(), {"strip"})
-    try:
-        loop.call_soon_threadsafe(gate.wait, 30)  # the event loop busy (other sessions' messages)
-        loop.call_soon_threadsafe(order.append, "the run's elements")  # as AppSession's receiver queues them
-        receiver(None, event=ended, run_descriptor=RunDescriptor.create(["strip"]))  # a poll: returns at once
-        assert queued == []
-        stage_run = RunDescriptor.create(["stage"])
-        script = threading.Thread(
-            target=lambda: (receiver(None, event=ended, run_descriptor=stage_run), order.append("end"))
-        )
-        script.start()
-        until(lambda: queued, 10, "the receiver queues its callback")
-        assert order == []  # the stage's run has not ended: its elements still wait behind the busy loop
-        gate.set()
-        script.join(10)
-        assert order == ["the run's elements", "end"]
-        receiver(None, event=ScriptRunnerEvent.SCRIPT_STOPPED_FOR_RERUN, run_descriptor=stage_run)  # goes on: no wait
-        assert len(queued) == 1
-    finally:
-        gate.set()
-        loop.call_soon_threadsafe(loop.stop)
-        serving.join(10)
-        loop.close()
+def test_a_display_follows_without_buttons_and_hides_a_stops_answer_until_revealed(store, session):
+    """The display (?view=display) is in presenter mode, has no answer buttons and, on the lesson's stop 4 (KV
+    memory), hides "Query heads do not appear" until the console reveals it."""
+    code, teacher, _ = _class(store, session, students=0)
+    teacher.query_params["lesson"] = "fifteen-minutes"
+    teacher.query_params["stop"] = "4"
+    teacher = session(
+        code, {TEACHER: f"{code}.{teacher.session_state[state.CLASS_KEY]}"}, lesson="fifteen-minutes", stop="4"
+    )
+    display = session(code, {}, view="display")
+    assert display.session_state[state.CLASS_ROLE] == "display" and display.session_state[state.PRESENT]
+    display.run()
+    captions = " ".join(c.value for c in display.caption)
+    assert "Query heads do not appear" not in captions
+    click(teacher, "Reveal on the display")
+    display.run()
+    assert "Query heads do not appear" in " ".join(c.value for c in display.caption)

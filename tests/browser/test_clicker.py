@@ -230,7 +230,8 @@ def test_clicker_steps_the_decode_page_after_typing_in_the_prompt(url, commit):
 @pytest.mark.parametrize("commit", list(COMMIT))
 def test_clicker_after_typing_in_the_prompt_on_the_lesson_decode_stop(url, commit):
     """Lesson mode, the decode stop: type in the prompt box, commit it, and → steps (the stop stays); type again,
-    commit, and PageDown goes to the next stop."""
+    commit, and PageDown goes to the next stop; back on the decode stop, ← goes back a stop (it did nothing there, so
+    an arrow-key clicker could not go back)."""
     k = next(i for i, s in enumerate(LESSON.stops, 1) if s.page == "decode")
     with browser_page(1280, 800) as page:
         open_stop(page, url, k)
@@ -247,6 +248,10 @@ def test_clicker_after_typing_in_the_prompt_on_the_lesson_decode_stop(url, commi
             page.keyboard.press(COMMIT[commit])
         page.keyboard.press("PageDown")
         at_stop(page, k + 1)
+        page.keyboard.press("PageUp")
+        at_stop(page, k)
+        page.keyboard.press("ArrowLeft")
+        at_stop(page, k - 1)
 
 
 def test_a_press_as_soon_as_the_bar_appears_is_not_lost(url):

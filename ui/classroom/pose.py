@@ -6,12 +6,15 @@ and, to each student, the mistake behind their pick."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from core import state
 from core.classroom.plan import Question
 from core.practice.exercise_text import bytes_text, format_value
-from ui.classroom import link, reveal
+from ui.classroom import identity
+from ui.classroom import question as class_question
 
 PRACTICE = "app_pages/practice.py"
 KINDS = ("bytes", "time", "percent", "number")  # answers a class can pick among (lists and words are typed)
@@ -52,21 +55,19 @@ def question(ex, p, revealed: bool = False) -> Question:
     """The plan's question for part ``p`` of exercise ``ex``; the answer and the mistakes' names only
     once ``revealed``."""
     options, answer, misses = choices(p)
-    shown = {"answer": answer, "explain": f"The answer is {options[answer]}.", "misses": tuple(misses)}
-    return Question(
-        id=f"practice:{ex.id}:{ex.seed}:{p.key}",
-        kind="practice",
-        text=f"{ex.title}: {p.label}",
-        options=tuple(options),
-        round=1,
-        revealed=revealed,
-        **(shown if revealed else {}),
+    base = Question(
+        id=f"practice:{ex.id}:{ex.seed}:{p.key}", kind="practice", text=f"{ex.title}: {p.label}", options=tuple(options)
+    )
+    if not revealed:
+        return base
+    return dataclasses.replace(
+        base, revealed=True, answer=answer, explain=f"The answer is {options[answer]}.", misses=tuple(misses)
     )
 
 
 def panel(ex) -> None:
     """On the Practice page, for a class's teacher: pose one answer box to the class, then reveal it."""
-    if link.role() != "teacher":
+    if identity.role() != "teacher":
         return
     ss, parts = st.session_state, gradable(ex)
     posed = ss.get(state.CLASS_POSED)
@@ -87,7 +88,7 @@ def panel(ex) -> None:
         b.button("Reveal to the class", type="primary", on_click=_reveal, args=(ex, part), width="stretch")
         return
     with box:
-        verdict = reveal.class_answers(posed)
+        verdict = class_question.class_answers(posed)
         st.caption(f"{verdict} {posed.explain}")
         st.button("Pose another", on_click=_clear)
 

@@ -1,143 +1,125 @@
-"""The class strip above every page: the join form (a students' link), a student's line (seat,
-following / paused / released) with the class's question and its answer buttons, and the teacher's
-line with the live count of answers and, at the reveal, the class's histogram. While in a class it
-polls the store twice a second (``POLL_S``). When the plan moved, a student's poll takes the
-teacher's new Steps itself and reruns only the decode stage (a fragment), or asks for a full run
-when the page, lesson stop, request or lock changed (``ui.classroom.follow`` then shows it)."""
+"""The class strip above every page: outside a class the join form (a students' link), the start panel
+(``?class=new``) or nothing; in a class, a fragment that listens to the class's event stream and redraws itself on
+each pulse: the console's class bar for the teacher; for a follower the class line, the question, the pause cover,
+and a full run when the plan moved to another page, stop, request or lock. On the decode page a follower's stage
+fragment does all this itself (``live``), so a Step reruns the stage alone. A store out of reach is said in one
+line (``ui.errors.LOST_CLASS``), and the page goes on by itself when it returns.
+"""
 
 from __future__ import annotations
-
-import html
 
 import streamlit as st
 
 from core import state
-from core.classroom.plan import Question, counts_line
-from core.classroom.rules import ClassNotFound, NotSeated
+from core.classroom.rules import StoreUnavailable
 from core.text import markdown_literal
-from ui.classroom import follow, link, rerun
-from ui.decode.question import code_span
-from ui.page import text_box
+from ui.classroom import console, display, follow, identity, join, question, wire
+from ui.errors import LOST_CLASS
 
-POLL_S = 0.5  # how often a class session reads the store: a change shows within ~0.5 s + a run
-
-PAUSED_CSS = """<style>
-.stMain::after { content: "Paused by your teacher: eyes on the projector"; position: fixed; inset: 0;
-  z-index: 999; display: flex; align-items: center; justify-content: center; text-align: center;
-  background: rgba(255,255,255,.82); font-size: 2rem; font-weight: 600; color: #1f1f1f; padding: 2rem; }
-</style>"""
+RETRY_S = 1.0  # how often a console whose plan the store did not take tries again (s)
+UNSENT = "The class store is not taking changes right now: your students stay where they are. Retrying…"
+SAYS = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}
 
 
-def strip() -> None:
-    """Draw the strip for this session (nothing outside a class)."""
+def strip(nav) -> None:
+    """Draw the strip for this session (``nav``: the page about to run)."""
     ss = st.session_state
     if message := ss.pop(state.CLASS_MESSAGE, None):
         getattr(st, message[0])(markdown_literal(message[1]))
-    if link.role() == "student":
-        ss[state.CLASS_LOCKED_DRAWN] = follow.locked()
-        return _student()
-    if link.role() == "teacher":
-        return _teacher()
-    if ss[state.CLASS_JOIN_CODE]:
-        _join_form()
+    role = identity.role()
+    if role is None:
+        if ss.get(state.CLASS_STARTING):
+            return join.start_panel()
+        if ss[state.CLASS_JOIN_CODE]:
+            return join.join_form()
+        return None
+    if identity.follower() and follow.on_stage_page():
+        return None  # the decode stage's fragment listens and draws the class line itself
+    if identity.role() == "teacher" and ss[state.CLASS_UNSENT]:
+        return _retrying()
+    _strip()
 
 
-def follow_says() -> str:
-    mode = st.session_state[state.CLASS_MODE]
-    return {"follow": "students follow your page and steps", "paused": "paused", "released": "released"}[mode]
+@st.fragment
+def _strip() -> None:
+    live()
 
 
-def _join_form() -> None:
-    with st.form("class-join", border=True):
-        st.markdown(
-            "**Join the class**: the code is on the projector. A nickname is optional; only your teacher sees it."
-        )
-        a, b, c = st.columns([1, 2, 1], vertical_alignment="bottom")
-        text_box(a, "Class code", limit=12, key=state.CLASS_JOIN_CODE)
-        text_box(b, "Nickname (optional)", limit=40, key=state.CLASS_NICKNAME)
-        c.form_submit_button("Join", type="primary", on_click=link.join, width="stretch")
+@st.fragment(run_every=RETRY_S)
+def _retrying() -> None:
+    """The console's bar while the store has not taken its plan: it tries again every ``RETRY_S``."""
+    st.warning(UNSENT, icon=":material/sync_problem:")
+    live()
 
 
-@st.fragment(run_every=POLL_S)
-def _student() -> None:
-    """Read the plan and draw the class line. When the plan moved: a full run if the page, lesson
-    stop, request, mode or lock changed; else the missing Steps here and a run of the decode stage
-    alone (``follow.along``, ``ui.classroom.rerun``), not of the whole page."""
-    if link.role() != "student":
+def live() -> None:
+    """Listen to the class and draw its line for this session's role (inside a fragment, or the stage's)."""
+    code = identity.code()
+    if code is None:
         return
-    rerun.deliver_before_stopping(redrawn_anyway=True)  # the stage's run it asks for reaches the browser
+    pulse = wire.listen(code)
+    if pulse and pulse.get("unavailable"):
+        return st.warning(LOST_CLASS, icon=":material/sync_problem:")
+    try:
+        if identity.role() == "teacher":
+            console.publish()  # a plan the store could not take before
+            return console.bar(pulse)
+        _follower()
+    except StoreUnavailable:
+        st.warning(LOST_CLASS, icon=":material/sync_problem:")
+
+
+def _follower() -> None:
+    question.send_pending()
     got = follow.read_plan()
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so
     version, plan = got
-    if follow.locked() != st.session_state.get(state.CLASS_LOCKED_DRAWN):
-        return st.rerun(scope="app")  # the page's controls lock or unlock: a full run
-    if (follow.due(version, plan) or follow.behind(version, plan)) and not follow.along(version, plan):
-        return st.rerun(scope="app")  # the plan moved to another page, stop, request or recall
-    mode = plan.mode
-    says = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}[mode]
-    step = f" · step {plan.step}" if plan.request else ""
-    # Keyed: the stage's heatmap reads the teacher's step here (frontend/attention_heatmap.js, watchClassStep).
-    seat = st.session_state[state.CLASS_SEAT]
-    st.container(key=state.CLASS_LINE).caption(f"Class {link.code()} · seat {seat} · {says}{step}")
-    if mode == "paused":
-        st.html(PAUSED_CSS)
-    if plan.question:
-        _student_question(plan.question)
-    # Last: asking for the stage's run ends this one at its next streamlit call (the line is drawn).
-    rerun.rerun_fragments([follow.stage_stale()])
-
-
-def _answer(qid: str, round_: int, pick: int) -> None:
-    ss = st.session_state
-    try:
-        link.store().answer(link.code(), ss[state.CLASS_TOKEN], qid, round_, pick)
-    except (ClassNotFound, NotSeated) as err:
-        link.seat_refused(err)
-
-
-def _student_question(q: Question) -> None:
-    ss = st.session_state
-    mine = link.store().my_answer(link.code(), ss[state.CLASS_TOKEN], q.id, q.round)
-    box = st.container(border=True, key=state.CLASS_QUESTION)
-    round_ = f" (round {q.round})" if q.round > 1 else ""
-    box.markdown(f"**{markdown_literal(q.text)}**{round_}")
-    row = box.container(horizontal=True, gap="small")
-    for i, option in enumerate(q.options):
-        right = q.revealed and i == q.answer
-        row.button(
-            f"{i + 1}. {code_span(option)}",
-            key=f"{state.CLASS_PICK}.{q.id}.{q.round}.{i}",
-            on_click=_answer,
-            args=(q.id, q.round, i),
-            disabled=mine is not None or q.revealed,
-            type="primary" if i == mine or right else "secondary",
-            icon=":material/check:" if right else None,
-        )
-    if q.revealed:
-        verdict = "No answer given." if mine is None else ("Right!" if mine == q.answer else "Not this time.")
-        miss = q.misses[mine] if mine is not None and mine < len(q.misses) else ""
-        miss = f" Your pick is the mistake “{miss}”." if miss else ""  # a Practice question's named mistake
-        box.html(f'<p class="chart-desc"><strong>{verdict}</strong>{html.escape(miss)} {html.escape(q.explain)}</p>')
-    elif mine is not None:
-        box.caption(f"Your answer: {mine + 1}. Wait for your teacher's reveal.")
+    if follow.due(version, plan) and not follow.along(version, plan):
+        return st.rerun(scope="app")  # another page, stop, request, recall or lock: the whole page
+    info = identity.store().info(identity.code())
+    students = 0 if info is None else info.students
+    if identity.role() == identity.DISPLAY:
+        display.join_code(plan)
+        says = f"{students} joined"
     else:
-        box.caption("Pick your answer: your teacher reveals it on the projector.")
-
-
-@st.fragment(run_every=POLL_S)
-def _teacher() -> None:
-    """The teacher's line: who joined, and while a question is on screen the live count of answers
-    (the question is the one the decode stage last published, which may be newer than this run)."""
-    if link.role() != "teacher":
-        return
-    rerun.deliver_before_stopping(redrawn_anyway=True)  # the page's full runs reach the browser
-    store, code = link.store(), link.code()
-    published = st.session_state[state.CLASS_PUBLISHED]
-    q = None if published is None else published.question
-    students = store.students(code)
+        says = f"seat {st.session_state[state.CLASS_SEAT]} · {SAYS[plan.mode]}"
+    step = f" · step {plan.step}" if plan.request else ""
+    st.container(key=state.CLASS_LINE).caption(f"Class {identity.code()} · {says}{step}")
+    if plan.mode == "paused" and identity.role() == "student":
+        cover = st.container(key=state.CLASS_PAUSED)  # a fixed cover (assets/style/a11y.css), gone at the next pulse
+        cover.markdown("Paused by your teacher: eyes on the projector")
+    q = plan.question
     if q is None:
-        return st.caption(f"Class {code} · {students} joined · {follow_says()}")
-    answered = store.answered(code, q.id, q.round)
-    round_ = f" (round {q.round})" if q.round > 1 else ""
-    st.markdown(f"Class {code} · {students} joined · **{counts_line(answered, students)}**{round_}")
+        return
+    if identity.role() == identity.DISPLAY:
+        answered = 0 if q.revealed else identity.store().answered(identity.code(), q.id, q.round)
+        question.projected(q, answered, students)
+    else:
+        question.student(q)
+
+
+def before_page(nav) -> None:
+    """Before the page runs: a follower shows the plan (``follow.follow``), a console takes its class back after a
+    reload (``console.resume``). A store out of reach is said above the page, and the page runs as it is."""
+    try:
+        follow.follow(nav)
+        if identity.role() == "teacher":
+            console.resume()
+    except StoreUnavailable:
+        identity.say("warning", LOST_CLASS)
+
+
+def sidebar() -> None:
+    """The sidebar's Class section: start a class or present alone, or use this device as a class's console."""
+    if identity.role() is not None:
+        return
+    st.subheader("Class", anchor=False)
+    st.button("Start a class", icon=":material/groups:", on_click=_starting, width="stretch")
+    st.caption("Students join with a code on their own laptops or phones and follow your steps; a display shows "
+               "the projector. Alone, the same console and display work without students.")  # fmt: skip
+    join.pair_box()
+
+
+def _starting() -> None:
+    st.session_state[state.CLASS_STARTING] = True

@@ -14,7 +14,6 @@ from core.decode.session import step_block_reason
 from core.model.tokenizer import end_token_id
 from core.text import show_spaces
 from ui import models
-from ui.classroom import link, reveal, teacher
 from ui.decode import actions
 
 
@@ -68,10 +67,12 @@ def _options(box, q, picked, revealed: bool) -> None:
         )
 
 
-def question_panel(present: bool, across: bool = False) -> None:
+def question_panel(present: bool, across: bool = False, class_answers=None) -> None:
     """Predict, then reveal: the open question with its options (keys 1–5), or the last revealed
     answer with the right one and the learner's pick marked. ``across``: one row across the stage,
-    the question beside its options (presenter mode: beside the panel it would push off the screen)."""
+    the question beside its options (presenter mode: beside the panel it would push off the screen).
+    ``class_answers``: a class's teacher asks its students (``ui.classroom``): a callable that draws the class's
+    answers at the reveal and returns their verdict line, in place of the teacher's own pick."""
     q, revealed, tally = (
         st.session_state[state.DECODE_QUESTION],
         st.session_state[state.DECODE_REVEALED],
@@ -86,7 +87,7 @@ def question_panel(present: bool, across: bool = False) -> None:
         picked = st.session_state[state.DECODE_PICK]
         ask.markdown(f"**{q.text}**")
         _options(pick, q, picked, revealed=False)
-        says = "The class answers on their laptops; → (Step) reveals." if link.role() == "teacher" else None
+        says = "The class answers on their laptops; → (Step) reveals." if class_answers else None
         box.caption(
             says
             or "Pick 1–5, then → (Step) reveals." + ("" if picked is None else f" Your pick: {picked + 1}.") + score
@@ -96,9 +97,9 @@ def question_panel(present: bool, across: bool = False) -> None:
     verdict = "No answer given." if picked is None else ("Right!" if picked == q.answer else "Not this time.")
     ask.markdown(f"**{q.text}**")
     _options(pick, q, picked, revealed=True)
-    if link.role() == "teacher":  # a class's answers, not the teacher's own pick
+    if class_answers:  # a class's answers, not the teacher's own pick
         with box:
-            verdict, score = reveal.class_answers(teacher.open_question(actions.session())), ""
+            verdict, score = class_answers(), ""
     # The verdict and why in one small paragraph, so the panel fits one screen; escaped, as the
     # explanation may quote typed tokens.
     miss = q.miss(picked)  # the mistake behind this wrong pick, named first

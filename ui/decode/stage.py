@@ -18,14 +18,12 @@ from core.serving.latency import summarize_request
 from core.text import bidi_visible, plural
 from core.viz import stage
 from serve import step_queue
-from ui.classroom.rerun import this_fragment
 from ui.decode import actions
 from ui.models import active
-from ui.present import style_sheet
+from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, style_sheet
 from ui.static import loader
 
 VIEW = state.DECODE_VIEW
-# A class's following student reruns the stage alone to show the teacher's Step (ui.classroom.strip):
 
 
 # isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
@@ -171,18 +169,22 @@ def heatmap_panel(sess, tok, layer: int, head, head_label: str, present: bool, c
         title += f" ({sess.model_key.change})"
     if sess.model_key.source is not None:  # a checkpoint from the sidebar: name it (presenting hides the card)
         title = f"{active().name} · {title}"
-    fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}:{int(compact)}"  # another size: drawn anew
+    hidden = answers_hidden()  # the display before a lesson stop's reveal: no "62 positions cached"
+    # another size, or the answer lines shown or hidden: drawn anew
+    fig_id = f"{sess.uid}:{layer}:{head}:{int(present)}:{int(compact)}:{int(hidden)}"
+
+    def said(r) -> str:
+        return f"{where}: {HIDDEN_UNTIL_REVEAL}" if hidden else stage.describe(where, r, labels)
 
     def full():
         att = session_view.attention_matrix(sess, layer, head)
-        return stage.heatmap_full(att, labels, new, title, fig_id, style, stage.describe(where, att[-1], labels))
+        return stage.heatmap_full(att, labels, new, title, fig_id, style, said(att[-1]))
 
     def row():
         r = session_view.pass_rows(sess.passes[-1], layer, head)[-1][:T]
-        return stage.heatmap_row(r, labels, title, fig_id, style, stage.describe(where, r, labels))
+        return stage.heatmap_row(r, labels, title, fig_id, style, said(r))
 
-    # "step": the decode step drawn, which a following student's heatmap compares with the class line's.
-    step = {"step": sess.n_steps}
+    step = {"step": sess.n_steps}  # the decode step drawn, as data
     attention(attention_payload(fig_id, T, lambda: full() | step, lambda: row() | step))
 
 
@@ -213,6 +215,8 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
     kv = stage.kv_line(
         cfg.n_layer, cfg.n_kv_head, cfg.head_dim, sess.n_positions, b, sess.cache.nbytes, sess.cache.capacity
     )
+    if answers_hidden():  # the display before a lesson stop's reveal: the cache's size states the answer
+        kv = {**kv, "formula": f"KV cache: {HIDDEN_UNTIL_REVEAL}", "shelf": "", "positions": 0}
     scores = (sess.scores_cached, sess.scores_naive)
     panel(stage.panel(bars, scores, cfg.n_layer * cfg.n_head, badge, kv, style))
 
@@ -220,9 +224,7 @@ def right_panel(sess, tok, model, present: bool, compact: bool = False) -> None:
 def message(sess) -> None:
     """The last action's message, once. Above a running stage it floats (a toast) so the figures do
     not jump, until closed if it is about a shared link (level "link"); without a stage it stands
-    in the page. The first call of every stage run: it also notes the stage fragment's id."""
-    st.session_state[state.DECODE_STAGE_FRAGMENT] = this_fragment()
-    st.session_state[state.DECODE_STAGE_SHOWN] = None  # until this run has drawn the stage to its end (below_stage)
+    in the page."""
     message, st.session_state[state.DECODE_MESSAGE] = st.session_state[state.DECODE_MESSAGE], None
     if not message:
         return
@@ -269,7 +271,6 @@ def below_stage(sess, tok) -> None:
         f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "
         f"whole window: {sess.cache.allocated_bytes:,} B."
     )
-    st.session_state[state.DECODE_STAGE_SHOWN] = (sess.uid, sess.n_steps)  # the stage above shows this step now
     if st.session_state[state.DECODE_TABLES]:  # its switch is in the controls row, outside the stage
         stage_tables(sess, tok)
     more = st.expander("Share this request · its clock (TTFT, TPOT)", key=state.DECODE_MORE, on_change="rerun")

@@ -1,6 +1,6 @@
 """Lesson mode: a guided lesson (``core.lesson.stops``) run over the app's pages. A slim bar on every page
 says "stop k of n · title" and the question to ask, offers the speaker note in the teacher view
-(``?teacher=1``), moves between stops (buttons; PageDown / PageUp, and → / ← off the decode page,
+(``?teacher=1``), moves between stops (buttons; PageDown / PageUp, ←, and → off the decode page,
 where → is Step), downloads the handout and leaves the lesson. Streamlit glue, called from app.py.
 
 Moving to a stop writes its settings into session state (``Stop.state_updates``; the settings a

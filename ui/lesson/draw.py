@@ -11,6 +11,7 @@ import streamlit as st
 
 from core import state
 from core.lesson.pages import PAGES
+from core.text import markdown_literal
 from ui import handout
 from ui.frame import TITLES
 from ui.lesson.components import _scroll, clicker
@@ -76,7 +77,7 @@ def bar(nav) -> None:
     style_sheet(BAR_CSS)
     k, n = ss[state.LESSON_STOP], len(lesson.stops)
     stop, on_decode = lesson.stops[k], nav.title == TITLES["decode"]
-    keys = "PgDn / PgUp · → is Step" if on_decode else "PgDn / PgUp or → / ←"
+    keys = "PgDn / PgUp or ← · → is Step" if on_decode else "PgDn / PgUp or → / ←"
     with st.container(key=state.LESSON_BAR):
         nav_col, text, tools = st.columns([2.7, 7.6, 2.4], vertical_alignment="center", gap="small")
         with nav_col.container(horizontal=True, gap="small"):
@@ -104,6 +105,8 @@ def bar(nav) -> None:
             with st.container(key=state.LESSON_TITLE):
                 _text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
             _text(f"Ask: {stop.question_now(ss)}")  # a Practice stop's "New numbers" changes its question
+            if ss[state.LESSON_TEACHER] and k + 1 < n:  # the teacher's view (a class's console): what comes next
+                st.caption(markdown_literal(f"Next: stop {k + 2} · {lesson.stops[k + 1].title}"))  # the file's text
             if nav.title != PAGES[stop.page].title:  # the class went elsewhere through the top bar
                 st.button(
                     f"Back to stop {k + 1}",
@@ -157,7 +160,7 @@ def menu(lesson, k: int) -> None:
         key=f"{state.LESSON_JUMP}.{k}",
         on_change=lambda: go(st.session_state[f"{state.LESSON_JUMP}.{k}"]),
     )
-    handout.download_button("lesson.handout")
+    handout.download_button(state.LESSON_HANDOUT)
     if st.session_state[state.LESSON_NAME]:
         query = "&".join(f"{a}={b}" for a, b in link_params(for_students=True).items())
         st.caption("This stop for students (add it to this server's address):")
@@ -165,7 +168,7 @@ def menu(lesson, k: int) -> None:
     else:
         st.caption("Your own lesson file runs in this browser only: a link cannot carry it.")
     st.caption(
-        "Keys: PageDown / PageUp (what presenter clickers send) move between stops; so do → / ←, except on the "
-        "decode page, where → is Step (in predict mode: reveal, then ask). ✕ leaves the lesson; the pages keep "
-        "their settings."
+        "Keys: PageDown / PageUp (what presenter clickers send) move between stops; so do → / ←, except that on the "
+        "decode page → is Step (in predict mode: reveal, then ask); ← always goes back a stop. ✕ leaves the lesson; "
+        "the pages keep their settings."
     )

@@ -33,7 +33,8 @@ def test_the_kubernetes_pods_share_the_redis_service():
     and that Service reaches the Redis container's port."""
     docs = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(MANIFEST.read_text())}
     [app] = docs["Deployment", "inference-explainer"]["spec"]["template"]["spec"]["containers"]
-    url = {e["name"]: e["value"] for e in app["env"]}[ENV_URL]
+    env = {e["name"]: e for e in app["env"]}
+    url = env[ENV_URL]["value"]
     assert isinstance(open_store(url), RedisStore)
     where = urlsplit(url)
     service = docs["Service", where.hostname]
@@ -42,3 +43,33 @@ def test_the_kubernetes_pods_share_the_redis_service():
     assert port["port"] == where.port and service["spec"]["selector"].items() <= redis["metadata"]["labels"].items()
     [container] = redis["spec"]["containers"]
     assert port["targetPort"] in [p["name"] for p in container["ports"]]
+
+
+def test_the_kubernetes_redis_asks_for_a_password_keeps_its_file_and_takes_only_the_app():
+    """deploy/k8s: Redis runs with --requirepass from the class-store secret, which the app's pods put into their
+    store URL (kubernetes expands $(REDIS_PASSWORD)); its append-only file lies on a persistent volume; a
+    NetworkPolicy lets only the app's pods reach its port."""
+    docs = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(MANIFEST.read_text())}
+    [app] = docs["Deployment", "inference-explainer"]["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e for e in app["env"]}
+    secret = {"secretKeyRef": {"name": "class-store", "key": "password"}}
+    assert env["REDIS_PASSWORD"]["valueFrom"] == secret
+    assert urlsplit(env[ENV_URL]["value"]).password == "$(REDIS_PASSWORD)"
+    assert list(env).index("REDIS_PASSWORD") < list(env).index(ENV_URL)  # defined before it is expanded
+    redis = docs["Deployment", "redis"]["spec"]["template"]["spec"]
+    [container] = redis["containers"]
+    args = container["args"]
+    assert (
+        args[args.index("--requirepass") + 1] == "$(REDIS_PASSWORD)" and args[args.index("--appendonly") + 1] == "yes"
+    )
+    assert {e["name"]: e for e in container["env"]}["REDIS_PASSWORD"]["valueFrom"] == secret
+    [volume] = redis["volumes"]
+    claim = volume["persistentVolumeClaim"]["claimName"]
+    assert ("PersistentVolumeClaim", claim) in docs and {"name": "data", "mountPath": "/data"} in container[
+        "volumeMounts"
+    ]
+    policy = docs["NetworkPolicy", "class-store"]["spec"]
+    assert policy["podSelector"]["matchLabels"] == docs["Deployment", "redis"]["spec"]["selector"]["matchLabels"]
+    [rule] = policy["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": {"app": "inference-explainer"}}}]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]

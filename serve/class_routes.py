@@ -1,0 +1,246 @@
+"""Class mode's HTTP routes, mounted beside the app on ``main.py``'s ``st.App``.
+
+Credentials never travel in an address, a page or a log line: opening a class, joining it and pairing a second
+teacher device are POSTs whose answer sets this browser's HttpOnly, SameSite cookie (``TEACHER`` holds the
+class's code and a teacher key, ``SEAT`` the code and a seat token); a session's script reads them with
+``st.context.cookies``. Wrong class codes are counted per browser (``BROWSER``, a random id in a cookie), never per
+address: a whole class reaches the server from one address (nginx, a school's NAT).
+
+The event stream (``GET …/events?code=CODE``, server-sent events) tells a class's pages that the plan or the count
+changed, so no page polls: each replica keeps one watcher per class that reads the store's ``pulse`` a few times a
+second and sends every listening page the new pulse (never a secret: versions and counts), or that the store cannot
+be reached, or that the class has ended. Imports no streamlit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import secrets
+from collections.abc import AsyncIterator
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from core.classroom import rules
+from core.classroom.rules import (
+    ClassFull,
+    ClassNotFound,
+    JoiningClosed,
+    StoreUnavailable,
+    TooManyJoins,
+)
+from core.classroom.store import open_store
+
+PREFIX = "/explainer/class"
+TEACHER, SEAT, BROWSER = "explainer_teacher", "explainer_seat", "explainer_browser"
+PULSE_S = 0.2  # how often a replica's watcher reads a class's pulse (s): a change reaches pages within ~0.2 s
+KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies keep it open
+BODY_MAX = 4096  # bytes of a POST's JSON (a code, a nickname, a password)
+
+
+def credential(cookie: str | None) -> tuple[str, str] | None:
+    """``"CODE.SECRET"`` (a teacher's or seat cookie) → (code, secret); None for anything else."""
+    if not cookie or "." not in cookie:
+        return None
+    code, secret = cookie.split(".", 1)
+    found = rules.normalize_code(code)
+    return (found, secret) if found and secret else None
+
+
+class ClassRoutes:
+    """The routes for the store at ``store_url``; ``teacher_password``: opening a class needs it when set."""
+
+    def __init__(self, store_url: str, teacher_password: str | None = None):
+        self.store_url, self.password = store_url, teacher_password or None
+        self._store = None
+        self._watchers: dict[str, _Watcher] = {}
+
+    @property
+    def store(self):
+        if self._store is None:
+            self._store = open_store(self.store_url)
+        return self._store
+
+    def routes(self) -> list[Route]:
+        return [
+            Route(f"{PREFIX}/open", self.open, methods=["POST"]),
+            Route(f"{PREFIX}/join", self.join, methods=["POST"]),
+            Route(f"{PREFIX}/pair", self.pair, methods=["POST"]),
+            Route(f"{PREFIX}/leave", self.leave, methods=["POST"]),
+            Route(f"{PREFIX}/events", self.events, methods=["GET"]),
+        ]
+
+    # ---- credentials ---------------------------------------------------------------------------------------
+    async def open(self, request: Request) -> Response:
+        body = await _body(request)
+        if self.password and not hmac.compare_digest(str(body.get("password", "")), self.password):
+            return _refuse(403, "That is not the teacher password this server was started with.")
+        seats = body.get("seats", rules.SEAT_CAP)
+        if isinstance(seats, bool) or not isinstance(seats, int) or not 0 <= seats <= rules.SEAT_CAP_MAX:
+            return _refuse(400, f"A class has 0 to {rules.SEAT_CAP_MAX:,} seats.")
+        try:
+            code, key = await asyncio.to_thread(self.store.open_class, seats)
+            if body.get("joining") is False:
+                await asyncio.to_thread(self.store.set_joining, code, key, False)
+        except StoreUnavailable as err:
+            return _refuse(503, str(err))
+        response = JSONResponse({"code": code})
+        _set(response, request, TEACHER, f"{code}.{key}")
+        response.delete_cookie(SEAT, path="/")
+        return response
+
+    async def join(self, request: Request) -> Response:
+        body = await _body(request)
+        browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
+        try:
+            seat = await asyncio.to_thread(
+                self.store.join, str(body.get("code", ""))[:40], str(body.get("nickname", ""))[:200], browser
+            )
+        except (ClassNotFound, JoiningClosed, ClassFull, TooManyJoins) as err:
+            response = _refuse(409 if isinstance(err, JoiningClosed | ClassFull) else 404, str(err))
+            if isinstance(err, TooManyJoins):
+                response.status_code = 429
+            _set(response, request, BROWSER, browser)
+            return response
+        except StoreUnavailable as err:
+            return _refuse(503, str(err))
+        code = rules.normalize_code(str(body.get("code", "")))
+        response = JSONResponse({"code": code, "seat": seat.number})
+        _set(response, request, SEAT, f"{code}.{seat.token}")
+        _set(response, request, BROWSER, browser)
+        response.delete_cookie(TEACHER, path="/")
+        return response
+
+    async def pair(self, request: Request) -> Response:
+        body = await _body(request)
+        try:
+            code, key = await asyncio.to_thread(self.store.redeem_pair, str(body.get("pair", ""))[:20])
+        except ValueError as err:
+            return _refuse(404, str(err))
+        except StoreUnavailable as err:
+            return _refuse(503, str(err))
+        response = JSONResponse({"code": code})
+        _set(response, request, TEACHER, f"{code}.{key}")
+        response.delete_cookie(SEAT, path="/")
+        return response
+
+    async def leave(self, request: Request) -> Response:
+        response = JSONResponse({"left": True})
+        response.delete_cookie(TEACHER, path="/")
+        response.delete_cookie(SEAT, path="/")
+        return response
+
+    # ---- the event stream ---------------------------------------------------------------------------------
+    async def events(self, request: Request) -> Response:
+        code = rules.normalize_code(request.query_params.get("code", ""))
+        if code is None:
+            return _refuse(404, "That is not a class code this app makes.")
+        return StreamingResponse(
+            self._stream(request, code),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},  # nginx passes each event on at once
+        )
+
+    async def _stream(self, request: Request, code: str) -> AsyncIterator[str]:
+        watcher = self._watchers.get(code)
+        if watcher is None or watcher.done:
+            watcher = self._watchers[code] = _Watcher(self.store, code)
+        queue = watcher.subscribe()
+        try:
+            yield "retry: 1000\n\n"  # the browser reconnects 1 s after a dropped stream
+            while True:
+                try:
+                    event = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    if await request.is_disconnected():
+                        return
+                    yield ": keepalive\n\n"
+                    continue
+                yield f"data: {json.dumps(event, separators=(',', ':'))}\n\n"
+                if event.get("ended"):
+                    return
+        finally:
+            watcher.unsubscribe(queue)
+
+
+class _Watcher:
+    """One class's pulse on this replica: read every ``PULSE_S`` while any page listens, sent to each listener
+    when it changes (the last one is sent at once to a new listener)."""
+
+    def __init__(self, store, code: str):
+        self.store, self.code = store, code
+        self.queues: set[asyncio.Queue] = set()
+        self.last: dict | None = None
+        self.task = asyncio.get_running_loop().create_task(self._run())
+        self.done = False
+
+    def subscribe(self) -> asyncio.Queue:
+        queue: asyncio.Queue = asyncio.Queue(maxsize=16)
+        if self.last is not None:
+            queue.put_nowait(self.last)
+        self.queues.add(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue) -> None:
+        self.queues.discard(queue)
+
+    async def _run(self) -> None:
+        idle = 0
+        try:
+            while True:
+                event = await self._read()
+                if event != self.last:
+                    self.last = event
+                    for queue in list(self.queues):
+                        with contextlib.suppress(asyncio.QueueFull):  # a stuck page misses pulses, not the newest
+                            if queue.full():
+                                queue.get_nowait()
+                            queue.put_nowait(event)
+                if event.get("ended"):
+                    return
+                idle = 0 if self.queues else idle + 1
+                if idle * PULSE_S > 5:  # nobody listened for 5 s: stop reading
+                    return
+                await asyncio.sleep(PULSE_S)
+        finally:
+            self.done = True
+
+    async def _read(self) -> dict:
+        try:
+            pulse = await asyncio.to_thread(self.store.pulse, self.code)
+        except StoreUnavailable:
+            return {"unavailable": True}
+        if pulse is None:
+            return {"ended": True}
+        return {
+            "version": pulse.version,
+            "students": pulse.students,
+            "answered": pulse.answered,
+            "question": pulse.question,
+            "round": pulse.round,
+        }
+
+
+async def _body(request: Request) -> dict:
+    raw = await request.body()
+    if len(raw) > BODY_MAX:
+        return {}
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _refuse(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _set(response: Response, request: Request, name: str, value: str) -> None:
+    """An HttpOnly, SameSite=Lax cookie for the whole app, kept for a class's lifetime; Secure behind HTTPS."""
+    https = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
+    response.set_cookie(name, value, max_age=rules.CLASS_TTL_S, path="/", httponly=True, samesite="lax", secure=https)

@@ -1,0 +1,154 @@
+"""Class mode's HTTP routes on a real server (``streamlit run main.py``): credentials only in HttpOnly, SameSite
+cookies (never in a body or an address), wrong codes counted per browser so no student can block a classmate, the
+seat cap and closed joining, the teacher password, and the event stream's pulse (issue 49)."""
+
+import http.cookiejar
+import json
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from bench.browser import running_app
+from serve import nginx as class_nginx
+from serve import replicas
+from serve.class_routes import BROWSER, SEAT, TEACHER
+
+
+class Browser:
+    """One browser: its own cookie jar, POSTing JSON to the app's class routes."""
+
+    def __init__(self, base: str):
+        self.base, self.jar = base, http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.headers = {}
+
+    def post(self, route: str, body: dict | None = None) -> tuple[int, dict]:
+        req = urllib.request.Request(
+            f"{self.base}/explainer/class/{route}",
+            data=json.dumps(body or {}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with self.opener.open(req, timeout=30) as r:
+                self.headers = dict(r.headers)
+                self.set_cookies = r.headers.get_all("Set-Cookie") or []
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            self.set_cookies = e.headers.get_all("Set-Cookie") or []
+            return e.code, json.loads(e.read())
+
+    def cookie(self, name: str) -> str | None:
+        return next((c.value for c in self.jar if c.name == name), None)
+
+
+def _set_cookie(browser: Browser, name: str) -> str:
+    [header] = [h for h in browser.set_cookies if h.startswith(name + "=")]
+    return header
+
+
+@pytest.fixture(scope="module")
+def base():
+    with running_app() as url:
+        yield url
+
+
+def test_opening_a_class_sets_an_httponly_cookie_and_shows_no_key(base):
+    """Open answers the class code only; the teacher's key is in an HttpOnly, SameSite=Lax cookie for the whole app,
+    written nowhere else."""
+    teacher = Browser(base)
+    status, body = teacher.post("open")
+    assert status == 200 and set(body) == {"code"} and len(body["code"]) == 6
+    header = _set_cookie(teacher, TEACHER).lower()
+    assert "httponly" in header and "samesite=lax" in header and "path=/" in header
+    code, key = teacher.cookie(TEACHER).split(".", 1)
+    assert code == body["code"] and len(key) >= 20 and key not in json.dumps(body)
+
+
+def test_wrong_codes_from_one_browser_never_delay_a_classmates_join(base):
+    """200 wrong codes from one browser: it is refused ("wait …", 429) but a classmate's join with the right code
+    takes well under a second, and the same browser's right code still joins (only wrong codes are limited)."""
+    teacher = Browser(base)
+    code = teacher.post("open")[1]["code"]
+    pest = Browser(base)
+    statuses = [pest.post("join", {"code": "ZZZZZZ" if i % 2 else "ABCDEF"})[0] for i in range(200)]
+    assert statuses[0] == 404 and statuses[-1] == 429 and pest.cookie(BROWSER)
+    classmate = Browser(base)
+    started = time.monotonic()
+    status, body = classmate.post("join", {"code": code, "nickname": "Ana"})
+    assert status == 200 and body["seat"] == 1 and time.monotonic() - started < 1.0
+    assert "httponly" in _set_cookie(classmate, SEAT).lower() and classmate.cookie(SEAT).startswith(code + ".")
+    assert pest.post("join", {"code": code.lower()})[0] == 200  # the right code always joins
+
+
+def test_the_seat_cap_and_closed_joining_refuse_with_a_sentence(base):
+    """A class opened with 1 seat takes one student and refuses the next ("full"); a class opened for a teacher
+    alone (joining closed) refuses every join with a sentence, and sets no seat cookie."""
+    small = Browser(base).post("open", {"seats": 1})[1]["code"]
+    assert Browser(base).post("join", {"code": small})[0] == 200
+    late = Browser(base)
+    status, body = late.post("join", {"code": small})
+    assert status == 409 and "full" in body["error"] and late.cookie(SEAT) is None
+    alone = Browser(base).post("open", {"joining": False})[1]["code"]
+    status, body = Browser(base).post("join", {"code": alone})
+    assert status == 409 and "closed joining" in body["error"]
+
+
+def test_a_teacher_password_guards_opening_classes():
+    """A server started with a teacher password opens a class only for that password (403 otherwise)."""
+    with running_app(env={"EXPLAINER_TEACHER_PASSWORD": "s3cret"}) as url:
+        assert Browser(url).post("open")[0] == 403
+        assert Browser(url).post("open", {"password": "wrong"})[0] == 403
+        teacher = Browser(url)
+        assert teacher.post("open", {"password": "s3cret"})[0] == 200 and teacher.cookie(TEACHER)
+
+
+def _events(base: str, code: str):
+    """The class's event stream: a generator of its pulses (dicts)."""
+    r = urllib.request.urlopen(f"{base}/explainer/class/events?code={code}", timeout=30)
+    assert r.headers["Content-Type"].startswith("text/event-stream")
+    for raw in r:
+        line = raw.decode().strip()
+        if line.startswith("data: "):
+            yield json.loads(line[6:])
+
+
+def test_the_event_stream_pushes_each_change_with_no_secret(base):
+    """The stream's first pulse is the class as it is (version 0, nobody joined); a join arrives as a new pulse
+    within a second; pulses carry versions and counts only."""
+    code = Browser(base).post("open")[1]["code"]
+    stream = _events(base, code)
+    first = next(stream)
+    assert (first["version"], first["students"], first["answered"], first["question"]) == (0, 0, 0, None)
+    started = time.monotonic()
+    assert Browser(base).post("join", {"code": code})[0] == 200
+    second = next(stream)
+    assert second["students"] == 1 and time.monotonic() - started < 1.0
+    assert set(second) <= {"version", "students", "answered", "question", "round"}
+
+
+def test_leaving_clears_both_cookies(base):
+    """Leave expires the teacher's and the seat cookie (a shared laptop keeps no class)."""
+    teacher = Browser(base)
+    teacher.post("open")
+    assert teacher.cookie(TEACHER)
+    assert teacher.post("leave")[0] == 200
+    assert teacher.cookie(TEACHER) is None and teacher.cookie(SEAT) is None
+
+
+def test_nginx_logs_carry_no_key_and_no_seat_token(tmp_path):
+    """Through the class server (nginx before two replicas): a class opened, a student joined and the event stream
+    read; nginx's access log names the requests and the affinity cookie only, never the teacher's key or a seat
+    token (they lived in addresses, and every reload wrote them into this log)."""
+    with replicas.class_server(2, port=class_nginx.free_port()) as server:
+        teacher, student = Browser(server.url), Browser(server.url)
+        code = teacher.post("open")[1]["code"]
+        assert student.post("join", {"code": code, "nickname": "Ana"})[0] == 200
+        events = _events(server.url, code)
+        assert next(events)["students"] == 1
+        secrets_ = [teacher.cookie(TEACHER).split(".", 1)[1], student.cookie(SEAT).split(".", 1)[1]]
+        logged = (server.prefix / "access.log").read_text()
+        assert "POST /explainer/class/open" in logged and "POST /explainer/class/join" in logged
+        assert not [s for s in secrets_ if s in logged]

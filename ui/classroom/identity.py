@@ -1,0 +1,136 @@
+"""Who this session is in which class: read once per session from the address (``?class=CODE``, and
+``&view=display`` on the projector) and this browser's cookies, checked against the class store.
+
+The right to teach a class and a student's seat live in HttpOnly cookies the app's class routes set
+(``serve.class_routes``); this session reads them (``st.context.cookies``), keeps what the store accepted in its own
+state, and never writes a key or a seat token into an address, a page or a message. The address carries only the
+class's code (``keep_in_url``). Refusals are said (``say``), never raised.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import state
+from core.classroom.rules import ClassNotFound, NotSeated, StoreUnavailable, normalize_code
+from core.classroom.store import default_url, open_store
+from serve.addresses import lan_address, students_link
+from serve.class_routes import SEAT, TEACHER, credential
+from ui import models
+
+DISPLAY = "display"  # ?view=display: the projector's page, following the teacher's console
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str):
+    return open_store(url)
+
+
+def store():
+    """The class store every replica shares (``--class-store URL``, else ``default_url()``)."""
+    args, _ = models.app_args()
+    return _store(args.class_store or default_url())
+
+
+def say(level: str, text: str) -> None:
+    st.session_state[state.CLASS_MESSAGE] = (level, text)
+
+
+def role() -> str | None:
+    """ "teacher" (the console), "student", "display" (the projector), or None: not in a class."""
+    return st.session_state[state.CLASS_ROLE]
+
+
+def code() -> str | None:
+    return st.session_state[state.CLASS_CODE]
+
+
+def follower() -> bool:
+    """A student or the display: a session that shows the teacher's plan on its own model."""
+    return role() in ("student", DISPLAY)
+
+
+def forget(message: str | None = None) -> None:
+    """Leave the class in this session (ended, expired, or left), saying why; the address keeps nothing of it."""
+    st.session_state.update({k: state.CLASS[k] for k in state.CLASS_IDENTITY})
+    for name in ("class", "view"):
+        if name in st.query_params:
+            del st.query_params[name]
+    if message:
+        say("info", message)
+
+
+def from_url() -> None:
+    """Once per session: the class this address names, in the role this browser's cookies give."""
+    ss = st.session_state
+    if state.CLASS_URL_READ in ss:
+        return
+    ss[state.CLASS_URL_READ] = True
+    raw = st.query_params.get("class")
+    if raw is None:
+        return
+    if raw == "new":
+        ss[state.CLASS_STARTING] = True  # the console's Start panel opens (ui.classroom.join)
+        return
+    found = normalize_code(raw)
+    if found is None:
+        return say("warning", f"“{raw[:20]}” is not a class code: a code is six letters and digits, e.g. K7QX2M.")
+    try:
+        _take_role(found)
+    except StoreUnavailable as err:
+        ss[state.CLASS_JOIN_CODE] = found
+        say("warning", f"{err}. Reload the page in a moment to join class {found}.")
+
+
+def browser_cookies():
+    """This browser's cookies, as its session's first request carried them (the class routes set them)."""
+    return st.context.cookies
+
+
+def _take_role(found: str) -> None:
+    ss, cookies = st.session_state, browser_cookies()
+    if store().info(found) is None:
+        return say("warning", f"No class {found} is running: it has ended, or the code is mistyped. Ask your teacher.")
+    if st.query_params.get("view") == DISPLAY:
+        ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: DISPLAY, state.PRESENT: True})
+        return
+    teacher = credential(cookies.get(TEACHER))
+    if teacher and teacher[0] == found and store().is_teacher(found, teacher[1]):
+        ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "teacher", state.CLASS_KEY: teacher[1]})
+        ss[state.LESSON_TEACHER] = True  # the console shows the lesson's speaker notes
+        ss[state.CLASS_RESUMING] = True  # the console takes the class's plan back (a reload, another replica)
+        return
+    seat = credential(cookies.get(SEAT))
+    if seat and seat[0] == found and (number := store().seat(found, seat[1])) is not None:
+        ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "student", state.CLASS_TOKEN: seat[1]})
+        ss[state.CLASS_SEAT] = number
+        return
+    ss[state.CLASS_JOIN_CODE] = found  # the students' link: the join form opens with the code filled in
+
+
+def keep_in_url() -> None:
+    """Keep this session's class in its own address (page changes drop query parameters): the code, and on the
+    projector the view. Written only when it differs."""
+    ss = st.session_state
+    if ss[state.CLASS_CODE] is None:
+        return
+    want = {"class": ss[state.CLASS_CODE], **({"view": DISPLAY} if role() == DISPLAY else {})}
+    if any(st.query_params.get(k) != v for k, v in want.items()):
+        st.query_params.update(want)
+
+
+def join_link() -> tuple[str, str | None]:
+    """(the address students open, a warning when it is this machine's loopback only)."""
+    args, _ = models.app_args()
+    return students_link(st.context.url or "http://localhost/", code(), args.public_url, lan_address())
+
+
+def display_link() -> str:
+    """The projector's page for this class (a link that grants no teacher power): relative to this page."""
+    return f"./?class={code()}&view={DISPLAY}&present=1"
+
+
+def seat_refused(err: Exception) -> None:
+    """A store call refused this student's seat (class ended, seat unknown): leave, saying why."""
+    if isinstance(err, ClassNotFound | NotSeated):
+        forget("The class has ended: you are exploring on your own now.")

@@ -1,0 +1,50 @@
+"""Class mode's two browser components (components v2, code in ``frontend/``, served by the app's route):
+
+- ``listen``: the class's event stream (``frontend/class_events.js``). Each pulse (the plan's version and the
+  counts, as data) becomes the component's trigger value, which reruns only the fragment that drew it: a page in a
+  class runs when the class changes, never on a timer. Drawn once per page, in the fragment that must follow.
+- ``post``: one POST to a class route (``frontend/class_post.js``: open, join, pair, leave) whose answer sets this
+  browser's cookie; the browser then opens the class's address. A refusal comes back as the component's value.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+import streamlit as st
+
+from core import state
+from ui.static import loader
+
+_listen = st.components.v2.component("explainer_class_events", js=loader("class_events.js"), isolate_styles=False)
+_post = st.components.v2.component("explainer_class_post", js=loader("class_post.js"), isolate_styles=False)
+
+
+def listen(code: str) -> dict | None:
+    """Follow class ``code``'s event stream from here: the pulse that triggered this run (a dict: ``version``,
+    ``students``, ``answered``, ``question``, ``round``; or ``unavailable`` / ``ended``), or None when something
+    else ran it. Call it once per page, in the fragment (or the full run) that shows the class."""
+    ss = st.session_state
+    data = {"code": code, "seen": ss.get(state.CLASS_PULSE_SEEN)}  # the browser sends only what this run has not seen
+    result = _listen(data=data, key=state.CLASS_LISTENER, on_pulse_change=lambda: None)
+    pulse = getattr(result, "pulse", None) if result is not None else None
+    if not isinstance(pulse, dict):
+        return None
+    ss[state.CLASS_PULSE_SEEN] = json.dumps(pulse, separators=(",", ":"))  # as the stream wrote it
+    return pulse
+
+
+def post(action: str, body: dict, then: dict[str, str]) -> str | None:
+    """POST ``body`` to the class route ``action`` once, then open this page with the query ``then`` (``"{code}"``
+    stands for the class code the route answers); returns the route's refusal, when it refused."""
+    ss = st.session_state
+    pending = ss.get(state.CLASS_POSTING)
+    if pending is None or pending["action"] != action or pending["body"] != body:
+        pending = ss[state.CLASS_POSTING] = {"action": action, "body": body, "nonce": secrets.token_hex(8)}
+    result = _post(data={**pending, "then": then}, key=f"{state.CLASS_POST}-{action}")
+    refused = getattr(result, "refused", None) if result is not None else None
+    if isinstance(refused, dict) and refused.get("nonce") == pending["nonce"]:
+        ss[state.CLASS_POSTING] = None
+        return str(refused.get("error") or "refused")
+    return None
