@@ -41,6 +41,7 @@ UI_ORDER = (
         "batching",
         "cache_demo",
         "gguf",
+        "latency_figure",
         "memory_sections",
         "memory_terms",
         "practice",
