@@ -9,6 +9,7 @@ from ui import cache_demo, models
 from ui.classroom import console, follow, identity, strip
 from ui.classroom import question as class_question
 from ui.decode import actions, question, widgets
+from ui.decode.cache_view import inside_the_cache
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 from ui.frame import came_from_another_page
 from ui.lesson.components import clicker
@@ -77,6 +78,7 @@ def stage() -> None:
             question.question_panel(present, **ask)
         right_panel(sess, tok, actions.model_of(sess), present, compact=predicting)
     below_stage(sess, tok)
+    inside_the_cache(sess, tok)  # the stored K and V rows, built only while open
     console.publish()  # a class's teacher: this Step's plan (a Step reruns only this stage)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from core.cost.counts import causal_pairs
+from core.decode.cache_rows import fingerprints
 from core.decode.generate import SamplingConfig, StepResult, extend, full_forward, make_generator, select_token
 from core.decode.kv_cache import KVCache
 from core.decode.session_types import DecodeSession, ModelKey, PendingStep
@@ -50,6 +51,8 @@ def _record(sess: DecodeSession, step: StepResult, chosen: int, ms: float, naive
     sess.max_diff.append(float("nan") if naive_logits is None else float((step.logits - naive_logits).abs().max()))
     sess.max_logit.append(float(step.logits.abs().max()))
     sess.cache_bytes.append(sess.cache.nbytes)
+    # The rows this pass wrote, fingerprinted now: "Inside the cache" later shows they never change.
+    sess.row_prints += fingerprints(sess.cache, len(sess.row_prints), sess.cache.pos)
 
 
 def _check_prompt(model: GPT, ids) -> list[int]:
@@ -266,7 +269,7 @@ def restart(
     keep = min(shared, len(ids) - 1)  # the last position is processed again: it gives output token 1's logits
     sess = _new_session(model, ids, sampling, key, prompt_text, cache=old.cache)
     sess.cache.truncate(keep)
-    sess.passes = _keep_rows(old.passes, keep)
+    sess.passes, sess.row_prints = _keep_rows(old.passes, keep), old.row_prints[:keep]
     result, chosen, ms = _run_pass(sess, lambda: extend(model, ids[keep:], sess.cache), sess.generator)
     _record(sess, result, chosen, ms, full_forward(model, ids).logits)
     sess.scores_cached, sess.scores_naive, sess.reused = result.scores, causal_pairs(len(ids)), keep

@@ -58,6 +58,8 @@ class DecodeSession:
     Per forward pass: ``passes`` its attention, one ``(n_head, T_new, S)`` array per layer;
     ``engine_ms`` its measured compute (forward + selection, ms, excluding a learner's clicks);
     ``max_diff`` max |cached − recomputed| logit; ``cache_bytes`` the cache tensors' bytes after it.
+    Per cached position: ``row_prints`` its fingerprint, taken when a pass wrote it
+    (``core.decode.cache_rows.fingerprints``).
     """
 
     prompt_ids: list[int]
@@ -74,6 +76,7 @@ class DecodeSession:
     max_diff: list[float] = field(default_factory=list)
     max_logit: list[float] = field(default_factory=list)
     cache_bytes: list[int] = field(default_factory=list)
+    row_prints: list[tuple[bytes, ...]] = field(default_factory=list)
     scores_cached: int = 0
     scores_naive: int = 0
     reused: int = 0  # leading positions this request's Prefill kept from the request before it (not counted)

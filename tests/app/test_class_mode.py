@@ -2,6 +2,7 @@
 one class store. A session's credential is the cookie the class routes set (tests/serve/test_class_routes.py and the
 browser tests use the real ones); here each session is handed the cookie the route would have set."""
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -9,7 +10,7 @@ from bench.fresh_app import APP
 from core import state
 from core.classroom.store import open_store
 from serve.class_routes import SEAT, TEACHER
-from tests.helpers.app_util import click
+from tests.helpers.app_util import charts, click, plotly_array
 from ui.classroom import identity
 
 
@@ -161,3 +162,20 @@ def test_a_display_follows_without_buttons_and_hides_a_stops_answer_until_reveal
     click(teacher, "Reveal on the display")
     display.run()
     assert "Query heads do not appear" in " ".join(c.value for c in display.caption)
+
+
+def test_a_student_opens_inside_the_cache_on_their_own_cache(store, session):
+    """A following student opens "Inside the cache" after the teacher's Prefill and 2 Steps: its key rows are their
+    own cache tensors' (not the teacher's object), and no earlier row changed before Step 2."""
+    code, teacher, (ana,) = _class(store, session, students=1)
+    click(teacher, "Prefill")
+    click(teacher, "Step ▸")
+    click(teacher, "Step ▸")
+    ana.session_state[state.DECODE_CACHE_OPEN] = True
+    ana.run()
+    theirs = ana.session_state[state.DECODE_SESSION]
+    assert theirs.cache is not teacher.session_state[state.DECODE_SESSION].cache and theirs.n_steps == 2
+    [fig] = [c for c in charts(ana) if [t.get("name") for t in c["data"]] == ["keys K", "values V"]]
+    keys = np.array(plotly_array(fig["data"][0]["z"]), dtype=np.float32)
+    assert np.array_equal(keys, theirs.cache.k_cache[3][0, 0, : theirs.n_positions].numpy())
+    assert "bit for bit what was written before Step 2" in ana.success[0].value

@@ -7,7 +7,7 @@ from core import state
 from core.decode import session_view
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
-from tests.helpers.app_util import attention_rows, click, stage, stage_matrix
+from tests.helpers.app_util import attention_rows, charts, click, plotly_array, stage, stage_matrix
 
 PROMPT_LEN = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
 
@@ -152,3 +152,48 @@ def test_changing_weights_invalidates_the_cache_with_a_reason():
         stage(at)["explainer_attention"]["title"]
         == "Layer 3, head 0, prefill: every row in one parallel pass (8-bit weights)"
     )
+
+
+def _cache_figure(at):
+    """The "Inside the cache" figure drawn this run (its K and V heatmaps), or None."""
+    return next((c for c in charts(at) if [t.get("name") for t in c["data"]] == ["keys K", "values V"]), None)
+
+
+def test_inside_the_cache_shows_the_live_rows_and_that_no_earlier_one_changed():
+    """Closed, nothing of it is built. Opened after Prefill and 3 Steps: the default layer 3, head 0's KV head 0,
+    its K and V as P + 3 rows equal to the request's cache tensors, and the sentence that the P + 2 earlier rows
+    are bit for bit what was written before Step 3; head 3 shows KV head 1 (GQA: 4 query heads, 2 KV heads)."""
+    at = new_app()
+    click(at, "Prefill")
+    for _ in range(3):
+        click(at, "Step ▸")
+    assert _cache_figure(at) is None
+    at.session_state[state.DECODE_CACHE_OPEN] = True
+    at.run()
+    sess, T = at.session_state[state.DECODE_SESSION], PROMPT_LEN + 3
+    k, v = (np.array(plotly_array(t["z"]), dtype=np.float32) for t in _cache_figure(at)["data"])
+    assert k.shape == v.shape == (T, 32)
+    assert np.array_equal(k, sess.cache.k_cache[3][0, 0, :T].numpy())
+    assert np.array_equal(v, sess.cache.v_cache[3][0, 0, :T].numpy())
+    assert [s.value for s in at.success] == [
+        f"No earlier vector was recomputed: the {PROMPT_LEN + 2} earlier rows, in all 4 layers and 2 KV heads, are "
+        f"bit for bit what was written before Step 3 (Prefill wrote {PROMPT_LEN}, Steps 1–2 one each)."
+    ]
+    at.selectbox(key=state.DECODE_HEAD).set_value(3).run()
+    k = np.array(plotly_array(_cache_figure(at)["data"][0]["z"]), dtype=np.float32)
+    assert np.array_equal(k, sess.cache.k_cache[3][0, 1, :T].numpy())
+    assert any("Head 3 reads KV head 1, shared by query heads 2–3" in c.value for c in at.caption)
+    click(at, "Step ▸")
+    assert len(plotly_array(_cache_figure(at)["data"][0]["z"])) == T + 1 and "before Step 4" in at.success[0].value
+
+
+def test_inside_the_cache_flags_a_changed_earlier_row():
+    """A stored key changed behind the request's back (position 5, layer 1): the view says so in an error, and
+    never that no earlier vector was recomputed."""
+    at = new_app()
+    click(at, "Prefill")
+    click(at, "Step ▸")
+    at.session_state[state.DECODE_CACHE_OPEN] = True
+    at.session_state[state.DECODE_SESSION].cache.k_cache[1][0, 0, 5, 0] += 1.0
+    at.run()
+    assert not at.success and at.error[0].value.startswith("An earlier row changed: position 5 in layer 1 ")

@@ -54,3 +54,27 @@ def reference_cache(config, T: int, dtype=torch.float32, device="meta", batch: i
         if isinstance(t, torch.Tensor)
     )
     return {"read": sum(read), "held": held, "state": _state_bytes(cache)}
+
+
+def llama_twin(model):
+    """transformers' LlamaForCausalLM (eager attention) holding ``model``'s weights: an independent reference for
+    its logits and its cache's keys and values, in ``model``'s dtype."""
+    cfg = model.cfg
+    hf_cfg = transformers.LlamaConfig(
+        vocab_size=cfg.vocab_size,
+        hidden_size=cfg.n_embd,
+        intermediate_size=cfg.ffn_hidden,
+        num_hidden_layers=cfg.n_layer,
+        num_attention_heads=cfg.n_head,
+        num_key_value_heads=cfg.n_kv_head,
+        max_position_embeddings=cfg.block_size,
+        rms_norm_eps=cfg.norm_eps,
+        rope_parameters={"rope_type": "default", "rope_theta": cfg.rope_theta},
+        tie_word_embeddings=False,
+        attn_implementation="eager",
+    )
+    hf = transformers.LlamaForCausalLM(hf_cfg).to(model.dtype).eval()  # float64 stays float64
+    state = {("lm_head.weight" if k == "lm_head.weight" else f"model.{k}"): v for k, v in model.state_dict().items()}
+    missing, unexpected = hf.load_state_dict(state, strict=False)
+    assert not unexpected and all("rotary" in m for m in missing)
+    return hf
