@@ -15,10 +15,12 @@ be reached, or that the class has ended. Imports no streamlit.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hmac
 import json
 import secrets
+import time
 from collections.abc import AsyncIterator
 
 from starlette.requests import Request
@@ -40,6 +42,7 @@ TEACHER, SEAT, BROWSER = "explainer_teacher", "explainer_seat", "explainer_brows
 PULSE_S = 0.2  # how often a replica's watcher reads a class's pulse (s): a change reaches pages within ~0.2 s
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies keep it open
 BODY_MAX = 4096  # bytes of a POST's JSON (a code, a nickname, a password)
+PAIR_TRIES, PAIR_TRIES_OVERALL = 10, 60  # wrong pairing codes a minute: per browser, and on one replica in all
 
 
 def credential(cookie: str | None) -> tuple[str, str] | None:
@@ -58,6 +61,7 @@ class ClassRoutes:
         self.store_url, self.password = store_url, teacher_password or None
         self._store = None
         self._watchers: dict[str, _Watcher] = {}
+        self._pair_failures = _Failures(PAIR_TRIES, PAIR_TRIES_OVERALL)
 
     @property
     def store(self):
@@ -88,10 +92,7 @@ class ClassRoutes:
                 await asyncio.to_thread(self.store.set_joining, code, key, False)
         except StoreUnavailable as err:
             return _refuse(503, str(err))
-        response = JSONResponse({"code": code})
-        _set(response, request, TEACHER, f"{code}.{key}")
-        response.delete_cookie(SEAT, path="/")
-        return response
+        return _teacher(request, code, key)
 
     async def join(self, request: Request) -> Response:
         body = await _body(request)
@@ -117,16 +118,21 @@ class ClassRoutes:
 
     async def pair(self, request: Request) -> Response:
         body = await _body(request)
+        browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
+        if self._pair_failures.over(browser):
+            response = _refuse(429, f"Too many wrong pairing codes: wait a minute (at most {PAIR_TRIES} a minute).")
+            _set(response, request, BROWSER, browser)
+            return response
         try:
             code, key = await asyncio.to_thread(self.store.redeem_pair, str(body.get("pair", ""))[:20])
         except ValueError as err:
-            return _refuse(404, str(err))
+            self._pair_failures.note(browser)
+            response = _refuse(404, str(err))
+            _set(response, request, BROWSER, browser)
+            return response
         except StoreUnavailable as err:
             return _refuse(503, str(err))
-        response = JSONResponse({"code": code})
-        _set(response, request, TEACHER, f"{code}.{key}")
-        response.delete_cookie(SEAT, path="/")
-        return response
+        return _teacher(request, code, key)
 
     async def leave(self, request: Request) -> Response:
         response = JSONResponse({"left": True})
@@ -234,6 +240,42 @@ async def _body(request: Request) -> dict:
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _teacher(request: Request, code: str, key: str) -> JSONResponse:
+    """The answer that makes this browser a teacher of class ``code``: its cookie, and no seat beside it."""
+    response = JSONResponse({"code": code})
+    _set(response, request, TEACHER, f"{code}.{key}")
+    response.delete_cookie(SEAT, path="/")
+    return response
+
+
+class _Failures:
+    """Wrong pairing codes per browser and on this replica in all, over the last ``window_s``: a pairing code
+    (6 digits, 10 minutes) is not left to guessing. A browser over ``per_browser``, or the replica over ``overall``
+    (guesses that change cookies each time), is refused until its oldest failure leaves the window."""
+
+    def __init__(self, per_browser: int, overall: int, window_s: float = 60.0):
+        self.per_browser, self.overall, self.window_s = per_browser, overall, window_s
+        self.times: dict[str, collections.deque] = collections.defaultdict(collections.deque)
+        self.all: collections.deque = collections.deque()
+
+    def _trim(self, times: collections.deque, now: float) -> collections.deque:
+        while times and times[0] <= now - self.window_s:
+            times.popleft()
+        return times
+
+    def over(self, browser: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        return (
+            len(self._trim(self.times[browser], now)) >= self.per_browser
+            or len(self._trim(self.all, now)) >= self.overall
+        )
+
+    def note(self, browser: str, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        self.times[browser].append(now)
+        self.all.append(now)
 
 
 def _refuse(status: int, message: str) -> JSONResponse:

@@ -152,3 +152,19 @@ def test_nginx_logs_carry_no_key_and_no_seat_token(tmp_path):
         logged = (server.prefix / "access.log").read_text()
         assert "POST /explainer/class/open" in logged and "POST /explainer/class/join" in logged
         assert not [s for s in secrets_ if s in logged]
+
+
+def test_pairing_codes_cannot_be_guessed():
+    """A one-time pairing code (6 digits) is not left to guessing: after 10 wrong codes in a minute a browser is
+    refused (429), and a guesser that changes its cookie on every try meets the replica's overall limit of 60 wrong
+    codes a minute (pairing then waits a minute; joining and the class go on)."""
+    with running_app(fresh=True) as base:  # its own server: the overall limit must not reach other tests
+        teacher = Browser(base)
+        code = teacher.post("open")[1]["code"]
+        guesser = Browser(base)
+        assert [guesser.post("pair", {"pair": f"{i:06d}"})[0] for i in range(10)] == [404] * 10
+        status, body = guesser.post("pair", {"pair": "000123"})
+        assert status == 429 and "wait a minute" in body["error"] and guesser.cookie(TEACHER) is None
+        fresh = [Browser(base).post("pair", {"pair": f"{i:06d}"})[0] for i in range(60)]  # a new cookie each time
+        assert fresh[:50] == [404] * 50 and fresh[-1] == 429
+        assert Browser(base).post("join", {"code": code})[0] == 200  # the class still takes students
