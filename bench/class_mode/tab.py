@@ -124,11 +124,12 @@ class Tab(Page):
         if self.stream is None or self.stream.path != path:
             if self.stream is not None:
                 self.stream.close()
-            self.stream, self._last, self._sent = web.EventStream(self.base, path, self.jar, self._event), None, None
+            self.stream, self._last, self._sent = web.EventStream(self.base, path, self.jar, self.deliver), None, None
         if self._last is not None:
             self._forward(self._last)
 
-    def _event(self, text: str) -> None:
+    def deliver(self, text: str) -> None:
+        """An event of the class's stream, as the ``EventSource`` hands it to the page's listener."""
         self.pulses.append((now(), text))
         self._last = text
         if self.listener is not None:
