@@ -154,7 +154,8 @@ def bar(pulse: dict | None) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", key=state.CLASS_BAR)
     row.markdown(f"Class **{code}** · {joined}{count}")
     row.link_button("Open the display", identity.display_link(), icon=":material/cast:")
-    row.toggle("Join code on the display", key=state.CLASS_JOIN_SHOWN)
+    # Kept while the bar is not drawn (a run that only said the store is out of reach): plan_now reads it first.
+    row.toggle("Join code on the display", key=state.CLASS_JOIN_SHOWN, persist_state="session")
     if ss[state.CLASS_MODE] == "paused":
         row.button("Resume", icon=":material/play_arrow:", on_click=_set, args=(state.CLASS_MODE, "follow"))
     else:

@@ -1,0 +1,49 @@
+"""The teacher's console on a real server (``streamlit run main.py``), spoken to at streamlit's websocket protocol
+as a browser tab (``bench.class_mode.tab.Tab``): the class bar's fragment reruns on each pulse of the class's event
+stream, and a pulse saying the class store is out of reach draws the bar as one warning (issue 49)."""
+
+import asyncio
+import json
+
+import pytest
+
+from bench.browser import running_app
+from bench.class_mode import joining
+from bench.class_mode.page import BROKEN, now
+from bench.class_mode.tab import until
+
+JOIN_TOGGLE = "Join code on the display"  # the console bar's toggle (ui.classroom.console.bar)
+QUIET_S = 1.0  # no message to the console's tab for this long: no run in flight (a pulse then reruns the bar)
+
+
+@pytest.fixture(scope="module")
+def base():
+    with running_app() as url:
+        yield url
+
+
+async def _console_after_an_outage_pulse(base: str) -> dict:
+    errors: list[str] = []
+    opened = await joining.open_class(base, errors)
+    assert opened is not None, errors
+    tab, _ = opened
+    try:
+        assert await until("the bar's listener and toggle", lambda: tab.listener and JOIN_TOGGLE in tab.toggles)
+        assert await until("the console's runs over", lambda: now() - tab.last_message > QUIET_S)
+        tab.deliver(json.dumps({"unavailable": True}))  # what the stream sends while the store is out of reach
+        assert await until("the bar says the class is out of reach", lambda: tab.lost_since(0))
+        tab.toggles.clear()
+        back = {"version": 0, "students": 0, "answered": 0, "question": None, "round": 1}  # a pulse not seen yet
+        tab.deliver(json.dumps(back))
+        drawn = await until("the bar drawn again", lambda: JOIN_TOGGLE in tab.toggles or tab.exceptions, 30)
+        return {"drawn": drawn and JOIN_TOGGLE in tab.toggles, "exceptions": tab.exceptions}
+    finally:
+        await tab.close()
+
+
+def test_the_console_bar_draws_again_after_a_pulse_said_the_store_was_out_of_reach(base):
+    """After the bar drew only the out-of-reach warning (its widgets not drawn in that fragment run), the next pulse
+    draws the whole bar again, its join-code toggle included, and no page error ("Something went wrong")."""
+    seen = asyncio.run(_console_after_an_outage_pulse(base))
+    assert not [e for e in seen["exceptions"] if BROKEN in e], seen["exceptions"]
+    assert seen["drawn"], seen
