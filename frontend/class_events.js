@@ -1,8 +1,9 @@
 // Class mode's listener (ui/classroom/wire.py): one EventSource per tab on the app's class event stream
 // (serve/class_routes.py). Each event is the class's pulse as data ({version, students, answered, question,
 // round}, or {unavailable} / {ended}); the listener the page drew last hands each new pulse to the server as its
-// trigger value, which reruns only the fragment that drew it. No page polls: a quiet class sends nothing. The
-// stream carries no secret (versions and counts), and the browser reconnects by itself.
+// trigger value, which reruns only the fragment that drew it. A page that watches some fields only (data.watch, a
+// student's: the plan's version) gets a pulse when one of them, unavailable or ended changes. No page polls: a
+// quiet class sends nothing. The stream carries no secret (versions and counts), and the browser reconnects.
 
 function stream(code) {
   const url = new URL("explainer/class/events?code=" + encodeURIComponent(code), document.baseURI).href;
@@ -22,11 +23,16 @@ export default function (component) {
   const { data, setTriggerValue } = component;
   if (!data || !data.code) return;
   const hub = stream(data.code);
-  // Each pulse reaches the server once, whichever listener the page has drawn by then.
+  const watch = Array.isArray(data.watch) ? data.watch : null;
+  const seen = (pulse) =>
+    watch ? JSON.stringify([!!pulse.unavailable, !!pulse.ended, ...watch.map((k) => pulse[k] ?? null)]) : null;
+  // Each pulse (what this page watches of it) reaches the server once, whichever listener the page has drawn by then.
   const send = (text) => {
-    if (text === hub.forwarded) return;
-    hub.forwarded = text;
-    setTriggerValue("pulse", JSON.parse(text));
+    const pulse = JSON.parse(text);
+    const key = seen(pulse) ?? text;
+    if (key === hub.forwarded) return;
+    hub.forwarded = key;
+    setTriggerValue("pulse", pulse);
   };
   hub.send = send;
   if (hub.last !== null) send(hub.last);

@@ -38,7 +38,7 @@ class Page:
     count: list = field(default_factory=list)  # [(time, answered, students)] from the console's class bar
     alerts: list = field(default_factory=list)  # [(time, text)] st.info/warning/error as drawn
     exceptions: list = field(default_factory=list)  # exception elements and on_script_error's sentence
-    listener: tuple | None = None  # (component id, fragment id, class code) of the listener drawn last
+    listener: tuple | None = None  # (component id, fragment id, class code, watched fields) of the listener drawn last
     posting: dict | None = None  # the data of the class POST component drawn last (action, body, nonce, then)
     _fresh: bool = True
 
@@ -60,7 +60,7 @@ class Page:
         self._fresh = True
 
     def element(self, el, fragment: str) -> tuple | None:
-        """Keep what ``el`` (a proto Element) shows; returns the listener's (id, fragment, code) when ``el``
+        """Keep what ``el`` (a proto Element) shows; returns the listener's (id, fragment, code, watch) when ``el``
         is the class's event-stream listener, else None."""
         kind = el.WhichOneof("type")
         if kind == "button":
@@ -91,7 +91,8 @@ class Page:
     def _component(self, c, fragment: str) -> tuple | None:
         data = json.loads(c.json) if c.json else {}
         if c.component_name.endswith(LISTENER) and data.get("code"):
-            self.listener = (c.id, fragment, data["code"])
+            watch = tuple(data["watch"]) if isinstance(data.get("watch"), list) else None
+            self.listener = (c.id, fragment, data["code"], watch)
             return self.listener
         if c.component_name.endswith(POSTER) and data.get("action"):
             self.posting = data

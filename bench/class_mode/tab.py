@@ -49,7 +49,7 @@ class Tab(Page):
     stream: web.EventStream | None = None
     pulses: list = field(default_factory=list)  # [(time, text)] every event the stream brought
     forwarded: list = field(default_factory=list)  # [(time, text)] the pulses sent as trigger values
-    _last: str | None = None  # the hub's last pulse and the one forwarded last (class_events.js)
+    _last: str | None = None  # the hub's last pulse, and what the listener watches of the one forwarded last
     _sent: str | None = None
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _reader: asyncio.Task | None = None
@@ -119,7 +119,7 @@ class Tab(Page):
 
     # --- the class listener's browser side (frontend/class_events.js) ----------------------------------
     def _listened(self, listener: tuple) -> None:
-        _, _, code = listener
+        code = listener[2]
         path = f"/explainer/class/events?code={urllib.parse.quote(code)}"
         if self.stream is None or self.stream.path != path:
             if self.stream is not None:
@@ -136,12 +136,19 @@ class Tab(Page):
             self._forward(text)
 
     def _forward(self, text: str) -> None:
-        """Each pulse reaches the server once, whichever listener the page has drawn by then."""
-        if text == self._sent or self.ws is None:
+        """Each pulse (what the listener watches of it) reaches the server once, whichever listener the page has
+        drawn by then."""
+        component, fragment, _, watch = self.listener
+        pulse = json.loads(text)
+        key = (
+            text
+            if watch is None
+            else json.dumps([bool(pulse.get(k)) for k in ("unavailable", "ended")] + [pulse.get(k) for k in watch])
+        )
+        if key == self._sent or self.ws is None:
             return
-        self._sent = text
+        self._sent = key
         self.forwarded.append((now(), text))
-        component, fragment, _ = self.listener
 
         def trigger(w):
             w.id = f"{INTERNAL}_{component}__events"

@@ -17,6 +17,8 @@ from ui.classroom import console, display, follow, identity, join, question, wir
 from ui.errors import LOST_CLASS
 
 SAYS = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}
+# A student's page shows no count: only a new plan (or the store's coming and going) reruns it, not each answer.
+STUDENT_WATCHES = ("version",)
 
 
 def strip(nav) -> None:
@@ -46,7 +48,7 @@ def live() -> None:
     code = identity.code()
     if code is None:
         return
-    pulse = wire.listen(code)
+    pulse = wire.listen(code, None if identity.role() in ("teacher", identity.DISPLAY) else STUDENT_WATCHES)
     if pulse and pulse.get("unavailable"):
         return st.warning(LOST_CLASS, icon=":material/sync_problem:")
     try:

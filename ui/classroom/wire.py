@@ -2,7 +2,8 @@
 
 - ``listen``: the class's event stream (``frontend/class_events.js``). Each pulse (the plan's version and the
   counts, as data) becomes the component's trigger value, which reruns only the fragment that drew it: a page in a
-  class runs when the class changes, never on a timer. Drawn once per page, in the fragment that must follow.
+  class runs when the class changes, never on a timer. Drawn once per page, in the fragment that must follow. A
+  page that shows no count watches the plan's version only: a classmate's join or answer does not rerun it.
 - ``post``: one POST to a class route (``frontend/class_post.js``: open, join, pair, leave) whose answer sets this
   browser's cookie; the browser then opens the class's address. A refusal comes back as the component's value.
 """
@@ -20,11 +21,13 @@ _listen = st.components.v2.component("explainer_class_events", js=loader("class_
 _post = st.components.v2.component("explainer_class_post", js=loader("class_post.js"), isolate_styles=False)
 
 
-def listen(code: str) -> dict | None:
+def listen(code: str, watch: tuple[str, ...] | None = None) -> dict | None:
     """Follow class ``code``'s event stream from here: the pulse that triggered this run (a dict: ``version``,
     ``students``, ``answered``, ``question``, ``round``; or ``unavailable`` / ``ended``), or None when something
-    else ran it. Call it once per page, in the fragment (or the full run) that shows the class."""
-    result = _listen(data={"code": code}, key=state.CLASS_LISTENER, on_pulse_change=lambda: None)
+    else ran it. ``watch``: the pulse's fields whose change reruns this page (with ``unavailable`` and ``ended``;
+    None: any change). Call it once per page, in the fragment (or the full run) that shows the class."""
+    data = {"code": code} if watch is None else {"code": code, "watch": list(watch)}
+    result = _listen(data=data, key=state.CLASS_LISTENER, on_pulse_change=lambda: None)
     pulse = getattr(result, "pulse", None) if result is not None else None
     return pulse if isinstance(pulse, dict) else None
 
