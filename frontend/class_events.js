@@ -7,7 +7,9 @@
 
 function stream(code) {
   const url = new URL("explainer/class/events?code=" + encodeURIComponent(code), document.baseURI).href;
-  const hub = (window.__explainerClass ??= { url: null, source: null, send: null, last: null, forwarded: null });
+  const hub = (window.__explainerClass ??= {
+    url: null, source: null, send: null, last: null, forwarded: null, retry: null,
+  });
   if (hub.url !== url) {
     if (hub.source) hub.source.close();
     Object.assign(hub, { url, last: null, forwarded: null, source: new EventSource(url) });
@@ -36,7 +38,17 @@ export default function (component) {
   };
   hub.send = send;
   if (hub.last !== null) send(hub.last);
+  // A page holding what the store refused (an answer, the console's plan) draws the listener with data.retry, a
+  // count that grows with each such run: it runs again in data.retry_ms with the last pulse, since no pulse comes
+  // while the store reads but does not write. Drawn without it, the timer stops.
+  clearTimeout(hub.retry);
+  if (data.retry) {
+    const last = hub.last !== null ? JSON.parse(hub.last) : {};
+    hub.retry = setTimeout(() => setTriggerValue("pulse", { ...last, retry: data.retry }), data.retry_ms);
+  }
   return () => {
-    if (hub.send === send) hub.send = null;
+    if (hub.send !== send) return;
+    hub.send = null;
+    clearTimeout(hub.retry);
   };
 }

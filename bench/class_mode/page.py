@@ -8,6 +8,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 STEPS = re.compile(r"decode steps (\d+)")
 SEAT = re.compile(r"Class (\w+) · seat (\d+) · ([a-z ]+?)(?: · step (\d+))?$")
@@ -20,6 +21,17 @@ LOST = "Lost the connection to the class"  # ui.errors.LOST_CLASS: the class sto
 
 def now() -> float:
     return time.perf_counter()
+
+
+class Listener(NamedTuple):
+    """The ``explainer_class_events`` component as a page drew it (ui/classroom/wire.py's data)."""
+
+    id: str
+    fragment: str  # the fragment that drew it: a pulse reruns that one
+    code: str
+    watch: tuple | None  # the pulse's fields this page reruns for (None: any change)
+    retry: int | None  # set while the page holds what the store refused: run again in retry_ms
+    retry_ms: int | None
 
 
 @dataclass(eq=False)
@@ -38,7 +50,7 @@ class Page:
     count: list = field(default_factory=list)  # [(time, answered, students)] from the console's class bar
     alerts: list = field(default_factory=list)  # [(time, text)] st.info/warning/error as drawn
     exceptions: list = field(default_factory=list)  # exception elements and on_script_error's sentence
-    listener: tuple | None = None  # (component id, fragment id, class code, watched fields) of the listener drawn last
+    listener: Listener | None = None  # the class's event-stream listener, as the page drew it last
     posting: dict | None = None  # the data of the class POST component drawn last (action, body, nonce, then)
     _fresh: bool = True
 
@@ -59,9 +71,9 @@ class Page:
         self.listener, self.posting, self.seat, self.strip_step = None, None, None, None
         self._fresh = True
 
-    def element(self, el, fragment: str) -> tuple | None:
-        """Keep what ``el`` (a proto Element) shows; returns the listener's (id, fragment, code, watch) when ``el``
-        is the class's event-stream listener, else None."""
+    def element(self, el, fragment: str) -> Listener | None:
+        """Keep what ``el`` (a proto Element) shows; returns the ``Listener`` when ``el`` is the class's
+        event-stream listener, else None."""
         kind = el.WhichOneof("type")
         if kind == "button":
             b = el.button
@@ -88,11 +100,11 @@ class Page:
             return self._component(el.bidi_component, fragment)
         return None
 
-    def _component(self, c, fragment: str) -> tuple | None:
+    def _component(self, c, fragment: str) -> Listener | None:
         data = json.loads(c.json) if c.json else {}
         if c.component_name.endswith(LISTENER) and data.get("code"):
             watch = tuple(data["watch"]) if isinstance(data.get("watch"), list) else None
-            self.listener = (c.id, fragment, data["code"], watch)
+            self.listener = Listener(c.id, fragment, data["code"], watch, data.get("retry"), data.get("retry_ms"))
             return self.listener
         if c.component_name.endswith(POSTER) and data.get("action"):
             self.posting = data

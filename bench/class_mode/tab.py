@@ -12,7 +12,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.class_mode import web
-from bench.class_mode.page import Page, now
+from bench.class_mode.page import Listener, Page, now
 
 COOKIE = "class_replica"  # nginx's affinity cookie (serve/nginx.py)
 TEACHER, SEAT = "explainer_teacher", "explainer_seat"  # serve/class_routes.py's cookies
@@ -51,6 +51,8 @@ class Tab(Page):
     forwarded: list = field(default_factory=list)  # [(time, text)] the pulses sent as trigger values
     _last: str | None = None  # the hub's last pulse, and what the listener watches of the one forwarded last
     _sent: str | None = None
+    retries: int = 0  # reruns the listener asked for by itself (the page held what the store refused)
+    _retry: asyncio.Task | None = None
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _reader: asyncio.Task | None = None
 
@@ -85,6 +87,8 @@ class Tab(Page):
         if self.stream is not None:
             self.stream.close()
         self.stream, self._last, self._sent, self.session_id, self.page_hash = None, None, None, "", ""
+        if self._retry is not None:
+            self._retry.cancel()
         old, self.ws = self.ws, None
         if old is not None:
             await old.close()
@@ -118,15 +122,25 @@ class Tab(Page):
         await self.send(fragment, [*widgets, trigger])
 
     # --- the class listener's browser side (frontend/class_events.js) ----------------------------------
-    def _listened(self, listener: tuple) -> None:
-        code = listener[2]
-        path = f"/explainer/class/events?code={urllib.parse.quote(code)}"
+    def _listened(self, listener: Listener) -> None:
+        path = f"/explainer/class/events?code={urllib.parse.quote(listener.code)}"
         if self.stream is None or self.stream.path != path:
             if self.stream is not None:
                 self.stream.close()
             self.stream, self._last, self._sent = web.EventStream(self.base, path, self.jar, self.deliver), None, None
         if self._last is not None:
             self._forward(self._last)
+        if self._retry is not None:
+            self._retry.cancel()
+        self._retry = None
+        if listener.retry:  # the page holds what the store refused: it runs again in retry_ms with the last pulse
+            last = json.loads(self._last) if self._last is not None else {}
+            self._retry = asyncio.create_task(self._again({**last, "retry": listener.retry}, listener.retry_ms / 1000))
+
+    async def _again(self, pulse: dict, after_s: float) -> None:
+        await asyncio.sleep(after_s)
+        self.retries += 1
+        self._send_pulse(json.dumps(pulse, separators=(",", ":")))
 
     def deliver(self, text: str) -> None:
         """An event of the class's stream, as the ``EventSource`` hands it to the page's listener."""
@@ -138,17 +152,20 @@ class Tab(Page):
     def _forward(self, text: str) -> None:
         """Each pulse (what the listener watches of it) reaches the server once, whichever listener the page has
         drawn by then."""
-        component, fragment, _, watch = self.listener
-        pulse = json.loads(text)
-        key = (
-            text
-            if watch is None
-            else json.dumps([bool(pulse.get(k)) for k in ("unavailable", "ended")] + [pulse.get(k) for k in watch])
-        )
+        watch, pulse = self.listener.watch, json.loads(text)
+        flags = [bool(pulse.get(k)) for k in ("unavailable", "ended")]
+        key = text if watch is None else json.dumps(flags + [pulse.get(k) for k in watch])
         if key == self._sent or self.ws is None:
             return
         self._sent = key
         self.forwarded.append((now(), text))
+        self._send_pulse(text)
+
+    def _send_pulse(self, text: str) -> None:
+        """A rerun of the listener's fragment with ``text`` as its trigger value, as the browser sends it."""
+        if self.ws is None or self.listener is None:
+            return
+        component, fragment = self.listener.id, self.listener.fragment
 
         def trigger(w):
             w.id = f"{INTERNAL}_{component}__events"
@@ -244,6 +261,8 @@ class Tab(Page):
     async def close(self) -> None:
         self.done = True
         self._stop_timers()
+        if self._retry is not None:
+            self._retry.cancel()
         if self.stream is not None:
             self.stream.close()
         if self.ws is not None:

@@ -1,16 +1,19 @@
 """The teacher's console on a real server (``streamlit run main.py``), spoken to at streamlit's websocket protocol
 as a browser tab (``bench.class_mode.tab.Tab``): the class bar's fragment reruns on each pulse of the class's event
-stream, and a pulse saying the class store is out of reach draws the bar as one warning (issue 49)."""
+stream, a pulse saying the class store is out of reach draws the bar as one warning, and a plan the store refused
+is sent by the console itself once the store takes writes again (issue 49)."""
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
-from bench.browser import running_app
+from bench.browser import running_app, running_server
 from bench.class_mode import joining
 from bench.class_mode.page import BROKEN, now
-from bench.class_mode.tab import until
+from bench.class_mode.stores import ReadOnlySqlite, StoreError
+from bench.class_mode.tab import Tab, until
 
 JOIN_TOGGLE = "Join code on the display"  # the console bar's toggle (ui.classroom.console.bar)
 QUIET_S = 1.0  # no message to the console's tab for this long: no run in flight (a pulse then reruns the bar)
@@ -47,3 +50,41 @@ def test_the_console_bar_draws_again_after_a_pulse_said_the_store_was_out_of_rea
     seen = asyncio.run(_console_after_an_outage_pulse(base))
     assert not [e for e in seen["exceptions"] if BROKEN in e], seen["exceptions"]
     assert seen["drawn"], seen
+
+
+async def _a_step_while_the_store_refuses_writes(base: str, store: ReadOnlySqlite) -> dict:
+    errors: list[str] = []
+    opened = await joining.open_class(base, errors)
+    assert opened is not None, errors
+    console, code = opened
+    ana = Tab("ana", base=base, query=f"class={code}")
+    try:
+        assert await until("the console's Prefill", lambda: "Prefill" in console.buttons)
+        await console.click(*console.buttons["Prefill"][:2])
+        assert await joining.join(ana, code, "Ana", errors) is not None, errors
+        assert await until("Ana's stage at step 0", lambda: ana.step == 0)
+        store.stop()  # the file read-only: the store reads (pulses go on) and refuses every write
+        try:
+            await console.click(*console.buttons["Step ▸"][:2])
+            assert await until("the console's own stage at step 1", lambda: console.step == 1)
+        finally:
+            store.start()
+        t_back = now()
+        followed = await until("Ana's stage at step 1", lambda: ana.step == 1, 15)
+        return {"followed_s": now() - t_back if followed else None, "ana": ana.state(), "errors": errors}
+    finally:
+        await console.close()
+        await ana.close()
+
+
+def test_a_plan_the_store_refused_reaches_the_students_when_it_takes_writes_again(tmp_path: Path):
+    """The SQLite file read-only while the teacher takes a Step: the console keeps the plan and, once the file is
+    writable again, sends it by itself (no pulse comes: the store was readable throughout), so a student's stage
+    reaches the Step within a few seconds. (It stayed at the earlier step until the teacher clicked again.)"""
+    try:
+        store = ReadOnlySqlite(tmp_path / "classes.db")
+    except StoreError as err:
+        pytest.skip(str(err))
+    with running_server(env={"EXPLAINER_CLASS_STORE": store.url}) as (base, _):
+        seen = asyncio.run(_a_step_while_the_store_refuses_writes(base, store))
+    assert seen["followed_s"] is not None, seen

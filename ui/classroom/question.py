@@ -25,18 +25,21 @@ def _answer(qid: str, round_: int, pick: int) -> None:
     send_pending()
 
 
-def send_pending() -> None:
-    """Send every kept pick (a store that answers writes each once: a second answer to a question keeps the first)."""
+def send_pending() -> bool:
+    """Send every kept pick (a store that answers writes each once: a second answer to a question keeps the first);
+    whether some are still kept (the store out of reach)."""
     pending = st.session_state[state.CLASS_PENDING]
     for (qid, round_), pick in list(pending.items()):
         try:
             identity.store().answer(identity.code(), st.session_state[state.CLASS_TOKEN], qid, round_, pick)
         except StoreUnavailable:
-            return  # kept: said by the class line, sent again at the next run
+            return True  # kept: said under the question, sent again at the next run
         except (ClassNotFound, NotSeated) as err:
             pending.clear()
-            return identity.seat_refused(err)
+            identity.seat_refused(err)
+            return False
         del pending[(qid, round_)]
+    return False
 
 
 def student(q: Question) -> None:

@@ -44,16 +44,20 @@ def _strip() -> None:
 
 
 def live() -> None:
-    """Listen to the class and draw its line for this session's role (inside a fragment, or the stage's)."""
+    """Listen to the class and draw its line for this session's role (inside a fragment, or the stage's). What the
+    store could not take before (the console's plan, a student's answers) is sent first; while some of it still
+    waits, the listener runs this again by itself (no pulse comes while the store reads but does not write)."""
+    teacher = identity.role() == "teacher"
+    waiting = console.publish() if teacher else question.send_pending()
     code = identity.code()
     if code is None:
         return
-    pulse = wire.listen(code, None if identity.role() in ("teacher", identity.DISPLAY) else STUDENT_WATCHES)
+    watch = None if teacher or identity.role() == identity.DISPLAY else STUDENT_WATCHES
+    pulse = wire.listen(code, watch, retry=waiting)
     if pulse and pulse.get("unavailable"):
         return st.warning(LOST_CLASS, icon=":material/sync_problem:")
     try:
-        if identity.role() == "teacher":
-            console.publish()  # a plan the store could not take before
+        if teacher:
             return console.bar(pulse)
         _follower()
     except StoreUnavailable:
@@ -61,7 +65,6 @@ def live() -> None:
 
 
 def _follower() -> None:
-    question.send_pending()
     got = follow.read_plan()
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so
