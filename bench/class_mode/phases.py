@@ -42,9 +42,10 @@ def outage_rows(r, row) -> None:
     row("… answers given before it / counted once (my_answer) (goal: all)", f"{o['before']} / {o['before_counted']}")
     row("… answers given while it was away / counted once after it", f"{o['during']} / {o['during_counted']}")
     row("… answers in the store (answered) / sent", f"{o['answered']} / {o['sent']}")
+    after = o["console_back_s"]
     row(
-        "… the console's stage showed the Step taken while it was away, before its return",
-        "yes" if o["console_during"] else "no",
+        "… the console's own stage showed the Step taken while it was away: before its return / after it",
+        "yes" if o["console_during"] else ("no / " + ("not within 10 s" if after is None else f"{after:.1f} s")),
     )
     b = o["back_s"]
     row(
