@@ -1,7 +1,8 @@
 """The teacher's console on a real server (``streamlit run main.py``), spoken to at streamlit's websocket protocol
 as a browser tab (``bench.class_mode.tab.Tab``): the class bar's fragment reruns on each pulse of the class's event
-stream, a pulse saying the class store is out of reach draws the bar as one warning, and a plan the store refused
-is sent by the console itself once the store takes writes again (issue 49)."""
+stream, a pulse saying the class store is out of reach draws the bar as one warning, a plan the store refused is
+sent by the console itself once the store takes writes again, and a reveal while the store is out of reach still
+draws the console's stage (issue 49)."""
 
 import asyncio
 import json
@@ -12,7 +13,7 @@ import pytest
 from bench.browser import running_app, running_server
 from bench.class_mode import joining
 from bench.class_mode.page import BROKEN, now
-from bench.class_mode.stores import ReadOnlySqlite, StoreError
+from bench.class_mode.stores import ReadOnlySqlite, RedisServer, StoreError
 from bench.class_mode.tab import Tab, until
 
 JOIN_TOGGLE = "Join code on the display"  # the console bar's toggle (ui.classroom.console.bar)
@@ -88,3 +89,50 @@ def test_a_plan_the_store_refused_reaches_the_students_when_it_takes_writes_agai
     with running_server(env={"EXPLAINER_CLASS_STORE": store.url}) as (base, _):
         seen = asyncio.run(_a_step_while_the_store_refuses_writes(base, store))
     assert seen["followed_s"] is not None, seen
+
+
+async def _a_reveal_while_redis_is_stopped(base: str, redis: RedisServer) -> dict:
+    errors: list[str] = []
+    opened = await joining.open_class(base, errors)
+    assert opened is not None, errors
+    console, _ = opened
+    try:
+        assert await until("the console's Prefill", lambda: "Prefill" in console.buttons)
+        await console.click(*console.buttons["Prefill"][:2])
+        assert await until("the console's stage at step 0", lambda: console.step == 0)
+        wid, fragment = console.toggles["Predict first"]
+
+        def predict(w):
+            w.id, w.bool_value = wid, True
+
+        drawn = console.page_elements
+        await console.send(fragment, [predict])  # a full run of the page
+        assert await until("the page drawn again", lambda: console.page_elements > drawn)
+        assert await until("the console's runs over", lambda: now() - console.last_message > QUIET_S)
+        redis.stop()
+        try:
+            await console.click(*console.buttons["Step ▸"][:2])  # reveals the class's answers and takes the Step
+            shown = await until("the console's stage at step 1", lambda: console.step == 1, 30)
+        finally:
+            redis.start()
+        return {"shown": shown, "state": console.state(), "exceptions": console.exceptions}
+    finally:
+        await console.close()
+
+
+def test_a_reveal_while_the_store_is_out_of_reach_still_draws_the_consoles_stage(tmp_path: Path):
+    """Redis stopped, the console reveals its class's question (Predict first, then Step): its own stage shows the
+    Step, the class's answers said to be out of reach (the whole stage was the one out-of-reach warning, until the
+    teacher's next click), and no page error."""
+    try:
+        redis = RedisServer(tmp_path)
+        redis.start()
+    except StoreError as err:
+        pytest.skip(str(err))
+    try:
+        with running_server(env={"EXPLAINER_CLASS_STORE": redis.url}) as (base, _):
+            seen = asyncio.run(_a_reveal_while_redis_is_stopped(base, redis))
+    finally:
+        redis.close()
+    assert not seen["exceptions"], seen
+    assert seen["shown"], seen
