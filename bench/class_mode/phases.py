@@ -68,9 +68,11 @@ def wrong_code_rows(r, row) -> None:
     )
     alone = ", ".join("—" if x is None else f"{x:,.0f}" for x in w["alone_ms"])
     during = ", ".join("—" if x is None else f"{x:,.0f}" for x in w["during_ms"])
-    row("a classmate's join (form → seat line) before / during them", f"{alone} / {during} ms")
+    row("classmates' joins at once (form → seat line) before / during them", f"{alone} / {during} ms")
     row(f"… delay: slowest during − slowest before (goal ≤ {DELAY_GOAL_S:g} s)", f"{w['delay_s']:.2f} s")
-    row("… classmates' joins begun while the wrong codes went on", f"{w['overlapped']} of {len(w['during_ms'])}")
+    row(
+        "… the classmates' joins took / of it, the wrong codes going on", f"{w['joins_s']:.1f} / {w['overlap_s']:.1f} s"
+    )
     row("the same browser's right code afterwards: the join route's answer", w["right_code"])
 
 

@@ -1,7 +1,7 @@
 """One student's browser sends ``--wrong-codes`` join attempts with codes that name no class, as fast as the join
-route answers, while classmates join through the form (issue 49: a classmate's join is not delayed by more than
-``DELAY_GOAL_S``): their joins against classmates' joins just before, the route's answers to the wrong codes, and
-the same browser joining with the right code afterwards (the right code always joins)."""
+route answers, while classmates join through the form, all at once (issue 49: a classmate's join is not delayed by
+more than ``DELAY_GOAL_S``): their joins against as many classmates' joins at once just before, the route's answers
+to the wrong codes, and the same browser joining with the right code afterwards (the right code always joins)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def wrong_code(rng: random.Random, right: str) -> str:
 
 async def wrong_codes(lesson, attempts: int) -> None:
     out, errors, code = lesson.out, lesson.out.errors, lesson.code
-    classmates = 1 if lesson.args.quick else 3
+    classmates = 2 if lesson.args.quick else 3
     n = len(lesson.students)
 
     async def classmate(i: int) -> float | None:
@@ -33,33 +33,36 @@ async def wrong_codes(lesson, attempts: int) -> None:
         took = await joining.join(tab, code, f"student {i}", errors)
         return None if took is None else took[0]
 
-    alone = [await classmate(n + j) for j in range(classmates)]  # one after another, nobody else joining
+    alone = await asyncio.gather(*(classmate(n + j) for j in range(classmates)))  # at once, nobody else joining
     pest = web.Jar()
     rng = random.Random(49)
     statuses: list[int] = []
-    t0 = now()
+    took: list[float] = []
 
     def hammer() -> None:
+        t0 = now()
         for _ in range(attempts):
             statuses.append(web.post(lesson.srv.url, joining.ROUTES + "join", {"code": wrong_code(rng, code)}, pest)[0])
+        took.append(now() - t0)
 
     hammering = asyncio.create_task(asyncio.to_thread(hammer))
-    during = []
-    for j in range(classmates):  # one after another while the wrong codes go on
-        overlapped = not hammering.done()
-        during.append((await classmate(n + classmates + j), overlapped))
+    await asyncio.sleep(0)  # the wrong codes have begun
+    t_join = now()
+    during = await asyncio.gather(*(classmate(n + classmates + j) for j in range(classmates)))
+    t_joined = now()
     await hammering
-    wrong_s = now() - t0
+    wrong_s = took[0]
     status, answer = await asyncio.to_thread(web.post, lesson.srv.url, joining.ROUTES + "join", {"code": code}, pest)
-    ok_alone, ok_during = [a for a in alone if a is not None], [d for d, _ in during if d is not None]
+    ok_alone, ok_during = [a for a in alone if a is not None], [d for d in during if d is not None]
     delay_s = (max(ok_during, default=float("nan")) - max(ok_alone, default=float("nan"))) / 1000
     out.wrong = {
         "attempts": attempts,
         "s": wrong_s,
         "statuses": {s: statuses.count(s) for s in sorted(set(statuses))},
         "alone_ms": alone,
-        "during_ms": [d for d, _ in during],
-        "overlapped": sum(overlapped for _, overlapped in during),
+        "during_ms": list(during),
+        "overlap_s": max(0.0, min(t_joined, t_join + wrong_s) - t_join),  # the joins and the wrong codes at once
+        "joins_s": t_joined - t_join,
         "delay_s": delay_s,
         "right_code": status,
     }
