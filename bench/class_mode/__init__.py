@@ -48,8 +48,9 @@ the outage (answers before and during it counted once, followers at the teacher'
 store's return, no traceback on any page); the wrong codes (a classmate's join against one just before).
 A traceback, a timeout, a missed goal of those checks or a wrong count is an error: the process exits 1
 after printing. Traffic goes to 127.0.0.1 only.
-``--quick`` (tests/bench/test_class_mode_quick.py): 2 replicas, 6 students joining over 1 s, 4 Steps, 2
-questions (answers within 3 s), the kill after Step 2, 2 s still, 50 wrong codes, a 3 s outage if asked.
+``--quick`` (tests/bench/test_class_mode_quick.py): 2 replicas, 6 students joining over 1 s, 4 Steps, 1
+question (answers within 3 s), the kill after Step 2, 1.5 s still, 50 wrong codes, a 3 s outage if asked (with
+``--questions 2``, so that one question is counted without it).
 
 The package, by concern: ``tab.py`` (one browser tab at the protocol level: ``Tab``, ``until``),
 ``page.py`` (what a tab's page shows), ``web.py`` (cookies, the class routes' POSTs, the event stream),

@@ -14,11 +14,11 @@ QUICK = {
     "replicas": 2,
     "students": 6,
     "steps": 4,
-    "questions": 2,
+    "questions": 1,
     "answer_s": 3.0,
     "kill_after": 2,
     "ramp": 1.0,
-    "quiet": 2.0,
+    "quiet": 1.5,
     "wrong_codes": 50,
     "outage_s": 3.0,
 }
