@@ -61,10 +61,11 @@ async def open_class(base: str, errors: list) -> tuple[Tab, str] | None:
     return tab, answer["code"]
 
 
-async def join(tab: Tab, code: str, nickname: str, errors: list) -> tuple[float, float] | None:
+async def join(tab: Tab, code: str, nickname: str, errors: list) -> tuple[float, float, float] | None:
     """A student on the class's link: the join form, the code and a nickname, Join; seated when the class's page
-    (a new session with the seat cookie) draws the seat line. (Join → the seat line, the join route's answer) in
-    ms, or None (with an error) when it did not seat."""
+    (a new session with the seat cookie) draws the seat line. (Join → the seat line, the join route's answer, the
+    link opened → the seat line) in ms, or None (with an error) when it did not seat."""
+    t_link = now()
     await tab.open()
     if not await until(
         f"{tab.name}: the join form",
@@ -84,7 +85,7 @@ async def join(tab: Tab, code: str, nickname: str, errors: list) -> tuple[float,
         f"{tab.name}: seated (the class line names a seat)", lambda: tab.seat is not None, errors=errors
     ):
         return None
-    return (now() - t0) * 1000, answer["post_ms"]
+    return (now() - t0) * 1000, answer["post_ms"], (now() - t_link) * 1000
 
 
 async def display(base: str, code: str, step: int, out) -> Tab:

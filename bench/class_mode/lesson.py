@@ -75,6 +75,7 @@ class Lesson:
         if (took := await joining.join(tab, self.code, f"student {i}", self.out.errors)) is not None:
             self.out.join_ms.append(took[0])
             self.out.join_post_ms.append(took[1])
+            self.out.join_link_ms.append(took[2])
 
     # --- following -----------------------------------------------------------------------------------------
     async def step(self, k: int, ask: bool) -> None:

@@ -15,6 +15,7 @@ class Run:
     teacher_key: str = ""
     join_ms: list = field(default_factory=list)  # the join form's Join → the seat line on the class's page
     join_post_ms: list = field(default_factory=list)  # … of it, the join route's answer (POST → its cookie)
+    join_link_ms: list = field(default_factory=list)  # the class's link opened → the seat line
     seated: int = 0
     display_ms: float = math.nan  # the display's address opened → its stage at the teacher's step
     follow_ms: list = field(default_factory=list)  # teacher's Step click → a student's stage shows it

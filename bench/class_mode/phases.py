@@ -68,7 +68,7 @@ def wrong_code_rows(r, row) -> None:
     )
     alone = ", ".join("—" if x is None else f"{x:,.0f}" for x in w["alone_ms"])
     during = ", ".join("—" if x is None else f"{x:,.0f}" for x in w["during_ms"])
-    row("classmates' joins at once (form → seat line) before / during them", f"{alone} / {during} ms")
+    row("classmates' joins at once (the link opened → the seat line) before / during them", f"{alone} / {during} ms")
     row(f"… delay: slowest during − slowest before (goal ≤ {DELAY_GOAL_S:g} s)", f"{w['delay_s']:.2f} s")
     row(
         "… the classmates' joins took / of it, the wrong codes going on", f"{w['joins_s']:.1f} / {w['overlap_s']:.1f} s"

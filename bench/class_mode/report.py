@@ -41,6 +41,7 @@ def report(res: dict, args) -> int:
     row("students seated through the join form (store: students)", f"{r.seated} of {n}")
     row("join: the form's Join → the seat line on the class's page, p50 / p95", ms(r.join_ms))
     row("… of it, the join route's answer (POST → the seat cookie), p50 / p95", ms(r.join_post_ms))
+    row("… from the class's link opened (the page, the form, Join, the class's page), p50 / p95", ms(r.join_link_ms))
     row("the display's address opened → its stage at the teacher's step", f"{r.display_ms:,.0f} ms")
     row(
         "Steps followed (followers × Steps that reached the teacher's step; goal: all)",

@@ -31,19 +31,19 @@ async def wrong_codes(lesson, attempts: int) -> None:
         tab = Tab(f"student {i}", base=lesson.srv.url, query=f"class={code}")
         lesson.students.append(tab)
         took = await joining.join(tab, code, f"student {i}", errors)
-        return None if took is None else took[0]
+        return None if took is None else took[2]  # the link opened → the seat line
 
     alone = await asyncio.gather(*(classmate(n + j) for j in range(classmates)))  # at once, nobody else joining
     pest = web.Jar()
     rng = random.Random(49)
     statuses: list[int] = []
-    took: list[float] = []
+    lasted: list[float] = []
 
     def hammer() -> None:
         t0 = now()
         for _ in range(attempts):
             statuses.append(web.post(lesson.srv.url, joining.ROUTES + "join", {"code": wrong_code(rng, code)}, pest)[0])
-        took.append(now() - t0)
+        lasted.append(now() - t0)
 
     hammering = asyncio.create_task(asyncio.to_thread(hammer))
     await asyncio.sleep(0)  # the wrong codes have begun
@@ -51,7 +51,7 @@ async def wrong_codes(lesson, attempts: int) -> None:
     during = await asyncio.gather(*(classmate(n + classmates + j) for j in range(classmates)))
     t_joined = now()
     await hammering
-    wrong_s = took[0]
+    wrong_s = lasted[0]
     status, answer = await asyncio.to_thread(web.post, lesson.srv.url, joining.ROUTES + "join", {"code": code}, pest)
     ok_alone, ok_during = [a for a in alone if a is not None], [d for d in during if d is not None]
     delay_s = (max(ok_during, default=float("nan")) - max(ok_alone, default=float("nan"))) / 1000
