@@ -452,7 +452,8 @@ CLASS_STARTING = "class.starting"  # bool: ?class=new, the start panel is open
 CLASS_SUBMITTED = "class.submitted"  # (route, body) a class form sent, until the browser opens the class
 CLASS_POSTING = "class.posting"  # the POST the class_post component is making ({action, body, nonce}), or None
 CLASS_RESUMING = "class.resuming"  # bool: a teacher's new session takes the class's plan back once
-CLASS_UNSENT = "class.unsent"  # bool: the store did not take this console's plan (it retries every second)
+CLASS_WAITING = "class.waiting"  # bool: the console's plan waits for the store (its bar was drawn waiting)
+CLASS_RETRIES = "class.retries"  # runs that drew the class listener waiting to try the store again (a counter)
 CLASS = {
     CLASS_CODE: None,
     CLASS_ROLE: None,
@@ -476,11 +477,14 @@ CLASS = {
     CLASS_SUBMITTED: None,
     CLASS_POSTING: None,
     CLASS_RESUMING: False,
-    CLASS_UNSENT: False,
+    CLASS_WAITING: False,
+    CLASS_RETRIES: 0,
 }
 DEFAULTS.update(CLASS)
 # What leaving a class resets (the rest of CLASS is the page's, or a teacher's pacing for a next class).
-CLASS_IDENTITY = (CLASS_CODE, CLASS_ROLE, CLASS_KEY, CLASS_TOKEN, CLASS_SEAT, CLASS_APPLIED, CLASS_FOLLOWED_UID)
+CLASS_IDENTITY = (
+    CLASS_CODE, CLASS_ROLE, CLASS_KEY, CLASS_TOKEN, CLASS_SEAT, CLASS_APPLIED, CLASS_FOLLOWED_UID, CLASS_WAITING,
+)  # fmt: skip
 ANSWERS_HIDDEN = "answers.hidden"  # bool: the display hides this lesson stop's answer lines until the reveal
 DEFAULTS[ANSWERS_HIDDEN] = False
 

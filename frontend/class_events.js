@@ -1,14 +1,15 @@
 // Class mode's listener (ui/classroom/wire.py): one EventSource per tab on the app's class event stream
 // (serve/class_routes.py). Each event is the class's pulse as data ({version, students, answered, question,
-// round}, or {unavailable} / {ended}); the listener the page drew last hands each pulse the server has not seen
-// (data.seen: the last one it ran for, as the stream wrote it) to the server as its trigger value, which reruns
-// only the fragment that drew it. No page polls: a quiet class sends nothing. A session that is new (a reload, a
-// replica restarted under it) has seen none, so the stream's latest pulse runs it once. The stream carries no
-// secret (versions and counts), and the browser reconnects by itself.
+// round}, or {unavailable} / {ended}); the listener the page drew last hands each pulse the server has not run for
+// (data.seen: the last one, as the stream wrote it) to the server as its trigger value, which reruns only the
+// fragment that drew it. A page that watches some fields only (data.watch, a student's: the plan's version) gets a
+// pulse when one of them, unavailable or ended changed. No page polls: a quiet class sends nothing. A session that
+// is new (a reload, a replica restarted under it) has run for none, so the stream's latest pulse runs it once. The
+// stream carries no secret (versions and counts), and the browser reconnects by itself.
 
 function stream(code) {
   const url = new URL("explainer/class/events?code=" + encodeURIComponent(code), document.baseURI).href;
-  const hub = (window.__explainerClass ??= { url: null, source: null, send: null, last: null });
+  const hub = (window.__explainerClass ??= { url: null, source: null, send: null, last: null, retry: null });
   if (hub.url !== url) {
     if (hub.source) hub.source.close();
     Object.assign(hub, { url, last: null, source: new EventSource(url) });
@@ -24,15 +25,33 @@ export default function (component) {
   const { data, setTriggerValue } = component;
   if (!data || !data.code) return;
   const hub = stream(data.code);
-  let sent = data.seen ?? null;
+  const watch = Array.isArray(data.watch) ? data.watch : null;
+  // What of a pulse this page watches: two pulses alike in it run the page once.
+  const keyOf = (text) => {
+    if (!watch) return text;
+    const pulse = JSON.parse(text);
+    return JSON.stringify([!!pulse.unavailable, !!pulse.ended, ...watch.map((k) => pulse[k] ?? null)]);
+  };
+  let sent = data.seen ? keyOf(data.seen) : null;
   const send = (text) => {
-    if (text === sent) return;
-    sent = text;
+    const key = keyOf(text);
+    if (key === sent) return;
+    sent = key;
     setTriggerValue("pulse", JSON.parse(text));
   };
   hub.send = send;
   if (hub.last !== null) send(hub.last);
+  // A page holding what the store refused (an answer, the console's plan) draws the listener with data.retry, a
+  // count that grows with each such run: it runs again in data.retry_ms with the last pulse, since no pulse comes
+  // while the store reads but does not write. Drawn without it, the timer stops.
+  clearTimeout(hub.retry);
+  if (data.retry) {
+    const last = hub.last !== null ? JSON.parse(hub.last) : {};
+    hub.retry = setTimeout(() => setTriggerValue("pulse", { ...last, retry: data.retry }), data.retry_ms);
+  }
   return () => {
-    if (hub.send === send) hub.send = null;
+    if (hub.send !== send) return;
+    hub.send = null;
+    clearTimeout(hub.retry);
   };
 }

@@ -5,73 +5,94 @@ from __future__ import annotations
 
 import asyncio
 
-from bench.class_mode.tab import Tab, now, param, until
+from bench.class_mode.page import now
+from bench.class_mode.tab import SEAT, Tab, until
 
 ANSWER_WITHIN_S = 10  # the issue's goal: every student answers within 10 s of the question
-ANSWER_DELAY_S = (0.5, 6.0)  # a student reads the question and picks, this long after it appears
+ANSWER_FROM_S = 0.5  # a student reads the question and picks 0.5 s … --answer-s after its buttons appear
 
 
-async def question(lesson, k: int) -> None:
-    """Open the question before Step k; every student answers; check the store and time the
-    teacher's count."""
-    errors, students = lesson.out.errors, lesson.followers()
-    t_open = now()
-    toggled = asyncio.create_task(lesson.toggle_predict(True))  # its run may go on while students answer
+def answering(lesson) -> list[Tab]:
+    """The students who follow now (not the display, not the killed replica's)."""
+    return [s for s in lesson.followers() if s is not lesson.display]
+
+
+async def open_question(lesson, k: int):
+    """*Predict first* on: (the plan's question, the toggle's task: its run may go on while students answer),
+    or None when the plan never published one."""
+    toggled = asyncio.create_task(lesson.toggle_predict(True))
 
     def asked():
         plan = lesson.store.plan(lesson.code)
         return plan[1].question if plan else None
 
-    if not await until(f"the plan publishes the question before Step {k}", asked, errors=errors):
+    if not await until(f"the plan publishes the question before Step {k}", asked, errors=lesson.out.errors):
         await toggled
+        return None
+    return asked(), toggled
+
+
+def start_answers(lesson, students, q, t_open: float, sent: dict) -> list[asyncio.Task]:
+    return [asyncio.create_task(answer(lesson, s, q.id, q.round, i, sent, t_open)) for i, s in enumerate(students)]
+
+
+async def question(lesson, k: int) -> None:
+    """Open the question before Step k; every student answers; check the store and time the console's count."""
+    students, t_open = answering(lesson), now()
+    cpu0, reruns0 = lesson.replicas_cpu(), lesson.reruns()
+    opened = await open_question(lesson, k)
+    if opened is None:
         return
-    q = asked()
-    qid, round_, n = q.id, q.round, len(q.options)
+    q, toggled = opened
     sent: dict[str, tuple[float, int]] = {}
-    lesson.answering = [
-        asyncio.create_task(answer(lesson, s, qid, round_, i, sent, t_open)) for i, s in enumerate(students)
-    ]
-    await asyncio.gather(*lesson.answering, toggled)
+    await asyncio.gather(*start_answers(lesson, students, q, t_open, sent), toggled)
     t_last = max((t for t, _ in sent.values()), default=now())
-    t = lesson.teacher
-    full = len(lesson.students)
-    got = await until(
-        f"the teacher's strip shows {full} of {full} answered",
+    t, full = lesson.teacher, len(students)
+    seen = None
+    if await until(
+        f"the console's bar shows {full} of {full} answered",
         lambda: any(tt >= t_last and a == full for tt, a, _ in t.count),
-        errors=errors,
-    )
-    seen = next((tt for tt, a, _ in t.count if tt >= t_last and a == full), None) if got else None
+        errors=lesson.out.errors,
+    ):
+        seen = next(tt for tt, a, _ in t.count if tt >= t_last and a == full)
+    entry = check(lesson, k, students, q, sent, t_open)
+    entry["count_ms"] = None if seen is None else (seen - t_last) * 1000
+    entry["cores"] = (lesson.replicas_cpu() - cpu0) / (now() - t_open)
+    entry["reruns"] = lesson.reruns() - reruns0
+    lesson.out.questions.append(entry)
+
+
+def check(lesson, k: int, students, q, sent: dict, t_open: float) -> dict:
+    """The store's tally, count and each seat's ``my_answer`` against what was sent; an error when they differ."""
+    store, code, n = lesson.store, lesson.code, len(q.options)
     picks = [p for _, p in sent.values()]
-    tally = lesson.store.tally(lesson.code, qid, round_, n)
+    tally = store.tally(code, q.id, q.round, n)
     mine_ok = sum(
-        lesson.store.my_answer(lesson.code, param(s.query, "seat"), qid, round_) == sent[s.name][1]
-        for s in students
-        if s.name in sent
+        store.my_answer(code, s.cookie(SEAT)[1], q.id, q.round) == sent[s.name][1] for s in students if s.name in sent
     )
     expected = [picks.count(i) for i in range(n)]
     entry = {
         "step": k,
-        "qid": qid,
+        "qid": q.id,
         "students": len(students),
         "sent": len(sent),
         "within": sum(tt - t_open <= ANSWER_WITHIN_S for tt, _ in sent.values()),
         "double": sum(1 for i in range(len(students)) if i % 4 == 3),
-        "answered": lesson.store.answered(lesson.code, qid, round_),
+        "answered": store.answered(code, q.id, q.round),
         "tally": tally,
         "expected": expected,
         "mine_ok": mine_ok,
-        "count_ms": None if seen is None else (seen - t_last) * 1000,
-        "last_after_open_s": t_last - t_open,
+        "last_after_open_s": max((t for t, _ in sent.values()), default=t_open) - t_open,
     }
-    lesson.out.questions.append(entry)
     for s in students:
         if s.name in sent:
-            lesson.out.answers[(s.name, qid, round_)] = sent[s.name][1]
+            lesson.out.answers[(s.name, q.id, q.round)] = sent[s.name][1]
     if tally != expected or entry["answered"] != len(sent) or mine_ok != len(sent) or len(sent) != len(students):
-        errors.append(
-            f"question at Step {k}: sent {expected} from {len(sent)} students, the store counts {tally}, "
-            f"answered {entry['answered']}, my_answer right for {mine_ok}"
+        lesson.out.errors.append(
+            f"question at Step {k}: sent {expected} from {len(sent)} of {len(students)} students, the store counts "
+            f"{tally}, answered {entry['answered']}, my_answer right for {mine_ok}"
         )
+    return entry
 
 
 async def answer(lesson, s: Tab, qid: str, round_: int, i: int, sent: dict, t_open: float) -> None:
@@ -81,7 +102,7 @@ async def answer(lesson, s: Tab, qid: str, round_: int, i: int, sent: dict, t_op
     ):
         return
     lesson.out.buttons_ms.append((now() - t_open) * 1000)
-    await asyncio.sleep(lesson.rng.uniform(*ANSWER_DELAY_S))
+    await asyncio.sleep(lesson.rng.uniform(ANSWER_FROM_S, lesson.args.answer_s))
     pick = lesson.rng.randrange(len(s.picks[key]))
     wid, fragment, _ = s.picks[key][pick]
     sent[s.name] = (now(), pick)

@@ -1,65 +1,39 @@
-"""One browser tab of a class, at streamlit's websocket protocol (``Tab``), and waiting on what tabs show."""
+"""One browser tab of a class at streamlit's websocket protocol (``Tab``), and waiting on what tabs show."""
 
 from __future__ import annotations
 
 import asyncio
-import re
-import time
+import json
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-COOKIE = "class_replica"
+from bench.class_mode import web
+from bench.class_mode.page import Listener, Page, now
+
+COOKIE = "class_replica"  # nginx's affinity cookie (serve/nginx.py)
+TEACHER, SEAT = "explainer_teacher", "explainer_seat"  # serve/class_routes.py's cookies
 TIMEOUT_S = 60  # a wait that runs over this is an error
-STEPS = re.compile(r"decode steps (\d+)")
-SEAT = re.compile(r"Class (\w+) · seat (\d+) · ([a-z ]+?)(?: · step (\d+))?$")
-COUNT = re.compile(r"\*\*(\d+) of (\d+) answered\*\*")
+INTERNAL = "$$STREAMLIT_INTERNAL_KEY"  # a components-v2 component's trigger: INTERNAL_<component id>__events
+FRAGMENT_RUN = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
 
-def now() -> float:
-    return time.perf_counter()
+@dataclass(eq=False)
+class Tab(Page):
+    """One browser tab: its cookies (``jar``), a reader task that takes every ForwardMsg as it arrives (nothing
+    is drawn), the browser's fragment timers, a closed websocket reopened as the frontend does, and the class
+    listener's browser side (``frontend/class_events.js``): one event stream per tab, each new pulse sent once
+    as the listener's trigger value, in a rerun of the fragment that drew the listener."""
 
-
-def health_cookie(base: str, cookie: str | None) -> str | None:
-    """GET the health URL with this browser's cookie (as streamlit's frontend does before it opens a
-    websocket) and return the affinity cookie nginx sets, or ``cookie`` when it sets none. OSError
-    while nothing answers."""
-    req = urllib.request.Request(base + "/_stcore/health", headers={"Cookie": cookie} if cookie else {})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        cookies = [c.split(";")[0] for c in r.headers.get_all("Set-Cookie") or []]
-    return next((c for c in cookies if c.startswith(COOKIE + "=")), cookie)
-
-
-@dataclass
-class Tab:
-    """One browser tab, at the protocol level: a reader task takes every ForwardMsg as it arrives
-    (nothing is drawn), fragment timers send auto-reruns, and a closed websocket is reopened as the
-    frontend does. What the page shows is kept as it arrives: the decode stage's step (``shown``,
-    with the time of each change), the class strip's seat line and the teacher's count."""
-
-    name: str
-    base: str  # http://127.0.0.1:PORT of nginx
-    query: str  # the address's query string; the server rewrites it (page_info_changed)
-    cookie: str | None = None
+    base: str = ""  # http://127.0.0.1:PORT of nginx
+    query: str = ""  # the address's query string; the server rewrites it (page_info_changed)
+    jar: web.Jar = field(default_factory=web.Jar)
     ws: object = None
     session_id: str = ""
     page_hash: str = ""
-    buttons: dict = field(default_factory=dict)  # label -> (widget id, fragment id, disabled)
-    picks: dict = field(default_factory=dict)  # (question id, round) -> [(widget id, fragment id, disabled)]
-    inputs: dict = field(default_factory=dict)  # text input label -> widget id
-    toggles: dict = field(default_factory=dict)  # toggle label -> (widget id, fragment id)
-    shown: list = field(default_factory=list)  # [(time, decode steps)] each time the stage's step changed
-    seat: int | None = None
-    strip_step: int | None = None  # the step a student's class line names (the plan's)
-    early: list = field(default_factory=list)  # times a run ended early for a rerun (a poll saw news)
-    count: list = field(default_factory=list)  # [(time, answered, students)] from the teacher's strip
-    full_runs: int = 0  # full script runs finished
-    exceptions: list = field(default_factory=list)
-    alerts: list = field(default_factory=list)  # st.info/warning/error texts, as drawn
     values: dict = field(default_factory=dict)  # widget id -> setter of a value this tab set (text, toggle)
     timers: dict = field(default_factory=dict)  # fragment id -> (interval, task)
     closed_at: list = field(default_factory=list)  # times the websocket closed under this tab
@@ -67,33 +41,60 @@ class Tab:
     replicas: list = field(default_factory=list)  # the replica names this tab was served by, in order
     done: bool = False
     finished: dict = field(default_factory=dict)  # script_finished status -> how many
-    _fresh: bool = True
+    full_runs: int = 0  # full script runs finished
+    page_elements: int = 0  # elements drawn outside any fragment (by full runs)
+    messages: int = 0  # ForwardMsgs received
+    last_message: float = 0.0
+    trouble: list = field(default_factory=list)  # what went wrong at the protocol level (not on the page)
+    stream: web.EventStream | None = None
+    pulses: list = field(default_factory=list)  # [(time, text)] every event the stream brought
+    forwarded: list = field(default_factory=list)  # [(time, text)] the pulses sent as trigger values
+    _last: str | None = None  # the hub's last pulse, and what the listener watches of the one forwarded last
+    _sent: str | None = None
+    retries: int = 0  # reruns the listener asked for by itself (the page held what the store refused)
+    _retry: asyncio.Task | None = None
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _reader: asyncio.Task | None = None
 
-    @property
-    def step(self) -> int | None:
-        return self.shown[-1][1] if self.shown else None
-
-    def reached(self, k: int, after: float) -> float | None:
-        """When the stage first showed step ≥ k at or after ``after`` (None: not yet)."""
-        return next((t for t, s in self.shown if t >= after and s >= k), None)
+    def cookie(self, name: str) -> tuple[str, str] | None:
+        """(code, secret) of a class cookie this browser holds."""
+        value = self.jar.values.get(name, "").strip('"')
+        return tuple(value.split(".", 1)) if "." in value else None
 
     async def open(self, resume: bool = False) -> None:
-        self.cookie = await asyncio.to_thread(health_cookie, self.base, self.cookie)
+        """As the frontend: the health URL (nginx sets or moves the affinity cookie), then the websocket with
+        this browser's cookies (streamlit reads ``st.context.cookies`` from its upgrade request), then a full
+        run of the address's page."""
+        await asyncio.to_thread(web.get, self.base, "/_stcore/health", self.jar)
         self._fresh = True
-        self.replicas.append(self.cookie.split("=", 1)[1] if self.cookie else "-")
+        self.replicas.append(self.jar.values.get(COOKIE, "-"))
         protocols = ["streamlit", "PLACEHOLDER_AUTH_TOKEN"] + ([self.session_id] if resume and self.session_id else [])
-        self.ws = await websockets.connect(
+        self.ws = ws = await websockets.connect(
             self.base.replace("http://", "ws://") + "/_stcore/stream",
             subprotocols=protocols,
             max_size=None,
-            additional_headers={"Cookie": self.cookie} if self.cookie else None,
+            additional_headers=self.jar.header() or None,
             proxy=None,
             open_timeout=TIMEOUT_S,
         )
-        self._reader = self._reader or asyncio.create_task(self._read_forever())
-        await self.send()  # the page load: a full run of the page the address names
+        self._reader = asyncio.create_task(self._read(ws))
+        await self.send()
+
+    async def navigate(self, query: str) -> None:
+        """``window.location.assign``: this page and its event stream are gone; a fresh session opens at
+        ``query`` with the cookies the browser holds now."""
+        self._stop_timers()
+        if self.stream is not None:
+            self.stream.close()
+        self.stream, self._last, self._sent, self.session_id, self.page_hash = None, None, None, "", ""
+        if self._retry is not None:
+            self._retry.cancel()
+        old, self.ws = self.ws, None
+        if old is not None:
+            await old.close()
+        self.values, self.query = {}, query
+        self.forget()
+        await self.open()
 
     async def send(self, fragment: str = "", widgets=(), auto: bool = False) -> None:
         msg = BackMsg()
@@ -106,7 +107,7 @@ class Tab:
             w = msg.rerun_script.widget_states.widgets.add()
             set_state(w)
             given.add(w.id)
-            if w.WhichOneof("value") != "trigger_value":
+            if w.WhichOneof("value") not in ("trigger_value", "json_trigger_value"):
                 self.values[w.id] = set_state
         for wid, set_state in self.values.items():  # as the frontend: every value it holds, in every rerun
             if wid not in given:
@@ -114,30 +115,83 @@ class Tab:
         async with self._send_lock:
             await self.ws.send(msg.SerializeToString())
 
-    async def click(self, widget_id: str, fragment: str) -> None:
+    async def click(self, widget_id: str, fragment: str, widgets=()) -> None:
         def trigger(w):
             w.id, w.trigger_value = widget_id, True
 
-        await self.send(fragment, [trigger])
+        await self.send(fragment, [*widgets, trigger])
 
-    async def _read_forever(self) -> None:
-        while not self.done:
-            try:
-                async for raw in self.ws:
-                    fm = ForwardMsg()
-                    fm.ParseFromString(raw)
-                    self._take(fm)
-            except websockets.ConnectionClosed:
-                pass
-            if self.done:
-                return
-            self.closed_at.append(now())
-            self._stop_timers()
-            await self._reconnect()
+    # --- the class listener's browser side (frontend/class_events.js) ----------------------------------
+    def _listened(self, listener: Listener) -> None:
+        path = f"/explainer/class/events?code={urllib.parse.quote(listener.code)}"
+        if self.stream is None or self.stream.path != path:
+            if self.stream is not None:
+                self.stream.close()
+            self.stream, self._last, self._sent = web.EventStream(self.base, path, self.jar, self.deliver), None, None
+        if self._last is not None:
+            self._forward(self._last)
+        if self._retry is not None:
+            self._retry.cancel()
+        self._retry = None
+        if listener.retry:  # the page holds what the store refused: it runs again in retry_ms with the last pulse
+            last = json.loads(self._last) if self._last is not None else {}
+            self._retry = asyncio.create_task(self._again({**last, "retry": listener.retry}, listener.retry_ms / 1000))
+
+    async def _again(self, pulse: dict, after_s: float) -> None:
+        await asyncio.sleep(after_s)
+        self.retries += 1
+        self._send_pulse(json.dumps(pulse, separators=(",", ":")))
+
+    def deliver(self, text: str) -> None:
+        """An event of the class's stream, as the ``EventSource`` hands it to the page's listener."""
+        self.pulses.append((now(), text))
+        self._last = text
+        if self.listener is not None:
+            self._forward(text)
+
+    def _forward(self, text: str) -> None:
+        """Each pulse (what the listener watches of it) reaches the server once, whichever listener the page has
+        drawn by then."""
+        watch, pulse = self.listener.watch, json.loads(text)
+        flags = [bool(pulse.get(k)) for k in ("unavailable", "ended")]
+        key = text if watch is None else json.dumps(flags + [pulse.get(k) for k in watch])
+        if key == self._sent or self.ws is None:
+            return
+        self._sent = key
+        self.forwarded.append((now(), text))
+        self._send_pulse(text)
+
+    def _send_pulse(self, text: str) -> None:
+        """A rerun of the listener's fragment with ``text`` as its trigger value, as the browser sends it."""
+        if self.ws is None or self.listener is None:
+            return
+        component, fragment = self.listener.id, self.listener.fragment
+
+        def trigger(w):
+            w.id = f"{INTERNAL}_{component}__events"
+            w.json_trigger_value = json.dumps([{"event": "pulse", "value": json.loads(text)}], separators=(",", ":"))
+
+        task = asyncio.create_task(self.send(fragment, [trigger]))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a closed socket: the reconnect redraws
+
+    # --- reading --------------------------------------------------------------------------------------
+    async def _read(self, ws) -> None:
+        try:
+            async for raw in ws:
+                fm = ForwardMsg()
+                fm.ParseFromString(raw)
+                self._take(fm)
+        except websockets.ConnectionClosed:
+            pass
+        if self.done or ws is not self.ws:
+            return  # closed by this tab (the end, or a page load)
+        self.closed_at.append(now())
+        self._stop_timers()
+        await self._reconnect()
 
     async def _reconnect(self) -> None:
-        """As streamlit's frontend: ping the health URL until it answers (nginx moves the cookie to a
-        live replica), then a websocket asking to resume the old session, then a full rerun."""
+        """As streamlit's frontend: ping the health URL until it answers (nginx moves the cookie to a live
+        replica), then a websocket asking to resume the old session, then a full rerun."""
         deadline = now() + TIMEOUT_S
         while True:
             await asyncio.sleep(0.5)
@@ -147,7 +201,7 @@ class Tab:
                 return
             except (OSError, websockets.InvalidHandshake):
                 if now() > deadline:
-                    self.exceptions.append("could not reconnect within 60 s")
+                    self.trouble.append(f"{self.name}: could not reconnect within {TIMEOUT_S} s")
                     self.done = True
                     return
 
@@ -157,8 +211,9 @@ class Tab:
                 self.timers.pop(fid)[1].cancel()
 
     def _auto_rerun(self, interval: float, fid: str) -> None:
+        """A ``st.fragment(run_every=…)``'s timer, as the frontend's ``handleAutoRerun``."""
         if fid in self.timers and self.timers[fid][0] == interval:
-            return  # as the frontend: the same interval keeps its timer
+            return
 
         async def tick():
             while True:
@@ -173,71 +228,43 @@ class Tab:
 
     def _take(self, fm: ForwardMsg) -> None:
         kind = fm.WhichOneof("type")
+        self.messages, self.last_message = self.messages + 1, now()
         if kind == "new_session":
             self.session_id = fm.new_session.initialize.session_id or self.session_id
             self.page_hash = fm.new_session.page_script_hash or self.page_hash
+        elif kind == "navigation":  # the page this run shows: a browser's reruns name it (not the main script)
+            self.page_hash = fm.navigation.page_script_hash or self.page_hash
         elif kind == "page_info_changed":
             self.query = fm.page_info_changed.query_string
         elif kind == "auto_rerun":
             self._auto_rerun(fm.auto_rerun.interval, fm.auto_rerun.fragment_id)
         elif kind == "stop_auto_rerun":
             self._stop_timers(list(fm.stop_auto_rerun.fragment_ids))
-        if kind == "script_finished":
+        elif kind == "script_finished":
             self.finished[fm.script_finished] = self.finished.get(fm.script_finished, 0) + 1
-            if fm.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                self.early.append(now())
-        if kind == "script_finished" and fm.script_finished in (
-            ForwardMsg.FINISHED_SUCCESSFULLY,
-            ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
-        ):
-            self.full_runs += 1  # a fragment's run ends FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+            if fm.script_finished in (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR):
+                self.full_runs += 1  # a fragment's run ends FINISHED_FRAGMENT_RUN_SUCCESSFULLY
         elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
-            self._element(fm.delta.new_element, fm.delta.fragment_id)
-
-    def _element(self, el, fragment: str) -> None:
-        kind = el.WhichOneof("type")
-        if kind == "button":
-            b = el.button
-            if "class.pick." in b.id:  # key class.pick.<question id>.<round>.<i>
-                qid, round_, i = b.id.split("class.pick.", 1)[1].rsplit(".", 2)
-                row = self.picks.setdefault((qid, int(round_)), {})
-                row[int(i)] = (b.id, fragment, b.disabled)
-            else:
-                self.buttons[b.label] = (b.id, fragment, b.disabled)
-        elif kind == "text_input":
-            self.inputs[el.text_input.label] = el.text_input.id
-        elif kind == "checkbox":
-            self.toggles[el.checkbox.label] = (el.checkbox.id, fragment)
-        elif kind == "markdown":
-            self._text(el.markdown.body)
-        elif kind == "alert":
-            self.alerts.append(el.alert.body)
-        elif kind == "exception":
-            self.exceptions.append(f"{self.name}: {el.exception.type}: {el.exception.message[:160]}")
-
-    def _text(self, body: str) -> None:
-        if m := STEPS.search(body):
-            k = int(m.group(1))
-            if self.step != k or self._fresh:  # a new session's first drawing counts, even at the same step
-                self.shown.append((now(), k))
-                self._fresh = False
-        elif m := SEAT.search(body):
-            self.seat = int(m.group(2))
-            self.strip_step = None if m.group(4) is None else int(m.group(4))
-        elif m := COUNT.search(body):
-            self.count.append((now(), int(m.group(1)), int(m.group(2))))
+            self.page_elements += not fm.delta.fragment_id
+            if (listener := self.element(fm.delta.new_element, fm.delta.fragment_id)) is not None:
+                self._listened(listener)
 
     def state(self) -> str:
         """What this tab shows, for an error message."""
         return (
             f"replicas {self.replicas}, stage steps {[s for _, s in self.shown[-3:]]}, class line step "
-            f"{self.strip_step}, seat {self.seat}, runs finished (status: count) {self.finished}, "
-            f"reconnects {len(self.reconnected_at)}, last alert {self.alerts[-1][:60] if self.alerts else None!r}"
+            f"{self.strip_step}, seat {self.seat}, runs finished (status: count) {self.finished}, reconnects "
+            f"{len(self.reconnected_at)}, pulses {len(self.pulses)} (last {self._last}), forwarded "
+            f"{len(self.forwarded)}, last alert {self.alerts[-1][1][:60] if self.alerts else None!r}"
         )
 
     async def close(self) -> None:
         self.done = True
         self._stop_timers()
+        if self._retry is not None:
+            self._retry.cancel()
+        if self.stream is not None:
+            self.stream.close()
         if self.ws is not None:
             await self.ws.close()
         if self._reader is not None:
@@ -254,7 +281,3 @@ async def until(what: str, predicate, timeout_s: float = TIMEOUT_S, errors: list
             return False
         await asyncio.sleep(0.02)
     return True
-
-
-def param(query: str, name: str) -> str | None:
-    return urllib.parse.parse_qs(query).get(name, [None])[0]

@@ -9,6 +9,7 @@ import urllib.parse
 
 import pytest
 from playwright.sync_api import expect
+from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bench.browser import browser_page, running_app, screenshot, wait_idle
 from core.classroom.plan import question_id
@@ -196,6 +197,41 @@ def test_end_class_tells_every_student(room):
         expect(room[name].get_by_text("The class has ended")).to_be_visible(timeout=30000)
     expect(room["ana"].get_by_role("button", name="Prefill")).to_have_count(1)
     screenshot(room["ana"], "class-student-ended")
+
+
+def _pulse_reruns(frames: list) -> int:
+    """How many of the websocket frames a page sent are reruns for a class pulse (the listener's trigger)."""
+    count = 0
+    for payload in frames:
+        msg = BackMsg()
+        msg.ParseFromString(payload)
+        widgets = msg.rerun_script.widget_states.widgets if msg.WhichOneof("type") == "rerun_script" else []
+        count += any('"event":"pulse"' in w.json_trigger_value for w in widgets)
+    return count
+
+
+def test_a_students_page_reruns_for_the_teachers_step_not_for_a_classmates_join():
+    """A student's page watches the plan's version only: while a classmate joins (the console counts 2) it sends
+    no rerun; the teacher's next Step sends exactly one. (Each join and each answer reran every student's stage.)"""
+    with (
+        running_app() as url,
+        browser_page(1280, 800, fresh=True) as console,
+        browser_page(1280, 800, fresh=True) as ana,
+        browser_page(390, 844, fresh=True) as bo,
+    ):
+        frames: list = []
+        ana.on("websocket", lambda ws: ws.on("framesent", lambda p: frames.append(p) if isinstance(p, bytes) else None))
+        code = start(console, url)
+        join(ana, f"{url}/?class={code}", "Ana")
+        console.get_by_role("button", name="Prefill").click()
+        expect(ana.get_by_text(re.compile(r"decode steps 0 "))).to_be_visible(timeout=60000)
+        expect(console.locator(".st-key-class-bar")).to_contain_text("1 joined", timeout=30000)
+        before = _pulse_reruns(frames)
+        join(bo, f"{url}/?class={code}", "Bo")
+        expect(console.locator(".st-key-class-bar")).to_contain_text("2 joined", timeout=30000)
+        step(console)
+        expect(ana.get_by_text(re.compile(r"decode steps 1 "))).to_be_visible(timeout=30000)
+        assert _pulse_reruns(frames) - before == 1
 
 
 def test_a_students_wrong_codes_never_block_a_classmate():

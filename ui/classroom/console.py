@@ -72,32 +72,35 @@ def plan_now() -> Plan:
     )
 
 
-def publish(nav=None) -> None:
-    """Send the plan to the store when it changed (the teacher only). ``nav``: the page on screen (a full run knows
-    it; the stage's and the bar's own runs keep the last one). While the store is out of reach the plan waits here
-    and is sent at the next run (the class bar says so)."""
+def publish(nav=None) -> bool:
+    """Send the plan to the store when it changed (the teacher only); whether a plan still waits for the store.
+    ``nav``: the page on screen (a full run knows it; the stage's and the bar's own runs keep the last one). While
+    the store is out of reach the plan waits here and the class bar, drawn waiting, sends it again by itself
+    (``ui.classroom.strip.live``); the first failure runs the whole page once, so that the bar is drawn waiting
+    even when a Step (a run of the stage alone) met it."""
     ss = st.session_state
     if identity.role() != "teacher":
-        return
+        return False
     if nav is not None:
         ss[state.CLASS_PAGE] = next((path for path, title, _ in PAGES if title == nav.title), None)
         pose.leave_page(ss[state.CLASS_PAGE])
     plan = plan_now()
     if plan == ss[state.CLASS_PUBLISHED]:
-        return
+        ss[state.CLASS_WAITING] = False
+        return False
     try:
         identity.store().publish(identity.code(), ss[state.CLASS_KEY], plan)
     except StoreUnavailable:
-        if not ss[state.CLASS_UNSENT]:  # the class bar says so and retries every second (ui.classroom.strip)
-            ss[state.CLASS_UNSENT] = True
+        if not ss[state.CLASS_WAITING]:
+            ss[state.CLASS_WAITING] = True
             st.rerun(scope="app")
-        return
+        return True
     except (ClassNotFound, NotTeacher):
-        return identity.forget("This class has ended (after 12 hours a class is deleted): start a new one.")
+        identity.forget("This class has ended (after 12 hours a class is deleted): start a new one.")
+        return False
     ss[state.CLASS_PUBLISHED] = plan
-    if ss[state.CLASS_UNSENT]:  # sent at last: the bar goes quiet again
-        ss[state.CLASS_UNSENT] = False
-        st.rerun(scope="app")
+    ss[state.CLASS_WAITING] = False
+    return False
 
 
 def resume() -> None:

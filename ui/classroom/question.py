@@ -25,18 +25,21 @@ def _answer(qid: str, round_: int, pick: int) -> None:
     send_pending()
 
 
-def send_pending() -> None:
-    """Send every kept pick (a store that answers writes each once: a second answer to a question keeps the first)."""
+def send_pending() -> bool:
+    """Send every kept pick (a store that answers writes each once: a second answer to a question keeps the first);
+    whether some are still kept (the store out of reach)."""
     pending = st.session_state[state.CLASS_PENDING]
     for (qid, round_), pick in list(pending.items()):
         try:
             identity.store().answer(identity.code(), st.session_state[state.CLASS_TOKEN], qid, round_, pick)
         except StoreUnavailable:
-            return  # kept: said by the class line, sent again at the next run
+            return True  # kept: said under the question, sent again at the next run
         except (ClassNotFound, NotSeated) as err:
             pending.clear()
-            return identity.seat_refused(err)
+            identity.seat_refused(err)
+            return False
         del pending[(qid, round_)]
+    return False
 
 
 def student(q: Question) -> None:
@@ -91,10 +94,14 @@ def projected(q: Question, answered: int, students: int) -> None:
 
 def class_answers(q: Question) -> str:
     """At the reveal: the class's histogram (every round) beside the model's own share, the right answer marked;
-    returns the verdict line ("Class: 31 of 38 right")."""
+    returns the verdict line ("Class: 31 of 38 right"). With the store out of reach, a sentence says so and the
+    page around it (the console's stage at the Step) is drawn on."""
     store, code = identity.store(), identity.code()
     n = len(q.options)
-    tallies = [store.tally(code, q.id, r, n) for r in range(1, q.round + 1)]
+    try:
+        tallies = [store.tally(code, q.id, r, n) for r in range(1, q.round + 1)]
+    except StoreUnavailable:
+        return "The class's answers cannot be read right now: the class store is out of reach."
     fig = fig_class_answers(list(q.options), tallies, q.answer, list(q.shares), height=230)
     if presenter_mode():
         fig.update_layout(font_size=18, title_font_size=20, height=260)

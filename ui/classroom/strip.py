@@ -16,9 +16,10 @@ from core.text import markdown_literal
 from ui.classroom import console, display, follow, identity, join, question, wire
 from ui.errors import LOST_CLASS
 
-RETRY_S = 1.0  # how often a console whose plan the store did not take tries again (s)
 UNSENT = "The class store is not taking changes right now: your students stay where they are. Retrying…"
 SAYS = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}
+# A student's page shows no count: only a new plan (or the store's coming and going) reruns it, not each answer.
+STUDENT_WATCHES = ("version",)
 
 
 def strip(nav) -> None:
@@ -35,8 +36,6 @@ def strip(nav) -> None:
         return None
     if identity.follower() and follow.on_stage_page():
         return None  # the decode stage's fragment listens and draws the class line itself
-    if identity.role() == "teacher" and ss[state.CLASS_UNSENT]:
-        return _retrying()
     _strip()
 
 
@@ -45,24 +44,23 @@ def _strip() -> None:
     live()
 
 
-@st.fragment(run_every=RETRY_S)
-def _retrying() -> None:
-    """The console's bar while the store has not taken its plan: it tries again every ``RETRY_S``."""
-    st.warning(UNSENT, icon=":material/sync_problem:")
-    live()
-
-
 def live() -> None:
-    """Listen to the class and draw its line for this session's role (inside a fragment, or the stage's)."""
+    """Listen to the class and draw its line for this session's role (inside a fragment, or the stage's). What the
+    store could not take before (the console's plan, a student's answers) is sent first; while some of it still
+    waits, the listener runs this again by itself (no pulse comes while the store reads but does not write)."""
+    teacher = identity.role() == "teacher"
+    waiting = console.publish() if teacher else question.send_pending()
+    if teacher and waiting:
+        st.warning(UNSENT, icon=":material/sync_problem:")
     code = identity.code()
     if code is None:
         return
-    pulse = wire.listen(code)
+    watch = None if teacher or identity.role() == identity.DISPLAY else STUDENT_WATCHES
+    pulse = wire.listen(code, watch, retry=waiting)
     if pulse and pulse.get("unavailable"):
         return st.warning(LOST_CLASS, icon=":material/sync_problem:")
     try:
-        if identity.role() == "teacher":
-            console.publish()  # a plan the store could not take before
+        if teacher:
             return console.bar(pulse)
         _follower()
     except StoreUnavailable:
@@ -70,7 +68,6 @@ def live() -> None:
 
 
 def _follower() -> None:
-    question.send_pending()
     got = follow.read_plan()
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so

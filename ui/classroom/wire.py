@@ -2,7 +2,9 @@
 
 - ``listen``: the class's event stream (``frontend/class_events.js``). Each pulse (the plan's version and the
   counts, as data) becomes the component's trigger value, which reruns only the fragment that drew it: a page in a
-  class runs when the class changes, never on a timer. Drawn once per page, in the fragment that must follow.
+  class runs when the class changes, never on a timer (only while it holds what the store refused). Drawn once per
+  page, in the fragment that must follow. A page that shows no count watches the plan's version only: a classmate's
+  join or answer does not rerun it.
 - ``post``: one POST to a class route (``frontend/class_post.js``: open, join, pair, leave) whose answer sets this
   browser's cookie; the browser then opens the class's address. A refusal comes back as the component's value.
 """
@@ -17,16 +19,28 @@ import streamlit as st
 from core import state
 from ui.static import loader
 
+RETRY_MS = 2000  # a page holding what the store refused tries again this often (ms), until the store takes it
 _listen = st.components.v2.component("explainer_class_events", js=loader("class_events.js"), isolate_styles=False)
 _post = st.components.v2.component("explainer_class_post", js=loader("class_post.js"), isolate_styles=False)
 
 
-def listen(code: str) -> dict | None:
+def listen(code: str, watch: tuple[str, ...] | None = None, retry: bool = False) -> dict | None:
     """Follow class ``code``'s event stream from here: the pulse that triggered this run (a dict: ``version``,
     ``students``, ``answered``, ``question``, ``round``; or ``unavailable`` / ``ended``), or None when something
-    else ran it. Call it once per page, in the fragment (or the full run) that shows the class."""
+    else ran it. ``watch``: the pulse's fields whose change reruns this page (with ``unavailable`` and ``ended``;
+    None: any change). ``retry``: this page holds what the store could not take (an answer, the console's plan):
+    the browser runs it again in ``RETRY_MS`` with the last pulse (and again while each run says so), as no pulse
+    comes while the store reads but does not write. Call it once per page, in the fragment (or the full run) that
+    shows the class."""
     ss = st.session_state
-    data = {"code": code, "seen": ss.get(state.CLASS_PULSE_SEEN)}  # the browser sends only what this run has not seen
+    # The browser sends only what this session has not run for (a new one, after a reload or a replica's restart,
+    # has run for none, so the stream's latest pulse runs it once).
+    data = {"code": code, "seen": ss.get(state.CLASS_PULSE_SEEN)}
+    if watch is not None:
+        data["watch"] = list(watch)
+    if retry:  # a new value each run: the browser's timer starts afresh
+        ss[state.CLASS_RETRIES] += 1
+        data.update(retry=ss[state.CLASS_RETRIES], retry_ms=RETRY_MS)
     result = _listen(data=data, key=state.CLASS_LISTENER, on_pulse_change=lambda: None)
     pulse = getattr(result, "pulse", None) if result is not None else None
     if not isinstance(pulse, dict):
