@@ -30,7 +30,6 @@ SLOWEST_FIRST = (
     "tests/test_package.py",
     "tests/app/test_see_it_move.py",
     "tests/browser/test_lesson.py",
-    "tests/browser/test_presenter_pages.py",
     "tests/browser/test_cost.py",
     "tests/browser/test_quant.py",
     "tests/browser/test_pages.py",

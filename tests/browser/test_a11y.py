@@ -1,15 +1,27 @@
-"""Real browser: every page in its typical state, at 1280×800 and at 1920×1080 in presenter mode: it draws
-without an exception, every figure fits the screen under the top bar, and axe-core (WCAG 2.0/2.1 A and AA
-rules) finds no serious or critical violation. Saves a screenshot of each under test-artifacts/ (look at
-them). One server for the module; in each layout the pages that start from their defaults are reached through
-the top bar's menus inside one browser page (streamlit's in-app navigation: a rerun in the same session, no
-page load); the decode stage, Predict first and the lesson stop each come from a page load of their own."""
+"""Real browser: every page in its typical state, at 1280×800 and at 1920×1080 in presenter mode: it draws without an
+exception, every figure fits the screen under the top bar, and axe-core (WCAG 2.0/2.1 A and AA rules) finds no
+serious or critical violation. In presenter mode each figure page, as it arrives (nothing clicked, nothing
+scrolled), shows its main figure with its caption wholly on the first screen (issue 37: the figure started at 1,301
+px on the worked example, 2,767 on weights; the ruler's axis was off the screen). Saves a screenshot of each under
+test-artifacts/ (look at them). One server for the module; in each layout the pages that start from their defaults
+are reached through the top bar's menus inside one browser page (streamlit's in-app navigation: a rerun in the same
+session, no page load); the decode stage, Predict first and the lesson stop each come from a page load of their
+own."""
 
 import re
 
 import pytest
 
-from bench.browser import browser_page, rerun, running_app, screenshot, wait_app_style, wait_idle, wait_rows
+from bench.browser import (
+    browser_page,
+    rerun,
+    running_app,
+    screenshot,
+    wait_app_style,
+    wait_idle,
+    wait_rows,
+    wait_still,
+)
 from core import state
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
@@ -148,6 +160,36 @@ def _open(page, url: str, where: str, present: bool) -> None:
     page.locator("h1").first.wait_for(timeout=60000)
 
 
+# The pages whose first figure and its caption presenter mode puts on the first screen.
+FIRST_SCREEN = {
+    "worked", "context", "cache", "see_it_move", "latency", "batching", "speculative", "paged", "cost", "memory",
+    "weights", "speed", "quantize", "quant_model",
+}  # fmt: skip
+FIGURE = "[data-testid=stMain] .js-plotly-plot"
+BOXES_JS = f"""() => {{
+  const fig = document.querySelector('{FIGURE}');
+  const cap = [...document.querySelectorAll('.chart-desc')]
+    .find((c) => fig.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const box = (e) => {{ const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; }};
+  return {{figure: box(fig), caption: cap ? box(cap) : null, scrolled: document.querySelector('[data-testid=stMain]')
+    .scrollTop, bar: document.querySelector('header').getBoundingClientRect().bottom, screen: window.innerHeight}};
+}}"""
+
+
+def _off_the_first_screen(page, where: str) -> str | None:
+    """The page as it arrives in presenter mode: what of its first figure and that figure's caption lies outside
+    the screen under the top bar (None: both wholly on it)."""
+    page.locator(FIGURE).first.wait_for(timeout=120000)
+    page.locator(".chart-desc").first.wait_for(timeout=60000)
+    wait_app_style(page)
+    wait_idle(page, 120000)
+    boxes = wait_still(page, BOXES_JS)  # the figure drawn and the columns laid out
+    fig, cap, bar, screen = boxes["figure"], boxes["caption"], boxes["bar"], boxes["screen"]
+    if cap is None or fig[0] < bar - 1 or fig[1] > screen or cap[1] > screen:
+        return f"{where}: {boxes}"
+    return None
+
+
 def _navigate(page, where: str) -> None:
     """To ``where`` through the top bar, its menu then its entry (one rerun of the session, no page load); waits
     for the run that drew the new page and for its heading."""
@@ -191,7 +233,7 @@ def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, p
     """Every page in its typical state: no exception; every figure fits the screen under the top bar (the
     context page's 130-row heatmap was 900 px, 1,125 in presenter mode); axe-core finds no serious or
     critical WCAG 2.0/2.1 A/AA violation, and the text of disabled controls (which axe skips) reaches 4.5:1."""
-    found, faint, tall = {}, [], []
+    found, faint, tall, off = {}, [], [], []
     with browser_page(width, height) as page:
         for visit in VISITS:
             _open(page, url, visit[0], present)
@@ -199,6 +241,8 @@ def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, p
                 path, _, params = where.partition("?")
                 if i:
                     _navigate(page, where)
+                if present and where in FIRST_SCREEN:
+                    off += filter(None, [_off_the_first_screen(page, where)])
                 PAGES[where](page)
                 wait_app_style(page)  # its contrast fixes and presenter sizes are what is checked
                 wait_idle(page)  # act waited for the state's elements: now for the end of the run that drew them
@@ -214,6 +258,7 @@ def test_every_page_fits_and_has_no_serious_wcag_violation(url, width, height, p
                 faint += [f"{name}: {f}" for f in _faint_disabled_text(page)]
                 if vs:
                     found[name] = vs
+        assert not off, "figure or caption off the first screen in presenter mode:\n" + "\n".join(off)
         assert not tall, "\n".join(tall)
         assert not found, "axe-core found serious/critical WCAG violations:\n" + axe_util.listing(found)
         assert not faint, "\n".join(faint)
