@@ -12,13 +12,31 @@ function stream(code) {
   const hub = (window.__explainerClass ??= { url: null, source: null, send: null, last: null, retry: null });
   if (hub.url !== url) {
     if (hub.source) hub.source.close();
-    Object.assign(hub, { url, last: null, source: new EventSource(url) });
-    hub.source.onmessage = (e) => {
-      hub.last = e.data;
-      if (hub.send) hub.send(e.data);
-    };
+    Object.assign(hub, { url, last: null });
+    open(hub);
   }
   return hub;
+}
+
+// An answer that is not the stream (nginx's 502 while a replica restarts) closes an EventSource for good, where a
+// dropped connection only makes it reconnect: then a new one is opened, and its first event is the latest pulse.
+const REOPEN_MS = 1000;
+
+function open(hub) {
+  const source = new EventSource(hub.url);
+  hub.source = source;
+  source.onmessage = (e) => {
+    hub.last = e.data;
+    if (hub.send) hub.send(e.data);
+  };
+  source.onerror = () => {
+    if (source.readyState !== EventSource.CLOSED) return; // the browser reconnects by itself
+    setTimeout(() => {
+      if (hub.source !== source) return;
+      if (hub.send) open(hub);
+      else Object.assign(hub, { url: null, source: null }); // no page listens now: the next listener opens one
+    }, REOPEN_MS);
+  };
 }
 
 export default function (component) {

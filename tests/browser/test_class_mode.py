@@ -188,6 +188,28 @@ def test_a_reloaded_console_keeps_its_stage_and_a_released_student_keeps_the_ste
     expect(ana.locator(".st-key-class-line")).to_contain_text("following your teacher", timeout=30000)
 
 
+# What a 502 for the event stream does to the browser's EventSource: it is closed for good, with an error event
+# (a dropped connection leaves it CONNECTING, and it reconnects by itself). Playwright's routes do not reach an
+# EventSource's request, so the page's own stream is put in that state.
+FAIL_THE_STREAM_JS = """() => {
+  const source = window.__explainerClass.source;
+  source.close();
+  source.dispatchEvent(new Event('error'));
+  return source.readyState;
+}"""
+
+
+def test_a_student_whose_event_stream_failed_still_follows(room):
+    """An event stream that failed for good (a 502 from nginx while a replica restarts): the student's page opens a
+    new one and takes the teacher's next Step (it stayed a Step behind, seen in the rehearsal after a replica was
+    killed)."""
+    console, ana = room["console"], room["ana"]
+    expect(ana.locator(".st-key-class-line")).to_contain_text("following your teacher", timeout=30000)
+    assert ana.evaluate(FAIL_THE_STREAM_JS) == 2  # EventSource.CLOSED
+    step(console)
+    expect(ana.locator(".st-key-class-line")).to_contain_text(f"step {steps(console)}", timeout=30000)
+
+
 def test_end_class_tells_every_student(room):
     """End class: each student is told the class has ended and gets their own controls back; the display too."""
     console = room["console"]
