@@ -59,8 +59,14 @@ def reference_cache(config, T: int, dtype=torch.float32, device="meta", batch: i
 def llama_twin(model):
     """transformers' LlamaForCausalLM (eager attention) holding ``model``'s weights: an independent reference for
     its logits and its cache's keys and values, in ``model``'s dtype."""
+    return hf_twin(model, transformers.LlamaConfig, transformers.LlamaForCausalLM)
+
+
+def hf_twin(model, config_class, model_class, **fields):
+    """transformers' ``model_class`` (eager attention, a config of ``config_class`` built here from ``model``'s
+    config plus ``fields``) holding ``model``'s weights, in ``model``'s dtype (float64 stays float64)."""
     cfg = model.cfg
-    hf_cfg = transformers.LlamaConfig(
+    hf_cfg = config_class(
         vocab_size=cfg.vocab_size,
         hidden_size=cfg.n_embd,
         intermediate_size=cfg.ffn_hidden,
@@ -72,8 +78,9 @@ def llama_twin(model):
         rope_parameters={"rope_type": "default", "rope_theta": cfg.rope_theta},
         tie_word_embeddings=False,
         attn_implementation="eager",
+        **fields,
     )
-    hf = transformers.LlamaForCausalLM(hf_cfg).to(model.dtype).eval()  # float64 stays float64
+    hf = model_class(hf_cfg).to(model.dtype).eval()
     state = {("lm_head.weight" if k == "lm_head.weight" else f"model.{k}"): v for k, v in model.state_dict().items()}
     missing, unexpected = hf.load_state_dict(state, strict=False)
     assert not unexpected and all("rotary" in m for m in missing)

@@ -7,7 +7,7 @@ from core.decode.generate import decode_one_token, prefill
 from core.decode.kv_cache import KVCache
 from core.model.config import GPTConfig
 from tests.conftest import make_model
-from tests.helpers.hf_cache import llama_twin
+from tests.helpers.hf_cache import hf_twin, llama_twin
 
 transformers = pytest.importorskip("transformers")
 
@@ -39,26 +39,7 @@ def test_logits_match_llama_prefill_and_cached_decode(n_kv_head):
 
 def _qwen3_twin(model):
     """transformers' Qwen3ForCausalLM with our model's weights (its q_norm/k_norm included)."""
-    cfg = model.cfg
-    hf_cfg = transformers.Qwen3Config(
-        vocab_size=cfg.vocab_size,
-        hidden_size=cfg.n_embd,
-        intermediate_size=cfg.ffn_hidden,
-        num_hidden_layers=cfg.n_layer,
-        num_attention_heads=cfg.n_head,
-        num_key_value_heads=cfg.n_kv_head,
-        head_dim=cfg.head_dim,
-        max_position_embeddings=cfg.block_size,
-        rms_norm_eps=cfg.norm_eps,
-        rope_parameters={"rope_type": "default", "rope_theta": cfg.rope_theta},
-        tie_word_embeddings=False,
-        attn_implementation="eager",
-    )
-    hf = transformers.Qwen3ForCausalLM(hf_cfg).eval()
-    state = {("lm_head.weight" if k == "lm_head.weight" else f"model.{k}"): v for k, v in model.state_dict().items()}
-    missing, unexpected = hf.load_state_dict(state, strict=False)
-    assert not unexpected and all("rotary" in m for m in missing)
-    return hf
+    return hf_twin(model, transformers.Qwen3Config, transformers.Qwen3ForCausalLM, head_dim=model.cfg.head_dim)
 
 
 @torch.no_grad()
