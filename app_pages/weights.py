@@ -6,7 +6,6 @@ import streamlit as st
 
 from core import state
 from core.cost import weight_bytes as weights
-from core.cost.kv_shape import MODERN_PRESETS, PRESETS
 from core.cost.shapes import parse_model_card
 from core.quant.model_weights import weight_storage_bytes
 from core.state import CARD_ARCH_AUTO
@@ -111,10 +110,7 @@ with card_box:
         except ValueError as err:  # quotes the typed card: literally, never as markdown
             refuse(err)
             st.stop()
-        archs = {
-            **dict(list(PRESETS.items())[3:]),
-            **{k: v for k, v in MODERN_PRESETS.items() if v not in PRESETS.values()},
-        }
+        archs = ui_weights.card_architectures()
         arch = b.selectbox(
             "Architecture for the KV cache (a card does not say)",
             [CARD_ARCH_AUTO, *archs],

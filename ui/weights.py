@@ -9,8 +9,18 @@ import streamlit as st
 from core import state
 from core.cost import counts as cost
 from core.cost import weight_bytes as weights
+from core.cost.kv_shape import MODERN_PRESETS, PRESETS
 
 kw = {"persist_state": "session"}
+
+
+def card_architectures() -> dict:
+    """The KV shapes a card's reader may choose instead of the card's own guess: name → ``KVShape`` (the memory
+    page's real-model presets, then today's architectures not among them)."""
+    return {
+        **dict(list(PRESETS.items())[3:]),
+        **{k: v for k, v in MODERN_PRESETS.items() if v not in PRESETS.values()},
+    }
 
 
 def card_weights(card) -> bool:
