@@ -8,7 +8,7 @@ from core.cost.kv_layers import layers_kv_bytes
 from core.cost.kv_shape import HYBRID_PRESETS, MODERN_PRESETS, PRESETS, KVShape
 from core.cost.request_sizes import list_notes, parse_lengths
 from core.text import byte_count, format_bytes
-from ui import gguf, memory_sections, memory_terms, models
+from ui import gguf, memory_reference, memory_sections, memory_terms, models
 from ui.page import refuse, text_box, title
 from ui.present import answers_hidden, beside, presenter_mode
 
@@ -37,9 +37,9 @@ present = presenter_mode()
 controls, figure = beside((1, 1))  # presenter mode: the terms left, the KV-head chart right, on the first screen
 with controls:
     name = st.selectbox("Model shape", list(choices), key=state.MEMORY_PRESET, persist_state="session")
-    shape = choices[name]
+    shape, raw = choices[name], None
     if shape is None:
-        shape = memory_sections.pasted_config()
+        shape, raw = memory_sections.pasted_config()
     memory_terms.load(name, shape)
     custom = name == state.MEMORY_CUSTOM
     L, n_head, H, d, W = memory_terms.term_boxes(shape)
@@ -89,10 +89,16 @@ with controls:
         )
     st.markdown(formula_line(layers, lengths, d, b, kv["total"], hybrid=model.state is not None))
     st.caption(M_LEAVES_OUT)
-    u1, u2, u3 = st.columns(3)
-    u1.metric("Binary units (KiB = 1,024 B)", format_bytes(kv["total"]))
-    u2.metric("Decimal units (kB = 1,000 B)", format_bytes(kv["total"], binary=False))
-    u3.metric("Per position", byte_count(kv["kv_cache/bytes_per_position"]), help="all layers, before a window fills")
+    sure = memory_reference.checked(shape, raw) if raw and not custom else not gguf.not_counted_warning(shape.uncounted)
+    per_position = byte_count(kv["kv_cache/bytes_per_position"])
+    sizes = (format_bytes(kv["total"]), format_bytes(kv["total"], binary=False), per_position)
+    if sure:  # a number resting on a field not counted gets no headline
+        u1, u2, u3 = st.columns(3)
+        u1.metric("Binary units (KiB = 1,024 B)", sizes[0])
+        u2.metric("Decimal units (kB = 1,000 B)", sizes[1])
+        u3.metric("Per position", sizes[2], help="all layers, before a window fills")
+    else:
+        st.markdown(f"Counted without those fields: {sizes[0]} = {sizes[1]}; {sizes[2]} per position (not sure).")
     if cache_type is not None:
         st.markdown(
             f"As llama.cpp logs it ({cache_type}, block overhead included): "

@@ -267,7 +267,8 @@ def guess(text: str) -> str | None:
 # The rule, everywhere a person types a number:
 # - Digits of any script read as 0-9 ("٤٠٩٦", "４０９６"); "−" and other dashes typed for minus read as "-".
 # - Thousands: a comma, apostrophe ("8’192", "8'192"), underscore or thin/no-break space directly between digits
-#   groups them when every group after the first has exactly three digits: "8,192" is 8192 in every box.
+#   groups them when every group after the first has exactly three digits: "8,192" is 8192 in every box. Commas
+#   in the Indian grouping (groups of two, then three: "80,53,06,368") group them too.
 #   Dots group thousands only when there are two or more ("1.234.567") or a decimal comma follows ("1.234,5").
 # - Decimals: a dot ("0.75"); a comma when it cannot be a thousands separator ("0,75", "1.234,5").
 # - Lists: items are separated by ";", by a comma followed by a space ("150, 190") or by spaces ("8 10").
@@ -288,17 +289,17 @@ def _plain(text: str) -> str:
 
 
 def _grouped(digits: str, mark: str) -> bool:
-    """``digits`` split at ``mark`` is a thousands grouping: 1-3 digits, then groups of exactly 3."""
+    """``digits`` split at ``mark`` is a thousands grouping: 1-3 digits, then groups of exactly 3; or, with
+    commas, the Indian (en-IN) grouping of lakhs and crores: 1-2 digits, groups of 2, a last group of 3
+    ("80,53,06,368" is 805,306,368)."""
     first, *rest = digits.split(mark)
     first = first.lstrip("+-")
     # "0,055" is a decimal comma (0.055), never 55: a grouped number does not start with 0.
-    return (
-        bool(rest)
-        and 1 <= len(first) <= 3
-        and first.isdigit()
-        and first[0] != "0"
-        and all(len(g) == 3 and g.isdigit() for g in rest)
-    )
+    if not (rest and first.isdigit() and first[0] != "0" and all(g.isdigit() for g in rest)):
+        return False
+    western = len(first) <= 3 and all(len(g) == 3 for g in rest)
+    indian = mark == "," and len(first) <= 2 and len(rest[-1]) == 3 and all(len(g) == 2 for g in rest[:-1])
+    return western or indian
 
 
 def read_number(text: str, *, in_list: bool = False, whole: bool = False) -> tuple[Decimal, str]:

@@ -42,6 +42,7 @@ UI_ORDER = (
         "cache_demo",
         "gguf",
         "latency_figure",
+        "memory_reference",
         "memory_sections",
         "memory_terms",
         "practice",
@@ -71,6 +72,8 @@ FUNCTION_IMPORT_ALLOWED = {
     "ggml type sizes (core.gguf.layout.ggml_type_sizes, for a card naming a type LAYOUTS does not draw) use it",
     "pint": "~0.3 s to import and ~0.7 s to build its registry; only typed quantities with units use it",
     "redis": "~0.2 s to import; only a class store at a redis:// URL uses it (core/classroom/redis_store.py)",
+    "transformers": "optional at run time (requirements-test.txt only) and ~2 s to import; only the memory page's "
+    "check of a config.json against transformers' own cache uses it (core/cost/kv_reference.py)",
 }
 
 

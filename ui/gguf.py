@@ -224,21 +224,40 @@ def gguf_plan_section() -> None:
         return
     for note in plan["notes"]:
         st.warning(note)
+    unsure = not_counted_warning(plan["uncounted"])
     k, v, kv, total = (plan[x] for x in ("kv_cache/keys_bytes", "kv_cache/values_bytes", "memory/kv_cache", "total"))
-    weights = plan["memory/weights"]
+    weights, rec = plan["memory/weights"], plan["memory/recurrent_state"]
+    state_words = f"; recurrent state {plan_size(rec)} ({rec:,} bytes)" if rec else ""
     st.markdown(  # one unit for the whole plan: MiB (GiB from 1 GiB on) as llama.cpp logs its cache, bytes exact
         f"KV cache in {ctype} at {int(n_ctx):,} positions: K = **{plan_size(k)}**, V = **{plan_size(v)}**, "
-        f"K + V = **{plan_size(kv)}** ({kv:,} bytes); weights {plan_size(weights)} ({weights:,} bytes)."
+        f"K + V = **{plan_size(kv)}** ({kv:,} bytes); weights {plan_size(weights)} ({weights:,} bytes){state_words}."
     )
     chart(budget_figure(plan, budget), key=state.MEMORY_GGUF_BUDGET_FIG)
     fits, text = verdict(total, budget_bytes(budget), plan_size)
-    (st.success if fits else st.error)(text + " Compute buffers and the runtime are not counted.")
+    if unsure:
+        text += " Not sure: it counts without the fields named above."
+    say = st.info if unsure else st.success if fits else st.error
+    say(text + " Compute buffers and the runtime are not counted.")
+
+
+def not_counted_warning(fields) -> bool:
+    """A warning naming the fields no reader here counts (``core.cost.config_fields``); True when there were any."""
+    if not fields:
+        return False
+    shown = ", ".join(f"`{f}`" for f in fields[:12]) + (f" and {len(fields) - 12} more" if len(fields) > 12 else "")
+    st.warning(
+        f"Not counted: {shown}. These fields may change what a layer keeps, and no reader here models them, so the "
+        "numbers below count without them and are not sure (docs/models.md)."
+    )
+    return True
 
 
 def budget_figure(plan: dict, budget_gib: float):
     """``core.viz.fig_memory_budget`` (drawn in GB) with the plan's parts and budget in GiB, its text in GiB:
     the axis, the budget's label, the hover and the text alternative say the unit the plan uses."""
     labels = {"weights": plan_size(plan["memory/weights"]), "KV cache": plan_size(plan["memory/kv_cache"])}
+    if plan.get("memory/recurrent_state"):
+        labels["recurrent state"] = plan_size(plan["memory/recurrent_state"])
     fig = fig_memory_budget(plan_parts_gib(plan), budget_gib, labels)
     fig.update_xaxes(title_text="memory (GiB = 2³⁰ bytes)")
     fig.update_annotations(text=f"budget {plan_size(budget_bytes(budget_gib))}")

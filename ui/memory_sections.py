@@ -20,9 +20,9 @@ from ui import references
 from ui.page import chart, refuse, text_box
 
 
-def pasted_config() -> KVShape:
-    """The shape of an uploaded or pasted ``config.json``; stops the page until one is given, or with the
-    reason it cannot be read."""
+def pasted_config() -> tuple[KVShape, str | bytes]:
+    """The shape of an uploaded or pasted ``config.json`` and its text; stops the page until one is given, or
+    with the reason it cannot be read."""
     up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
     pasted = text_box(
         st, "…or paste its text", limit=200_000, area=True, height=120, key=state.MEMORY_PASTED,
@@ -33,8 +33,9 @@ def pasted_config() -> KVShape:
     if up is None and not pasted:
         st.info("Upload or paste a config.json to fill the terms.")
         st.stop()
+    raw = up.getvalue() if up is not None else pasted
     try:
-        return parse_hf_config(up.getvalue() if up is not None else pasted, up.name if up else "pasted config.json")
+        return parse_hf_config(raw, up.name if up else "pasted config.json"), raw
     except ValueError as err:
         refuse(err, "Cannot use this config: ")
         st.stop()

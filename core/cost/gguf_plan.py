@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from core.cost.config_fields import gguf_uncounted
 from core.cost.counts import kv_cache_bytes_typed
 from core.gguf.reader import MAX_LAYERS, GGUFSummary
 from core.text import format_bytes, quoted
@@ -131,6 +132,47 @@ def _swa_notes(summary: GGUFSummary, window, rule, n_ctx: int, swa_cells, n_kv_l
     return notes
 
 
+STATE_TYPE_BYTES = 4  # llama.cpp's recurrent memory holds its r (conv) and s (SSM) states in F32
+
+
+def recurrent_layers(summary: GGUFSummary) -> tuple[bool, ...]:
+    """Which layers keep a recurrent state instead of a KV cache, as llama.cpp's loader marks them
+    (``recurrent_layer_arr``): Qwen3-Next's every layer but each ``full_attention_interval``-th ((i + 1) mod P ≠ 0),
+    a hybrid's layers with 0 KV heads in a per-layer ``head_count_kv`` (Granite-4.0-H) when the file has ssm.* keys."""
+    n = summary.n_layer or 0
+    if summary.full_attention_interval:
+        return tuple((i + 1) % summary.full_attention_interval != 0 for i in range(n))
+    if summary.ssm and isinstance(summary.n_kv_head, tuple) and len(summary.n_kv_head) == n:
+        return tuple(h == 0 for h in summary.n_kv_head)
+    return (False,) * n
+
+
+def recurrent_state(summary: GGUFSummary, n_seq: int) -> tuple[int, str | None]:
+    """Bytes of the recurrent layers' state for ``n_seq`` sequences, as llama.cpp sizes it (``llama_hparams``'
+    ``n_embd_r`` = (d_conv − 1)·(d_inner + 2·n_group·d_state) and ``n_embd_s`` = d_state·d_inner values per layer
+    and sequence, F32), and a sentence; (0, None) without recurrent layers; (0, a sentence naming what is missing)
+    when the file lacks the ssm.* terms."""
+    n_rec = sum(recurrent_layers(summary))
+    if not n_rec:
+        return 0, None
+    ssm = dict(summary.ssm)
+    missing = [k for k in ("conv_kernel", "state_size", "inner_size") if k not in ssm]
+    if missing:
+        names = ", ".join(f"{summary.architecture}.ssm.{k}" for k in missing)
+        return 0, f"{n_rec:,} layers keep a recurrent state, not counted: the file lacks {names}."
+    d_conv, d_state, d_inner = ssm["conv_kernel"], ssm["state_size"], ssm["inner_size"]
+    groups = ssm.get("group_count", 0)  # Mamba-1 files give none: llama.cpp's ssm_n_group stays 0
+    r = (d_conv - 1) * (d_inner + 2 * groups * d_state)
+    s = d_state * d_inner
+    total = n_seq * n_rec * (r + s) * STATE_TYPE_BYTES
+    return total, (
+        f"{n_rec:,} of {summary.n_layer:,} layers keep a recurrent state instead of a KV cache, the same at every "
+        f"n_ctx: per layer and sequence r = (d_conv − 1)·(d_inner + 2·n_group·d_state) = {d_conv - 1}·({d_inner:,} + "
+        f"2·{groups}·{d_state:,}) = {r:,} and s = d_state·d_inner = {d_state:,}·{d_inner:,} = {s:,} values in F32, "
+        f"so {n_seq:,} · {n_rec:,} · ({r:,} + {s:,}) · 4 B = {total:,} B, as llama.cpp allocates it."
+    )
+
+
 def gguf_memory_plan(
     summary: GGUFSummary,
     n_ctx: int,
@@ -143,8 +185,9 @@ def gguf_memory_plan(
     """Weights (the file's tensor bytes) + the KV cache of ``n_seq`` sequences of ``n_ctx``
     positions in llama.cpp's cache types, in bytes, and whether the total fits ``budget_bytes``.
 
-    Returns ``"memory/weights"``, ``"memory/kv_cache"``, ``"kv_cache/keys_bytes"``,
-    ``"kv_cache/values_bytes"``, ``"total"``, ``"fits"`` (None without a budget) and ``"notes"``.
+    Returns ``"memory/weights"``, ``"memory/kv_cache"``, ``"memory/recurrent_state"`` (``recurrent_state``),
+    ``"kv_cache/keys_bytes"``, ``"kv_cache/values_bytes"``, ``"total"``, ``"fits"`` (None without a budget),
+    ``"notes"`` and ``"uncounted"`` (header keys no reader here counts: ``core.cost.config_fields``).
     Local (SWA) layers hold ``swa_cells`` positions (module docstring), all layers n_ctx with ``swa_full``;
     ``"kv_cache/swa_cells"`` says how many (None without a window); layers past a rule's ``kv_layers`` hold
     none. Compute buffers and the runtime are not counted. Raises ``ValueError`` if the file lacks the
@@ -159,6 +202,8 @@ def gguf_memory_plan(
     kv = summary.n_kv_head if isinstance(summary.n_kv_head, tuple) else (summary.n_kv_head,) * summary.n_layer
     if len(kv) != summary.n_layer:
         raise ValueError(f"the file lists KV heads for {len(kv)} layers but has {summary.n_layer}: no KV-cache plan")
+    recurrent = recurrent_layers(summary)
+    kv = tuple(0 if r else h for h, r in zip(kv, recurrent, strict=True))  # a recurrent layer keeps no KV cache
     window, rule = llama_swa(summary.architecture, summary.n_layer, summary.sliding_window)
     reuse = SWA_RULES.get(summary.architecture or "", SwaRule(1)).kv_layers  # Gemma 3n: with or without a window
     n_kv_layers = summary.n_layer if reuse is None else min(reuse, summary.n_layer)
@@ -172,6 +217,8 @@ def gguf_memory_plan(
     notes = _swa_notes(summary, window, rule, n_ctx, swa_cells, n_kv_layers)
     keys = values = 0
     for (n_kv, n_cells), layers in Counter(zip(kv, cells, strict=True)).items():  # one term per kind of layer
+        if not n_kv:
+            continue
         keys += (
             layers
             * kv_cache_bytes_typed(1, n_kv, summary.head_dim_k, n_cells, cache_type_k, batch_size=n_seq)[
@@ -186,10 +233,15 @@ def gguf_memory_plan(
         )
     if summary.context_length and n_ctx > summary.context_length:
         notes.append(f"n_ctx {n_ctx:,} is past the context length the file states ({summary.context_length:,}).")
-    total = summary.weight_bytes + keys + values
+    state, said = recurrent_state(summary, n_seq)
+    if said:
+        notes.append(said)
+    total = summary.weight_bytes + keys + values + state
     return {
         "memory/weights": summary.weight_bytes,
         "memory/kv_cache": keys + values,
+        "memory/recurrent_state": state,
+        "uncounted": gguf_uncounted(summary.architecture, summary.arch_keys),
         "kv_cache/keys_bytes": keys,
         "kv_cache/values_bytes": values,
         "total": total,
@@ -202,7 +254,7 @@ def gguf_memory_plan(
 # ---- the plan's one unit ---------------------------------------------------------------------------
 # llama.cpp logs its KV cache in MiB, so the plan speaks binary units throughout: MiB, GiB from 1 GiB on, and the
 # exact byte count beside them. (It mixed MiB in its sentence with GB/MB in its chart, budget and verdict.)
-PARTS = {"memory/weights": "weights", "memory/kv_cache": "KV cache"}
+PARTS = {"memory/weights": "weights", "memory/kv_cache": "KV cache", "memory/recurrent_state": "recurrent state"}
 
 
 def plan_size(n_bytes: int) -> str:
@@ -213,7 +265,8 @@ def plan_size(n_bytes: int) -> str:
 
 def plan_parts_gib(plan: dict) -> dict[str, float]:
     """The plan's weights and KV cache in GiB (2³⁰ bytes), for the bar (drawing needs floats)."""
-    return {label: plan[key] / 2**30 for key, label in PARTS.items()}
+    shown = [k for k in PARTS if k in plan and (plan[k] or k != "memory/recurrent_state")]  # no empty state part
+    return {PARTS[key]: plan[key] / 2**30 for key in shown}
 
 
 def budget_bytes(budget_gib: float) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.cost.kv_dialects import GEMMA4, attn_type_kinds, cla_layer_heads, glm_kv_heads, global_layer_heads
 from core.cost.kv_hybrid import STATE_KINDS, RecurrentState, read_hybrid
 from core.text import ordinal, plural, quoted
 
@@ -63,6 +64,7 @@ class KVStructure:
     notes: tuple[str, ...] = ()
     hybrid: str = ""
     state: RecurrentState | None = None
+    global_kv: tuple[int | None, int] | None = None  # full-attention layers' (KV heads, head width): Gemma 4
 
 
 def _count(cfg: dict, key: str, limit: int) -> int:
@@ -81,6 +83,8 @@ def _kv_heads(cfg: dict, n_layer: int, n_head: int, limit: int) -> tuple[int | t
         return n_kv, notes
     if cfg.get("multi_query") is True:
         return 1, ["multi_query: one KV head"]
+    if (glm := glm_kv_heads(cfg, limit)) is not None:
+        return glm[0], [glm[1]]
     # DeciLM's num_key_value_heads_per_layer first: its per-layer counts replace a single one.
     for key in ("num_key_value_heads_per_layer", "num_key_value_heads", "num_kv_heads", "n_head_kv"):
         value = cfg.get(key)
@@ -98,9 +102,15 @@ def _kv_heads(cfg: dict, n_layer: int, n_head: int, limit: int) -> tuple[int | t
     return n_head, notes
 
 
-def _kinds(cfg: dict) -> str | None:
-    """``layer_types`` as one letter a layer: G full, L sliding, S a state layer, ? another kind."""
+def _kinds(cfg: dict, n_layer: int) -> str | None:
+    """``layer_types`` as one letter a layer: G full, L sliding, S a state layer, ? another kind (MiniMax's
+    ``attn_type_list`` read the same way; Gemma 4 without a list as ``Gemma4TextConfig`` builds it: every 6th
+    layer full, and the last)."""
+    if (listed := attn_type_kinds(cfg, n_layer)) is not None:
+        return listed
     types = cfg.get("layer_types")
+    if types is None and str(cfg.get("model_type") or "") in GEMMA4 and cfg.get("sliding_window"):
+        return "".join("G" if (i + 1) % 6 == 0 or i == n_layer - 1 else "L" for i in range(n_layer))
     if not isinstance(types, list):
         return None
     return "".join(KNOWN_LAYER_TYPES.get(t, "?") if isinstance(t, str) else "?" for t in types)
@@ -217,7 +227,7 @@ def read_structure(cfg: dict, n_layer: int, n_head: int, limit: int, hidden: int
     if cfg.get("kv_lora_rank") is not None:  # DeepSeek-V2/V3 multi-head latent attention
         latent = (_count(cfg, "kv_lora_rank", limit), _count(cfg, "qk_rope_head_dim", limit))
         notes.append(f"MLA: kv_lora_rank {latent[0]:,} + qk_rope_head_dim {latent[1]:,} values per layer")
-    kinds = _kinds(cfg)
+    kinds = _kinds(cfg, n_layer)
     if kinds is not None and len(kinds) != n_layer:
         raise ValueError(f'"layer_types" lists {len(kinds):,} layers; num_hidden_layers is {n_layer:,}')
     window, rule, more = _windows(cfg, n_layer, kinds)
@@ -229,4 +239,16 @@ def read_structure(cfg: dict, n_layer: int, n_head: int, limit: int, hidden: int
     if hybrid.state is None and kinds is not None and "S" in kinds:
         rule = ""  # the state layers are said, not priced
     notes += more + list(hybrid.notes)
-    return KVStructure(n_kv, window, rule, latent, tuple(unmodelled), tuple(notes), hybrid.rule, hybrid.state)
+    if (cla := cla_layer_heads(cfg, n_layer, n_kv)) is not None:
+        n_kv = cla[0]
+        notes.append(cla[1])
+    head_dim = cfg.get("head_dim") if isinstance(cfg.get("head_dim"), int) else None
+    if head_dim is None and hidden and n_head and hidden % n_head == 0:
+        head_dim = hidden // n_head
+    global_kv = global_layer_heads(cfg, head_dim, limit)
+    if global_kv is not None:
+        notes.append(global_kv[1])
+    return KVStructure(
+        n_kv, window, rule, latent, tuple(unmodelled), tuple(notes), hybrid.rule, hybrid.state,
+        global_kv[0] if global_kv else None,
+    )  # fmt: skip

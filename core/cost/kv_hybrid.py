@@ -61,10 +61,15 @@ class RecurrentState:
     state_values: int
     conv_terms: str
     state_terms: str
+    state_in_model_dtype: bool = False  # MiniMax's lightning state: held in the model's dtype, not float32
+
+    def state_b(self, b) -> Fraction:
+        """Bytes of one state value: the model's ``b``, or float32's 4."""
+        return Fraction(b) if self.state_in_model_dtype else Fraction(STATE_BYTES)
 
     def layer_bytes(self, b) -> Fraction:
         """Bytes of one layer's state for one request, the conv state at ``b`` bytes a value."""
-        return self.conv_values * Fraction(b) + self.state_values * STATE_BYTES
+        return self.conv_values * Fraction(b) + self.state_values * self.state_b(b)
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,22 @@ def deltanet_state(cfg: dict, limit: int, notes: list) -> RecurrentState:
     )
 
 
+def lightning_state(cfg: dict, limit: int) -> RecurrentState:
+    """MiniMax's lightning (linear) attention layer: one H · d · d state, no convolution, held in the model's
+    dtype (transformers' ``MiniMaxLightningAttention``: ``attn_weights_inter``)."""
+    n_head = cfg.get("num_attention_heads")
+    if isinstance(n_head, bool) or not isinstance(n_head, int) or not 1 <= n_head <= limit:
+        raise ValueError(f'"num_attention_heads" must be a whole number from 1 to {limit:,}, got {quoted(n_head)}')
+    d = cfg.get("head_dim")
+    if d is None:
+        hidden = cfg.get("hidden_size")
+        if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden % n_head:
+            raise ValueError('"hidden_size" must be a whole multiple of "num_attention_heads" for the linear state')
+        d = hidden // n_head
+    return RecurrentState("lightning attention", 0, n_head * d * d, "none", f"H · d · d = {n_head:,} · {d:,} · {d:,}",
+                          state_in_model_dtype=True)  # fmt: skip
+
+
 def _whole(cfg: dict, key: str, default: int, least: int, notes: list, source: str) -> int:
     if key not in cfg:
         notes.append(f"{key} not given: {source}'s default {default}")
@@ -170,6 +191,11 @@ def read_hybrid(cfg: dict, kinds: str | None, hidden: int | None, limit: int) ->
         family = "jamba"
     elif model_type == "qwen3_next" or (not model_type and "full_attention_interval" in cfg):
         family = "qwen3_next"
+    elif (model_type in ("minimax", "minimax_text_01") or "attn_type_list" in cfg) and listed_states:
+        return HybridRead(f"kinds:{kinds}", lightning_state(cfg, limit), (
+            f"lightning attention on {kinds.count('S'):,} layers: one H · d · d state each, in the model's dtype "
+            "(transformers' MiniMax)",
+        ))  # fmt: skip
     else:
         out = [f"{key}: {what}" for key, what in OTHER_HYBRIDS.items() if cfg.get(key) not in (None, False, 0, [], "")]
         if listed_states:
@@ -211,11 +237,13 @@ def state_line(state: RecurrentState, n_state_layers: int, batch: int, b) -> str
     """One Markdown line: "S = B · L_state · (conv · b + state · 4 B) = … = **N bytes**, at every T"."""
     b_text = f"{float(Fraction(b)):g}"
     total = state_bytes(state, n_state_layers, batch, b)
+    s_b = f"{float(state.state_b(b)):g}"
+    held = f"at the model's b = {b_text} B" if state.state_in_model_dtype else "in float32"
     return (
-        f"S = B · L_state · (conv · b + state · 4 B) = {batch:,} · {n_state_layers:,} · "
-        f"({state.conv_values:,} · {b_text} + {state.state_values:,} · {STATE_BYTES}) = **{total:,} bytes**, "
+        f"S = B · L_state · (conv · b + state · {s_b} B) = {batch:,} · {n_state_layers:,} · "
+        f"({state.conv_values:,} · {b_text} + {state.state_values:,} · {s_b}) = **{total:,} bytes**, "
         f"the same at every T (conv = {state.conv_terms} values at the model's b = {b_text} B; "
-        f"state = {state.state_terms} values in float32)"
+        f"state = {state.state_terms} values {held})"
     )
 
 

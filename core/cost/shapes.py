@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from core.cost.config_fields import uncounted_fields
 from core.cost.kv_config import read_structure
 from core.cost.kv_shape import PRESETS, KVShape
 from core.cost.request_sizes import MAX_POSITIONS
@@ -124,7 +125,7 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         name = f"{name} (text_config)"
     n_layer = _field(cfg, "num_hidden_layers", True)
     n_head = _field(cfg, "num_attention_heads", True)
-    head_dim = cfg.get("head_dim")
+    head_dim = cfg.get("head_dim", cfg.get("kv_channels"))  # ChatGLM's kv_channels: the head width
     hidden = _field(cfg, "hidden_size", head_dim is None)
     structure = read_structure(cfg, n_layer, n_head, MAX_TERM, hidden)
     layer_heads = structure.n_kv_head if isinstance(structure.n_kv_head, tuple) else None
@@ -144,7 +145,7 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         dtype, note = "float16", "no torch_dtype given: assumed float16 (2 bytes)"
     if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
         raise ValueError(f"unknown torch_dtype {quoted(dtype)}; known: {', '.join(DTYPE_BYTES)}")
-    context = cfg.get("max_position_embeddings", cfg.get("n_positions"))
+    context = cfg.get("max_position_embeddings", cfg.get("n_positions", cfg.get("seq_length")))
     context = context if isinstance(context, int) and not isinstance(context, bool) and context > 0 else None
     unused = ""
     if context is not None and context > MAX_POSITIONS:  # would become T and be refused as if typed
@@ -166,6 +167,8 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         unmodelled=structure.unmodelled,
         hybrid=structure.hybrid,
         state=structure.state,
+        global_kv=structure.global_kv,
+        uncounted=uncounted_fields(cfg),
     )
 
 

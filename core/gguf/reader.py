@@ -58,6 +58,9 @@ class GGUFSummary:
     weight_bytes: int
     bits_per_weight: float
     sliding_window: int | None = None  # <arch>.attention.sliding_window: positions a local layer attends to (0: off)
+    full_attention_interval: int | None = None  # <arch>.full_attention_interval: Qwen3-Next's attention layers
+    ssm: tuple[tuple[str, int], ...] = ()  # <arch>.ssm.* whole-number terms (conv_kernel, state_size, …)
+    arch_keys: tuple[str, ...] = ()  # every <arch>.* key whose value is not off (0, false, empty)
 
     def tensor_rows(self) -> list[dict]:
         """The tensor table, in file order: name, ggml type, shape (numpy order: rows, row length),
@@ -138,6 +141,30 @@ def _string(reader, key: str) -> str | None:
         raise ValueError(f"the file is corrupt: its {key} is not UTF-8 text") from None
 
 
+def _arch_keys(reader, arch: str | None) -> tuple[str, ...]:
+    """The header's keys under ``<arch>.`` whose value is not off (0, false or an empty array), in file order."""
+    if not arch:
+        return ()
+    out = []
+    for name, field in reader.fields.items():
+        if not name.startswith(f"{arch}.") or not field.types:
+            continue
+        try:
+            value = field.contents()
+        except (ValueError, UnicodeDecodeError):
+            value = True  # unreadable: listed, not hidden
+        if value in (0, False, None, "", []):
+            continue
+        out.append(name[:120])
+    return tuple(out[:400])
+
+
+def _ssm_terms(reader, a: str) -> tuple[tuple[str, int], ...]:
+    names = ("conv_kernel", "state_size", "group_count", "inner_size", "time_step_rank")
+    terms = ((n, _scalar_ints(reader, f"{a}.ssm.{n}")) for n in names)
+    return tuple((n, v) for n, v in terms if isinstance(v, int))
+
+
 def _file_type_name(code) -> str | None:
     import gguf
 
@@ -199,6 +226,9 @@ def read_gguf(path: str | Path, source: str | None = None) -> GGUFSummary:
         weight_bytes=weight_bytes,
         bits_per_weight=8 * weight_bytes / n_params if n_params else 0.0,
         sliding_window=_scalar_ints(reader, f"{a}.attention.sliding_window", lowest=0),  # 0: switched off (Llama 4)
+        full_attention_interval=_scalar_ints(reader, f"{a}.full_attention_interval"),
+        ssm=_ssm_terms(reader, a),
+        arch_keys=_arch_keys(reader, arch),
     )
     del reader  # release the memory map
     return summary

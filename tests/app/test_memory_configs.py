@@ -89,3 +89,47 @@ def test_hybrid_preset_typed_over_keeps_its_state_layers():
     assert at.selectbox(key=state.MEMORY_PRESET).value == state.MEMORY_CUSTOM and not at.exception
     assert "attention on 2 of 16 layers (4, 12); the other 14 are Mamba layers" in text
     assert "**8,192 bytes**" in text and "1 · 14 · (32,768 · 2 + 131,072 · 4)" in text
+
+
+def _paste(text: str, lengths: str = "1000"):
+    at = new_app("app_pages/memory.py")
+    at.selectbox(key=state.MEMORY_PRESET).set_value("From a config.json (paste or upload)").run()
+    at.text_area(key=state.MEMORY_PASTED).set_value(text).run()
+    at.text_input(key=state.MEMORY_T).set_value(lengths).run()
+    assert not at.exception
+    return at
+
+
+def test_a_field_not_counted_is_named_and_the_number_gets_no_headline():
+    """A field that may change the cache and that no reader here counts (issue 57): named in a warning, the
+    number printed as not sure, no headline metric; transformers has no class for the model_type, so it stays."""
+    cfg = {"model_type": "newlm", "num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8,
+           "torch_dtype": "float16", "attention_sink_size": 4, "rope_theta": 10000.0}  # fmt: skip
+    at = _paste(json.dumps(cfg), "8")
+    [warning] = [w.value for w in at.warning if "Not counted" in w.value]
+    assert "`attention_sink_size`" in warning and "rope_theta" not in warning
+    assert not at.metric[1:]  # only B, the request count: no byte headline
+    assert any("512 bytes" in m.value for m in at.markdown)  # 2·1·8·2·2·2 B, the formula still shown
+    assert any("(not sure)" in m.value for m in at.markdown)
+    assert any("no config class" in c.value for c in at.caption)
+
+
+def test_transformers_own_cache_agrees_with_a_gemma4_config():
+    """Gemma 4's global layers (their own head size and KV heads) priced as transformers' Gemma4 cache holds them:
+    the page says so, and the headline stands. 12 layers: 10 local · 2·2·16·2 B + 2 global · 2·1·64·2 B = 1,792
+    B per position in bfloat16; 1,000 positions (past the window of 8 the local layers keep 8)."""
+    cfg = {
+        "model_type": "gemma4_text", "num_hidden_layers": 12, "hidden_size": 64, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 64, "num_global_key_value_heads": 1,
+        "attention_k_eq_v": True, "sliding_window": 8, "vocab_size": 128, "intermediate_size": 64,
+        "vocab_size_per_layer_input": 128, "hidden_size_per_layer_input": 8, "torch_dtype": "bfloat16",
+        "pad_token_id": 0,
+    }  # fmt: skip
+    at = _paste(json.dumps(cfg))
+    [ok] = [s.value for s in at.success if "transformers" in s.value]
+    assert "transformers' own cache agrees: 1,792 B per position and 0 B fixed" in ok
+    assert not at.warning
+    expected = 10 * 8 * 2 * 2 * 16 * 2 + 2 * 1000 * 2 * 1 * 64 * 2
+    assert any(f"{expected:,} bytes" in m.value for m in at.markdown)
+    headline = ["Binary units (KiB = 1,024 B)", "Decimal units (kB = 1,000 B)", "Per position"]
+    assert [m.label for m in at.metric][1:] == headline

@@ -101,3 +101,19 @@ def test_a_capital_k_before_bytes_is_refused_with_both_readings():
         with pytest.raises(ValueError, match="ambiguous") as err:
             parse_bytes(text)
         assert [parse_bytes(o) for o in re.findall(r"`(1\.5 [^`]+)`", str(err.value))] == [1500, 1536]
+
+
+def test_indian_grouping_reads_as_the_same_amount():
+    """en-IN writes 805,306,368 as "80,53,06,368" (lakhs and crores: groups of two, then three): one number, the
+    same amount, in every box, and a hint re-spells that amount, never another (issue 57)."""
+    from core.practice.answers import parse_bytes
+    from core.typed_numbers import amounts, guess, read_number
+
+    assert read_number("80,53,06,368")[0] == 805_306_368
+    assert read_number("1,00,000")[0] == 100_000
+    assert parse_bytes("80,53,06,368 B") == 805_306_368
+    assert guess("80,53,06,368 bytes?") == "805306368"
+    assert amounts("K + V = 80,53,06,368 B") == ["805306368"]
+    for malformed in ("1,2,3", "80,5,06,368", "8,05,3"):
+        with pytest.raises(ValueError):
+            read_number(malformed)

@@ -120,7 +120,6 @@ def test_jamba_fields_left_out_take_jambaconfigs_defaults():
     [
         ("bamba", "attn_layer_indices"),
         ("granitemoehybrid", "layer_types linear_attention"),
-        ("minimax", "layer_types linear_attention"),
         ("nemotron_h", "layers_block_type"),
         ("lfm2", "full_attn_idxs"),
     ],
