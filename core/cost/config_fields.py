@@ -39,7 +39,7 @@ COUNTED = frozenset({
     "attn_layer_period", "attn_layer_offset", "full_attention_interval", *JAMBA, *DELTANET,
     # core.cost.kv_dialects: Gemma 4, ChatGLM / GLM-4, MiniMax, Hunyuan-Large
     "global_head_dim", "num_global_key_value_heads", "attention_k_eq_v", "multi_query_group_num",
-    "multi_query_attention", "attn_type_list", "use_cla", "cla_share_factor",
+    "multi_query_attention", "attn_type_list", "use_cla", "cla_share_factor", "per_layer_config",
 })  # fmt: skip
 NAMED = frozenset(UNMODELLED) | frozenset(OTHER_HYBRIDS)
 # MLA's other head sizes build the heads' keys and values from the latent: the cache holds the latent only.
@@ -48,7 +48,8 @@ NO_CACHE_EFFECT = re.compile(
     r"dropout|pdrop|bias|norm|eps|epsilon|multiplier|scal|softcap|temperature|init|theta|rope_(?:scaling|"
     r"parameters|type|interleave|local_base_freq)|partial_rotary|expert|moe|mlp|ffn|intermediate|"
     r"output_attentions|output_hidden_states|per_layer_input|nextn_predict|topk_group|^n_group$|"
-    r"bidirectional|lm_head|act$|_act_|hidden_act|dense_layers|decoder_sparse_step|parallel_attn|kernels$|dt_rank"
+    r"bidirectional|lm_head|act$|_act_|hidden_act|dense_layers|decoder_sparse_step|parallel_attn|kernels$|dt_rank|"
+    r"token_index|token_id|alpha_factor|beta_factor|mamba_chunk_size"
 )
 
 

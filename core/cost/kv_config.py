@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.cost.kv_dialects import GEMMA4, attn_type_kinds, cla_layer_heads, glm_kv_heads, global_layer_heads
+from core.cost.kv_dialects import (
+    GEMMA4,
+    attn_type_kinds,
+    cla_layer_heads,
+    glm_kv_heads,
+    global_layer_heads,
+    per_layer_terms,
+)
 from core.cost.kv_hybrid import STATE_KINDS, RecurrentState, read_hybrid
 from core.text import ordinal, plural, quoted
 
@@ -64,7 +71,8 @@ class KVStructure:
     notes: tuple[str, ...] = ()
     hybrid: str = ""
     state: RecurrentState | None = None
-    global_kv: tuple[int | None, int] | None = None  # full-attention layers' (KV heads, head width): Gemma 4
+    layer_dims: tuple[int, ...] | None = None  # head width per layer where layers differ (Gemma 4's global layers)
+    per_layer_other: tuple[str, ...] = ()  # per_layer_config fields not counted
 
 
 def _count(cfg: dict, key: str, limit: int) -> int:
@@ -239,16 +247,36 @@ def read_structure(cfg: dict, n_layer: int, n_head: int, limit: int, hidden: int
     if hybrid.state is None and kinds is not None and "S" in kinds:
         rule = ""  # the state layers are said, not priced
     notes += more + list(hybrid.notes)
+    n_kv, dims, other = _per_layer(cfg, n_layer, n_head, hidden, n_kv, kinds, limit, notes)
     if (cla := cla_layer_heads(cfg, n_layer, n_kv)) is not None:
         n_kv = cla[0]
         notes.append(cla[1])
-    head_dim = cfg.get("head_dim") if isinstance(cfg.get("head_dim"), int) else None
-    if head_dim is None and hidden and n_head and hidden % n_head == 0:
-        head_dim = hidden // n_head
-    global_kv = global_layer_heads(cfg, head_dim, limit)
-    if global_kv is not None:
-        notes.append(global_kv[1])
     return KVStructure(
-        n_kv, window, rule, latent, tuple(unmodelled), tuple(notes), hybrid.rule, hybrid.state,
-        global_kv[0] if global_kv else None,
-    )  # fmt: skip
+        n_kv, window, rule, latent, tuple(unmodelled), tuple(notes), hybrid.rule, hybrid.state, dims, tuple(other)
+    )
+
+
+def _per_layer(cfg, n_layer, n_head, hidden, n_kv, kinds, limit, notes):
+    """KV heads and head widths per layer where layers differ: Gemma 4's full-attention layers
+    (``global_layer_heads``), then transformers' ``per_layer_config`` over them. Returns (KV heads, widths or None,
+    per_layer_config fields not counted)."""
+    head_dim = cfg.get("head_dim", cfg.get("kv_channels"))
+    if not isinstance(head_dim, int) or isinstance(head_dim, bool):
+        head_dim = hidden // n_head if hidden and n_head and hidden % n_head == 0 else None
+    overrides, other = per_layer_terms(cfg, n_layer, limit)
+    global_kv = global_layer_heads(cfg, head_dim, limit) if not overrides else None
+    if global_kv is not None:
+        (heads, d), said = global_kv
+        notes.append(said)
+        full = [k == "G" for k in kinds] if kinds is not None else [True] * n_layer
+        overrides = {i: {"head_dim": d, **({"num_key_value_heads": heads} if heads else {})}
+                     for i in range(n_layer) if full[i]}  # fmt: skip
+    elif overrides:
+        notes.append(f"per_layer_config: {len(overrides):,} layers with their own head width or KV heads")
+    if not overrides or head_dim is None:
+        return n_kv, None, other
+    listed = n_kv if isinstance(n_kv, tuple) else (n_kv,) * n_layer
+    heads = tuple(overrides.get(i, {}).get("num_key_value_heads", h) if h else h for i, h in enumerate(listed))
+    dims = tuple(overrides.get(i, {}).get("head_dim", head_dim) for i in range(n_layer))
+    changed = any(d != head_dim for d in dims)
+    return (heads if len(set(heads)) > 1 else heads[0]), (dims if changed else None), other

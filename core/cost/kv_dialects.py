@@ -63,6 +63,30 @@ def global_layer_heads(cfg: dict, head_dim: int | None, limit: int) -> tuple[tup
     return (heads, d), "full-attention layers: " + ", ".join(said)
 
 
+PER_LAYER_TERMS = ("head_dim", "num_key_value_heads")  # what per_layer_config may set that the cache depends on
+
+
+def per_layer_terms(cfg: dict, n_layer: int, limit: int) -> tuple[dict[int, dict[str, int]], list[str]]:
+    """transformers' ``per_layer_config`` (``HeterogeneousConfigMixin``: {layer: {field: value}}) as
+    {layer: {"head_dim" | "num_key_value_heads": value}}, and the other fields it sets that may change the cache,
+    as "per_layer_config.<field>" (not counted). Raises ``ValueError`` for a layer or value out of range."""
+    given = cfg.get("per_layer_config")
+    if not isinstance(given, dict):
+        return {}, []
+    out: dict[int, dict[str, int]] = {}
+    other: list[str] = []
+    for key, fields in list(given.items())[: n_layer + 1]:
+        layer = int(key) if str(key).isdigit() else -1
+        if not 0 <= layer < n_layer or not isinstance(fields, dict):
+            raise ValueError(f'"per_layer_config" names layer {quoted(key, 20)}; layers are 0 to {n_layer - 1:,}')
+        for name, value in fields.items():
+            if name in PER_LAYER_TERMS:
+                out.setdefault(layer, {})[name] = _whole({name: value}, name, limit)
+            elif f"per_layer_config.{name}" not in other:
+                other.append(f"per_layer_config.{name}"[:60])
+    return out, other
+
+
 def attn_type_kinds(cfg: dict, n_layer: int) -> str | None:
     """MiniMax's ``attn_type_list`` as one letter a layer: G softmax attention (1), S lightning attention (0);
     None when the config has no such list. Raises ``ValueError`` for a list of another length or values."""

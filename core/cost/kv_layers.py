@@ -88,29 +88,23 @@ def describe_rule(rule: str) -> str:
 def build_layers(
     n_layer: int,
     n_kv_head: int | tuple[int, ...],
-    head_dim: int,
+    head_dim: int | tuple[int, ...],
     window: int | None = None,
     rule: str = "",
     latent: tuple[int, int] | None = None,
-    global_kv: tuple[int | None, int] | None = None,
-    global_mask: tuple[bool, ...] | None = None,
 ) -> tuple[LayerCache, ...]:
-    """Every layer's ``LayerCache``: H_kv heads of width d (or one per layer, a tuple of L counts), or
-    MLA's ``latent`` = (kv_lora_rank, qk_rope_head_dim); windows from ``window_of_layers``. ``global_kv`` =
-    (KV heads or None for the same count, head width) of the full-attention layers where they differ
-    (Gemma 4, ``core.cost.kv_dialects``): the layers ``global_mask`` marks (default: those without a window)."""
+    """Every layer's ``LayerCache``: H_kv heads of width d (either may be one per layer, a tuple of L: Gemma 4's
+    full-attention layers have their own), or MLA's ``latent`` = (kv_lora_rank, qk_rope_head_dim); windows from
+    ``window_of_layers``."""
     windows = window_of_layers(rule, n_layer, window)
     if latent is not None:
         return tuple(LayerCache(latent[0], latent[1], w) for w in windows)
     heads = n_kv_head if isinstance(n_kv_head, tuple) else (n_kv_head,) * n_layer
     if len(heads) != n_layer:
         raise ValueError(f"the config lists KV heads for {len(heads):,} layers, not {n_layer:,}")
-    dims = (head_dim,) * n_layer
-    if global_kv is not None:
-        full = global_mask if global_mask is not None and len(global_mask) == n_layer else [w is None for w in windows]
-        n_global = global_kv[0]
-        heads = tuple(n_global if g and n_global is not None and h else h for h, g in zip(heads, full, strict=True))
-        dims = tuple(global_kv[1] if g else head_dim for g in full)
+    dims = head_dim if isinstance(head_dim, tuple) else (head_dim,) * n_layer
+    if len(dims) != n_layer:
+        raise ValueError(f"the config lists head widths for {len(dims):,} layers, not {n_layer:,}")
     # One object per kind of layer, repeated: L may be typed as 10⁶ on the memory page, and a Python loop
     # making 10⁶ objects took seconds a run (map and zip stay in C).
     keys = list(zip(heads, dims, windows, strict=True))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from itertools import compress
 
 from core.cost.kv_hybrid import RecurrentState, attention_layers, deltanet_state, describe_hybrid, mamba_state
-from core.cost.kv_layers import LayerCache, build_layers, describe_rule, window_of_layers
+from core.cost.kv_layers import LayerCache, build_layers, describe_rule
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class KVShape:
     unmodelled: tuple[str, ...] = ()  # fields whose caching is not counted here, as sentences
     hybrid: str = ""  # which layers keep a KV cache: core.cost.kv_hybrid.attention_layers ("" every layer)
     state: RecurrentState | None = None  # what each other layer keeps instead, per request
-    global_kv: tuple[int | None, int] | None = None  # full-attention layers' (KV heads, head width): Gemma 4
+    layer_dims: tuple[int, ...] | None = None  # head width per layer, where layers differ (Gemma 4's global ones)
     uncounted: tuple[str, ...] = ()  # fields that may change the cache and that no reader here counts
 
     @property
@@ -79,9 +79,9 @@ class KVShape:
             kv = f"{low:,} to {high:,} KV heads per layer, head width {self.head_dim:,}"
         else:
             kv = f"{self.n_kv_head:,} KV heads, head width {self.head_dim:,}"
-        if self.global_kv is not None and self.latent is None:
-            heads = "the same KV heads" if self.global_kv[0] is None else f"{self.global_kv[0]:,} KV heads"
-            kv += f" (full-attention layers: {heads}, head width {self.global_kv[1]:,})"
+        if self.layer_dims is not None and self.latent is None:
+            widths = ", ".join(f"{d:,}" for d in sorted(set(self.layer_dims)))
+            kv += f" (head widths per layer: {widths})"
         layers = f"{self.n_layer:,} layers"
         if self.state is not None:
             n_state = self.state_layers(self.n_layer)
@@ -94,10 +94,8 @@ class KVShape:
         attention layers only) with the typed numbers."""
         heads = self.layer_heads if self.layer_heads is not None and n_layer == self.n_layer else n_kv_head
         rule = (self.rule or "all") if window else ""  # W = 0 typed: no layer slides
-        full = None
-        if self.global_kv is not None and n_layer == self.n_layer:  # the config's own full-attention layers
-            full = tuple(w is None for w in window_of_layers(self.rule if self.window else "", n_layer, 1))
-        built = build_layers(n_layer, heads, head_dim, window, rule, self.latent, self.global_kv, full)
+        dims = self.layer_dims if self.layer_dims is not None and n_layer == self.n_layer else head_dim
+        built = build_layers(n_layer, heads, dims, window, rule, self.latent)
         return tuple(compress(built, attention_layers(self.hybrid, n_layer))) if self.hybrid else built
 
 

@@ -167,8 +167,8 @@ def parse_hf_config(text: str | bytes, name: str = "uploaded config.json") -> KV
         unmodelled=structure.unmodelled,
         hybrid=structure.hybrid,
         state=structure.state,
-        global_kv=structure.global_kv,
-        uncounted=uncounted_fields(cfg),
+        layer_dims=structure.layer_dims,
+        uncounted=uncounted_fields(cfg) + structure.per_layer_other,
     )
 
 

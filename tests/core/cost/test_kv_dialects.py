@@ -167,3 +167,16 @@ def test_fields_not_counted_are_named():
     # every field of transformers' own Llama, Qwen3 and DeepSeek-V3 configs is understood
     for family in ("llama", "qwen3", "deepseek_v3", "gemma3_text", "qwen3_next", "jamba", "mistral"):
         assert uncounted_fields(transformers.AutoConfig.for_model(family).to_dict()) == (), family
+
+
+def test_a_config_saved_by_transformers_carries_per_layer_config():
+    """Gemma4TextConfig saves the global layers' terms as per_layer_config ({"5": {"head_dim": 64,
+    "num_key_value_heads": 1}, …}) and drops global_head_dim: read the same 3,584 B per position in float32, and
+    a per_layer_config field that may change the cache but is not counted is named."""
+    fields = {k: v for k, v in GEMMA4.items() if k not in ("model_type", "torch_dtype")}
+    saved = json.loads(json.dumps(transformers.AutoConfig.for_model("gemma4_text", **fields).to_dict()))
+    assert "global_head_dim" not in saved and {int(k) for k in saved["per_layer_config"]} == {5, 11}
+    saved["dtype"] = "float32"
+    assert _ours(saved)[0] == 3584 == reference_cache(saved).per_position
+    next(iter(saved["per_layer_config"].values()))["sliding_window"] = 4
+    assert parse_hf_config(json.dumps(saved)).uncounted == ("per_layer_config.sliding_window",)
