@@ -87,9 +87,9 @@ with controls:
             f"T = {max(lengths):,} is past this model's context window of {shape.context_window:,} positions: the "
             "bytes below are what such a cache would take, but the model cannot attend that far."
         )
+    sure = memory_reference.checked(shape, raw) if raw and not custom else not gguf.not_counted_warning(shape.uncounted)
     st.markdown(formula_line(layers, lengths, d, b, kv["total"], hybrid=model.state is not None))
     st.caption(M_LEAVES_OUT)
-    sure = memory_reference.checked(shape, raw) if raw and not custom else not gguf.not_counted_warning(shape.uncounted)
     per_position = byte_count(kv["kv_cache/bytes_per_position"])
     sizes = (format_bytes(kv["total"]), format_bytes(kv["total"], binary=False), per_position)
     if sure:  # a number resting on a field not counted gets no headline

@@ -246,8 +246,8 @@ def not_counted_warning(fields) -> bool:
         return False
     shown = ", ".join(f"`{f}`" for f in fields[:12]) + (f" and {len(fields) - 12} more" if len(fields) > 12 else "")
     st.warning(
-        f"Not counted: {shown}. These fields may change what a layer keeps, and no reader here models them, so the "
-        "numbers below count without them and are not sure (docs/models.md)."
+        f"Not counted: {shown}. These fields may change what a layer keeps, and no reader here models them: the "
+        "numbers below leave them out, so they are not sure."
     )
     return True
 

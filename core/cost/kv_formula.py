@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from core.cost.kv_layers import LayerCache
+from core.cost.kv_layers import LayerCache, layer_counts
 
 # What M counts and what it does not, in Ch. 30's words (§30.4 and the answer to Exercise 3): the memory page's caption.
 M_LEAVES_OUT = (
@@ -25,6 +25,21 @@ def _lengths(lengths: list[int], positions: int) -> tuple[str, str]:
         else f"{len(lengths):,} lengths summed: {positions:,}"
     )
     return "(T₁ + T₂ + …)", f"({summed})"
+
+
+def _per_layer_line(layers, lengths: list[int], b_text: str, end: str) -> str:
+    """Layers of several kinds (KV heads, head width or window per layer): "M = 2 · Σ_ℓ H_kv,ℓ·d_ℓ · Σ min(T, W_ℓ) · b
+    = 2 · (25 · 2,048 · min(262,144; 1,024) + 5 · 1,024 · 262,144) · 2", one term per kind, kinds in layer order."""
+    terms = []
+    for layer, count in layer_counts(layers).items():
+        if layer.window is None:
+            held = f"{sum(lengths):,}"
+        elif len(lengths) == 1:
+            held = f"min({lengths[0]:,}; {layer.window:,})"
+        else:
+            held = f"{sum(min(t, layer.window) for t in lengths):,}"
+        terms.append(f"{count:,} · {layer.k_values:,} · {held}")
+    return f"M = 2 · Σ_ℓ H_kv,ℓ·d_ℓ · Σ min(T, W_ℓ) · b = 2 · ({' + '.join(terms)}) · {b_text} = {end}"
 
 
 def formula_line(
@@ -48,9 +63,8 @@ def formula_line(
         r, rope = first.k_values, first.v_values
         if first.window is None:
             return f"M = L · {bt} · (r_kv + d_R) · b = {n:,} · {bt_terms} · ({r:,} + {rope:,}) · {b_text} = {end}"
-    if len(kinds) > 1:  # one KV-head count per layer
-        heads = sum(x.k_values for x in layers) // d
-        return f"M = 2 · {bt} · (Σ_ℓ H_kv,ℓ) · d · b = 2 · {bt_terms} · {heads:,} · {d:,} · {b_text} = {end}"
+    if len(kinds) > 1:  # KV heads or head widths per layer: one term per kind of layer
+        return _per_layer_line(layers, lengths, b_text, end)
     h = first.k_values // d
     local = [x for x in layers if x.window is not None]
     if not local:

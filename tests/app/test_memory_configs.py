@@ -64,7 +64,10 @@ def test_decilm_style_per_layer_heads_and_its_own_bar():
     524,288), the caption giving the counts per layer; the sharing chart adds the model's own bar, as listed,
     beside MHA/GQA/MQA of one count each."""
     at = _pasted("decilm_style_7b.json", "1")
-    assert "(Σ_ℓ H_kv,ℓ) · d · b = 2 · 1 · 1 · 85 · 128 · 2 = **43,520 bytes**" in _text(at)
+    assert (
+        "Σ_ℓ H_kv,ℓ·d_ℓ · Σ min(T, W_ℓ) · b = 2 · (11 · 512 · 1 + 20 · 256 · 1 + 1 · 128 · 1) · 2 = **43,520 bytes**"
+        in (_text(at))
+    )
     text = _text(at)
     assert "1 to 4 KV heads per layer" in text and "11 layers with 4, 20 layers with 2, 1 layer with 1" in text
     [fig] = [c for c in charts(at) if _title(c) == "Same model, different KV-head sharing"]
@@ -130,6 +133,7 @@ def test_transformers_own_cache_agrees_with_a_gemma4_config():
     assert "transformers' own cache agrees: 1,792 B per position and 0 B fixed" in ok
     assert not at.warning
     expected = 10 * 8 * 2 * 2 * 16 * 2 + 2 * 1000 * 2 * 1 * 64 * 2
-    assert any(f"{expected:,} bytes" in m.value for m in at.markdown)
+    line = f"= 2 · (10 · 32 · min(1,000; 8) + 2 · 64 · 1,000) · 2 = **{expected:,} bytes**"
+    assert any(line in m.value for m in at.markdown), [m.value for m in at.markdown]
     headline = ["Binary units (KiB = 1,024 B)", "Decimal units (kB = 1,000 B)", "Per position"]
     assert [m.label for m in at.metric][1:] == headline
