@@ -1,8 +1,10 @@
 """Fewer weight bits on a GPU: the reference table of ``assets/reference/gpu_fewer_bits.json`` measured again
 (Ch. 30 §30.6, "fewer stored bits do not automatically mean every operation runs faster").
 
-    python -m bench.roofline --device cuda [--shapes llama3-8b,smollm2] [--formats float32,bfloat16,fp8,int8,int4]
-                                           [--batches 1,64] [--replays 50] [--json PATH]
+    python -m bench.gpu_fewer_bits [--quick] [--shapes llama3-8b,smollm2] [--formats float32,bfloat16,fp8,int8,int4]
+                                   [--batches 1,64] [--replays 50] [--json PATH]
+
+(also reached as ``python -m bench.roofline --device cuda``). ``--quick``: SmolLM2 only, 10 replays (seconds).
 
 The weight products of one decode step: every linear layer of every block (q, k, v, o, gate, up, down, unfused)
 plus the output head, with random weights of the model's shape, run back to back for ``B`` tokens. The whole
@@ -249,7 +251,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--batches", default="1,64", help="tokens per step, comma-separated")
     ap.add_argument("--replays", type=int, default=50, help="timed graph replays per row (the median is reported)")
     ap.add_argument("--json", default="", help="also write the rows, in the reference file's form, to this path")
+    ap.add_argument("--quick", action="store_true", help="SmolLM2 only, 10 replays: seconds")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.shapes, args.replays = "smollm2", min(args.replays, 10)
     args.shapes = [x for x in args.shapes.split(",") if x]
     if bad := [x for x in args.shapes if x not in SHAPES]:
         ap.error(f"unknown shape {bad[0]!r}: {', '.join(SHAPES)}")
@@ -315,3 +320,7 @@ def main(argv=None) -> int:
             json.dump(out, f, indent=1)
         print(f"\nRows written to {args.json}.")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -247,7 +247,7 @@ def main(argv=None) -> int | None:
     if args.device == "cuda":
         if args.models != ap.get_default("models") or args.compiled:
             ap.error("--models and --compiled are the CPU path's; with --device cuda choose --shapes")
-        return gpu_fewer_bits.main((["--shapes", "smollm2", "--replays", "10"] if args.quick else []) + rest)
+        return gpu_fewer_bits.main((["--quick"] if args.quick else []) + rest)
     if rest:
         ap.error(f"unrecognized arguments: {' '.join(rest)}")
     torch.set_num_threads(args.threads)

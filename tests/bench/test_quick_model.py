@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
+
+from bench import gpu_fewer_bits
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?|\b(?:nan|inf)\b", re.IGNORECASE)
@@ -204,6 +207,14 @@ def test_roofline_compiled_copy_runs_the_same_products():
         assert torch.equal(eager(ids)[0], moduled(ids)[0])
 
 
+def check_gpu_fewer_bits(out: str) -> None:
+    if not torch.cuda.is_available():  # this machine: it refuses in a sentence and measures nothing
+        assert out.strip() == gpu_fewer_bits.NO_GPU, out
+        return
+    rows = table_rows(out)  # a GPU here: SmolLM2's rows only
+    assert len(rows) > 1 and "SmolLM2" in out and "Llama-3-8B" not in out, out
+
+
 QUICK = {  # bench name: (extra arguments, its check, timeout in s)
     "decode_speed": ((), check_decode_speed, 180),
     "paged_speed": ((), check_paged_speed, 120),
@@ -214,6 +225,7 @@ QUICK = {  # bench name: (extra arguments, its check, timeout in s)
     "gc_pauses": ((), check_gc_pauses, 240),
     "shipped_model": ((), check_shipped_model, 120),
     "roofline": ((), check_roofline, 120),
+    "gpu_fewer_bits": ((), check_gpu_fewer_bits, 120),
 }
 
 
