@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import urllib.error
 import urllib.request
 import zipfile
@@ -41,6 +42,22 @@ def pip_wheel(src: Path, out: Path) -> Path:
     )
     [wheel] = out.glob("*.whl")
     return wheel
+
+
+def build_sdist(tmp_path: Path) -> Path:
+    """``python -m build --sdist`` (the PyPA build front end, no isolation: nothing downloaded) of a copy of the
+    checkout into ``tmp_path / "sdist"``; returns the .tar.gz."""
+    src = tmp_path / "sdist-src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_BUILT, "test-artifacts", "venv", ".venv"))
+    out = tmp_path / "sdist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(out), str(src)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    [sdist] = out.glob("*.tar.gz")
+    return sdist
 
 
 def wheel_files(wheel: Path) -> set[str]:
@@ -117,6 +134,30 @@ def test_the_wheel_installs_one_top_level_package(tmp_path):
         "inference_explainer/.streamlit/config.toml" in files
         and "inference_explainer/assets/model.safetensors" in files
     )
+
+
+def test_the_sdist_carries_what_the_wheel_is_built_from(tmp_path):
+    """The source distribution holds app.py, main.py, assets/, frontend/, .streamlit/config.toml and the nginx
+    template, and no test; a wheel built from it (what ``pip install <sdist>`` does) has exactly the files of the
+    wheel built from the checkout."""
+    sdist = build_sdist(tmp_path)
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    for rel in (
+        "app.py",
+        "main.py",
+        "setup.py",
+        "assets/model.safetensors",
+        "frontend/class_events.js",
+        ".streamlit/config.toml",
+        "deploy/nginx.conf.template",
+        "app_pages/decode.py",
+        "core/state.py",
+    ):
+        assert rel in names, rel  # fmt: skip
+    assert not [n for n in names if n.startswith(("tests/", "bench/", ".ci/"))]
+    from_sdist = pip_wheel(sdist, tmp_path / "wheel-from-sdist")
+    assert wheel_files(from_sdist) - {""} == wheel_files(build_wheel(tmp_path))
 
 
 @pytest.mark.browser
