@@ -72,14 +72,26 @@ def too_long(text: str | None, limit: int) -> str | None:
     )
 
 
+PASTE_ROOM = 4  # a box lets through a paste this many times its limit (at least 10,000 characters)
+
+
+def browser_cap(limit: int) -> int:
+    """The ``max_chars`` a box of ``limit`` characters is drawn with. The browser drops a paste longer than
+    ``max_chars`` without a word (streamlit's box keeps its old text), so the box lets a paste of several times
+    its limit through for the page to refuse in a sentence; streamlit cuts at ``max_chars`` on the server too,
+    so a client sending 10 MB still costs one short string."""
+    return max(PASTE_ROOM * limit, 10_000) + 1
+
+
 def text_box(parent, label: str, *, limit: int, area: bool = False, **kwargs) -> str | None:
     """A text input (a text area with ``area``) in ``parent`` (``st``, a column, a form) that takes at most
     ``limit`` characters, or ``None`` after a polite refusal when its text is longer: the caller then does no
-    work with it. The box lets one character more through (``max_chars = limit + 1``), so a longer paste is cut
-    there and refused rather than silently cut; streamlit also cuts on the server, so a client sending 10 MB
-    costs one short string."""
+    work with it. Its help says the limit ("At most 100,000 characters."); a paste up to ``browser_cap`` reaches
+    the page and is refused in words."""
     box = parent.text_area if area else parent.text_input
-    text = box(label, max_chars=limit + 1, **kwargs)
+    said = f"At most {limit:,} characters."
+    kwargs["help"] = f"{kwargs['help']} {said}" if kwargs.get("help") else said
+    text = box(label, max_chars=browser_cap(limit), **kwargs)
     refusal = too_long(text, limit)
     if refusal:
         parent.warning(refusal)
