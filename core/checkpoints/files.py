@@ -12,6 +12,7 @@ from pathlib import Path
 from safetensors import safe_open
 
 from core.checkpoints.families import SUPPORTED
+from core.cost.shapes import MAX_CONFIG_BYTES
 from core.model.tokenizer import load_tokenizer
 from core.text import quoted
 
@@ -27,6 +28,10 @@ def read_config(folder: Path) -> dict:
     path = folder / "config.json"
     if not path.is_file():
         raise ValueError(f"no config.json in {folder.name}: not a Hugging Face checkpoint folder")
+    if (size := path.stat().st_size) > MAX_CONFIG_BYTES:
+        raise ValueError(
+            f"config.json in {folder.name} is {size:,} bytes: a model's config is far smaller (limit 1 MB)"
+        )
     try:
         hf = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:

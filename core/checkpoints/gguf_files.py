@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.checkpoints.sources import inside
 from core.gguf.reader import GGUFSummary, read_gguf
 from core.text import quoted
 
@@ -39,9 +40,9 @@ def list_gguf_files(models_dir: str | Path) -> list[ModelFile]:
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
         if entry.name.startswith(".") or not entry.name.lower().endswith(".gguf"):
             continue
-        real = Path(entry.path).resolve()
-        if real.parent != root and root not in real.parents:  # a symlink leading elsewhere
+        if not inside(Path(entry.path), root):  # a symlink leading elsewhere
             continue
+        real = Path(entry.path).resolve()
         if real.is_file():
             out.append(ModelFile(entry.name, real.stat().st_size))
     return out

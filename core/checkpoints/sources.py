@@ -16,6 +16,7 @@ from pathlib import Path
 
 from core.checkpoints.families import SUPPORTED
 from core.checkpoints.load import checkpoint_name
+from core.cost.shapes import MAX_CONFIG_BYTES
 
 
 def hub_dir() -> Path:
@@ -56,9 +57,11 @@ def find_checkpoints(models_dir: str | Path | None = None, hub: Path | None = No
         if not root.is_dir():
             continue
         for entry in sorted(root.iterdir()):
+            if not inside(entry, root):  # one rule with .gguf files: a link leading out of the folder is left out
+                continue
             snapshots = entry / "snapshots"
             if entry.name.startswith("models--") and snapshots.is_dir():
-                revs = sorted(p for p in snapshots.iterdir() if p.is_dir())
+                revs = sorted(p for p in snapshots.iterdir() if p.is_dir() and inside(p, root))
                 candidates += [(p, p.name[:7] if len(revs) > 1 else None) for p in revs]
             elif entry.is_dir():
                 candidates.append((entry, None))
@@ -70,6 +73,16 @@ def find_checkpoints(models_dir: str | Path | None = None, hub: Path | None = No
             name = checkpoint_name(path) + (f"@{rev}" if rev else "")
             found.append(FoundCheckpoint(name, path, arch, size))
     return sorted(found, key=lambda c: c.name.lower())
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` resolves (links followed) to ``root`` or somewhere below it: the rule for every entry of
+    a models folder, checkpoint folders and .gguf files alike (``core.checkpoints.gguf_files``)."""
+    try:
+        real, top = path.resolve(), root.resolve()
+    except (OSError, RuntimeError):  # a link loop
+        return False
+    return real == top or top in real.parents
 
 
 def _safetensors_bytes(folder: Path) -> int | None:
@@ -85,10 +98,13 @@ def _safetensors_bytes(folder: Path) -> int | None:
 def _loadable_architecture(folder: Path) -> str | None:
     """The architecture a folder's checkpoint would load as, or None. Never raises: one odd folder in
     the cache (config.json nested 100,000 deep, a named pipe) must not take the picker down."""
-    if not (folder / "config.json").is_file():  # a named pipe would block the read
+    config = folder / "config.json"
+    if not config.is_file():  # a named pipe would block the read
         return None
     try:
-        hf = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        if config.stat().st_size > MAX_CONFIG_BYTES:  # 2 GB "config.json": refused by its size, never read
+            return None
+        hf = json.loads(config.read_text(encoding="utf-8"))
         arch = hf["architectures"][0]
     except (OSError, ValueError, KeyError, IndexError, TypeError, RecursionError):
         return None

@@ -440,6 +440,27 @@ def test_hub_cache_lists_supported_snapshots_only(checkpoints, tmp_path, monkeyp
     assert [c.name for c in find_checkpoints(models_dir=mine)] == ["my-gpt2", "TinyOrg/tiny-llama"]
 
 
+def test_models_folder_links_and_huge_configs_follow_one_rule(checkpoints, tmp_path):
+    """A checkpoint folder linked from outside the models folder is left out, as a .gguf link leading out is
+    (core.checkpoints.gguf_files); a link to a folder inside it is listed. A config.json over 1 MB (a 2 GB one took
+    the listing 11 s and 4.3 GB) is refused by its size before a byte is read (issue 58)."""
+    from core.checkpoints.files import read_config
+
+    mine, outside = tmp_path / "models", tmp_path / "elsewhere"
+    inner = _copy(checkpoints["llama"], mine / "inner")
+    theirs = _copy(checkpoints["llama"], outside / "theirs")
+    (mine / "escape").symlink_to(theirs, target_is_directory=True)
+    (mine / "alias").symlink_to(inner, target_is_directory=True)
+    empty_hub = tmp_path / "hub"
+    assert [c.path.name for c in find_checkpoints(models_dir=mine, hub=empty_hub)] == ["alias", "inner"]
+    with open(inner / "config.json", "r+b") as f:  # a sparse 2 GB file: nothing is written but its size
+        f.seek(2 * 10**9)
+        f.write(b" ")
+    assert [c.path.name for c in find_checkpoints(models_dir=mine, hub=empty_hub)] == []
+    with pytest.raises(ValueError, match="2,000,000,001 bytes"):
+        read_config(inner)
+
+
 def test_command_line_options(tmp_path):
     """--model, --max-model-gib and --models-dir parse; bad options raise ValueError."""
     assert parse_app_args([]) == AppArgs()

@@ -268,3 +268,23 @@ def test_a_decode_stops_prompt_past_the_window_is_refused_on_upload(n, step, ref
     assert (p.line, p.stop, p.field) == (_line(text, "prompt = "), 2, "settings.prompt")
     assert f"the prompt is {n} tokens" in p.message and "window holds 256 positions" in p.message
     assert f"remove at least {n + step - 256} token" in p.message
+
+
+def test_a_key_of_thousands_of_dotted_parts_is_refused_before_parsing():
+    """A 190 kB lesson whose one table header has 95,000 dotted parts cost 5–14 s of server CPU in TOML parsing and
+    schema validation before it was refused (issue 58): now refused by its shape, naming the line, in milliseconds.
+    A question text with dots, and an array of numbers on its own line, are not keys."""
+    import time
+
+    hostile = "[" + ".".join(["a"] * 95_000) + "]\n"
+    assert len(hostile.encode()) == 190_002
+    cpu = time.process_time()
+    with pytest.raises(stops.LessonError, match="line 1: a key of 95,000 dotted parts"):
+        stops.parse_lesson(hostile)
+    assert time.process_time() - cpu < 0.5
+    with pytest.raises(stops.LessonError, match="line 2: a key of 21 dotted parts"):
+        stops.parse_lesson('title = "x"\n' + "a." * 20 + "b = 1\n")
+    fine = 'q = "Is a.b.c.d.e.f.g.h.i = x?"\nv = [\n  [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],\n]\n'
+    with pytest.raises(stops.LessonError) as err:
+        stops.parse_lesson(fine)
+    assert "dotted parts" not in str(err.value)
