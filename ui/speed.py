@@ -104,6 +104,12 @@ def two_machines(rows: list[FormatRow] | None) -> None:
         if here
         else "**This server**: press **Measure** to time the formats here."
     )
+    if here and "block projections" in here[1]:
+        left.caption(
+            "This panel times the weight products alone, as the reference does; the sentence under the formats "
+            "table above times the whole decode step (attention, norms and the output head too), so the two can "
+            "rank a format differently."
+        )
     right.markdown("**The reference GPU**, measured elsewhere:\n" + "\n".join(f"- {t}" for t in gpu_lessons(ref)))
     st.caption(f"{ref.provenance} Method: {ref.method}")
     with st.expander(f"The reference table ({ref.device}, measured elsewhere)"):

@@ -138,7 +138,7 @@ def here_ratios(rows: list[FormatRow]) -> tuple[str, str, list[tuple[str, float]
     against float32 the chapter's point shows: half the bytes, yet slower."""
     by = {r.fmt: r for r in rows}
     base = "float32" if "float32" in by else rows[0].fmt
-    products = all(math.isfinite(r.products_ms) and r.products_ms > 0 for r in rows)
+    products = _products(rows)
     ms = {r.fmt: r.products_ms if products else r.ms for r in rows}
     what = "the block projections of one decode step, timed alone" if products else "one whole decode step"
     return base, what, [(r.fmt, ms[base] / ms[r.fmt]) for r in rows]
@@ -151,7 +151,7 @@ def here_lesson(rows: list[FormatRow]) -> str:
     by = {r.fmt: r for r in rows}
     fast, slow = max(ratios, key=lambda p: p[1]), min(ratios, key=lambda p: p[1])
     fewer_slower = [f for f, x in ratios if by[f].bytes < by[base].bytes and x < 0.95]
-    out = f"Fastest here: {fast[0]}, {times(fast[1])} than {base}; slowest: {slow[0]}, {times(slow[1])}."
+    out = f"{_timed(rows)}: fastest here {fast[0]}, {times(fast[1])} than {base}; slowest: {slow[0]}, {times(slow[1])}."
     if fewer_slower:
         out += f" Fewer bytes than {base} yet slower: {', '.join(fewer_slower)}."
     return out
@@ -168,4 +168,15 @@ def here_headline(rows: list[FormatRow]) -> str:
     """This machine's lesson in one line: its fastest and slowest format against the baseline."""
     base, _, ratios = here_ratios(rows)
     fast, slow = max(ratios, key=lambda p: p[1]), min(ratios, key=lambda p: p[1])
-    return f"vs {base}: {fast[0].split(' (')[0]} {times(fast[1])}, {slow[0].split(' (')[0]} {times(slow[1])}"
+    what = "weight products" if _products(rows) else "whole step"
+    return f"{what} vs {base}: {fast[0].split(' (')[0]} {times(fast[1])}, {slow[0].split(' (')[0]} {times(slow[1])}"
+
+
+def _products(rows: list[FormatRow]) -> bool:
+    """Whether every row has its weight products timed (``here_ratios`` then compares those)."""
+    return all(math.isfinite(r.products_ms) and r.products_ms > 0 for r in rows)
+
+
+def _timed(rows: list[FormatRow]) -> str:
+    """What this machine's comparison times, as the start of its sentence."""
+    return "Weight products alone, as the reference times them" if _products(rows) else "Whole decode step"

@@ -27,7 +27,8 @@ def _why(r: FormatRow, bandwidth_gbs: float) -> str:
 
 
 def explain(rows: list[FormatRow], bandwidth_gbs: float, threads: int, noise: float = 0.15) -> str:
-    """A sentence from the numbers: the fastest format here and its kernel, how it compares with
+    """A sentence from the numbers, for the whole decode step (the figure "Fewer bits on two machines" times the
+    weight products alone, and says so): the fastest format here and its kernel, how it compares with
     float32, where its time goes (the weight products, timed alone in the same rounds, and the rest of
     the step: attention, norms, output head, the many small operations), and which formats read fewer
     bytes than float32 yet took longer by more than ``noise`` (the runs' agreement target), and why."""
@@ -35,7 +36,8 @@ def explain(rows: list[FormatRow], bandwidth_gbs: float, threads: int, noise: fl
     fastest = min(rows, key=lambda r: r.ms)
     f32 = by.get("float32")
     out = (
-        f"Fastest here: {fastest.fmt} at {fastest.ms:.2f} ms per step ({KERNELS[fastest.fmt]}), "
+        f"Fastest here for the whole decode step: {fastest.fmt} at {fastest.ms:.2f} ms per step "
+        f"({KERNELS[fastest.fmt]}), "
         f"{fastest.floor_ratio(bandwidth_gbs):.1f}× its byte floor"
     )
     if f32 is not None and fastest is not f32:

@@ -121,7 +121,7 @@ def test_the_sentence_comes_from_the_numbers():
         FormatRow("Q8_0 dequantize + matmul", 1_500_000, 1.1, 9, 0.3, 0.9, 900_000),
     ]
     text = explain(rows, 10.0, 1)
-    assert text.startswith("Fastest here: int8 (bf16 activations) at 0.40 ms")
+    assert text.startswith("Fastest here for the whole decode step: int8 (bf16 activations) at 0.40 ms")
     assert "2.50× the speed of float32" in text and "the rest of the step 0.10 ms" in text
     assert "3.0 GB/s of weights against the memory's 10.0" in text  # 0.9 MB in 0.3 ms: arithmetic-bound
     assert "Q4_0 dequantize + matmul 3.00 ms" in text and "float32 copy of its weights" in text
@@ -129,7 +129,7 @@ def test_the_sentence_comes_from_the_numbers():
     rows[1] = FormatRow("int8 (bf16 activations)", 1_100_000, 0.95, 9, 0.1, 0.3, 900_000)
     assert "within the 15% run-to-run noise: a tie" in explain(rows, 10.0, 1)
     rows[1] = FormatRow("int8 (bf16 activations)", 1_100_000, 2.0, 9, 0.1, 1.0, 900_000)
-    assert explain(rows, 10.0, 2).startswith("Fastest here: float32")
+    assert explain(rows, 10.0, 2).startswith("Fastest here for the whole decode step: float32")
 
 
 def test_measured_rows_carry_the_products(model):

@@ -113,7 +113,31 @@ def test_this_machine_against_float32_by_its_weight_products():
 def test_this_machines_lesson_names_fewer_bytes_yet_slower():
     """Half and a seventh of float32's bytes, yet 2× and 2.5× slower: said, with the fastest (int4, 1.2×)."""
     text = here_lesson(ROWS)
-    assert text.startswith("Fastest here: int4 (bf16 activations), 1.2× faster than float32")
+    assert text.startswith(
+        "Weight products alone, as the reference times them: fastest here int4 (bf16 activations), 1.2× faster "
+        "than float32"
+    )
     assert "slowest: Q4_0 dequantize + matmul, 2.5× slower" in text
     assert "Fewer bytes than float32 yet slower: bfloat16, Q4_0 dequantize + matmul." in text
-    assert here_headline(ROWS) == "vs float32: int4 1.2× faster, Q4_0 dequantize + matmul 2.5× slower"
+    assert here_headline(ROWS) == "weight products vs float32: int4 1.2× faster, Q4_0 dequantize + matmul 2.5× slower"
+
+
+def test_the_sentence_and_the_figure_say_what_each_times():
+    """The speed page's sentence times the whole decode step, the figure the weight products alone: with int4 the
+    fastest whole step (1.31× float32) and yet slower in its products (1.1×), each text says which it is, so they
+    no longer read as disagreeing (issue 58)."""
+    from core.evaluate.format_speed.report import explain
+
+    rows = [
+        FormatRow("float32", 4_000_000, 13.1, 9, 0.0, 2.2, 3_600_000),
+        FormatRow("int4 (bf16 activations)", 900_000, 10.0, 9, 0.1, 2.42, 800_000),
+    ]
+    assert explain(rows, 10.0, 1).startswith("Fastest here for the whole decode step: int4 (bf16 activations)")
+    assert "1.31× the speed of float32" in explain(rows, 10.0, 1)
+    lesson = here_lesson(rows)
+    assert lesson.startswith("Weight products alone, as the reference times them: fastest here float32")
+    assert "slowest: int4 (bf16 activations), 1.1× slower" in lesson
+    assert here_headline(rows).startswith("weight products vs float32:")
+    whole = [FormatRow(r.fmt, r.bytes, r.ms, r.repeats, r.max_dlogit) for r in rows]  # products not timed
+    assert here_lesson(whole).startswith("Whole decode step: fastest here int4")
+    assert here_headline(whole).startswith("whole step vs float32: int4 1.3× faster")

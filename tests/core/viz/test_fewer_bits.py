@@ -49,7 +49,10 @@ def test_this_servers_panel_and_both_titles_say_where():
     assert list(here.y) == ["float32", "bfloat16", "int4 (bf16 activations)"]
     assert [x + 1 for x in here.x] == pytest.approx([1.0, 0.5, 1.2])
     titles = [a.text for a in fig.layout.annotations]
-    assert any("This server's CPU</b>, measured here" in t and "vs float32: int4 1.2× faster" in t for t in titles)
+    assert any(
+        "This server's CPU</b>, measured here" in t and "weight products vs float32: int4 1.2× faster" in t
+        for t in titles
+    )
     assert any("NVIDIA H200</b>, measured elsewhere, 2026-12-04" in t and "7× slower at batch 64" in t for t in titles)
     assert fig.layout.xaxis.range == fig.layout.xaxis2.range and fig.layout.xaxis.type == "log"
     assert fig.layout.xaxis.title.text == "speed against float32 (log)"
