@@ -44,6 +44,8 @@ left.caption(
 right.markdown("**Table 30.1 — A token is not cached before being consumed** (this run)")
 right.table(readable_table(table_30_1(passes)), hide_index=True)
 right.caption(
+    "Example 30.1: the prompt's positions include any required special tokens, and the final prompt position "
+    "supplies the logits for output token 1. "
     "An emitted ID does not already contain its layer-by-layer K/V; the next forward pass makes them (Figure 30.1, "
     "drawn whole on *Latency on a timeline*). Having many processors does not by itself reveal the next ID before "
     "selection: each decode step waits for the choice before it. A particular server may retain or discard "

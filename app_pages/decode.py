@@ -3,6 +3,7 @@
 import streamlit as st
 
 from core import state
+from core.lesson.summary import YOU_LL_NEED
 from core.model.tokenizer import end_token_id
 from serve import step_queue
 from ui import cache_demo, models
@@ -107,6 +108,8 @@ st.caption(
     "chosen token, computes one new attention row and reads every earlier key and value from the cache "
     "(Ch. 19 “Two speeds, one model”, Ch. 30 §30.2). Keys: P prefills, → steps, K plays or pauses, 1–5 answer."
 )
+with st.expander("You'll need (Ch. 19): what this chapter builds on"):  # where a learner starts
+    st.markdown("\n".join(f"- {item}" for item in YOU_LL_NEED))
 # Drawn only while open: building its figure took a third of a class replica's time on every full run.
 speeds = st.expander(
     "Two speeds, one model: this prompt's prefill and its first three steps", key=state.DECODE_TWO_SPEEDS_OPEN,

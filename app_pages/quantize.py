@@ -122,7 +122,7 @@ def ruler_section() -> None:
         )
         references.cite("jacob")  # scale and zero point, as the affine format's radio names it
     if len(r.x) <= 200:
-        st.caption(ruler.table_title(r))
+        st.caption(f"{ruler.table_title(r)}. {ruler.halfway_sentence(r)}")
         st.dataframe(tables.arrow(ruler.ruler_table(r)), hide_index=True)
     ui_quant.reaches_the_output(r, rounding)
     ui_quant.storage(r)

@@ -4,7 +4,7 @@ linked to the pages that show it (``core.lesson.summary``)."""
 import streamlit as st
 
 from core import state
-from core.lesson.summary import SUMMARIES
+from core.lesson.summary import SUMMARIES, WHERE_HEADED
 from ui import summary
 from ui.page import title
 
@@ -14,3 +14,5 @@ with st.container(key=state.LESSON_FOCUS):  # a lesson's last stop brings both l
     for column, s in zip(st.columns(len(SUMMARIES), gap="large"), SUMMARIES, strict=True):
         with column:
             summary.summary(s)
+            if s is SUMMARIES[0]:
+                st.markdown(f"**Where we're headed** (Ch. 19)  \n{WHERE_HEADED}")

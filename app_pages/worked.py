@@ -4,7 +4,7 @@ import streamlit as st
 
 from core import state
 from core.model.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
-from core.model.worked_arithmetic import mix_lines, score_lines, share_lines
+from core.model.worked_arithmetic import mix_lines, score_lines, share_lines, shares_in_words
 from core.viz.worked import fig_worked_grid
 from ui.page import chart_in, refuse, title
 from ui.present import beside, presenter_mode
@@ -56,6 +56,8 @@ with text:  # Ch. 19's arithmetic written out beside each result: products, e^sc
     st.subheader("on's four scores")
     st.markdown("  \n".join(score_lines(q[-1], k, s, w.scale)))
     st.subheader("Shares: softmax of the scores")
+    st.caption("Chapter 10's symbol a_i for an attention share, written “a” rather than w because these shares are "
+               "computed on the fly (Ch. 19), not stored weights.")  # fmt: skip
     if ask_first:
         st.caption("Hidden until revealed (above).")
         st.stop()
@@ -84,6 +86,7 @@ with text:  # Ch. 19's arithmetic written out beside each result: products, e^sc
             else "."
         )
     )
+    st.markdown(shares_in_words(TOKENS, w.last_rounded_shares))
     st.subheader("The value mix")
     st.markdown("  \n".join(mix_lines(w.last_rounded_shares, v, w.last_mix_from_rounded, 2)))
     o, r = w.outputs[-1], w.last_mix_from_rounded

@@ -19,6 +19,15 @@ from ui.page import refuse
 kw = {"persist_state": "session"}
 
 
+def _sum(values, fmt, shown: int = 8) -> str:
+    """ "0.34 − 0.12 + 0.70 + 0.23": the values as a written sum (the first ``shown``, then how many in all)."""
+    terms = [fmt(float(f"{v:.12g}")) for v in values[:shown]]  # 0.30000000000000004 (0.1 · 3) reads 0.30
+    out = terms[0]
+    for t in terms[1:]:
+        out += f" − {t[1:]}" if t.startswith("-") else f" + {t}"
+    return out + (f" + … ({len(values):,} values)" if len(values) > shown else "")
+
+
 def reaches_the_output(r, rounding: str) -> None:
     """A dot product before and after rounding, and a near tie that rounding can flip."""
     st.subheader("Rounding reaches the output")
@@ -34,6 +43,11 @@ def reaches_the_output(r, rounding: str) -> None:
             f"before: **{fmt(dot.before)}** · after: **{fmt(dot.after)}** · difference {fmt(dot.after - dot.before)}"
             + ("" if dot.relative is None else f" = **{dot.relative:.2%}** of the original")
         )
+        c1.markdown(  # the sums written out, as Ch. 19 writes them
+            f"{_sum(r.x, fmt)} = {fmt(dot.before)}  \n{_sum(r.x_hat, fmt)} = {fmt(dot.after)}  \n"
+            + ("Smaller storage has changed the arithmetic." if dot.after != dot.before else "Here rounding left the "
+               "sum as it was.")
+        )  # fmt: skip
     else:
         c1.markdown("The sum is beyond float64's range (±1.8 × 10³⁰⁸): there is no finite result to compare.")
     c2.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")

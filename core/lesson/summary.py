@@ -66,3 +66,17 @@ SUMMARIES = (
         ),
     ),
 )
+
+
+# Ch. 19's opening "You'll need" (what a learner brings from earlier chapters) and its closing "Where we're
+# headed", in the chapter's words: the decode page (where a learner starts) and the summary page show them.
+YOU_LL_NEED = (
+    "the loop: sample a token, append it, run the machine again",
+    "queries, keys, values; one row of scores per asker; the causal mask",
+    "the full stack — layers, heads, d_model, and where the parameters live",
+    "sampling variation, long-run frequencies, and when errors can average out",
+)
+WHERE_HEADED = (
+    "We have a limited workspace for context. Next we build a way to fetch the few passages that belong there: "
+    "retrieval and vector search."
+)

@@ -61,3 +61,32 @@ def mix_lines(shares: np.ndarray, v: np.ndarray, out: np.ndarray, digits: int) -
         terms = " + ".join(f"{ai} × {factor(row[j])}" for ai, row in zip(a, v, strict=True))
         lines.append(f"Slot {j + 1}: {terms} = **{number(out[j])}**")
     return lines
+
+
+FRACTIONS = ((1 / 2, "a half"), (1 / 3, "a third"), (1 / 4, "a quarter"), (1 / 5, "a fifth"), (1 / 10, "a tenth"))
+
+
+def _fraction_words(x: float) -> str:
+    """A share as a reader says it: "a fifth" for 0.22, the nearest of a half … a tenth."""
+    return min(FRACTIONS, key=lambda f: abs(f[0] - x))[1]
+
+
+def shares_in_words(tokens, rounded) -> str:
+    """The last token's shares (rounded to two decimals) read in words, as Ch. 19 reads them: "So “on” leans hard
+    on “cat” (0.61), gives a fifth to itself (0.22), and spares a little for “the” and “sat” (0.08 each)."
+    The largest share of another token first ("leans hard on" from 0.5 up, else "leans most on"), then its own,
+    then the rest."""
+    me = tokens[-1]
+    others = sorted(range(len(tokens) - 1), key=lambda i: -rounded[i])
+    top, rest = others[0], others[1:]
+    lean = "leans hard on" if rounded[top] >= 0.5 else "leans most on"
+    parts = [
+        f"{lean} “{tokens[top]}” ({rounded[top]:.2f})",
+        f"gives {_fraction_words(rounded[-1])} to itself ({rounded[-1]:.2f})",
+    ]
+    if rest:
+        names = " and ".join(f"“{tokens[i]}”" for i in sorted(rest))
+        values = sorted({f"{rounded[i]:.2f}" for i in rest})
+        each = f"{values[0]} each" if len(values) == 1 else " and ".join(f"{rounded[i]:.2f}" for i in sorted(rest))
+        parts.append(f"spares a little for {names} ({each})")
+    return f"So “{me}” " + ", ".join(parts[:-1]) + f", and {parts[-1]}."

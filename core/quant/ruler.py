@@ -242,6 +242,28 @@ def table_title(r: Ruler) -> str:
     return "Derived storage values and signed errors, laid out as Ch. 30's Table 30.2"
 
 
+HALFWAY_RULES = {"half_even": "nearest-even rounding", "half_away": "rounding away from zero",
+                 "half_up": "rounding half up"}  # fmt: skip
+SMALL_NUMBERS = dict(enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")))
+
+
+def halfway_sentence(r: Ruler) -> str:
+    """Whether any value lies exactly half-way between two shelves (x/s − z a whole number + 0.5), in Example 30.4's
+    words: "Exact half-way cases use nearest-even rounding. None of these four inputs is a half-way case." (the
+    rule named as the ruler applies it)."""
+    rule = HALFWAY_RULES.get(r.rounding, "the rule chosen")
+    with np.errstate(over="ignore", invalid="ignore"):
+        frac = np.abs(r.x / r.scale - np.floor(r.x / r.scale))
+    ties = int(np.sum(np.isclose(frac, 0.5, rtol=0, atol=1e-9)))
+    n = len(r.x)
+    said = f"Exact half-way cases use {rule}. "
+    if ties == 0:
+        if n == 1:
+            return said + "The input is not a half-way case."
+        return said + f"None of these {SMALL_NUMBERS.get(n, f'{n:,}')} inputs is a half-way case."
+    return said + f"{ties:,} of these {n:,} inputs {'is a half-way case' if ties == 1 else 'are half-way cases'}."
+
+
 def ruler_table(r: Ruler) -> dict[str, list]:
     """The ruler's table, one row per value, labelled as Ch. 30's Table 30.2 ("Derived storage values
     and signed errors", ``table_labels``): x, x/s, stored q, x̂, the signed error x̂ − x ("+0.2"),
