@@ -86,11 +86,12 @@ def browser_cap(limit: int) -> int:
 def text_box(parent, label: str, *, limit: int, area: bool = False, **kwargs) -> str | None:
     """A text input (a text area with ``area``) in ``parent`` (``st``, a column, a form) that takes at most
     ``limit`` characters, or ``None`` after a polite refusal when its text is longer: the caller then does no
-    work with it. Its help says the limit ("At most 100,000 characters."); a paste up to ``browser_cap`` reaches
-    the page and is refused in words."""
+    work with it. A paste up to ``browser_cap`` reaches the page and is refused in words; a box with help says
+    its limit there too ("At most 100,000 characters.": no help icon is added, it would rename the box for a
+    screen reader's label search)."""
     box = parent.text_area if area else parent.text_input
-    said = f"At most {limit:,} characters."
-    kwargs["help"] = f"{kwargs['help']} {said}" if kwargs.get("help") else said
+    if kwargs.get("help"):
+        kwargs["help"] = f"{kwargs['help']} At most {limit:,} characters."
     text = box(label, max_chars=browser_cap(limit), **kwargs)
     refusal = too_long(text, limit)
     if refusal:
