@@ -6,7 +6,7 @@ import streamlit as st
 from core import state
 from core.cost.counts import kv_cache_bytes_for
 from core.decode.cache_not import answer_cache_vs_kv_cache
-from core.decode.two_speeds import PHASES, PROMPT_PRESETS, table_30_1
+from core.decode.two_speeds import PHASES, PROMPT_PRESETS, TABLE_30_1_PROMPT, TABLE_30_1_STEPS, table_30_1
 from core.text import markdown_literal
 from ui import cache_demo
 from ui.models import model, shipped_only_note
@@ -41,8 +41,9 @@ left.caption(
     "earlier tokens cannot attend to the appended token, so their states remain valid when we extend a fixed "
     "prefix at the same positions. The query is needed now; old queries need not be saved for later attention."
 )
-right.markdown("**Table 30.1 — A token is not cached before being consumed** (this run)")
-right.table(readable_table(table_30_1(passes)), hide_index=True)
+right.markdown("**Table 30.1 — A token is not cached before being consumed** (a run of Example 30.1's eight positions)")
+eight = cache_demo.two_speeds(TABLE_30_1_PROMPT, TABLE_30_1_STEPS)  # whatever prompt the figure above shows
+right.table(readable_table(table_30_1(eight)), hide_index=True)
 right.caption(
     "Example 30.1: the prompt's positions include any required special tokens, and the final prompt position "
     "supplies the logits for output token 1. "

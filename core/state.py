@@ -365,7 +365,7 @@ LESSON_STATE = {
 }
 
 # ---- what the cache holds (app_pages/cache.py) ------------------------------------------------------
-CACHE_PROMPT = "cache.prompt"  # str: the two-speeds run's prompt (eight positions: Table 30.1's numbers)
+CACHE_PROMPT = "cache.prompt"  # str: the two-speeds figure's prompt (five positions: Ch. 19's figure)
 CACHE_TEXT = "cache.text"  # str: the reference text of the reuse checks
 CACHE_EDITED = "cache.edited"  # str: the same text edited (Ch. 30 §30.4: 600 → 750 yuan)
 CACHE_TRANSCRIPT = "cache.transcript"  # str: a stored chat transcript (a text record)
@@ -373,7 +373,7 @@ SEE_PROMPT = "see.prompt"  # str: the prompt "See it move" runs to the context w
 SEE_REDUCE_MOTION = "see.reduce_motion"  # bool: jump between frames instead of sliding
 SEE = {SEE_PROMPT: "User: Hello, my name is Mira", SEE_REDUCE_MOTION: False}
 CACHE = {
-    CACHE_PROMPT: "User: Hello, my name is Mira",
+    CACHE_PROMPT: "The cat sat on the",
     CACHE_TEXT: "User: The limit is 600 yuan.",
     CACHE_EDITED: "User: The limit is 750 yuan.",
     CACHE_TRANSCRIPT: "User: Hello, my name is Mira.\nAssistant: Hello Mira!\nUser: Is 620 yuan allowed?\nAssistant:",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.decode.cache_not import ChatTurn, ReuseCheck, continue_chat, reuse_checks
-from core.decode.two_speeds import REPEATS, Pass, run
+from core.decode.two_speeds import REPEATS, Pass, noisy_steps, run
 from core.evaluate.machine_speed.timing import clock
 from core.viz.two_speeds import fig_two_speeds
 from ui.models import model, tokenizer
@@ -24,9 +24,19 @@ def two_speeds(prompt: str, steps: int = 3) -> list[Pass]:
 def two_speeds_chart(passes: list[Pass], key: str, present_max_px: int | None = None) -> None:
     """Ch. 19's two-speeds figure of ``passes`` (``two_speeds``) and how its times were taken."""
     chart(fig_two_speeds(passes), key=key, present_max_px=present_max_px)
+    noisy = noisy_steps(passes)
+    said = ""
+    if noisy:
+        steps = ", ".join(f"t+{i} ({passes[i].ms:.2f} ms)" for i in noisy)
+        said = (
+            f" This machine was busy: {'a decode step' if len(noisy) == 1 else 'decode steps'} {steps} measured "
+            f"longer than the whole prefill before {'it' if len(noisy) == 1 else 'them'} ({passes[0].ms:.2f} ms), "
+            "which computes more positions; that is another process taking the core, not decode's cost, so the "
+            "figure writes “busy” there. Measure again when the machine is quiet."
+        )
     st.caption(
         f"Each time is the median of {REPEATS} runs of the whole request, by {clock()[1]}. Compare them per "
-        "position: the prefill's one pass covers every prompt position, a decode step's covers one."
+        f"position: the prefill's one pass covers every prompt position, a decode step's covers one.{said}"
     )
 
 

@@ -111,7 +111,9 @@ def fig_two_speeds(passes) -> go.Figure:
             x=cx, y=CHIP_Y, text=f"t+{i + 1}: {chip}", showarrow=False, bordercolor=NEW_WORK, borderpad=3,
             bgcolor="#fff4ec",
         )  # fmt: skip
-        fig.add_annotation(x=cx, y=7.25, text=_ms(p.ms), showarrow=False)
+        # A step timed longer than the whole prefill is the machine's noise (core.decode.two_speeds.noisy_steps):
+        # written "busy", never drawn as decode's cost.
+        fig.add_annotation(x=cx, y=7.25, text="busy" if p.ms > prefill.ms else _ms(p.ms), showarrow=False)
         fig.add_annotation(
             x=cx, y=3.75, ax=cx, ay=6.8, xref="x", yref="y", axref="x", ayref="y", text="", arrowwidth=1,
             arrowcolor=NEW_WORK,
@@ -140,7 +142,9 @@ def describe_two_speeds(passes) -> str:
     cache and time, the captions."""
     prefill, steps = passes[0], passes[1:4]
     stream = "; ".join(
-        f"t+{i + 1} consumes one token, cache {p.cached} positions, {_ms(p.ms)}" for i, p in enumerate(steps)
+        f"t+{i + 1} consumes one token, cache {p.cached} positions, "
+        + ("timed while the machine was busy" if p.ms > prefill.ms else _ms(p.ms))
+        for i, p in enumerate(steps)
     )
     return (
         f"Prefill processes {plural(prefill.cached, 'prompt position')} in one parallel pass ({_ms(prefill.ms)}, "

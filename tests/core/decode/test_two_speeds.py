@@ -3,7 +3,16 @@
 import pytest
 
 from core import state
-from core.decode.two_speeds import PHASES, PROMPT_PRESETS, run, table_30_1
+from core.decode.two_speeds import (
+    PHASES,
+    PROMPT_PRESETS,
+    TABLE_30_1_PROMPT,
+    TABLE_30_1_STEPS,
+    Pass,
+    noisy_steps,
+    run,
+    table_30_1,
+)
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
 
@@ -17,8 +26,8 @@ def test_eight_prompt_positions_give_table_30_1(shipped):
     """Ch. 30 Table 30.1: prefill of eight positions → 8 stored, token 1; consuming token 1 → 9, token 2;
     consuming token 2 → 10, token 3 (the default prompt is eight positions of the shipped tokenizer)."""
     model, tok = shipped
-    prompt = state.CACHE[state.CACHE_PROMPT]
-    assert len(encode(tok, prompt)) == 8
+    prompt = TABLE_30_1_PROMPT
+    assert len(encode(tok, prompt)) == 8 and TABLE_30_1_STEPS == 2
     rows = table_30_1(run(model, tok, prompt, steps=2))
     assert rows == [
         {"Computation just completed": "Prefill of 8 prompt positions", "Input positions whose K/V are stored": 8,
@@ -61,7 +70,8 @@ def test_the_five_position_preset_gives_the_chapters_picture(shipped):
     prompt = PROMPT_PRESETS["Ch. 19's figure: five positions"]
     assert len(encode(tok, prompt)) == 5
     assert [p.cached for p in run(model, tok, prompt, repeats=1)] == [5, 6, 7, 8]
-    assert PROMPT_PRESETS["Table 30.1: eight positions"] == state.CACHE[state.CACHE_PROMPT]
+    assert PROMPT_PRESETS["Table 30.1: eight positions"] == TABLE_30_1_PROMPT
+    assert PROMPT_PRESETS["Ch. 19's figure: five positions"] == state.CACHE[state.CACHE_PROMPT]  # the page opens on it
 
 
 def _clock(durations_ms):
@@ -85,3 +95,21 @@ def test_a_pass_slowed_by_a_busy_machine_does_not_reach_the_figure(shipped):
     passes = run(model, tok, "The cat sat on the", repeats=5, clock=_clock([d for r in runs for d in r]))
     assert [p.ms for p in passes] == pytest.approx([3, 1, 1, 1])
     assert passes[0].ms_per_position == pytest.approx(3 / 5) and passes[1].ms_per_position == pytest.approx(1)
+
+
+def test_a_step_timed_longer_than_the_prefill_is_said_busy_not_drawn():
+    """A decode step computes one position against the prefill's five: a step measured longer than the whole
+    prefill is the machine's noise. It is named (noisy_steps), written "busy" in the figure and its text
+    alternative, never drawn with its time (issue 58)."""
+    from core.viz.theme import description_of
+    from core.viz.two_speeds import fig_two_speeds
+
+    prompt = ("The", " cat", " sat", " on", " the")
+    passes = [Pass(prompt, 5, " mat", 1, 2.0), Pass((" mat",), 6, ".", 2, 1.1), Pass((".",), 7, " It", 3, 2.6),
+              Pass((" It",), 8, " was", 4, 0.9)]  # fmt: skip
+    assert noisy_steps(passes) == (2,)
+    fig = fig_two_speeds(passes)
+    texts = [a.text for a in fig.layout.annotations]
+    assert "busy" in texts and "2.6 ms" not in texts and "1.1 ms" in texts and "0.9 ms" in texts
+    assert "t+2 consumes one token, cache 7 positions, timed while the machine was busy" in description_of(fig)
+    assert noisy_steps(passes[:2]) == ()
