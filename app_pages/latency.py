@@ -125,7 +125,7 @@ for way, tag in ways.items():
     b.metric("Errors (no tokens; excluded below)", summary["requests/errors"])
     c.metric("Output tokens", summary["tokens/output"])
     st.dataframe(latency_tables.summary_rows(summary), hide_index=True)
-st.caption(latency_tables.ITL_NOTE)
+st.caption(latency_tables.itl_note(LAT.pooled_gaps(traces)))
 st.markdown("**One trace, several conventions** — a number called “latency” is only comparable with its boundaries:")
 by_way = {way: [t for t in traces if t.name.endswith(tag)] for way, tag in ways.items()}
 st.dataframe(latency_tables.convention_rows(by_way), hide_index=True)

@@ -111,6 +111,45 @@ def label_rows(every: np.ndarray, these: np.ndarray, near: float) -> list[int]:
     return [row[x] for x in these]
 
 
+def text_width(r: Ruler, chars: int) -> float:
+    """The width in value units of a label of ``chars`` characters (and a character's room) on the ruler's axis;
+    0 when the axis has no finite span."""
+    lo, hi = axis_range(r)
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    return (chars + 1) * CHAR_PX / PLOT_PX * span if math.isfinite(span) and span > 0 else 0.0
+
+
+def text_positions(r: Ruler, xs, widths) -> list[str]:
+    """Where each value label sits against its dot: centred, or to the dot's left (right) when centred it would
+    run past the axis's right (left) end: "8 (clipped)" at the last value was cut to "8 (clipped"."""
+    lo, hi = axis_range(r)
+    out = []
+    for x, w in zip(xs, widths, strict=True):
+        out.append("middle left" if x + w / 2 > hi else "middle right" if x - w / 2 < lo else "middle center")
+    return out
+
+
+def _stored_rows(stored_x, plain_x, gap: float) -> tuple[list[int], list[float]]:
+    """Rows of the stored integers: row 0 beside the plain shelf numbers, row 1 when one would run into a plain
+    number or a stored one to its left on row 0; returns the rows and the row-0 positions that still crowd a plain
+    number (those plain numbers are left out: a stored number with no room on either row keeps row 0)."""
+    rows, row0, row1, crowding = [], [], [], []
+    for x in stored_x:
+        near_plain = any(abs(x - p) < gap for p in plain_x)
+        if not near_plain and not any(abs(x - s) < gap for s in row0):
+            rows.append(0)
+            row0.append(x)
+        elif not any(abs(x - s) < gap for s in row1):
+            rows.append(1)
+            row1.append(x)
+        else:
+            rows.append(0)
+            row0.append(x)
+            crowding.append(x)
+    return rows, crowding
+
+
 def shelf_marks(r: Ruler) -> ShelfMarks:
     """Which shelves get a tick and which a number, so that the numbers never run together (see
     ``label_step``): all of them at the chapter's 15 shelves over 0.7 on each side, every 20th of
@@ -130,11 +169,13 @@ def shelf_marks(r: Ruler) -> ShelfMarks:
         pairs = sorted({(float(xh), int(q)) for xh, q in zip(r.x_hat, r.q, strict=True)})
         stored_x = np.array([xh for xh, _ in pairs])
         stored_q = [q for _, q in pairs]
-        rows = label_rows(stored_x, stored_x, gap)
     first = math.ceil(q_lo / step) * step
-    plain = list(range(first, q_hi + 1, step))
+    shown = set(stored_q)
+    plain = [q for q in range(first, q_hi + 1, step) if q not in shown]  # a stored number shows its own
     x_of = {q: r.scale * (q - r.zero_point) for q in plain}
-    plain = [q for q in plain if not any(abs(x_of[q] - x) < gap for x in stored_x)]
+    # The stored integers step down a row rather than hide a plain number (the outlier case hid 2 and 6).
+    rows, crowding = _stored_rows(stored_x, [x_of[q] for q in plain], gap)
+    plain = [q for q in plain if not any(abs(x_of[q] - x) < gap for x in crowding)]
     n = r.qmax - r.qmin + 1
     numbered_x = np.array([x_of[q] for q in plain], dtype=np.float64)
     if r.levels is None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from core.serving.latency import RequestTrace, check_trace, conventions, parse_times, summarize_request
 from core.text import plural, quoted
 from core.typed_numbers import normalize
@@ -132,9 +134,21 @@ ITL_NOTE = (
     "latency), as vLLM's serving benchmark and genai-perf report it: every gap between consecutive tokens of "
     "every request, pooled, so a long request weighs more and a single stall shows in p90/p99 where a request's "
     "mean hides it. A one-token request has a TTFT but no TPOT and no gap. Percentiles: numpy's default "
-    "(`np.percentile`, linear interpolation between sorted values, as vLLM computes them): of 35, 40, 45 ms, "
-    "p90 = 44 ms."
+    "(`np.percentile`, linear interpolation between sorted values, as vLLM computes them)"
 )
+
+
+def itl_note(gaps: list[float], shown: int = 6) -> str:
+    """``ITL_NOTE`` with its percentile worked on the trace's own gaps (ms): Exercise 1's 50 and 60 give
+    "of this trace's gaps 50, 60 ms, p90 = 59 ms" (never another example's numbers); no example without gaps."""
+    if not gaps:
+        return ITL_NOTE + "; this trace has no gap between tokens."
+    ordered = sorted(gaps)
+    listed = ", ".join(f"{g:,.6g}" for g in ordered[:shown]) + (
+        f", … ({len(gaps):,} gaps)" if len(gaps) > shown else ""
+    )
+    p90 = float(np.percentile(np.asarray(gaps, dtype=float), 90))
+    return ITL_NOTE + f": of this trace's gaps {listed} ms, p90 = {p90:,.6g} ms."
 
 
 def summary_rows(summary: dict) -> list[dict]:

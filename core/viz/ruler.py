@@ -17,11 +17,12 @@ from core.quant.ruler_bands import (
     axis_range,
     chapter_title,
     end_values,
-    label_rows,
     per_value,
     pills,
     shelf_marks,
     shelf_text,
+    text_positions,
+    text_width,
     value_text,
 )
 from core.text import plural
@@ -66,9 +67,7 @@ def _number_line(fig: go.Figure, r: Ruler, marks) -> None:
     )
 
 
-def _values(
-    fig: go.Figure, r: Ruler, gap: float, mask: np.ndarray, name: str, color: str, symbol: str, text: str
-) -> None:
+def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str, text: str) -> None:
     """Middle band, the values in ``mask``: dots labelled with their value (a second row when a label to the
     left is too close), squares on their shelves with ±s/2 whiskers."""
     hover = np.array(
@@ -97,18 +96,41 @@ def _values(
         **common,
     )
     if len(r.x) <= LABELLED:
-        rows = label_rows(r.x, r.x[mask], gap)
-        flag = "" if color == CACHED else " (clipped)" if r.clip else " (q not storable)"
+        by_value = _label_rows(r)
+        rows = [by_value[v] for v in r.x[mask].tolist()]
+        flag = "" if color == CACHED else _flag(r)
+        texts = [value_text(v) + flag for v in r.x[mask]]
         fig.add_scatter(
             x=r.x[mask],
             y=[Y_LABEL[k] for k in rows],
             mode="text",
             name=f"{name}: labels",
-            text=[safe(value_text(v)) + flag for v in r.x[mask]],
+            text=[safe(t) for t in texts],
+            textposition=text_positions(r, r.x[mask], [text_width(r, len(t)) for t in texts]),
             textfont=dict(color=text),  # the value's hue, dark enough for text (4.5:1)
             hoverinfo="skip",
             showlegend=False,
         )
+
+
+def _flag(r: Ruler) -> str:
+    """What a flagged value's label adds: " (clipped)", or " (q not storable)" with clipping off."""
+    return " (clipped)" if r.clip else " (q not storable)"
+
+
+def _label_rows(r: Ruler) -> dict[float, int]:
+    """Each value's label row (0, or 1 when its left neighbour on row 0 stands closer than half their two widths,
+    flags included: the shelf numbers' width let two "(clipped)" labels overprint at 2 bits)."""
+    widths: dict[float, float] = {}
+    for v, c in zip(r.x.tolist(), r.clipped.tolist(), strict=True):
+        widths[v] = max(widths.get(v, 0.0), text_width(r, len(value_text(v)) + (len(_flag(r)) if c else 0)))
+    rows: dict[float, int] = {}
+    prev = None
+    for x in sorted(widths):
+        close = prev is not None and x - prev < (widths[x] + widths[prev]) / 2
+        rows[x] = 1 if close and rows[prev] == 0 else 0
+        prev = x
+    return rows
 
 
 def _drops(fig: go.Figure, r: Ruler) -> None:
@@ -182,7 +204,7 @@ def fig_ruler(r: Ruler) -> go.Figure:
         (r.clipped, r.outside_label, NEW_WORK, "x", NEW_WORK_TEXT),
     ):
         if mask.any():
-            _values(fig, r, marks.gap, mask, name, color, symbol, text)
+            _values(fig, r, mask, name, color, symbol, text)
     _stored(fig, r, marks)
     _bottom_band(fig, r)
     sub = "<br>".join(f'<span style="font-size:0.8em">{safe(t)}</span>' for t in (r.title, marks.note) if t)
@@ -192,7 +214,10 @@ def fig_ruler(r: Ruler) -> go.Figure:
         height=540,
         showlegend=False,  # every mark is labelled where it is; the flagged ones say so in their labels
         title=dict(text=f"{chapter_title(r)}<br>{sub}"),
-        margin=dict(t=100 if marks.note else 80, b=10),
+        # A label on the second row stands where the title's last line would: room for it above the plot.
+        margin=dict(
+            t=(100 if marks.note else 80) + (40 if len(r.x) <= LABELLED and 1 in _label_rows(r).values() else 0), b=10
+        ),
         xaxis=dict(
             title=dict(text="value", standoff=4),
             range=list(axis_range(r)),

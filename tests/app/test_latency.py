@@ -30,6 +30,9 @@ def test_exercise_1():
     # The exercise gives no prompt length: the timeline's title does not promise cache-size labels.
     title = at.get("plotly_chart")[0].proto.spec
     assert "no prompt length given" in title and "cached positions after the pass" not in title
+    # The percentile note works this trace's own gaps, not another example's (issue 58).
+    assert any("of this trace's gaps 50, 60 ms, p90 = 59 ms." in c.value for c in at.caption)
+    assert not any("35, 40, 45" in c.value for c in at.caption)
 
 
 def test_several_requests_errors_and_one_token():

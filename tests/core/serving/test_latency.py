@@ -217,3 +217,14 @@ def test_itl_summary_row_counts_gaps():
     assert itl["values counted"] == "5 gaps" and tpot["values counted"] == "2 requests"
     assert itl["mean (ms)"] == "46.00" and tpot["mean (ms)"] == "47.50"
     assert summary_rows(summarize_traces([CH30_TRACE]))[2]["p90 (ms)"] == "44.00"
+
+
+def test_the_percentile_note_works_the_traces_own_gaps():
+    """Under Exercise 1 (gaps 50 and 60 ms) the note's example is its own: p90 = 50 + 0.9 · 10 = 59 ms, never
+    another example's 35, 40, 45 ms (issue 58); Ch. 30's trace (40, 45, 35) gives p90 = 44 ms."""
+    from core.serving.latency_tables import itl_note
+
+    assert itl_note([50.0, 60.0]).endswith("of this trace's gaps 50, 60 ms, p90 = 59 ms.")
+    assert itl_note([40.0, 45.0, 35.0]).endswith("of this trace's gaps 35, 40, 45 ms, p90 = 44 ms.")
+    assert "35, 40, 45" not in itl_note([50.0, 60.0])
+    assert itl_note([]).endswith("this trace has no gap between tokens.")
