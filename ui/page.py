@@ -18,12 +18,15 @@ from core.viz.theme import description_of
 from ui.frame import TITLES
 from ui.present import presenter_mode
 
+LONG_DESCRIPTION = 700  # characters: a text alternative longer than this is offered in an expander
+
 
 def chart(fig, key: str, table: bool = True, present_max_px: int | None = None) -> None:
     """Draw a figure with the app's own template; in presenter mode with larger fonts.
 
     Under it, its text alternative: the sentence with the figure's real numbers that its ``core.viz``
-    ``fig_*`` function gave it (``describe_*``), shown as text (literally: it may quote typed tokens),
+    ``fig_*`` function gave it (``describe_*``), shown as text (literally: it may quote typed tokens; past
+    ``LONG_DESCRIPTION`` characters in a closed expander, "The figure in words"),
     and, with ``table``, a "Show as table" toggle listing the numbers the figure draws. ``present_max_px``: in
     presenter mode at most this tall, so figure and caption fit the projector's first screen beside the controls."""
     if presenter_mode():
@@ -36,7 +39,11 @@ def chart(fig, key: str, table: bool = True, present_max_px: int | None = None) 
     if description is None:
         return
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-    row.html(f'<p class="chart-desc">{html.escape(description)}</p>')
+    if len(description) > LONG_DESCRIPTION:  # Figure 30.1's every column: offered, not printed in full
+        words = row.expander("The figure in words", key=f"{key}.words")
+        words.html(f'<p class="chart-desc">{html.escape(description)}</p>')
+    else:
+        row.html(f'<p class="chart-desc">{html.escape(description)}</p>')
     if table and row.toggle("Show as table", key=f"{key}.table"):
         st.dataframe(readable_table(figure_table(fig)), hide_index=True)
 

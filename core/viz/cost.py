@@ -54,26 +54,15 @@ def fig_growth_shapes(g: Growth, per: str) -> go.Figure:
         )
     for i, (x, scores) in enumerate(g.marks):
         _mark(fig, x, scores, per, g.n[-1], first=i == 0)
-    # Ch. 19's muted footnote: the marks count per layer, per head (or the page's choice). Inside the plot,
-    # middle left, where no curve runs for any n_max (they are still low there, the first mark's label is
-    # higher up); under the legend it needed a margin guessed per font size (annotations get no automargin).
-    fig.add_annotation(
-        x=0.01,
-        xref="paper",
-        y=0.55,
-        yref="paper",
-        xanchor="left",
-        yanchor="middle",
-        showarrow=False,
-        text=f"{per} — the shapes are the story, not the units",
-        font=dict(color=MUTED),
-        bgcolor="rgba(255,255,255,0.9)",  # over the first mark's arrow where it crosses (small n_max)
-    )
+    # Ch. 19's muted footnote (the marks count per layer, per head, or the page's choice) as the title's second
+    # line: inside the plot the first mark's arrow crossed it, and no spot stays clear of the curves for every n_max.
+    note = f'<span style="font-size:0.8em;color:{MUTED}">{per} — the shapes are the story, not the units</span>'
     fig.update_layout(
         template=TEMPLATE,
-        height=430,
+        height=450,
+        margin=dict(t=80),
         legend=dict(orientation="h", y=-0.25),
-        title=dict(text="Scores grow quadratically; the cache linearly (both = 1 at n = 1,000)"),
+        title=dict(text=f"Scores grow quadratically; the cache linearly (both = 1 at n = 1,000)<br>{note}"),
         xaxis=dict(title="context length n (tokens)", tickformat=","),
         yaxis=dict(title="relative cost (n = 1,000 → 1)"),
     )

@@ -325,8 +325,8 @@ def test_memory_lengths_read_thousands_separators():
 def test_bill_chart_carries_the_chapters_footnote():
     """Ch. 19's n² vs n chart: the muted footnote 'per layer, per head — the shapes are the story, not the units'."""
     at = new_app("app_pages/cost.py")
-    texts = [a["text"] for a in charts(at)[0]["layout"]["annotations"]]
-    assert "per layer, per head — the shapes are the story, not the units" in texts
+    title = charts(at)[0]["layout"]["title"]["text"]  # the title's second line: no arrow or curve crosses it there
+    assert "per layer, per head — the shapes are the story, not the units</span>" in title
 
 
 def test_weights_table_has_the_chapters_tradeoff_column():

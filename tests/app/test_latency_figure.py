@@ -80,3 +80,18 @@ def test_the_measured_batch_draws_a_cached_and_a_recomputing_request():
     assert f"K/V for {n} positions: {2 * cfg.n_layer * cfg.n_kv_head * cfg.head_dim * 4 * n:,} bytes" in texts
     at.selectbox(key=state.LAT_FIGURE_REQUEST).set_value(4).run()
     assert "Recompute all " + str(n + 1) + " positions; no cache kept" in _texts(_figure(at))
+
+
+def test_figure_30_1_in_words_is_offered_not_printed_in_full():
+    """Figure 30.1's text version (every column's steps) lies in a closed expander, "The figure in words", as a
+    table lies behind "Show as table" (issue 58); the timeline's short description stays printed under it."""
+    from ui.page import LONG_DESCRIPTION
+
+    at = new_app("app_pages/latency.py")
+    [words] = [e for e in at.expander if e.label == "The figure in words"]
+    inside = [h.proto.body for h in words.get("html")]
+    assert len(inside) == 1 and len(inside[0]) > LONG_DESCRIPTION
+    printed = [
+        h.proto.body for h in at.get("html") if 'class="chart-desc"' in h.proto.body and h.proto.body not in inside
+    ]
+    assert printed and all(len(p) <= LONG_DESCRIPTION + 40 for p in printed)
