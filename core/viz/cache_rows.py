@@ -114,3 +114,39 @@ def describe_cache_rows(rows: HeadRows, labels: list[str], new_rows: int, where:
 def _num(x: float) -> str:
     """Three decimals with a true minus sign, as the colour bars write it."""
     return f"{x:.3f}".replace("-", "−")
+
+
+NEWEST = 3  # rows enlarged with their numbers under the heatmap: the newest and the two before it
+
+
+def fig_newest_rows(rows: HeadRows, labels: list[str], n: int = NEWEST, height: int = 300) -> go.Figure:
+    """The last ``n`` cached rows of ``rows`` enlarged, each cell with its stored value to two decimals: keys K
+    above, values V below, one row per position (``labels``), one column per head_dim coordinate, coloured as
+    ``fig_cache_rows``. The same rows as the heatmap, read from the same cache: a teacher reads them from the back
+    of the room; the stored bytes are what ``core.decode.cache_rows.compare`` proves unchanged."""
+    T, d = rows.keys.shape
+    if len(labels) != T:
+        raise ValueError(f"{len(labels)} labels for {T} cached positions")
+    n = min(n, T)
+    ticks = [safe(s) for s in labels[T - n :]]
+    titles = [f"{name} {sym}: the {plural(n, 'newest row')}, stored values" for name, sym in PANELS]
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.16, subplot_titles=titles)
+    for row, ((name, sym), z) in enumerate(zip(PANELS, (rows.keys, rows.values), strict=True), start=1):
+        m = float(np.abs(z).max()) or 1.0
+        fig.add_heatmap(
+            z=z[T - n :], x=list(range(d)), y=ticks, zmin=-m, zmax=m, colorscale=COLORSCALE, showscale=False,
+            texttemplate="%{z:.2f}", name=f"{name} {sym}", xgap=1, ygap=1,
+            hovertemplate=f"%{{y}}<br>coordinate %{{x}}<br>{sym} = %{{z:.{_digits(z)}g}}<extra></extra>",
+            row=row, col=1,
+        )  # fmt: skip
+        fig.update_yaxes(type="category", autorange="reversed", showgrid=False, row=row, col=1)
+    fig.update_xaxes(title=dict(text="head_dim coordinate"), showgrid=False, dtick=4, row=2, col=1)
+    for title in fig.layout.annotations:
+        title.font.size = None
+    fig.update_layout(template=TEMPLATE, height=height, margin=dict(l=10, r=10, t=40, b=10))
+    newest = ", ".join(_num(x) for x in rows.keys[-1][:4])
+    return described(
+        fig,
+        f"The {plural(n, 'newest cached row')} ({', '.join(spoken(s) for s in labels[T - n :])}) enlarged with their "
+        f"stored values to two decimals; the newest key row starts {newest}, ….",
+    )

@@ -197,3 +197,26 @@ def test_inside_the_cache_flags_a_changed_earlier_row():
     at.session_state[state.DECODE_SESSION].cache.k_cache[1][0, 0, 5, 0] += 1.0
     at.run()
     assert not at.success and at.error[0].value.startswith("An earlier row changed: position 5 in layer 1 ")
+
+
+def test_the_newest_cached_rows_can_be_read_in_numbers():
+    """From the back of the room (issue 58): "Read the newest rows' numbers" enlarges the last three cached rows of
+    the chosen layer and KV head with each stored value written in its cell (two decimals), K above V; the numbers
+    are the request's own cache tensors, and the proof that no earlier row changed still stands above them."""
+    at = new_app()
+    click(at, "Prefill")
+    for _ in range(3):
+        click(at, "Step ▸")
+    at.session_state[state.DECODE_CACHE_OPEN] = True
+    at.run()
+    assert at.toggle(key=state.DECODE_CACHE_NUMBERS).value is False
+    at.toggle(key=state.DECODE_CACHE_NUMBERS).set_value(True).run()
+    sess, T = at.session_state[state.DECODE_SESSION], PROMPT_LEN + 3
+    [fig] = [
+        c for c in charts(at) if c["layout"].get("annotations", [{}])[0].get("text", "").startswith("keys K: the 3")
+    ]
+    k, v = (np.array(plotly_array(t["z"]), dtype=np.float32) for t in fig["data"])
+    assert np.array_equal(k, sess.cache.k_cache[3][0, 0, T - 3 : T].numpy())
+    assert np.array_equal(v, sess.cache.v_cache[3][0, 0, T - 3 : T].numpy())
+    assert all(t["texttemplate"] == "%{z:.2f}" for t in fig["data"])
+    assert at.success[0].value.startswith("No earlier vector was recomputed")

@@ -9,7 +9,7 @@ import streamlit as st
 from core import state
 from core.decode import cache_rows
 from core.model.tokenizer import token_labels
-from core.viz.cache_rows import fig_cache_rows
+from core.viz.cache_rows import fig_cache_rows, fig_newest_rows
 from ui.decode import actions
 from ui.page import chart
 from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, presenter_mode
@@ -50,3 +50,9 @@ def inside_the_cache(sess, tok) -> None:
             f"Outlined: the newest row. {cache_rows.head_note(cfg, head)} {WHAT_IT_STORES} "
             f"{cache_rows.bytes_note(cfg, b)}"
         )
+        # The newest rows in numbers, large enough to read from the back of the room (the heatmap's rows are ~5 px
+        # on a projector); a switch, so that the open expander still fits one screen.
+        if st.toggle("Read the newest rows' numbers", key=state.DECODE_CACHE_NUMBERS):
+            chart(fig_newest_rows(rows, labels), key=state.DECODE_CACHE_NEWEST, table=False)
+            st.caption("The same stored rows as above, read from the same cache, each value to two decimals; the "
+                       "check above compares their stored bytes.")  # fmt: skip
