@@ -19,7 +19,7 @@ from core.viz.stage import spoken
 from core.viz.theme import COLORSCALE, NEW_WORK, TEMPLATE, described, safe
 
 PANELS = (("keys", "K"), ("values", "V"))
-HEIGHT = 380  # px on a laptop: the open expander, its sentence and its text on one 1280 × 800 screen
+HEIGHT = 340  # px on a laptop: the open expander, its sentence and its text on one 1280 × 800 screen
 
 
 def _digits(a: np.ndarray) -> int:

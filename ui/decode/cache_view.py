@@ -16,7 +16,7 @@ from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, presenter_mode
 
 # On a projector the figure at most this tall: with the sentence above it and the text under it, the open
 # expander fits one 1080-px screen under the page's top bar (tests/browser/test_cache_view.py).
-PRESENT_PX = 470
+PRESENT_PX = 420
 # Position labels at most: ~1.5 lines of the tick font apart in the plot (14 px on a laptop, 20 on a projector).
 LABELS = {False: 14, True: 12}
 # Ch. 19 "What the cache stores", in the chapter's words.
