@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # types only: figures take plain data and never run the model
 
 # Rows of the plot (data y): dot labels, dots, the line, shelf numbers (a second row for stored numbers
 # that would run into their left neighbour's).
-Y_LABEL = (1.22, 1.5)  # rows far enough apart for presenter mode's 20 px text
+Y_LABEL = (1.22, 1.42)
+Y_LABEL_SPREAD = (1.22, 1.5)  # when a label takes the second row: further apart, for presenter mode's 20 px text
 Y_DOT = 1.0
 Y_LINE = 0.0
 Y_NUMBER = (-0.27, -0.47)
@@ -67,7 +68,9 @@ def _number_line(fig: go.Figure, r: Ruler, marks) -> None:
     )
 
 
-def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, symbol: str, text: str) -> None:
+def _values(
+    fig: go.Figure, r: Ruler, gap: float, mask: np.ndarray, name: str, color: str, symbol: str, text: str
+) -> None:
     """Middle band, the values in ``mask``: dots labelled with their value (a second row when a label to the
     left is too close), squares on their shelves with ±s/2 whiskers."""
     hover = np.array(
@@ -96,13 +99,14 @@ def _values(fig: go.Figure, r: Ruler, mask: np.ndarray, name: str, color: str, s
         **common,
     )
     if len(r.x) <= LABELLED:
-        by_value = _label_rows(r)
+        by_value = _label_rows(r, gap)
         rows = [by_value[v] for v in r.x[mask].tolist()]
+        label_y = Y_LABEL_SPREAD if 1 in by_value.values() else Y_LABEL
         flag = "" if color == CACHED else _flag(r)
         texts = [value_text(v) + flag for v in r.x[mask]]
         fig.add_scatter(
             x=r.x[mask],
-            y=[Y_LABEL[k] for k in rows],
+            y=[label_y[k] for k in rows],
             mode="text",
             name=f"{name}: labels",
             text=[safe(t) for t in texts],
@@ -118,12 +122,14 @@ def _flag(r: Ruler) -> str:
     return " (clipped)" if r.clip else " (q not storable)"
 
 
-def _label_rows(r: Ruler) -> dict[float, int]:
-    """Each value's label row (0, or 1 when its left neighbour on row 0 stands closer than half their two widths,
-    flags included: the shelf numbers' width let two "(clipped)" labels overprint at 2 bits)."""
+def _label_rows(r: Ruler, gap: float) -> dict[float, int]:
+    """Each value's label row: 0, or 1 when its left neighbour on row 0 stands closer than half their two widths.
+    A plain label is ``gap`` wide (the shelf numbers' width, as before); a flagged one wider by its " (clipped)" (the
+    shelf numbers' width alone let two "(clipped)" labels overprint at 2 bits)."""
+    flag = text_width(r, len(_flag(r)))
     widths: dict[float, float] = {}
     for v, c in zip(r.x.tolist(), r.clipped.tolist(), strict=True):
-        widths[v] = max(widths.get(v, 0.0), text_width(r, len(value_text(v)) + (len(_flag(r)) if c else 0)))
+        widths[v] = max(widths.get(v, 0.0), gap + (flag if c else 0.0))
     rows: dict[float, int] = {}
     prev = None
     for x in sorted(widths):
@@ -204,20 +210,20 @@ def fig_ruler(r: Ruler) -> go.Figure:
         (r.clipped, r.outside_label, NEW_WORK, "x", NEW_WORK_TEXT),
     ):
         if mask.any():
-            _values(fig, r, mask, name, color, symbol, text)
+            _values(fig, r, marks.gap, mask, name, color, symbol, text)
     _stored(fig, r, marks)
     _bottom_band(fig, r)
     sub = "<br>".join(f'<span style="font-size:0.8em">{safe(t)}</span>' for t in (r.title, marks.note) if t)
     ticks = end_values(r)
+    second_row = 40 if len(r.x) <= LABELLED and 1 in _label_rows(r, marks.gap).values() else 0
     fig.update_layout(
         template=TEMPLATE,
-        height=540,
+        height=540 + second_row,
         showlegend=False,  # every mark is labelled where it is; the flagged ones say so in their labels
         title=dict(text=f"{chapter_title(r)}<br>{sub}"),
-        # A label on the second row stands where the title's last line would: room for it above the plot.
-        margin=dict(
-            t=(100 if marks.note else 80) + (40 if len(r.x) <= LABELLED and 1 in _label_rows(r).values() else 0), b=10
-        ),
+        # A label on the second row stands where the title's last line would: room for it above the plot, the
+        # figure taller by as much (a shorter plot crowded the shelf numbers against their ticks).
+        margin=dict(t=(100 if marks.note else 80) + second_row, b=10),
         xaxis=dict(
             title=dict(text="value", standoff=4),
             range=list(axis_range(r)),
@@ -229,7 +235,7 @@ def fig_ruler(r: Ruler) -> go.Figure:
         ),
         yaxis=dict(
             domain=[BAND + 0.12, 1],
-            range=[Y_NUMBER[1] - 0.1, Y_LABEL[1] + 0.12],
+            range=[Y_NUMBER[1] - 0.1, (Y_LABEL_SPREAD if second_row else Y_LABEL)[1] + 0.12],
             tickvals=[Y_DOT, Y_LINE, Y_NUMBER[0]],
             ticktext=["original", "stored (shelf)", "shelf number"],
             showgrid=False,
