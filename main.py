@@ -26,5 +26,5 @@ def app_options() -> AppArgs:
 
 
 options = app_options()
-classes = ClassRoutes(options.class_store or default_url(), options.teacher_password)
+classes = ClassRoutes(options.class_store or default_url(), options.teacher_password, options.public_url)
 app = st.App("app.py", routes=[*frontend.ROUTES, *classes.routes()], on_script_error=on_script_error)

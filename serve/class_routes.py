@@ -6,6 +6,11 @@ class's code and a teacher key, ``SEAT`` the code and a seat token); a session's
 ``st.context.cookies``. Wrong class codes are counted per browser (``BROWSER``, a random id in a cookie), never per
 address: a whole class reaches the server from one address (nginx, a school's NAT).
 
+Only the app's own pages may change anything (OWASP's CSRF guidance: verify the origin with standard headers): a
+POST whose ``Origin`` (or, without one, ``Referer``) is not the app's own origin as served — directly, behind nginx
+(``X-Forwarded-Host``/``-Proto``) or under ``--public-url`` — or whose body is not ``application/json``, is refused
+before its body is read, and sets or deletes no cookie. A body is read only up to ``BODY_MAX`` bytes (413 past it).
+
 The event stream (``GET …/events?code=CODE``, server-sent events) tells a class's pages that the plan or the count
 changed, so no page polls: each replica keeps one watcher per class that reads the store's ``pulse`` a few times a
 second and sends every listening page the new pulse (never a secret: versions and counts), or that the store cannot
@@ -21,7 +26,8 @@ import hmac
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -57,8 +63,9 @@ def credential(cookie: str | None) -> tuple[str, str] | None:
 class ClassRoutes:
     """The routes for the store at ``store_url``; ``teacher_password``: opening a class needs it when set."""
 
-    def __init__(self, store_url: str, teacher_password: str | None = None):
+    def __init__(self, store_url: str, teacher_password: str | None = None, public_url: str | None = None):
         self.store_url, self.password = store_url, teacher_password or None
+        self.public_origin = _origin(public_url) if public_url else None
         self._store = None
         self._watchers: dict[str, _Watcher] = {}
         self._pair_failures = _Failures(PAIR_TRIES, PAIR_TRIES_OVERALL)
@@ -71,12 +78,29 @@ class ClassRoutes:
 
     def routes(self) -> list[Route]:
         return [
-            Route(f"{PREFIX}/open", self.open, methods=["POST"]),
-            Route(f"{PREFIX}/join", self.join, methods=["POST"]),
-            Route(f"{PREFIX}/pair", self.pair, methods=["POST"]),
-            Route(f"{PREFIX}/leave", self.leave, methods=["POST"]),
+            Route(f"{PREFIX}/open", self._guarded(self.open), methods=["POST"]),
+            Route(f"{PREFIX}/join", self._guarded(self.join), methods=["POST"]),
+            Route(f"{PREFIX}/pair", self._guarded(self.pair), methods=["POST"]),
+            Route(f"{PREFIX}/leave", self._guarded(self.leave), methods=["POST"]),
             Route(f"{PREFIX}/events", self.events, methods=["GET"]),
         ]
+
+    def _guarded(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        """``handler`` for the app's own pages only: another origin (403), a body that is not JSON (415) or longer
+        than ``BODY_MAX`` (413) is refused before it runs, with no cookie set or deleted."""
+
+        async def guarded(request: Request) -> Response:
+            if not same_origin(request, self.public_origin):
+                return _refuse(403, "Only this app's own pages can do that (the request came from another site).")
+            if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+                return _refuse(415, "The class routes take JSON only.")
+            try:
+                request.state.body = await _read(request)
+            except _TooLong:
+                return _refuse(413, f"The request is longer than {BODY_MAX:,} bytes.")
+            return await handler(request)
+
+        return guarded
 
     # ---- credentials ---------------------------------------------------------------------------------------
     async def open(self, request: Request) -> Response:
@@ -154,7 +178,7 @@ class ClassRoutes:
     async def _stream(self, request: Request, code: str) -> AsyncIterator[str]:
         watcher = self._watchers.get(code)
         if watcher is None or watcher.done:
-            watcher = self._watchers[code] = _Watcher(self.store, code)
+            watcher = self._watchers[code] = _Watcher(self.store, code, self._forget)
         queue = watcher.subscribe()
         try:
             yield "retry: 1000\n\n"  # the browser reconnects 1 s after a dropped stream
@@ -172,13 +196,19 @@ class ClassRoutes:
         finally:
             watcher.unsubscribe(queue)
 
+    def _forget(self, watcher: _Watcher) -> None:
+        """A watcher that stopped (its class ended or does not exist, or nobody listened for 5 s) is dropped: one
+        per class code ever asked for, kept, grew without end (5,000 made-up codes: +5 MiB)."""
+        if self._watchers.get(watcher.code) is watcher:
+            del self._watchers[watcher.code]
+
 
 class _Watcher:
     """One class's pulse on this replica: read every ``PULSE_S`` while any page listens, sent to each listener
-    when it changes (the last one is sent at once to a new listener)."""
+    when it changes (the last one is sent at once to a new listener); ``on_done(self)`` when it stops."""
 
-    def __init__(self, store, code: str):
-        self.store, self.code = store, code
+    def __init__(self, store, code: str, on_done: Callable[[_Watcher], None] = lambda w: None):
+        self.store, self.code, self.on_done = store, code, on_done
         self.queues: set[asyncio.Queue] = set()
         self.last: dict | None = None
         self.task = asyncio.get_running_loop().create_task(self._run())
@@ -214,6 +244,7 @@ class _Watcher:
                 await asyncio.sleep(PULSE_S)
         finally:
             self.done = True
+            self.on_done(self)
 
     async def _read(self) -> dict:
         try:
@@ -231,15 +262,62 @@ class _Watcher:
         }
 
 
+class _TooLong(Exception):
+    """A request body past ``BODY_MAX``."""
+
+
+async def _read(request: Request) -> bytes:
+    """The body, read only up to ``BODY_MAX`` bytes: a declared length past it is refused unread, a chunked body
+    as soon as it passes it (a 1 GiB POST had grown a replica by 2 GiB). Raises ``_TooLong``."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > BODY_MAX:
+        raise _TooLong
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > BODY_MAX:
+            raise _TooLong
+    return bytes(raw)
+
+
 async def _body(request: Request) -> dict:
-    raw = await request.body()
-    if len(raw) > BODY_MAX:
-        return {}
+    """The request's JSON object (read by ``ClassRoutes._guarded``), or {} for anything else."""
+    raw = getattr(request.state, "body", b"")
     try:
         data = json.loads(raw or b"{}")
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _origin(url: str | None) -> str | None:
+    """``scheme://host[:port]`` of ``url``, lower-case; None for anything without both."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    return f"{parts.scheme}://{parts.netloc}".lower() if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def same_origin(request: Request, public_origin: str | None = None) -> bool:
+    """Whether a request comes from the app's own pages: its ``Origin`` header (else its ``Referer``'s origin) is the
+    origin the request was addressed to (``Host``), the one a proxy says it was (``X-Forwarded-Proto`` and
+    ``-Host``, first values), or ``public_origin`` (``--public-url``). Neither header: refused (a browser sends
+    ``Origin`` with every POST)."""
+    sent = _origin(request.headers.get("origin")) or _origin(request.headers.get("referer"))
+    if sent is None:
+        return False
+    host = request.headers.get("host", "")
+    own = {f"{request.url.scheme}://{host}".lower()}
+    proto = request.headers.get("x-forwarded-proto", "").split(",")[0].strip()
+    fwd_host = request.headers.get("x-forwarded-host", "").split(",")[0].strip()
+    if proto:
+        own.add(f"{proto}://{fwd_host or host}".lower())
+    if public_origin:
+        own.add(public_origin)
+    return sent in own
 
 
 def _teacher(request: Request, code: str, key: str) -> JSONResponse:

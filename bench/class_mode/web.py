@@ -59,7 +59,7 @@ def post(base: str, path: str, body: dict, jar: Jar) -> tuple[int, dict]:
     req = urllib.request.Request(
         base + path,
         data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", **jar.header()},
+        headers={"Content-Type": "application/json", "Origin": base, **jar.header()},  # as a browser sends it
         method="POST",
     )
     status, raw = _open(req, jar)

@@ -28,7 +28,7 @@ class Browser:
         req = urllib.request.Request(
             f"{self.base}/explainer/class/{route}",
             data=json.dumps(body or {}).encode(),
-            headers={"Content-Type": "application/json"},
+            headers={"Content-Type": "application/json", "Origin": self.base},  # as the app's own page sends it
             method="POST",
         )
         try:
