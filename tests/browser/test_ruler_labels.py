@@ -25,8 +25,8 @@ LABELS_JS = """(bits) => {
 }"""
 
 
-def _open(page, url: str, present: bool, preset: str, bits: int) -> dict:
-    page.goto(url + "/quantize" + ("?present=1" if present else ""))
+def _show(page, preset: str, bits: int) -> dict:
+    """The chapter's case ``preset`` at ``bits`` bits (from 4, the slider moved by keyboard), drawn and still."""
     page.get_by_role("combobox", name="The chapters' cases").click()
     page.get_by_role("option", name=preset).click()
     if bits != 4:
@@ -40,23 +40,22 @@ def _open(page, url: str, present: bool, preset: str, bits: int) -> dict:
 
 
 @pytest.mark.parametrize(("width", "height", "present"), SIZES)
-def test_the_outlier_label_stays_inside_and_every_2nd_shelf_is_numbered(width, height, present):
+def test_ruler_labels_inside_numbered_and_apart(width, height, present):
+    """The outlier case: "8 (clipped)" wholly inside the figure, and −6, −4, −2, 0, 2, 4, 6 all numbered (plain or
+    stored). Then Ch. 19's case at 2 bits: its three "(clipped)" labels (0.34, 0.7 and 0.23 past the range
+    −0.1 … 0.1) share no pixel."""
     with running_app() as url, browser_page(width, height) as page:
-        drawn = _open(page, url, present, "Ch. 30: the outlier 8", 4)
+        page.goto(url + "/quantize" + ("?present=1" if present else ""))
+        drawn = _show(page, "Ch. 30: the outlier 8", 4)
         [label] = [t for t in drawn["texts"] if t[0] == "8 (clipped)"]
         left, right = drawn["svg"]
         assert left <= label[1] and label[3] <= right, (label, drawn["svg"])
         numbers = {*drawn["shelves"], *(s.replace("<b>", "").replace("</b>", "") for s in drawn["stored"])}
         assert {"−6", "−4", "−2", "0", "2", "4", "6"} <= numbers, numbers
         screenshot(page, f"ruler-outlier-{width}")
-
-
-@pytest.mark.parametrize(("width", "height", "present"), SIZES)
-def test_clipped_labels_do_not_overprint_at_two_bits(width, height, present):
-    with running_app() as url, browser_page(width, height) as page:
-        drawn = _open(page, url, present, "Ch. 19: four weights, scale 0.1", 2)
+        drawn = _show(page, "Ch. 19: four weights, scale 0.1", 2)
         boxes = [t for t in drawn["texts"] if t[0].endswith("(clipped)")]
-        assert len(boxes) == 3, boxes  # 0.34, 0.7 and 0.23 past the 2-bit range −0.1 … 0.1
+        assert len(boxes) == 3, boxes
         for i, a in enumerate(boxes):
             for b in boxes[i + 1 :]:
                 apart = a[3] <= b[1] or b[3] <= a[1] or a[4] <= b[2] or b[4] <= a[2]
