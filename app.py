@@ -6,10 +6,9 @@ import streamlit as st
 
 from serve import gc_freeze
 from serve.version import app_version
-from ui import lesson_start, practice_saved
+from ui import practice_saved, session
 from ui.classroom import console, display, identity, strip
 from ui.frame import (
-    init_state,
     navigation_pages,
     note_lost_session,
     sidebar_controls,
@@ -18,6 +17,7 @@ from ui.frame import (
     url_notes,
 )
 from ui.lesson import draw, moves
+from ui.lesson import start as lesson_start
 from ui.present import apply_presenter_style, keep_presenter_in_url
 
 st.set_page_config(
@@ -31,7 +31,7 @@ st.set_page_config(
     menu_items={"About": f"**Inference, efficiently** {app_version()}: an interactive explainer of LLM inference."},
 )
 note_lost_session()
-init_state()
+session.init_state()
 # class mode: ?class=new (start), ?class=CODE (the role this browser's cookies give), &view=display (the projector)
 identity.from_url()
 moves.from_url()  # lesson mode: ?lesson=…&stop=k

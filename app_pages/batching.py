@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from core import state
 from core.serving.batch import LAYOUTS
 from ui import batching, models
 from ui.models import shipped_only_note, tokenizer
@@ -31,14 +30,14 @@ with controls:
         limit=batching.PROMPTS_CHARS,
         area=True,
         height=130,
-        key=state.BATCH_PROMPTS,
+        key=batching.BATCH_PROMPTS,
         **kw,
     )
     text_box(
         right,
         "Tokens to generate per request",
         limit=batching.BUDGETS_CHARS,
-        key=state.BATCH_BUDGETS,
+        key=batching.BATCH_BUDGETS,
         help="One per prompt; the end token also ends one.",
         **kw,
     )
@@ -46,7 +45,7 @@ with controls:
         "Hold unequal lengths by",
         LAYOUTS,
         horizontal=True,
-        key=state.BATCH_LAYOUT,
+        key=batching.BATCH_LAYOUT,
         format_func=batching.LAYOUT_NAMES.get,
         **kw,
     )
@@ -54,13 +53,13 @@ with controls:
         ("Prefill the batch", lambda: batching.new_batch(model, tok)),
         ("Step ▸ (one pass)", batching.step),
         ("Run to the end", batching.run_all),
-        ("Reset", reset(state.BATCH_OBJ, state.BATCH_ERROR)),
+        ("Reset", reset(batching.DEFAULTS, batching.BATCH_OBJ, batching.BATCH_ERROR)),
     ]
     button_rows(buttons, 2 if present else 4)
-    show_message(state.BATCH_ERROR)
+    show_message(batching.BATCH_ERROR)
 if present:
     batching.prefill_once(model, tok)
-batch = st.session_state.get(state.BATCH_OBJ)
+batch = st.session_state.get(batching.BATCH_OBJ)
 if batch is None:
     view.info("Press **Prefill the batch**: all prompts go through one forward pass together.")
 else:

@@ -3,7 +3,6 @@ Figure 30.1's point (Ch. 30 §30.2), and the reuse conditions checked with the r
 
 import streamlit as st
 
-from core import state
 from core.cost.counts import kv_cache_bytes_for
 from core.decode.cache_not import answer_cache_vs_kv_cache
 from core.decode.two_speeds import PHASES, PROMPT_PRESETS, TABLE_30_1_PROMPT, TABLE_30_1_STEPS, table_30_1
@@ -22,8 +21,8 @@ st.caption(
 st.subheader("Two speeds, one model")
 box, *presets = st.columns([4, 2, 2], vertical_alignment="bottom")  # one row: the figure on a projector's screen
 for col, (label, text) in zip(presets, PROMPT_PRESETS.items(), strict=True):  # Ch. 19's picture, Table 30.1's
-    col.button(label, on_click=st.session_state.update, args=({state.CACHE_PROMPT: text},), width="stretch")
-prompt = text_box(box, "Prompt", limit=2_000, key=state.CACHE_PROMPT, persist_state="session")
+    col.button(label, on_click=st.session_state.update, args=({cache_demo.CACHE_PROMPT: text},), width="stretch")
+prompt = text_box(box, "Prompt", limit=2_000, key=cache_demo.CACHE_PROMPT, persist_state="session")
 if prompt is None:
     st.stop()
 try:
@@ -32,7 +31,7 @@ except ValueError as err:
     refuse(err)
     st.stop()
 # Presenter mode: at most 480 px tall, so the figure and its caption end on the first screen (they ended at 1,087 px).
-cache_demo.two_speeds_chart(passes, key=state.CACHE_TWO_SPEEDS, present_max_px=480)
+cache_demo.two_speeds_chart(passes, key=cache_demo.CACHE_TWO_SPEEDS, present_max_px=480)
 left, right = st.columns(2)
 left.markdown("**What changes between the two phases?** (Ch. 19)")
 left.table(readable_table(list(PHASES)), hide_index=True)
@@ -60,8 +59,8 @@ st.caption(
     "every layer's stored keys and values with the reference run's, position by position."
 )
 a, b = st.columns(2)
-text = text_box(a, "Reference text", limit=2_000, key=state.CACHE_TEXT, persist_state="session")
-edited = text_box(b, "The same text, edited", limit=2_000, key=state.CACHE_EDITED, persist_state="session")
+text = text_box(a, "Reference text", limit=2_000, key=cache_demo.CACHE_TEXT, persist_state="session")
+edited = text_box(b, "The same text, edited", limit=2_000, key=cache_demo.CACHE_EDITED, persist_state="session")
 if text is None or edited is None:
     st.stop()
 try:
@@ -93,7 +92,7 @@ if shifted.max_value_diff < 1e-4 <= shifted.max_key_diff:
 
 st.subheader("A chat transcript is text; the answer cache is not the KV cache")
 transcript = text_box(
-    st, "A stored chat transcript (a text record)", limit=5_000, area=True, key=state.CACHE_TRANSCRIPT,
+    st, "A stored chat transcript (a text record)", limit=5_000, area=True, key=cache_demo.CACHE_TRANSCRIPT,
     persist_state="session",
 )  # fmt: skip
 if transcript is None:

@@ -2,15 +2,17 @@
 
 import streamlit as st
 
-from core import state
 from core.checkpoints.choice import CONTEXT_BUDGET, window_cap
 from core.cost.counts import kv_cache_bytes_for
+from core.decode import settings as decode_settings
 from core.decode.context import POLICIES, band_matrix
 from core.model.tokenizer import decode, encode, end_token_id, token_labels
 from core.text import sentence
 from core.viz.attention import fig_attention
 from core.viz.context import fig_cache_over_time
+from ui import context as context_ui
 from ui import models, runs
+from ui.decode import keys as decode_keys
 from ui.page import chart, chart_in, refuse, title
 from ui.present import beside, presenter_mode
 
@@ -41,13 +43,13 @@ if model.cfg.positions == "learned":
 present = presenter_mode()
 controls, right = beside()  # presenter mode: controls left, the attention band right, on the first screen
 a, b, c = [controls] * 3 if present else controls.columns(3)
-policy = a.radio("At the wall", POLICIES, key=state.CTX_POLICY, persist_state="session")
-window = b.slider("Window (positions)", 16, cap, step=8, key=state.CTX_WINDOW, persist_state="session")
-n_new = c.slider("Tokens to generate", 10, 200, key=state.CTX_N_NEW, persist_state="session")
-prompt = st.session_state.get(state.DECODE_PROMPT, state.DEFAULT_PROMPT)
+policy = a.radio("At the wall", POLICIES, key=context_ui.CTX_POLICY, persist_state="session")
+window = b.slider("Window (positions)", 16, cap, step=8, key=context_ui.CTX_WINDOW, persist_state="session")
+n_new = c.slider("Tokens to generate", 10, 200, key=context_ui.CTX_N_NEW, persist_state="session")
+prompt = st.session_state.get(decode_keys.DECODE_PROMPT, decode_settings.DEFAULT_PROMPT)
 stop_at_end = a.toggle(
     "Stop at the end-of-text token",
-    key=state.CTX_STOP_AT_END,
+    key=context_ui.CTX_STOP_AT_END,
     persist_state="session",
     help="As the decode page does. Off: keep generating so the cache reaches the wall.",
 )
@@ -76,8 +78,10 @@ if end_at is not None and not stop_at_end:
 text.caption("▶ … ◀ marks the generated continuation (greedy).")
 
 l1, l2 = (controls if present else right).columns(2)
-layer = l1.selectbox("Layer", range(model.cfg.n_layer), key=state.CTX_LAYER, persist_state="session")
-head = l2.selectbox("Head", [state.MEAN_HEADS, *range(model.cfg.n_head)], key=state.CTX_HEAD, persist_state="session")
+layer = l1.selectbox("Layer", range(model.cfg.n_layer), key=context_ui.CTX_LAYER, persist_state="session")
+head = l2.selectbox(
+    "Head", [decode_settings.MEAN_HEADS, *range(model.cfg.n_head)], key=context_ui.CTX_HEAD, persist_state="session"
+)
 att = band_matrix(run, layer, None if isinstance(head, str) else head)
 chart_in(
     right,
@@ -89,7 +93,7 @@ chart_in(
         "(blank: masked, or evicted from the window)",
         earlier="computed in earlier passes",  # a sliding window has evicted the keys of many of them
     ),
-    key=state.CTX_HEAT,
+    key=context_ui.CTX_HEAT,
     present_max_px=640,
 )
 per_pos = kv_cache_bytes_for(model.cfg, 1, 4)  # the page runs float32
@@ -99,7 +103,7 @@ chart(
         kv_cache_bytes_for(model.cfg, window, 4),
         f"Cache bytes after each pass ({per_pos:,} bytes per position, float32)",
     ),
-    key=state.CTX_BYTES,
+    key=context_ui.CTX_BYTES,
 )
 st.markdown("""
 **What sliding does.** When the window is full the oldest position's keys and values are dropped; the cache and

@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from core import state
 from core.cost import bill
 from core.evaluate.step_times import measure_step_times
 from core.text import big_count, exact_decimal, plural
 from core.viz.cost import fig_growth_shapes, fig_measured, fig_step_work
+from ui import cost as cost_ui
 from ui import figures
 from ui.models import model, shipped_only_note
 from ui.page import chart, chart_in, title
@@ -30,20 +30,20 @@ n_layer = a.number_input(
     "Layers (n_layer)",
     1,
     10_000,
-    key=state.COST_LAYERS,
+    key=cost_ui.COST_LAYERS,
     persist_state="session",
     help="1 × 1 gives the chapter's “per layer, per head”.",
 )
-n_head = b.number_input("Heads (n_head)", 1, 10_000, key=state.COST_HEADS, persist_state="session")
+n_head = b.number_input("Heads (n_head)", 1, 10_000, key=cost_ui.COST_HEADS, persist_state="session")
 n_max = c.select_slider(
     "Largest context length n (tokens)",
     [2_000, 5_000, 10_000, 20_000],
     format_func="{:,}".format,  # "10,000", as the chart's axis writes it
-    key=state.COST_N_MAX,
+    key=cost_ui.COST_N_MAX,
     persist_state="session",
 )
 per = "per layer, per head" if n_layer * n_head == 1 else f"× {plural(n_layer, 'layer')} × {plural(n_head, 'head')}"
-chart(figures.figure(fig_growth_shapes, bill.growth(n_max, n_layer, n_head), per), key=state.COST_SHAPES_FIG)
+chart(figures.figure(fig_growth_shapes, bill.growth(n_max, n_layer, n_head), per), key=cost_ui.COST_SHAPES_FIG)
 st.caption(
     "The dotted curve is the triangle a causal model actually scores: about half the grid, the same "
     "quadratic shape. Ten times the context: a hundred times the scores; ten times the cache."
@@ -51,10 +51,12 @@ st.caption(
 
 st.subheader("One decode step, and a whole generation")
 left, right = st.columns([3, 2])
-chart_in(left, figures.figure(fig_step_work, bill.step_work(n_max)), key=state.COST_STEP_WORK_FIG)
+chart_in(left, figures.figure(fig_step_work, bill.step_work(n_max)), key=cost_ui.COST_STEP_WORK_FIG)
 with right:
-    n_prompt = st.number_input("Prompt length n (tokens)", 1, 10**12, key=state.COST_N_PROMPT, persist_state="session")
-    m_new = st.number_input("Tokens to generate m", 1, 10**9, key=state.COST_M_NEW, persist_state="session")
+    n_prompt = st.number_input(
+        "Prompt length n (tokens)", 1, 10**12, key=cost_ui.COST_N_PROMPT, persist_state="session"
+    )
+    m_new = st.number_input("Tokens to generate m", 1, 10**9, key=cost_ui.COST_M_NEW, persist_state="session")
     g = bill.generation_bill(int(n_prompt), int(m_new), n_layer, n_head)
     shown = big_count(g.with_cache), big_count(g.recompute)  # the recompute count is the larger
     st.metric(
@@ -96,8 +98,8 @@ if st.button("Measure decode steps", type="primary"):
         progress=lambda f: bar.progress(f, text=f"Timing decode steps… {f:.0%}"),
     )
     bar.empty()
-    st.session_state[state.COST_MEASURED] = times
-times = st.session_state.get(state.COST_MEASURED)
+    st.session_state[cost_ui.COST_MEASURED] = times
+times = st.session_state.get(cost_ui.COST_MEASURED)
 if times is None:
     st.info("Press **Measure decode steps** (about two seconds).")
 else:
@@ -109,7 +111,7 @@ else:
             times.naive_ms,
             f"Median of {plural(times.repeats, 'run')}, {plural(times.threads, 'torch thread')}",
         ),
-        key=state.COST_MEASURED_FIG,
+        key=cost_ui.COST_MEASURED_FIG,
     )
     # The times at the longest context are in the chart's sentence just above: not said twice.
     st.markdown(

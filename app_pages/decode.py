@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from core import state
 from core.lesson.summary import YOU_LL_NEED
 from core.model.tokenizer import end_token_id
 from serve import step_queue
@@ -10,9 +9,11 @@ from ui import cache_demo, models
 from ui.classroom import console, follow, identity, strip
 from ui.classroom import question as class_question
 from ui.decode import actions, question, widgets
+from ui.decode import keys as decode_keys
 from ui.decode.cache_view import inside_the_cache
 from ui.decode.stage import below_stage, forget_view, heatmap_panel, message, right_panel, stage_style, text_so_far
 from ui.frame import came_from_another_page
+from ui.lesson import keys as lesson_keys
 from ui.lesson.components import clicker
 from ui.page import refuse, title
 from ui.present import presenter_mode
@@ -23,15 +24,17 @@ if came_from_another_page():
 stage_style()
 
 
-@st.fragment(run_every=st.session_state[state.DECODE_PACE] if st.session_state[state.DECODE_PLAYING] else None)
+@st.fragment(
+    run_every=st.session_state[decode_keys.DECODE_PACE] if st.session_state[decode_keys.DECODE_PLAYING] else None
+)
 @step_queue.one_at_a_time  # a class's Steps in line, not all at once (serve/step_queue.py)
 def stage() -> None:
     if identity.follower():
         strip.live()  # a class's follower: its line, question and the teacher's Steps (the class's stream reruns this)
-    stepped = st.session_state.pop(state.DECODE_STEPPED, False)  # a Step click ran before this rerun
-    if st.session_state[state.DECODE_PLAYING] and not stepped and actions.play_due():
+    stepped = st.session_state.pop(decode_keys.DECODE_STEPPED, False)  # a Step click ran before this rerun
+    if st.session_state[decode_keys.DECODE_PLAYING] and not stepped and actions.play_due():
         actions.advance()
-        if not st.session_state[state.DECODE_PLAYING]:
+        if not st.session_state[decode_keys.DECODE_PLAYING]:
             st.rerun()  # Play stopped itself (end token, full window): the page's button says Play again
     question.settle()  # Predict first on with nothing asked: a cut-short switch callback
     sess = actions.session()
@@ -40,7 +43,7 @@ def stage() -> None:
     step, text, *more = st.columns([1, 5.2, 1.8] if ended else [1, 7], vertical_alignment="center")
     step.button(
         "Step ▸",
-        key=state.STAGE_STEP,
+        key=decode_keys.STAGE_STEP,
         on_click=actions.step_clicked,
         disabled=sess is None or follow.locked(),
         width="stretch",
@@ -61,18 +64,18 @@ def stage() -> None:
             on_click=actions.continue_past_end,
             help="The model chose the end token: a server would stop here. Stepping on feeds it back in.",
         )
-    head, predicting = st.session_state[state.DECODE_HEAD], st.session_state[state.DECODE_PREDICT]
+    head, predicting = st.session_state[decode_keys.DECODE_HEAD], st.session_state[decode_keys.DECODE_PREDICT]
     # A class's console asks its students: the reveal shows the class's answers, not the teacher's own pick.
     ask = {"class_answers": lambda: class_question.class_answers(console.open_question(sess))}
     ask = ask if identity.role() == "teacher" else {}
     # On a projector, or under a lesson's bar (which takes ~100 px of a laptop's 800), the question runs across
     # the stage: beside the panel it pushed the work counts, the badge and the KV line off the screen.
-    if across := predicting and (present or st.session_state[state.LESSON] is not None):
+    if across := predicting and (present or st.session_state[lesson_keys.LESSON] is not None):
         question.question_panel(present, across=True, **ask)
     # Under a laptop's question row, a wider panel wraps the KV and shelf lines less: they stay on the screen.
     left, right = st.columns([3, 2] if present else [9, 11] if across else [11, 9], gap="medium")
     with left:
-        layer = st.session_state[state.DECODE_LAYER]
+        layer = st.session_state[decode_keys.DECODE_LAYER]
         heatmap_panel(sess, tok, layer, actions.head_of(head), actions.head_label(head), present, compact=across)
     with right:
         if not across:
@@ -112,13 +115,13 @@ with st.expander("You'll need (Ch. 19): what this chapter builds on"):  # where 
     st.markdown("\n".join(f"- {item}" for item in YOU_LL_NEED))
 # Drawn only while open: building its figure took a third of a class replica's time on every full run.
 speeds = st.expander(
-    "Two speeds, one model: this prompt's prefill and its first three steps", key=state.DECODE_TWO_SPEEDS_OPEN,
+    "Two speeds, one model: this prompt's prefill and its first three steps", key=decode_keys.DECODE_TWO_SPEEDS_OPEN,
     on_change="rerun",
 )  # fmt: skip
 if speeds.open:
     with speeds:
         try:  # the same run as the cache page's, on this page's prompt (drawn from the model, not a picture)
-            passes = cache_demo.two_speeds(st.session_state[state.DECODE_PROMPT])
-            cache_demo.two_speeds_chart(passes, key=state.DECODE_TWO_SPEEDS)
+            passes = cache_demo.two_speeds(st.session_state[decode_keys.DECODE_PROMPT])
+            cache_demo.two_speeds_chart(passes, key=decode_keys.DECODE_TWO_SPEEDS)
         except ValueError as err:
             refuse(err)

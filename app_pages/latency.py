@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from core import state
 from core.cost.kv_shape import PRESETS
+from core.decode import settings as decode_settings
 from core.evaluate.step_times import measure_request_traces
 from core.model.tokenizer import encode
 from core.serving import latency as LAT
@@ -12,6 +12,8 @@ from core.serving.figure_30_1 import model_shape
 from core.text import markdown_literal, plural
 from core.viz.latency import fig_timeline
 from ui import latency_figure
+from ui.decode import keys as decode_keys
+from ui.lesson import keys as lesson_keys
 from ui.models import model, shipped_only_note, tokenizer
 from ui.page import chart, refuse, title
 
@@ -32,9 +34,9 @@ SOURCES = [
     "Measured: the decode page's request",
     "Measured: a batch here, with and without the KV cache",
 ]
-source = st.radio("Trace", SOURCES, horizontal=True, key=state.LAT_SOURCE, persist_state="session")
+source = st.radio("Trace", SOURCES, horizontal=True, key=latency_figure.LAT_SOURCE, persist_state="session")
 if source in LAT.EDITABLE:
-    key, kept = f"lat.editor.{source}", state.LATENCY_EDITS + source
+    key, kept = f"lat.editor.{source}", latency_figure.LATENCY_EDITS + source
     if key not in st.session_state or kept + ".base" not in st.session_state:  # a new editor, or a lesson stop
         st.session_state[kept + ".base"] = st.session_state.get(kept) or latency_tables.editor_rows(
             LAT.EDITABLE[source]
@@ -62,30 +64,30 @@ if source in LAT.EDITABLE:
         st.stop()
     shape = PRESETS["Ch. 30 two-layer example"]  # the chapter's trace takes Example 30.3's cache (§30.4)
 elif source == SOURCES[3]:
-    sess = st.session_state.get(state.DECODE_SESSION)
+    sess = st.session_state.get(decode_keys.DECODE_SESSION)
     if sess is None:
         st.info("Run Prefill (and a few Steps) on the decode page first; its engine-clock trace appears here.")
         st.stop()
     traces = [LAT.RequestTrace("decode page request", 0.0, 0.0, tuple(sess.emission_times_ms()), len(sess.prompt_ids))]
     shape = model_shape(sess.cache.cfg, sess.cache.dtype, "the decode page's model")
 else:
-    n_new = st.slider("Tokens per request", 2, 40, key=state.LAT_N_NEW, persist_state="session")
+    n_new = st.slider("Tokens per request", 2, 40, key=latency_figure.LAT_N_NEW, persist_state="session")
     shipped_only_note("latency")
     if st.button("Run 4 requests, each way", type="primary"):
         prompts = [
             encode(tok, p)
             for p in (
-                state.DEFAULT_PROMPT,
+                decode_settings.DEFAULT_PROMPT,
                 "The cat sat on the",
                 "Ana asked: Which country is Lyon in?\nAssistant:",
                 "User: Hello, my name is Ravi.",
             )
         ]
         with st.spinner("Serving the requests on this machine…"):
-            st.session_state[state.LAT_MEASURED] = measure_request_traces(
+            st.session_state[latency_figure.LAT_MEASURED] = measure_request_traces(
                 model(), prompts, n_new, True
             ) + measure_request_traces(model(), prompts, n_new, False)
-    traces = st.session_state.get(state.LAT_MEASURED)
+    traces = st.session_state.get(latency_figure.LAT_MEASURED)
     if not traces:
         st.info(
             "Press the button: four requests arrive together at 0 ms and are served one after another, first "
@@ -99,8 +101,10 @@ labels = (
     "label: cached positions after the pass" if any(t.prompt_positions for t in traces) else "no prompt length given"
 )
 # In a lesson, the stop scrolls this into view as one: the question is about the table's numbers.
-with st.container(key=state.LESSON_FOCUS):
-    chart(fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key=state.LAT_TIMELINE_FIG)
+with st.container(key=lesson_keys.LESSON_FOCUS):
+    chart(
+        fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key=latency_figure.LAT_TIMELINE_FIG
+    )
     st.dataframe(latency_tables.request_rows(traces), hide_index=True)
     for note in latency_tables.shared_times(traces)[:3]:  # markers on one another hide their labels: say it in words
         st.caption(markdown_literal(note))

@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from core import state
 from core.cost.kv_formula import M_LEAVES_OUT, formula_line
 from core.cost.kv_layers import layers_kv_bytes
 from core.cost.kv_shape import HYBRID_PRESETS, MODERN_PRESETS, PRESETS, KVShape
@@ -27,21 +26,23 @@ shipped = KVShape("shipped model (float32)", cfg.n_layer, cfg.n_head, cfg.n_kv_h
 choices = {**PRESETS, **MODERN_PRESETS, **HYBRID_PRESETS, "The shipped model": shipped}
 card = models.chosen_card()
 if card is not None:  # a checkpoint chosen in the sidebar: its config.json as loaded
-    choices[state.CHOSEN_PRESET] = KVShape(
+    choices[memory_terms.CHOSEN_PRESET] = KVShape(
         f"{card.name} ({card.architecture}, float32)", card.n_layer, card.n_head, card.n_kv_head, card.head_dim,
         card.d_model, 4, card.context_window, "its config.json as loaded; checked against its real KVCache",
     )  # fmt: skip
 choices["From a config.json (paste or upload)"] = None
-choices[state.MEMORY_CUSTOM] = st.session_state.get(state.MEMORY_BASE) or choices["Ch. 30 two-layer example"]
+choices[memory_terms.MEMORY_CUSTOM] = (
+    st.session_state.get(memory_terms.MEMORY_BASE) or choices["Ch. 30 two-layer example"]
+)
 present = presenter_mode()
 controls, figure = beside((1, 1))  # presenter mode: the terms left, the KV-head chart right, on the first screen
 with controls:
-    name = st.selectbox("Model shape", list(choices), key=state.MEMORY_PRESET, persist_state="session")
+    name = st.selectbox("Model shape", list(choices), key=memory_terms.MEMORY_PRESET, persist_state="session")
     shape, raw = choices[name], None
     if shape is None:
         shape, raw = memory_sections.pasted_config()
     memory_terms.load(name, shape)
-    custom = name == state.MEMORY_CUSTOM
+    custom = name == memory_terms.MEMORY_CUSTOM
     L, n_head, H, d, W = memory_terms.term_boxes(shape)
     model = memory_terms.custom_shape(shape, n_head, H, d) if custom else shape
     said = f"typed over {shape.name}'s structure" if custom else shape.name
@@ -60,12 +61,12 @@ with controls:
     c = st.columns(3)
     b_choices = memory_terms.b_choices(shape)
     b_label = c[0].selectbox(  # the term boxes' labels are one line each, so the boxes line up (ui/memory_terms.py)
-        "b: bytes per value", list(b_choices), key=state.MEMORY_B, persist_state="session",
+        "b: bytes per value", list(b_choices), key=memory_terms.MEMORY_B, persist_state="session",
         help="llama.cpp's quantized cache types store blocks of 32 values with an fp16 scale: q8_0 is 34 B per 32.",
     )  # fmt: skip
     b, cache_type = b_choices[b_label]
     lengths_text = text_box(
-        c[1], "T: positions", limit=100_000, key=state.MEMORY_T, persist_state="session",
+        c[1], "T: positions", limit=100_000, key=memory_terms.MEMORY_T, persist_state="session",
         help="Positions per request, one length per request, separated with “, ” or “;”: “4096, 4096” is B = 2; "
         "unequal lengths are summed. “8,192” is one length.",
     )  # fmt: skip
@@ -108,7 +109,7 @@ with controls:
         )
     if model.state is not None:
         memory_sections.hybrid_state(model, L, lengths, kv["total"])
-    real_model = {"The shipped model": models.model, state.CHOSEN_PRESET: models.chosen_model}.get(name)
+    real_model = {"The shipped model": models.model, memory_terms.CHOSEN_PRESET: models.chosen_model}.get(name)
     if real_model and B <= 8 and b == 4:
         models.check_real_cache(real_model(), shape.name, lengths, kv["total"])
 

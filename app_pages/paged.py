@@ -2,18 +2,18 @@
 
 import streamlit as st
 
-from core import state
 from core.model.tokenizer import decode, end_token_id
 from core.serving.paged_presets import PRESETS, build_engine, preset_requests, request_rows
 from core.serving.scheduler import POLICIES
 from core.viz.paged import fig_block_pool, fig_block_tables, fig_policy_comparison
 from ui import models, references, runs
+from ui import paged as paged_ui
 from ui.models import shipped_only_note, tokenizer
 from ui.page import chart, chart_in
 from ui.present import presenter_mode
 
 MAX_POOL_BYTES = 8 * 2**20  # per session: a classroom server holds one pool per student
-SETTINGS = (state.PAGED_PRESET, state.PAGED_POLICY, state.PAGED_BLOCK_SIZE, state.PAGED_N_BLOCKS)
+SETTINGS = (paged_ui.PAGED_PRESET, paged_ui.PAGED_POLICY, paged_ui.PAGED_BLOCK_SIZE, paged_ui.PAGED_N_BLOCKS)
 tok, model = tokenizer(), models.model()
 st.title("Paged KV cache")
 shipped_only_note("paged")
@@ -24,57 +24,59 @@ if not presenter_mode():
         "request's block table maps its logical blocks to physical ones. Greedy, on the shipped model."
     )
 c = st.columns([3, 2, 1.3, 1.3])
-c[0].selectbox("Requests", PRESETS, key=state.PAGED_PRESET, persist_state="session")
+c[0].selectbox("Requests", PRESETS, key=paged_ui.PAGED_PRESET, persist_state="session")
 c[1].radio(
     "Batching",
     POLICIES,
-    key=state.PAGED_POLICY,
+    key=paged_ui.PAGED_POLICY,
     horizontal=True,
     persist_state="session",
     help="Continuous: newcomers join at any step. Static: a batch starts only when the previous one is done.",
 )
 # Bounded in the box, as the pool is (unbounded, a 20-digit size stayed typed while the page named the last one sent).
 c[2].number_input(
-    "Block size (positions)", 1, model.cfg.block_size, key=state.PAGED_BLOCK_SIZE, persist_state="session"
+    "Block size (positions)", 1, model.cfg.block_size, key=paged_ui.PAGED_BLOCK_SIZE, persist_state="session"
 )
-c[3].number_input("Pool (blocks)", 1, 256, key=state.PAGED_N_BLOCKS, persist_state="session")
+c[3].number_input("Pool (blocks)", 1, 256, key=paged_ui.PAGED_N_BLOCKS, persist_state="session")
 
 
 def rebuild() -> None:
     preset, policy, block_size, n_blocks = (st.session_state[k] for k in SETTINGS)
-    st.session_state[state.PAGED_SETTINGS] = tuple(st.session_state[k] for k in SETTINGS)
+    st.session_state[paged_ui.PAGED_SETTINGS] = tuple(st.session_state[k] for k in SETTINGS)
     try:
         specs = preset_requests(preset, tok)
         kw = dict(end_id=end_token_id(tok), max_pool_bytes=MAX_POOL_BYTES)
         engine = build_engine(model, specs, int(n_blocks), int(block_size), policy, **kw)
     except ValueError as err:
-        kept = " The previous run stays on screen." if st.session_state[state.PAGED_ENGINE] else ""
-        st.session_state[state.PAGED_MESSAGE] = f"{str(err)[0].upper()}{str(err)[1:]}.{kept}"
+        kept = " The previous run stays on screen." if st.session_state[paged_ui.PAGED_ENGINE] else ""
+        st.session_state[paged_ui.PAGED_MESSAGE] = f"{str(err)[0].upper()}{str(err)[1:]}.{kept}"
         return
-    st.session_state.update({state.PAGED_ENGINE: engine, state.PAGED_BUILT: (preset, int(block_size), int(n_blocks))})
-    st.session_state[state.PAGED_MESSAGE] = None
+    st.session_state.update(
+        {paged_ui.PAGED_ENGINE: engine, paged_ui.PAGED_BUILT: (preset, int(block_size), int(n_blocks))}
+    )
+    st.session_state[paged_ui.PAGED_MESSAGE] = None
 
 
 def step() -> None:
-    engine = st.session_state[state.PAGED_ENGINE]
+    engine = st.session_state[paged_ui.PAGED_ENGINE]
     if engine is not None and not engine.done:
         engine.step()
 
 
 def run_all() -> None:
-    if st.session_state[state.PAGED_ENGINE] is not None:
-        st.session_state[state.PAGED_ENGINE].run()
+    if st.session_state[paged_ui.PAGED_ENGINE] is not None:
+        st.session_state[paged_ui.PAGED_ENGINE].run()
 
 
-if st.session_state[state.PAGED_SETTINGS] != tuple(st.session_state[k] for k in SETTINGS):
+if st.session_state[paged_ui.PAGED_SETTINGS] != tuple(st.session_state[k] for k in SETTINGS):
     rebuild()
 b = st.columns(3)
 b[0].button("Step ▸ (one pass)", type="primary", on_click=step, width="stretch")
 b[1].button("Run to the end", on_click=run_all, width="stretch")
 b[2].button("Reset", on_click=rebuild, width="stretch")
-if st.session_state[state.PAGED_MESSAGE]:
-    st.warning(st.session_state[state.PAGED_MESSAGE])
-engine = st.session_state[state.PAGED_ENGINE]
+if st.session_state[paged_ui.PAGED_MESSAGE]:
+    st.warning(st.session_state[paged_ui.PAGED_MESSAGE])
+engine = st.session_state[paged_ui.PAGED_ENGINE]
 if engine is None:
     st.stop()
 cache, last = engine.cache, engine.history[-1] if engine.history else None
@@ -94,8 +96,8 @@ else:
 pool_tab, policy_tab, text_tab = st.tabs(["Pool, block tables, bytes", "Static vs continuous", "Requests and text"])
 left, right = pool_tab.columns([3, 2])
 label_px = 18 if presenter_mode() else 14  # the blocks' labels: 14 px was a projector's smallest text
-chart_in(left, fig_block_pool(cache, engine.requests, label_px=label_px), key=state.PAGED_POOL)
-chart_in(right, fig_block_tables(cache, engine.requests, label_px=label_px), key=state.PAGED_TABLES)
+chart_in(left, fig_block_pool(cache, engine.requests, label_px=label_px), key=paged_ui.PAGED_POOL)
+chart_in(right, fig_block_tables(cache, engine.requests, label_px=label_px), key=paged_ui.PAGED_TABLES)
 m = engine.memory()
 g = pool_tab.columns(4)
 g[0].metric(
@@ -131,9 +133,9 @@ pool_tab.caption(
 )
 references.cite("kwon", pool_tab)  # logical vs physical blocks: the block tables above
 
-compare = runs.policy_comparison(*st.session_state[state.PAGED_BUILT])  # the shown run's preset and sizes
+compare = runs.policy_comparison(*st.session_state[paged_ui.PAGED_BUILT])  # the shown run's preset and sizes
 with policy_tab:
-    chart(fig_policy_comparison(compare), key=state.PAGED_COMPARE_FIG)
+    chart(fig_policy_comparison(compare), key=paged_ui.PAGED_COMPARE_FIG)
 policy_tab.caption(
     " · ".join(
         f"**{p}**: {s['tokens']} tokens in {s['steps']} steps = {s['tokens_per_step']:.2f} tokens per step, mean wait "

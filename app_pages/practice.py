@@ -5,7 +5,6 @@ import secrets
 
 import streamlit as st
 
-from core import state
 from core.lesson.pages import PAGES
 from core.practice import catalogue, exercises
 from ui import handout, practice, practice_saved
@@ -18,34 +17,38 @@ notation = st.empty()  # how to type answers: its examples depend on the exercis
 
 # A shared link (?ex=ch30-3&numbers=12) sets the exercise and its numbers.
 ex_id, seed, notes = catalogue.parse_query(st.query_params.to_dict())
-st.session_state.update({k: v for k, v in ((state.PRACTICE_EX, ex_id), (state.PRACTICE_SEED, seed)) if v is not None})
+st.session_state.update(
+    {k: v for k, v in ((practice.PRACTICE_EX, ex_id), (practice.PRACTICE_SEED, seed)) if v is not None}
+)
 for note in notes:
     st.warning(f"Link parameter ignored: {note}.")
 tally = practice_saved.tally()  # with the attempts this browser kept from earlier sessions (ui/practice_saved.py)
 
 
-ex = catalogue.make(st.session_state[state.PRACTICE_EX], st.session_state[state.PRACTICE_SEED])
+ex = catalogue.make(st.session_state[practice.PRACTICE_EX], st.session_state[practice.PRACTICE_SEED])
 if not presenter_mode():  # a projector needs the room for the exercise
     notation.caption(exercises.notation_caption(ex))
 if st.query_params.get("ex") != ex.id or st.query_params.get("numbers") != str(ex.seed):
     st.query_params.update({"ex": ex.id, "numbers": str(ex.seed)})
 
 pick, new, chapter, hint = st.columns([5, 2, 2, 2], vertical_alignment="bottom")
-st.session_state[state.PRACTICE_PICK] = ex.id
+st.session_state[practice.PRACTICE_PICK] = ex.id
 pick.selectbox(
     "Exercise",
     list(catalogue.catalogue()),
     format_func=catalogue.title,
-    key=state.PRACTICE_PICK,
-    on_change=lambda: practice.show(st.session_state[state.PRACTICE_PICK], 0),
+    key=practice.PRACTICE_PICK,
+    on_change=lambda: practice.open_exercise(st.session_state[practice.PRACTICE_PICK], 0),
 )
 new.button(
     "New numbers",
-    on_click=lambda: practice.show(ex.id, (ex.seed + 1 + secrets.randbelow(9_998)) % 9_999 + 1),
+    on_click=lambda: practice.open_exercise(ex.id, (ex.seed + 1 + secrets.randbelow(9_998)) % 9_999 + 1),
     help="A fresh instance with the same structure; the address (…&numbers=N) reproduces it.",
     width="stretch",
 )
-chapter.button("Chapter's numbers", on_click=practice.show, args=(ex.id, 0), disabled=ex.seed == 0, width="stretch")
+chapter.button(
+    "Chapter's numbers", on_click=practice.open_exercise, args=(ex.id, 0), disabled=ex.seed == 0, width="stretch"
+)
 shown = tally.hints_shown(ex)
 hint.button(
     f"Hint {shown}/{len(ex.hints)}",
@@ -69,7 +72,7 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
                 with col:
                     practice.answer_box(ex, p, tally)
         st.form_submit_button("Check", type="primary", on_click=practice.check_all, args=(ex, tally))
-        if st.session_state.pop(state.PRACTICE_NOTHING_TYPED, False):
+        if st.session_state.pop(practice.PRACTICE_NOTHING_TYPED, False):
             st.warning("Type at least one answer, then press **Check**.")
     with right:
         for hint_text in ex.hints[:shown]:
@@ -89,7 +92,7 @@ with st.form(f"practice.form.{ex.id}.{ex.seed}", border=False):
             met = " · ".join(f"{name} × {n}" for name, n in tally.mistakes.most_common())
             st.caption(f"Known mistakes met: {met}")
 pose.panel(ex)  # a class's teacher: this exercise as a choice on the students' screens (ui/classroom/pose.py)
-handout.download_button(state.PRACTICE_HANDOUT)  # the lesson's handout, or this session's pages
+handout.download_button(practice.PRACTICE_HANDOUT)  # the lesson's handout, or this session's pages
 st.page_link(
     PAGES["summary"].script, label=f"Finished? {TITLES['summary']}: the two chapters' summaries", icon=ICONS["summary"]
 )

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from core import state
+from core.decode import settings as decode_settings
 from core.evaluate.quant_quality import divergence
 from core.model.tokenizer import decode, encode, end_token_id
 from core.quant import quantize as quant
@@ -10,7 +10,9 @@ from core.quant.model_weights import row_lengths, valid_group_sizes
 from core.viz.quant import fig_quant_sweep
 from ui import models
 from ui import quant as ui_quant
+from ui import quant_model as quant_model_ui
 from ui import runs as ui_runs
+from ui.decode import keys as decode_keys
 from ui.page import chart_in, title
 from ui.present import presenter_mode, swapped
 
@@ -33,10 +35,14 @@ about = (
 flip_box, sweep_box = swapped()  # presenter mode: the measured sweep and its charts first
 with flip_box:
     st.subheader("The flip finder: how close is the next token to changing?")
-    sess = st.session_state.get(state.DECODE_SESSION)
+    sess = st.session_state.get(decode_keys.DECODE_SESSION)
     if sess is None:
         sess = models.default_request(source)
-        cut = "" if sess.prompt_text or len(sess.prompt_ids) >= len(encode(tok, state.DEFAULT_PROMPT)) else " (its end)"
+        cut = (
+            ""
+            if sess.prompt_text or len(sess.prompt_ids) >= len(encode(tok, decode_settings.DEFAULT_PROMPT))
+            else " (its end)"
+        )
         st.caption(f"Using the default prompt{cut} (run Prefill on the decode page to use yours).")
     else:
         st.caption("Using the current request on the decode page.")
@@ -50,7 +56,7 @@ with sweep_box:
     group = g1.select_slider(
         "Weight group size (inputs per scale)",
         groups,
-        key=state.QM_GROUP,
+        key=quant_model_ui.QM_GROUP,
         persist_state="session",
         help=f"A group must divide every row: the rows are {' and '.join(map(str, row_lengths(model)))} inputs "
         f"long (the MLP's down projection reads its width), so {', '.join(map(str, groups))} are offered.",
@@ -59,7 +65,7 @@ with sweep_box:
         "Ties round",
         list(quant.ROUNDING),
         format_func=quant.ROUNDING.get,
-        key=state.QM_ROUNDING,
+        key=quant_model_ui.QM_ROUNDING,
         persist_state="session",
     )
     notes, chart_row = swapped()  # presenter mode: the charts above the plan, caveats and tables
@@ -71,8 +77,8 @@ with sweep_box:
             + " Greedy changes and max logit error are against the float32 model on the same positions."
         )
         ui_quant.caveats()  # before the measurements: why they are needed (and true with none yet)
-        if card is not None and st.session_state.get(state.QM_EVALUATED) != source:
-            go = {state.QM_EVALUATED: source}
+        if card is not None and st.session_state.get(quant_model_ui.QM_EVALUATED) != source:
+            go = {quant_model_ui.QM_EVALUATED: source}
             st.button(
                 f"Evaluate {len(plan.bits)} widths on {name}",
                 type="primary",
@@ -93,12 +99,12 @@ with sweep_box:
             if kind == "weights":  # the chapters' sentences about what the widths change, with this sweep's bytes
                 ui_quant.model_notes(reports, name, model.n_params())
     for col, fig, kind in zip(chart_row.columns(2), figures, ("weights", "kv_cache"), strict=True):
-        chart_in(col, fig, key=f"{state.QM_SWEEP_FIG}.{kind}", present_max_px=440)
+        chart_in(col, fig, key=f"{quant_model_ui.QM_SWEEP_FIG}.{kind}", present_max_px=440)
 
 st.subheader("Where does the text first diverge?")
 d1, d2 = st.columns(2)
-n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key=state.QM_DIVERGE_BITS, persist_state="session")
-n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key=state.QM_N_NEW, persist_state="session")
+n_bit = d1.select_slider("Weight bits", [8, 6, 5, 4, 3, 2], key=quant_model_ui.QM_DIVERGE_BITS, persist_state="session")
+n_new = d2.slider("Tokens to generate (greedy)", 10, 80, key=quant_model_ui.QM_N_NEW, persist_state="session")
 ids = tuple(sess.prompt_ids)
 runs = (ids, n_new, None, group, source), (ids, n_new, n_bit, group, source)
 div = divergence(ui_runs.greedy_tokens(*runs[0]), ui_runs.greedy_tokens(*runs[1]), end_token_id(tok))

@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from core import state
 from core.quant import quantize as quant
 from core.quant import ruler, sentences
 from core.viz.quant import fig_bits_per_weight
@@ -21,32 +20,42 @@ kw = {"persist_state": "session"}
 
 
 def load_preset() -> None:
-    st.session_state.update(state.quant_preset_state(*ruler.PRESETS[st.session_state[state.QUANT_PRESET]]))
+    st.session_state.update(ui_quant.quant_preset_state(*ruler.PRESETS[st.session_state[ui_quant.QUANT_PRESET]]))
 
 
 def by_hand(from_slider: bool = False) -> None:
     """Touching the scale or zero point sets them by hand (the slider's stop becomes the scale)."""
     if from_slider:
-        st.session_state[state.QUANT_SCALE] = st.session_state[state.QUANT_SCALE_STEP]
-    st.session_state[state.QUANT_SCALE_MODE] = "set by hand"
+        st.session_state[ui_quant.QUANT_SCALE] = st.session_state[ui_quant.QUANT_SCALE_STEP]
+    st.session_state[ui_quant.QUANT_SCALE_MODE] = "set by hand"
 
 
 def controls():
     """The values and the format; returns (text, bits, symmetric, rounding, clip); text is ``None`` when refused."""
     left, right = [st.container()] * 2 if presenter_mode() else st.columns([2, 3])  # presenter: a narrow column
     text = text_box(
-        left, "Values (commas, spaces or new lines)", limit=50_000, area=True, key=state.QUANT_VALUES, height=100, **kw
+        left,
+        "Values (commas, spaces or new lines)",
+        limit=50_000,
+        area=True,
+        key=ui_quant.QUANT_VALUES,
+        height=100,
+        **kw,
     )
     a, b = right.columns(2)
     bits = a.select_slider(
-        "Bit width", [1, 2, 3, 4, 5, 6, 7, 8, 16], key=state.QUANT_BITS, help="16 is a reference: 65,535 shelves.", **kw
+        "Bit width",
+        [1, 2, 3, 4, 5, 6, 7, 8, 16],
+        key=ui_quant.QUANT_BITS,
+        help="16 is a reference: 65,535 shelves.",
+        **kw,
     )
-    kind = b.radio("Format", ["symmetric", "affine (zero point)"], key=state.QUANT_KIND, horizontal=True, **kw)
+    kind = b.radio("Format", ["symmetric", "affine (zero point)"], key=ui_quant.QUANT_KIND, horizontal=True, **kw)
     rounding = a.selectbox(
-        "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key=state.QUANT_ROUNDING, **kw
+        "Ties round", list(quant.ROUNDING), format_func=quant.ROUNDING.get, key=ui_quant.QUANT_ROUNDING, **kw
     )
     clip = b.toggle(
-        "Clip to the range", key=state.QUANT_CLIP, help="Off: integers past the range are kept, marked.", **kw
+        "Clip to the range", key=ui_quant.QUANT_CLIP, help="Off: integers past the range are kept, marked.", **kw
     )
     return text, bits, kind == "symmetric", rounding, clip
 
@@ -55,19 +64,19 @@ def scale_controls(text: str, bits: int, symmetric: bool):
     """Scale (automatic or by hand: a log slider and an exact box) and zero point; returns
     (set by hand?, scale typed, zero point typed or None)."""
     if (
-        st.session_state[state.QUANT_SCALE_MODE] == "automatic"
+        st.session_state[ui_quant.QUANT_SCALE_MODE] == "automatic"
     ):  # show the automatic scale and zero point on the controls
         try:
             auto = quant.auto_scale(quant.parse_values(text), bits, symmetric)
-            st.session_state[state.QUANT_SCALE], st.session_state[state.QUANT_ZERO_POINT] = auto
+            st.session_state[ui_quant.QUANT_SCALE], st.session_state[ui_quant.QUANT_ZERO_POINT] = auto
         except ValueError:
             pass  # the ruler below says what is wrong
-    st.session_state[state.QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[state.QUANT_SCALE])
+    st.session_state[ui_quant.QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[ui_quant.QUANT_SCALE])
     m, s1, s2, z = [*st.columns(2), *st.columns(2)] if presenter_mode() else st.columns([2, 3, 2, 2])
     mode = m.radio(
         "Scale",
         ["automatic", "set by hand"],
-        key=state.QUANT_SCALE_MODE,
+        key=ui_quant.QUANT_SCALE_MODE,
         help="Automatic: largest magnitude / largest stored integer (affine: range / levels, and its zero point). "
         "Moving the slider or typing a scale sets it by hand.",
         **kw,
@@ -75,17 +84,19 @@ def scale_controls(text: str, bits: int, symmetric: bool):
     s1.select_slider(
         "Scale s (log scale: drag to move the shelves)",
         ruler.SCALE_STEPS,
-        key=state.QUANT_SCALE_STEP,
+        key=ui_quant.QUANT_SCALE_STEP,
         format_func=lambda v: f"{v:g}",
         on_change=by_hand,
         args=(True,),
         **kw,
     )
-    scale_in = s2.number_input("s, exactly", step=None, format="%.8g", key=state.QUANT_SCALE, on_change=by_hand, **kw)
+    scale_in = s2.number_input(
+        "s, exactly", step=None, format="%.8g", key=ui_quant.QUANT_SCALE, on_change=by_hand, **kw
+    )
     zero_in = None
     if not symmetric:
         zero_in = z.number_input(
-            "Zero point z", step=1, key=state.QUANT_ZERO_POINT, on_change=by_hand, help="The stored code of 0.", **kw
+            "Zero point z", step=1, key=ui_quant.QUANT_ZERO_POINT, on_change=by_hand, help="The stored code of 0.", **kw
         )
     return mode == "set by hand", scale_in, zero_in
 
@@ -100,7 +111,7 @@ def ruler_section() -> None:
         text, bits, symmetric, rounding, clip = controls()
         if text is None:  # refused as too long: nothing drawn from it
             return
-        if text != st.session_state.get(state.QUANT_VALUES_DRAWN):
+        if text != st.session_state.get(ui_quant.QUANT_VALUES_DRAWN):
             st.rerun()  # new values: the whole page, since the real-format block reads them too
         hand, scale_in, zero_in = scale_controls(text, bits, symmetric)
     try:
@@ -114,7 +125,7 @@ def ruler_section() -> None:
         for note in r.notes:
             st.warning(note)
         chart(  # its table is below; presenter mode: the three bands and their description on the first screen
-            figures.figure(fig_ruler, r), key=state.QUANT_RULER_FIG, table=False, present_max_px=560
+            figures.figure(fig_ruler, r), key=ui_quant.QUANT_RULER_FIG, table=False, present_max_px=560
         )
         st.caption(
             f"{sentences.PATTERNS} {sentences.patterns(r)} Rounding bound s/2 = {ruler.shown(r.scale / 2)} (the "
@@ -128,15 +139,15 @@ def ruler_section() -> None:
     ui_quant.storage(r)
 
 
-st.selectbox("The chapters' cases", list(ruler.PRESETS), key=state.QUANT_PRESET, on_change=load_preset, **kw)
-st.session_state[state.QUANT_VALUES_DRAWN] = st.session_state[state.QUANT_VALUES]
+st.selectbox("The chapters' cases", list(ruler.PRESETS), key=ui_quant.QUANT_PRESET, on_change=load_preset, **kw)
+st.session_state[ui_quant.QUANT_VALUES_DRAWN] = st.session_state[ui_quant.QUANT_VALUES]
 ruler_section()
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
-chart(figures.figure(fig_bits_per_weight, sizes, ruler.bits_per_weight_curves(sizes)), key=state.QUANT_BPW_FIG)
+chart(figures.figure(fig_bits_per_weight, sizes, ruler.bits_per_weight_curves(sizes)), key=ui_quant.QUANT_BPW_FIG)
 st.table(tables.arrow(ruler.formats_table()), hide_index=True)
 ui_quant.caveats("on *Quantizing the model*")
 try:
-    drawn = quant.parse_values(st.session_state[state.QUANT_VALUES_DRAWN])
+    drawn = quant.parse_values(st.session_state[ui_quant.QUANT_VALUES_DRAWN])
 except ValueError:
     drawn = None  # values that do not parse: the ruler above says why, and there is no block to store
 if drawn is not None:

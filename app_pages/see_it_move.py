@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from core import state
 from core.viz.see_it_move import fig_see_it_move
 from ui import see_it_move
 from ui.models import shipped_only_note
@@ -19,10 +18,10 @@ controls.caption(
     "model decoding this prompt to the end of its window. Play ▶, Pause, or drag the frame slider."
 )
 a, b = [controls] * 2 if presenter_mode() else controls.columns([3, 1], vertical_alignment="bottom")
-prompt = text_box(a, "Prompt", limit=2_000, key=state.SEE_PROMPT, persist_state="session")
+prompt = text_box(a, "Prompt", limit=2_000, key=see_it_move.SEE_PROMPT, persist_state="session")
 reduce = b.toggle(
     "Reduce motion",
-    key=state.SEE_REDUCE_MOTION,
+    key=see_it_move.SEE_REDUCE_MOTION,
     persist_state="session",
     help="Jump from frame to frame instead of sliding (for viewers sensitive to motion).",
 )
@@ -33,7 +32,7 @@ try:
 except ValueError as err:
     refuse(err)
     st.stop()
-chart_in(right, fig_see_it_move(frames, reduce), key=state.SEE_ANIMATION)
+chart_in(right, fig_see_it_move(frames, reduce), key=see_it_move.SEE_ANIMATION)
 if st.button("Make a video for slides", icon=":material/movie:"):
     data, name = see_it_move.video(prompt)
     kind = "video/mp4" if name.endswith(".mp4") else "image/gif"

@@ -2,13 +2,14 @@
 
 import streamlit as st
 
-from core import state
+from core.decode import settings as decode_settings
 from core.evaluate.speedups import measure_speculative
 from core.model.tokenizer import decode, encode, end_token_id, token_text
 from core.serving.speculative import Speculative, check_prompt
 from core.text import markdown_literal
 from core.viz.speculative import PROPOSED, speculative_rounds
 from ui import models, speculative, tables
+from ui.decode import keys as decode_keys
 from ui.page import refuse, reset, set_message, show_message, title
 from ui.present import beside, button_rows, presenter_mode
 
@@ -35,10 +36,10 @@ present = presenter_mode()
 controls, figure = beside((2, 3))
 rounds = st.container() if present else controls
 a, b, c = (controls, controls, controls) if present else controls.columns(3)
-k = a.slider("k: tokens the draft proposes per round", 1, 8, key=state.SPEC_K, persist_state="session")
-temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, step=0.1, key=state.SPEC_T, persist_state="session")
-seed = c.number_input("Seed", 0, 2**31 - 1, key=state.SPEC_SEED, persist_state="session")
-prompt = st.session_state.get(state.DECODE_PROMPT, state.DEFAULT_PROMPT)
+k = a.slider("k: tokens the draft proposes per round", 1, 8, key=speculative.SPEC_K, persist_state="session")
+temperature = b.slider("Temperature (0 = greedy)", 0.0, 1.5, step=0.1, key=speculative.SPEC_T, persist_state="session")
+seed = c.number_input("Seed", 0, 2**31 - 1, key=speculative.SPEC_SEED, persist_state="session")
+prompt = st.session_state.get(decode_keys.DECODE_PROMPT, decode_settings.DEFAULT_PROMPT)
 prompt_ids = encode(tok, prompt) if prompt.strip() else []
 controls.caption("Prompt: the one on the decode page (edit it there).")
 
@@ -49,30 +50,30 @@ def start() -> None:
         spec = Speculative(target, draft, k, temperature, int(seed))
         spec.start(prompt_ids)
     except ValueError as err:
-        set_message(state.SPEC_MSG, err)
+        set_message(speculative.SPEC_MSG, err)
         return
-    st.session_state[state.SPEC_OBJ], st.session_state[state.SPEC_MSG] = spec, None
+    st.session_state[speculative.SPEC_OBJ], st.session_state[speculative.SPEC_MSG] = spec, None
 
 
 def one_round() -> None:
-    spec = st.session_state.get(state.SPEC_OBJ)
+    spec = st.session_state.get(speculative.SPEC_OBJ)
     try:
         if spec is None:
             raise ValueError("press Start first: it prefills the target with the prompt")
         spec.round()
     except ValueError as err:
-        set_message(state.SPEC_MSG, err)
+        set_message(speculative.SPEC_MSG, err)
 
 
 with controls:
     buttons = [
         ("Start (prefill the target)", start),
         ("Round ▸", one_round),
-        ("Reset", reset(state.SPEC_OBJ, state.SPEC_MSG)),
+        ("Reset", reset(speculative.DEFAULTS, speculative.SPEC_OBJ, speculative.SPEC_MSG)),
     ]
     button_rows(buttons, 2 if present else 3)
-    show_message(state.SPEC_MSG)
-spec = st.session_state.get(state.SPEC_OBJ)
+    show_message(speculative.SPEC_MSG)
+spec = st.session_state.get(speculative.SPEC_OBJ)
 if spec is None:
     controls.info(
         "Press **Start**, then **Round ▸**: each round the draft proposes k tokens and the target checks them "
@@ -102,12 +103,12 @@ if st.button("Measure k = 1, 2, 3, 4, 6, 8 (60 tokens each)"):
     try:
         check_prompt(prompt_ids[-180:], 8, target.cfg.block_size)  # the last 180 tokens leave room for 60 + k
         with st.spinner("Decoding, 3 repeats each way…"):
-            st.session_state[state.SPEC_SPEED] = measure_speculative(
+            st.session_state[speculative.SPEC_SPEED] = measure_speculative(
                 target, draft, prompt_ids[-180:], temperature=temperature, seed=int(seed)
             )
     except ValueError as err:
         refuse(err, level="warning")
-speed = st.session_state.get(state.SPEC_SPEED)
+speed = st.session_state.get(speculative.SPEC_SPEED)
 if speed:
     st.dataframe(
         [

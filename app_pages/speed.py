@@ -3,7 +3,6 @@
 import pandas as pd
 import streamlit as st
 
-from core import state
 from core.evaluate.format_speed.measure import FormatRow
 from core.evaluate.format_speed.report import explain, format_rows
 from core.evaluate.machine_speed.roofline import Roofline, counted, point_rows
@@ -24,7 +23,7 @@ budget = left.slider(
     "Time budget for a measurement (seconds)",
     2,
     60,
-    key=state.SPEED_BUDGET,
+    key=speed.SPEED_BUDGET,
     persist_state="session",
     help="Shorter runs repeat each timing fewer times (at least three): noisier medians.",
 )
@@ -41,7 +40,7 @@ if not runs:
     st.markdown(
         "Before timing anything: where each pass sits on the roofline's x-axis, counted from the model's shape."
     )
-    chart(figures.figure(fig_intensities, counted(models.chosen_model().cfg)), key=state.SPEED_INTENSITIES_FIG)
+    chart(figures.figure(fig_intensities, counted(models.chosen_model().cfg)), key=speed.SPEED_INTENSITIES_FIG)
     speed.two_machines(None)  # the reference GPU's numbers need no measurement here
     st.stop()
 
@@ -50,7 +49,7 @@ roof = Roofline.from_dict(run["roofline"])
 rows = [FormatRow(**r) for r in run.get("formats", [])]
 plot, table = st.columns([3, 2])
 with plot:
-    chart(figures.figure(fig_roofline, roof), key=state.SPEED_ROOFLINE_FIG)
+    chart(figures.figure(fig_roofline, roof), key=speed.SPEED_ROOFLINE_FIG)
 with table:
     st.dataframe(
         pd.DataFrame(point_rows(roof))[["pass", "ms", "MB moved", "MFLOP", "× floor"]], hide_index=True, width="stretch"

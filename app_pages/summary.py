@@ -3,14 +3,14 @@ linked to the pages that show it (``core.lesson.summary``)."""
 
 import streamlit as st
 
-from core import state
 from core.lesson.summary import SUMMARIES, WHERE_HEADED
 from ui import summary
+from ui.lesson import keys as lesson_keys
 from ui.page import title
 
 title("summary")
 st.caption("The two chapters' own summaries. Each link opens the page that shows that point with real numbers.")
-with st.container(key=state.LESSON_FOCUS):  # a lesson's last stop brings both lists into view
+with st.container(key=lesson_keys.LESSON_FOCUS):  # a lesson's last stop brings both lists into view
     for column, s in zip(st.columns(len(SUMMARIES), gap="large"), SUMMARIES, strict=True):
         with column:
             summary.summary(s)

@@ -4,16 +4,15 @@ import math
 
 import streamlit as st
 
-from core import state
 from core.cost import weight_bytes as weights
 from core.cost.shapes import parse_model_card
 from core.quant.model_weights import weight_storage_bytes
-from core.state import CARD_ARCH_AUTO
 from core.viz.memory import fig_memory_budget
 from ui import gguf, models
 from ui import weights as ui_weights
 from ui.page import chart, refuse, text_box, title
 from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, beside, swapped
+from ui.weights import CARD_ARCH_AUTO
 
 title("weights")
 st.caption(
@@ -31,13 +30,13 @@ with bits_box:
         10_000.0,
         step=0.5,
         format="%.3f",
-        key=state.WEIGHTS_BILLIONS,
+        key=ui_weights.WEIGHTS_BILLIONS,
         persist_state="session",
     )
     group = b.select_slider(
         "Group size (weights sharing one scale)",
         ["none", 4, 8, 16, 32, 64, 128, 256],
-        key=state.WEIGHTS_GROUP,
+        key=ui_weights.WEIGHTS_GROUP,
         persist_state="session",
     )
     scale_bits = c.radio(
@@ -45,7 +44,7 @@ with bits_box:
         [16, 32],
         format_func=lambda x: f"{x}-bit float",
         horizontal=True,
-        key=state.WEIGHTS_SCALE_BITS,
+        key=ui_weights.WEIGHTS_SCALE_BITS,
         persist_state="session",
     )
     rows = [
@@ -100,7 +99,7 @@ with card_box:
             "Model card",
             limit=40,
             help="Parameters, weight format (Q4, Q4_0, Q4_K_M, IQ2_XXS, MXFP4, FP16, INT8 …; any ggml type), context.",
-            key=state.WEIGHTS_CARD,
+            key=ui_weights.WEIGHTS_CARD,
             persist_state="session",
         )
         if text is None:
@@ -114,7 +113,7 @@ with card_box:
         arch = b.selectbox(
             "Architecture for the KV cache (a card does not say)",
             [CARD_ARCH_AUTO, *archs],
-            key=state.WEIGHTS_ARCH,
+            key=ui_weights.WEIGHTS_ARCH,
             persist_state="session",
         )
         shape = card.kv_shape if arch == CARD_ARCH_AUTO else archs[arch]
@@ -136,7 +135,7 @@ with card_box:
         )
         st.markdown(f"KV cache at the full context, layer by layer as on the Memory page: {bill.kv_formula}")
     with figure:
-        chart(fig_memory_budget(bill.parts_gb, budget_gb), key=state.WEIGHTS_BUDGET_FIG)
+        chart(fig_memory_budget(bill.parts_gb, budget_gb), key=ui_weights.WEIGHTS_BUDGET_FIG)
         fits, verdict = weights.verdict(bill.plan["total"], bill.budget_bytes)
         if answers_hidden():  # the lesson's question (does it fit?), on a display before the reveal
             st.info(HIDDEN_UNTIL_REVEAL)

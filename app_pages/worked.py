@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from core import state
 from core.model.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
 from core.model.worked_arithmetic import mix_lines, score_lines, share_lines, shares_in_words
 from core.viz.worked import fig_worked_grid
+from ui import worked as worked_ui
+from ui.lesson import moves
 from ui.page import chart_in, refuse, title
 from ui.present import beside, presenter_mode
 
@@ -18,28 +19,28 @@ st.caption(
 
 
 def reveal() -> None:
-    st.session_state[state.WORKED_ASK_FIRST] = False
-    st.session_state[state.LESSON_ARRIVAL] += 1  # in a lesson, the browser scrolls the grid into view again
+    st.session_state[worked_ui.WORKED_ASK_FIRST] = False
+    moves.arrive()  # in a lesson, the browser scrolls the grid into view again
 
 
-if st.session_state[state.WORKED_ASK_FIRST]:  # the question and its button first: on a projector's first screen
+if st.session_state[worked_ui.WORKED_ASK_FIRST]:  # the question and its button first: on a projector's first screen
     q, b = st.columns([4, 1], vertical_alignment="center")
     q.info("Predict first: which earlier word does “on” attend to most, and with roughly what share?")
     b.button("Reveal the shares", on_click=reveal, type="primary", width="stretch")
 controls, grid = beside((2, 3))  # presenter mode: the grid beside the vectors, on the first screen
 text = controls if presenter_mode() else grid.container()  # the arithmetic: under the vectors, or the grid
 edited = controls.data_editor(
-    table_rows(), hide_index=True, disabled=["token"], key=state.WORKED_VECTORS, width="stretch"
+    table_rows(), hide_index=True, disabled=["token"], key=worked_ui.WORKED_VECTORS, width="stretch"
 )
 scaled = controls.toggle(
     "Apply the usual 1/√d scaling (d = 2)",
-    key=state.WORKED_SCALED,
+    key=worked_ui.WORKED_SCALED,
     persist_state="session",
     help="Ch. 19 omits it to keep the arithmetic small; real attention uses it.",
 )
 ask_first = controls.toggle(
     "Predict first: hide the shares until revealed",
-    key=state.WORKED_ASK_FIRST,
+    key=worked_ui.WORKED_ASK_FIRST,
     persist_state="session",
     help="For a class: show on's scores, let students guess the shares, then reveal.",
 )
@@ -95,4 +96,4 @@ with text:  # Ch. 19's arithmetic written out beside each result: products, e^sc
         f"[**{o[0]:.3f}**, **{o[1]:.3f}**]. Then k_on and v_on are filed into the cache for the next token."
     )
 labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
-chart_in(grid, fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key=state.WORKED_GRID)
+chart_in(grid, fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key=worked_ui.WORKED_GRID)

@@ -29,10 +29,10 @@ from pathlib import Path
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, HEATMAP_ROWS_JS, running_server
 from bench.procs import cpu_seconds
 from bench.stats import p50_p95
-from core import state
 from core.decode.generate import SamplingConfig, generate_cached
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import decode, encode
+from ui.decode import keys as decode_keys
 
 TIMEOUT_MS = 120_000
 # Checked on a timer, not on animation frames: with 40 pages in one headless browser most are in
@@ -71,7 +71,7 @@ def expected_text(i: int, steps: int) -> str:
     """What a solo run of session i must show: its prompt and 1 + steps sampled tokens."""
     tok, model = load_shipped_tokenizer(), load_model()
     ids = encode(tok, lesson_prompt(i))
-    sampling = SamplingConfig("sample", 1.0, state.DEFAULTS[state.DECODE_TOP_K], 1000 + i)
+    sampling = SamplingConfig("sample", 1.0, decode_keys.DEFAULTS[decode_keys.DECODE_TOP_K], 1000 + i)
     return decode(tok, ids + generate_cached(model, ids, steps + 1, sampling).tokens)
 
 

@@ -29,10 +29,10 @@ import numpy as np
 import torch
 
 from core.decode.generate import SamplingConfig, generate_cached
+from core.decode.settings import DEFAULT_PROMPT
 from core.gguf.writer import block_quantized_model, write_gguf
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
-from core.state import DEFAULT_PROMPT
 
 PROMPTS = (
     DEFAULT_PROMPT,

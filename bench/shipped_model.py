@@ -24,12 +24,12 @@ import torch
 
 from core.decode.generate import decode_one_token, prefill
 from core.decode.kv_cache import KVCache
+from core.decode.settings import DEFAULT_PROMPT
 from core.evaluate.quant_quality import eval_windows, sweep
 from core.evaluate.speedups import measure_speculative
 from core.model.shipped import ASSETS, load_model, load_shipped_tokenizer
 from core.model.tokenizer import decode, encode, end_token_id, token_text
 from core.quant.model_weights import quantize_weights
-from core.state import DEFAULT_PROMPT
 
 
 def greedy_trace(model, ids: list[int], n: int):

@@ -39,8 +39,8 @@ import torch
 
 from bench.browser import ROOT, browser_page, heatmap_rows, running_server, wait_rows
 from bench.procs import cpu_seconds
-from core import state
 from core.decode import session
+from core.decode import settings as decode_settings
 from core.decode.generate import SamplingConfig
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import decode, encode
@@ -48,8 +48,8 @@ from core.model.tokenizer import decode, encode
 
 def prompts() -> dict[str, str]:
     tok = load_shipped_tokenizer()
-    long = decode(tok, encode(tok, (state.DEFAULT_PROMPT + " ") * 5)[:208])
-    return {"default prompt": state.DEFAULT_PROMPT, "208-token prompt": long}
+    long = decode(tok, encode(tok, (decode_settings.DEFAULT_PROMPT + " ") * 5)[:208])
+    return {"default prompt": decode_settings.DEFAULT_PROMPT, "208-token prompt": long}
 
 
 def browser_steps(url: str, proc, prompt: str, steps: int, idle_s: float = 5.0) -> dict:

@@ -18,7 +18,7 @@ PROJECT_TOP = {"app", "main", "app_pages", "ui", "core", "serve", "bench", "test
 
 # core's packages, lowest first; a module may import its own level or any lower one.
 CORE_ORDER = (
-    {"", "text", "state", "typed_numbers", "classroom"},  # "" is core/__init__
+    {"", "text", "typed_numbers"},  # "" is core/__init__
     {"model"},
     {"gguf"},
     {"quant"},
@@ -28,34 +28,40 @@ CORE_ORDER = (
     {"evaluate", "practice"},
     {"viz"},
     {"lesson"},
+    {"classroom"},  # a class's plan carries pages' settings (core.decode.settings, core.lesson.pages)
 )
 CORE_LEVEL = {name: level for level, names in enumerate(CORE_ORDER) for name in names}
 
 # ui's layers, lowest first: base helpers < page sections < the guided lesson < class mode (on top: it may use
 # everything, nothing in ui uses it; the pages and app.py, above ui, may). "" is ui/__init__.
 UI_ORDER = (
-    {"", "models", "present", "tables", "static", "figures", "references", "picker", "frame", "page", "handout"},
+    {"", "models", "present", "tables", "static", "figures", "references", "picker", "frame", "page"},
     {
         "errors",
         "decode",
         "batching",
         "cache_demo",
+        "context",
+        "cost",
         "gguf",
         "latency_figure",
         "memory_reference",
         "memory_sections",
         "memory_terms",
+        "paged",
         "practice",
         "practice_saved",
         "summary",
         "quant",
+        "quant_model",
         "runs",
         "see_it_move",
         "speculative",
         "speed",
         "weights",
+        "worked",
     },
-    {"lesson", "lesson_start"},
+    {"lesson", "session", "handout"},  # session: every owner's defaults and show(settings)
     {"classroom"},
 )
 UI_LEVEL = {name: level for level, names in enumerate(UI_ORDER) for name in names}
@@ -459,7 +465,7 @@ def _module_strings(tree: ast.Module) -> dict[str, str]:
 
 def _spelled_key(key: ast.expr, constants: dict[str, str]) -> str | None:
     """The key's text when it is spelled in this file: a string literal, an f-string that starts with one, or a
-    name for one of this module's own string constants. ``None`` for a name read from ``core.state``."""
+    name for one of this module's own string constants. ``None`` for a name read from another module."""
     if isinstance(key, ast.Constant) and isinstance(key.value, str):
         return key.value
     if isinstance(key, ast.JoinedStr) and key.values and isinstance(key.values[0], ast.Constant):
@@ -469,54 +475,164 @@ def _spelled_key(key: ast.expr, constants: dict[str, str]) -> str | None:
     return None
 
 
-STATE_FILE = "core/state.py"
+# A page script writes the keys of its feature's owner (its widgets are that feature's): script -> owner package.
+PAGE_OWNERS = {
+    "app_pages/decode.py": "ui/decode",
+    "app_pages/worked.py": "ui/worked.py",
+    "app_pages/context.py": "ui/context.py",
+    "app_pages/cache.py": "ui/cache_demo.py",
+    "app_pages/see_it_move.py": "ui/see_it_move.py",
+    "app_pages/latency.py": "ui/latency_figure.py",
+    "app_pages/batching.py": "ui/batching.py",
+    "app_pages/speculative.py": "ui/speculative.py",
+    "app_pages/paged.py": "ui/paged.py",
+    "app_pages/cost.py": "ui/cost.py",
+    "app_pages/memory.py": "ui/memory_terms.py",
+    "app_pages/weights.py": "ui/weights.py",
+    "app_pages/speed.py": "ui/speed.py",
+    "app_pages/quantize.py": "ui/quant.py",
+    "app_pages/quant_model.py": "ui/quant_model.py",
+    "app_pages/practice.py": "ui/practice.py",
+    "app_pages/summary.py": "ui/summary.py",
+}
 
 
-def test_session_keys_are_spelled_only_in_core_state():
-    """Every session-state key and every element's ``key=`` is a constant of ``core/state.py``, the one place keys
-    are spelled: no literal key (or f-string starting with one, or module constant holding one) anywhere else in
-    the app's code."""
+# Modules directly under ui/ that are one feature with another: the model picker is the model choice's widget.
+SAME_FEATURE = {"ui/picker.py": "ui/models.py"}
+
+
+def _owner_package(module: str) -> str:
+    """The package a key's owner module belongs to: ``ui/decode`` for ``ui.decode.keys``, the file itself for a
+    module directly under ``ui/`` (``ui/quant.py``)."""
+    parts = module.split(".")
+    path = "/".join(parts[:2]) if len(parts) > 2 else "/".join(parts) + ".py"
+    return SAME_FEATURE.get(path, path)
+
+
+def _imported_modules(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the project module it names (``from ui.decode import keys as decode_keys``)."""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and _project(node.module):
+            for a in node.names:
+                if _is_module(f"{node.module}.{a.name}"):
+                    out[a.asname or a.name] = f"{node.module}.{a.name}"
+    return out
+
+
+def _key_owner(key: ast.expr, modules: dict[str, str], here: str) -> tuple[str, str] | None:
+    """(owner module, constant) of a key written ``module.CONSTANT`` or a bare constant of this module."""
+    if isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name) and key.value.id in modules:
+        return modules[key.value.id], key.attr
+    if isinstance(key, ast.Name) and key.id.isupper():
+        return here, key.id
+    return None
+
+
+def _writes(tree: ast.Module) -> list[ast.expr]:
+    """Keys this module writes: ``ss[k] = …``, ``del ss[k]``, ``ss.update({k: …})``, ``ss.pop(k)``,
+    ``ss.setdefault(k, …)`` and a widget's ``key=k`` (a widget writes its value under its key)."""
+    aliases = _session_aliases(tree)
+
+    def _is_ss(node):
+        return (isinstance(node, ast.Attribute) and node.attr == "session_state") or (
+            isinstance(node, ast.Name) and node.id in aliases
+        )
+
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for t in targets:
+                for e in t.elts if isinstance(t, ast.Tuple) else [t]:
+                    if isinstance(e, ast.Subscript) and _is_ss(e.value):
+                        out.append(e.slice)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_ss(node.func.value):
+            if node.func.attr in {"pop", "setdefault"} and node.args:
+                out.append(node.args[0])
+            elif node.func.attr == "update" and node.args and isinstance(node.args[0], ast.Dict):
+                out += [k for k in node.args[0].keys if k is not None]
+        elif isinstance(node, ast.Call) and not _names_a_layout(node.func):
+            out += [k.value for k in node.keywords if k.arg == "key"]
+    return out
+
+
+def _names_a_layout(func: ast.expr) -> bool:
+    """A container's key names an element to find (a style rule, a scroll target), not a value it writes."""
+    return isinstance(func, ast.Attribute) and func.attr in {"container", "empty"}
+
+
+def test_session_keys_are_constants_of_their_owner():
+    """Every session-state key and every element's ``key=`` is a module constant of the ui module that owns it: no
+    literal key (or f-string starting with one) in the app's code, and none in ``core/`` (core knows no key)."""
     problems = []
     for path in _files(APP):
-        if _rel(path) == STATE_FILE:
-            continue
         tree = _tree(path)
         constants = _module_strings(tree)
         for key in _key_places(tree):
             text = _spelled_key(key, constants)
-            if text is not None:
-                problems.append(f"{_rel(path)}:{key.lineno}: key {text} (a constant of core/state.py instead)")
-    _report(problems, "keys spelled outside core/state.py")
+            if text is None:
+                continue
+            if _rel(path).startswith("core/"):
+                problems.append(f"{_rel(path)}:{key.lineno}: key {text} in core (core knows no session key)")
+            elif not (isinstance(key, ast.Name) and key.id in constants):
+                problems.append(f"{_rel(path)}:{key.lineno}: key {text} spelled in place (a constant of its owner)")
+    _report(problems, "keys spelled outside their owner's constants")
+
+
+def test_a_key_is_written_only_inside_its_owner_package():
+    """A key is written (assigned, deleted, updated, popped, or given to a widget) only inside the package of the
+    module that defines it, or by that feature's page script: another feature calls the owner's ``show(settings)``
+    or one of its functions instead."""
+    problems = []
+    for path in _files(APP):
+        rel, tree = _rel(path), _tree(path)
+        modules, here = _imported_modules(tree), _module_name(path)
+        mine = {PAGE_OWNERS.get(rel), _owner_package(here) if rel.startswith("ui/") else None}
+        for key in _writes(tree):
+            owned = _key_owner(key, modules, here)
+            if owned is None or not owned[0].startswith("ui."):
+                continue
+            if _owner_package(owned[0]) not in mine:
+                problems.append(f"{rel}:{key.lineno}: writes {owned[0]}.{owned[1]}")
+    _report(problems, "keys written outside their owner")
 
 
 def test_no_session_key_is_spelled_again():
-    """No string in the app's code outside ``core/state.py`` equals a key ``core/state.py`` defines: a key's
-    text written out again (in a dict, a tuple, a lesson's settings) would drift from its constant."""
-    keys = set()
-    for path in _files(APP):
-        for key in _key_places(_tree(path)):
-            if isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name) and key.value.id == "state":
-                keys.add(key.attr)
-            elif isinstance(key, ast.JoinedStr):
-                keys.update(
-                    v.value.attr
-                    for v in key.values
-                    if isinstance(v, ast.FormattedValue)
-                    and isinstance(v.value, ast.Attribute)
-                    and isinstance(v.value.value, ast.Name)
-                    and v.value.value.id == "state"
-                )
-    state_constants = _module_strings(_tree(ROOT / STATE_FILE))
-    values = {state_constants[k] for k in keys if k in state_constants}
-    assert len(values) > 150, "the key scan found too few keys to be reading the code"
-    problems = [
-        f"{_rel(path)}:{node.lineno}: {node.value!r} is a key of core/state.py"
+    """A key's text is spelled once: no two owners' constants hold the same key, and no other string in the app's
+    code equals a key (written out again, in a dict, a tuple or a lesson's settings, it would drift)."""
+    defined: dict[str, str] = {}
+    problems = []
+    for path in _files(("ui",)):
+        tree = _tree(path)
+        used = {k.id for k in _key_places(tree) if isinstance(k, ast.Name)}
+        modules = _imported_modules(tree)
+        for other in _files(APP):
+            for k in _key_places(_tree(other)):
+                owned = _key_owner(k, _imported_modules(_tree(other)), _module_name(other))
+                if owned and owned[0] == _module_name(path):
+                    used.add(owned[1])
+        del modules
+        for name, text in _module_strings(tree).items():
+            if name in used:
+                if text in defined:
+                    problems.append(f"{_rel(path)}: {text!r} is also a key of {defined[text]}")
+                defined[text] = _rel(path)
+    assert len(defined) > 150, "the key scan found too few keys to be reading the code"
+    problems += [
+        f"{_rel(path)}:{node.lineno}: {node.value!r} is a key of {defined[node.value]}"
         for path in _files(APP)
-        if _rel(path) != STATE_FILE
         for node in ast.walk(_tree(path))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value in defined
+        and not (defined[node.value] == _rel(path) and _is_constant_definition(_tree(path), node))
     ]
-    _report(problems, "keys of core/state.py spelled again")
+    _report(problems, "keys spelled again")
+
+
+def _is_constant_definition(tree: ast.Module, node: ast.Constant) -> bool:
+    return any(isinstance(s, ast.Assign) and s.value is node for s in tree.body)
 
 
 def _defined_names(tree: ast.Module) -> set[str]:

@@ -128,7 +128,7 @@ def test_the_wheel_installs_one_top_level_package(tmp_path):
     files = wheel_files(wheel)
     outside = [f for f in files if not f.startswith(("inference_explainer/", f"inference_explainer-{VERSION}.dist"))]
     assert not outside, outside
-    for rel in ("app.py", "main.py", "app_pages/decode.py", "core/state.py", "ui/frame.py", "serve/cli.py"):
+    for rel in ("app.py", "main.py", "app_pages/decode.py", "core/decode/settings.py", "ui/frame.py", "serve/cli.py"):
         assert f"inference_explainer/{rel}" in files
     assert (
         "inference_explainer/.streamlit/config.toml" in files
@@ -152,7 +152,7 @@ def test_the_sdist_carries_what_the_wheel_is_built_from(tmp_path):
         ".streamlit/config.toml",
         "deploy/nginx.conf.template",
         "app_pages/decode.py",
-        "core/state.py",
+        "core/decode/settings.py",
     ):
         assert rel in names, rel  # fmt: skip
     assert not [n for n in names if n.startswith(("tests/", "bench/", ".ci/"))]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.cost.counts import batch_kv_bytes, kv_cache_bytes_for
 from core.cost.request_sizes import parse_budgets
 from core.decode import session_view
@@ -21,8 +20,61 @@ from core.text import visible
 from core.viz.attention import fig_attention
 from core.viz.batching import fig_batch_cache, fig_batch_speed
 from ui import tables
-from ui.page import chart, chart_in, set_message, too_long
+from ui.decode import keys as decode_keys
+from ui.page import chart, chart_in, put_back, set_message, settings_now, show_settings, too_long
 from ui.present import presenter_mode
+
+BATCH_PROMPTS_DEFAULT = (
+    "The cat sat on the\nUser: Hello, my name is Ravi. I am planning a trip to Oslo.\n"
+    "Ana asked: Which country is Lyon in?\nThe dog"
+)
+
+BATCH_BUDGETS = "batch.budgets"
+
+BATCH_ERROR = "batch.error"
+
+BATCH_LAYOUT = "batch.layout"
+
+BATCH_OBJ = "batch.obj"
+
+BATCH_PROMPTS = "batch.prompts"
+
+BATCH_SPEED = "batch.speed"
+
+# (a key is spelled here once; the code that draws the element names the constant)
+BATCH_CACHE = "batch.cache"
+
+BATCH_HEAT = "batch.heat"
+
+BATCH_PICK = "batch.pick"
+
+# presenter mode prefilled the page's batch on opening it (once a session)
+BATCH_PREFILLED_ONCE = "batch.prefilled_once"
+
+BATCH_SPEED_FIG = "batch.speed_fig"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    BATCH_PROMPTS: BATCH_PROMPTS_DEFAULT,
+    BATCH_BUDGETS: "12, 20, 6, 16",
+    BATCH_LAYOUT: "padded",
+    BATCH_OBJ: None,
+    BATCH_ERROR: None,
+    BATCH_SPEED: None,
+}
+# The page's settings (core.lesson.pages.PAGES["batching"]) -> their session keys.
+SETTINGS = {
+    "prompts": BATCH_PROMPTS,
+    "budgets": BATCH_BUDGETS,
+    "layout": BATCH_LAYOUT,
+}
+# Objects computed with one model: back to their defaults when a session switches models.
+MODEL_BOUND = (
+    BATCH_OBJ,
+    BATCH_ERROR,
+    BATCH_SPEED,
+)
+
 
 OLD_BATCH = "; nothing ran: the batch below is the one prefilled before"
 LAYOUT_NAMES = {"padded": "padding to the longest", "ragged": "per-request caches"}
@@ -51,33 +103,33 @@ PROMPTS_CHARS, BUDGETS_CHARS = 20_000, 10_000  # the boxes' limits: 16 prompts; 
 def new_batch(model, tok) -> None:
     """Prefill a new batch from the prompt and budget boxes, or keep a message saying why not."""
     ss = st.session_state
-    refusal = too_long(ss[state.BATCH_PROMPTS], PROMPTS_CHARS) or too_long(ss[state.BATCH_BUDGETS], BUDGETS_CHARS)
+    refusal = too_long(ss[BATCH_PROMPTS], PROMPTS_CHARS) or too_long(ss[BATCH_BUDGETS], BUDGETS_CHARS)
     if refusal:
-        set_message(state.BATCH_ERROR, refusal)
+        set_message(BATCH_ERROR, refusal)
         return
-    prompts = [line for line in ss[state.BATCH_PROMPTS].splitlines() if line.strip()]
+    prompts = [line for line in ss[BATCH_PROMPTS].splitlines() if line.strip()]
     try:
         if not prompts or len(prompts) > 16:
             raise ValueError(f"give between 1 and 16 prompts, one per line (there are {len(prompts)})")
-        budgets = parse_budgets(st.session_state[state.BATCH_BUDGETS], model.cfg.block_size)
+        budgets = parse_budgets(st.session_state[BATCH_BUDGETS], model.cfg.block_size)
         if len(budgets) != len(prompts):
             raise ValueError(f"{len(prompts)} prompts but {len(budgets)} token budgets: give one budget per prompt")
         batch = Batch(
-            model, [encode(tok, p) for p in prompts], budgets, st.session_state[state.BATCH_LAYOUT], end_token_id(tok)
+            model, [encode(tok, p) for p in prompts], budgets, st.session_state[BATCH_LAYOUT], end_token_id(tok)
         )
         batch.prefill()
     except ValueError as err:  # a batch prefilled before stays on screen below: say whose it is
-        set_message(state.BATCH_ERROR, f"{err}{OLD_BATCH * (st.session_state.get(state.BATCH_OBJ) is not None)}")
+        set_message(BATCH_ERROR, f"{err}{OLD_BATCH * (st.session_state.get(BATCH_OBJ) is not None)}")
         return
-    st.session_state[state.BATCH_OBJ], st.session_state[state.BATCH_ERROR] = batch, None
+    st.session_state[BATCH_OBJ], st.session_state[BATCH_ERROR] = batch, None
 
 
 def prefill_once(model, tok) -> None:
     """Presenter mode: the batch of the boxes' prompts prefilled on first opening the page, so its cache is on the
     projector's first screen without a click (after Reset the page waits for Prefill, as on a laptop)."""
     ss = st.session_state
-    if ss.get(state.BATCH_OBJ) is None and not ss.get(state.BATCH_PREFILLED_ONCE):
-        ss[state.BATCH_PREFILLED_ONCE] = True
+    if ss.get(BATCH_OBJ) is None and not ss.get(BATCH_PREFILLED_ONCE):
+        ss[BATCH_PREFILLED_ONCE] = True
         new_batch(model, tok)
 
 
@@ -106,7 +158,7 @@ def batch_view(model, tok, batch, layout: str, view) -> None:
     below.dataframe(rows, hide_index=True, column_config=wide)
     g1, g2 = (view, below.columns(4)) if present else below.columns([3, 2])
     cache_fig = fig_batch_cache(names, [r.length for r in batch.requests], batch.s_max, batch.layout)
-    chart_in(g1, projector_fonts(cache_fig), key=state.BATCH_CACHE, present_max_px=CACHE_MAX_PX)
+    chart_in(g1, projector_fonts(cache_fig), key=BATCH_CACHE, present_max_px=CACHE_MAX_PX)
     per_pos = kv_cache_bytes_for(model.cfg, 1, model.dtype.itemsize)
     kv = batch_kv_bytes([r.length for r in batch.requests], batch.s_max, per_pos, batch.layout)
     padded = batch.layout == "padded"
@@ -117,29 +169,32 @@ def batch_view(model, tok, batch, layout: str, view) -> None:
     if padded:
         boxes[3].metric("Reserved for tokens still to come", f"{kv['kv_cache/reserved']:,} B", help=RESERVED)
     with below:
-        pick = st.selectbox("Attention heatmap for", names, key=state.BATCH_PICK)
-        layer, head = state.DEFAULTS[state.DECODE_LAYER], state.DEFAULTS[state.DECODE_HEAD]  # the name look-back head
+        pick = st.selectbox("Attention heatmap for", names, key=BATCH_PICK)
+        layer, head = (
+            decode_keys.DEFAULTS[decode_keys.DECODE_LAYER],
+            decode_keys.DEFAULTS[decode_keys.DECODE_HEAD],
+        )  # the name look-back head
         req = batch.requests[names.index(pick)]
         seq = req.prompt + req.tokens[:-1]
         att = session_view.stack_rows(req.att, layer, head)
         title = f"{pick}: layer {layer} · head {head} (its own cache only)"
         new_rows = 1 if len(req.att) > 1 else len(req.prompt)
         heat = fig_attention(att, token_labels(tok, seq), new_rows, title)
-        chart(projector_fonts(heat), key=state.BATCH_HEAT)
+        chart(projector_fonts(heat), key=BATCH_HEAT)
 
 
 def step() -> None:
     """One pass for every request still in the batch."""
-    batch = st.session_state.get(state.BATCH_OBJ)
+    batch = st.session_state.get(BATCH_OBJ)
     if batch is None:
-        set_message(state.BATCH_ERROR, "press Prefill the batch first")
+        set_message(BATCH_ERROR, "press Prefill the batch first")
     elif not batch.step():
-        set_message(state.BATCH_ERROR, "every request has finished: the batch is empty")
+        set_message(BATCH_ERROR, "every request has finished: the batch is empty")
 
 
 def run_all() -> None:
     """Passes until every request has finished."""
-    batch = st.session_state.get(state.BATCH_OBJ)
+    batch = st.session_state.get(BATCH_OBJ)
     while batch is not None and batch.step():
         pass
 
@@ -149,13 +204,13 @@ def measured_section(model, tok) -> None:
     st.subheader("Measured on this machine: batched vs one by one")
     if st.button("Measure batch sizes 1, 2, 4, 8, 16"):
         bar = st.progress(0.0, text="Decoding batches…")
-        prompts = [encode(tok, p) for p in state.BATCH_PROMPTS_DEFAULT.splitlines()]
-        st.session_state[state.BATCH_SPEED] = measure_batching(model, prompts, progress=lambda f: bar.progress(f))
+        prompts = [encode(tok, p) for p in BATCH_PROMPTS_DEFAULT.splitlines()]
+        st.session_state[BATCH_SPEED] = measure_batching(model, prompts, progress=lambda f: bar.progress(f))
         bar.empty()
-    rows = st.session_state.get(state.BATCH_SPEED)
+    rows = st.session_state.get(BATCH_SPEED)
     if not rows:
         return
-    chart(projector_fonts(fig_batch_speed(rows)), key=state.BATCH_SPEED_FIG)
+    chart(projector_fonts(fig_batch_speed(rows)), key=BATCH_SPEED_FIG)
     st.dataframe(
         [
             {
@@ -176,3 +231,18 @@ def measured_section(model, tok) -> None:
         "batch costs little more than one step of one request on this tiny model: the weights are read once "
         "per pass for all requests."
     )
+
+
+def snapshot():
+    """The page's settings as this session has them (a class's plan carries them to followers)."""
+    return settings_now("batching", SETTINGS)
+
+
+def show(settings) -> None:
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
+    show_settings(SETTINGS, DEFAULTS, settings)
+
+
+def forget_model(cfg, checkpoint: bool) -> None:
+    """A switch of model: what this page computed with the previous one goes (``ui.session.forget_model_state``)."""
+    put_back(DEFAULTS, MODEL_BOUND)

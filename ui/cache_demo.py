@@ -6,11 +6,34 @@ from __future__ import annotations
 import streamlit as st
 
 from core.decode.cache_not import ChatTurn, ReuseCheck, continue_chat, reuse_checks
-from core.decode.two_speeds import REPEATS, Pass, noisy_steps, run
+from core.decode.two_speeds import FIVE_POSITIONS_PROMPT, REPEATS, Pass, noisy_steps, run
 from core.evaluate.machine_speed.timing import clock
 from core.viz.two_speeds import fig_two_speeds
 from ui.models import model, tokenizer
-from ui.page import chart
+from ui.page import chart, settings_now, show_settings
+
+CACHE_PROMPT = "cache.prompt"  # str: the two-speeds figure's prompt (five positions: Ch. 19's figure)
+
+CACHE_TEXT = "cache.text"  # str: the reference text of the reuse checks
+
+CACHE_EDITED = "cache.edited"  # str: the same text edited (Ch. 30 §30.4: 600 → 750 yuan)
+
+CACHE_TRANSCRIPT = "cache.transcript"  # str: a stored chat transcript (a text record)
+
+CACHE_TWO_SPEEDS = "cache.two_speeds"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    CACHE_PROMPT: FIVE_POSITIONS_PROMPT,
+    CACHE_TEXT: "User: The limit is 600 yuan.",
+    CACHE_EDITED: "User: The limit is 750 yuan.",
+    CACHE_TRANSCRIPT: "User: Hello, my name is Mira.\nAssistant: Hello Mira!\nUser: Is 620 yuan allowed?\nAssistant:",
+}
+# The page's settings (core.lesson.pages.PAGES["cache"]) -> their session keys.
+SETTINGS = {
+    "prompt": CACHE_PROMPT,
+    "text": CACHE_TEXT,
+}
 
 
 @st.cache_data(show_spinner="Prefilling and stepping the shipped model…", max_entries=64)
@@ -50,3 +73,13 @@ def checks(text: str, edited: str) -> list[ReuseCheck]:
 def chat(transcript: str) -> ChatTurn:
     """``core.decode.cache_not.continue_chat`` on the shipped model."""
     return continue_chat(model(), tokenizer(), transcript)
+
+
+def snapshot():
+    """The page's settings as this session has them (a class's plan carries them to followers)."""
+    return settings_now("cache", SETTINGS)
+
+
+def show(settings) -> None:
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
+    show_settings(SETTINGS, DEFAULTS, settings)

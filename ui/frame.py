@@ -4,17 +4,24 @@ sidebar (presenter toggle, model picker and card), link notes and a lost session
 
 from __future__ import annotations
 
-import copy
-
 import streamlit as st
 
-from core import state
 from core.cost.counts import kv_cache_bytes_for
-from core.decode import share
 from core.quant.model_weights import weight_storage_bytes
 from ui import models, picker, tables
 from ui.models import model, model_card
-from ui.present import presenter_mode
+from ui.present import PRESENT, presenter_mode
+
+URL_IGNORED = "url.ignored"  # list[str]: query parameters this session ignored, shown once
+
+SESSION_STARTED = "session.started"
+
+UI_PAGE = "ui.page"
+
+UI_PREV_PAGE = "ui.prev_page"
+
+URL_APPLIED = "url.applied"
+
 
 # The navigation (sections in the top bar) and each page's heading: one list, so the two never differ.
 SECTIONS = {
@@ -75,28 +82,15 @@ def _open_decode() -> None:
     st.switch_page(DECODE_PAGE, query_params=st.query_params.to_dict())
 
 
-def init_state() -> None:
-    """Give this session its own copy of every default (never shared between sessions), make its
-    chosen model the one the pages use (``ui.models.resolve``), then, once per session, apply
-    lesson state carried in the URL (``?model=…&seed=3&step=5&present=1``; limits from that model).
+def url_applied() -> None:
+    """This session has read its address's share link (once per session)."""
+    st.session_state[URL_APPLIED] = True
 
-    Widgets keep their values across pages themselves (``persist_state="session"``, keys from
-    ``core.state``); this only seeds what a session starts with."""
-    for key, value in state.DEFAULTS.items():
-        if key not in st.session_state:
-            st.session_state[key] = copy.deepcopy(value)
-    first = state.URL_APPLIED not in st.session_state
-    params = st.query_params.to_dict() if first else {}
-    if first and "model" in params:  # a share link names its model: choose it before limits apply
-        models.choose_from_link(params.pop("model"))
-    models.resolve()  # the session's model, loaded before any page runs
-    if first:
-        st.session_state[state.URL_APPLIED] = True
-        values, ignored = share.parse_url_state(params, models.chosen_model().cfg)
-        st.session_state.update(values)
-        ignored = st.session_state.pop(state.URL_MODEL_IGNORED, []) + ignored
-        if ignored:
-            st.session_state[state.URL_IGNORED] = ignored
+
+def note_ignored(ignored: list[str]) -> None:
+    """Query parameters this session ignored, said once above the page (``url_notes``)."""
+    if ignored:
+        st.session_state[URL_IGNORED] = [*st.session_state.get(URL_IGNORED, []), *ignored]
 
 
 def note_lost_session() -> None:
@@ -108,9 +102,9 @@ def note_lost_session() -> None:
     session's id as the third entry of the websocket's ``Sec-WebSocket-Protocol`` header. A server
     that still holds the session resumes it, state and all; so a *fresh* session that was asked
     to resume one means the old one is gone. A first visit or a page reload sends no id."""
-    if state.SESSION_STARTED in st.session_state:
+    if SESSION_STARTED in st.session_state:
         return
-    st.session_state[state.SESSION_STARTED] = True
+    st.session_state[SESSION_STARTED] = True
     entries = st.context.headers.get("Sec-WebSocket-Protocol", "").split(",")
     if len(entries) >= 3 and entries[2].strip() and "class" in st.query_params:
         st.info(  # a class's page: its cookie rejoins the class at the teacher's step (ui/classroom)
@@ -131,7 +125,7 @@ def sidebar_controls() -> None:
     with st.sidebar:
         st.toggle(
             "Presenter mode",
-            key=state.PRESENT,
+            key=PRESENT,
             persist_state="session",
             help="Larger text and figures for a projector; the sidebar folds away. Also: add ?present=1.",
         )
@@ -140,7 +134,7 @@ def sidebar_controls() -> None:
 
 def url_notes() -> None:
     """Link parameters that could not be used, said once in the main area where the class looks."""
-    for note in st.session_state.pop(state.URL_IGNORED, []):
+    for note in st.session_state.pop(URL_IGNORED, []):
         st.warning(f"Link parameter ignored: {note}.")  # the note quotes the link as a code span
     picker.refusal_note()
 
@@ -148,13 +142,13 @@ def url_notes() -> None:
 def track_page(page) -> None:
     """Remember the page of this full run and of the one before (a figure element that lives
     across reruns is gone once its page was left)."""
-    st.session_state[state.UI_PREV_PAGE] = st.session_state.get(state.UI_PAGE)
-    st.session_state[state.UI_PAGE] = page.url_path
+    st.session_state[UI_PREV_PAGE] = st.session_state.get(UI_PAGE)
+    st.session_state[UI_PAGE] = page.url_path
 
 
 def came_from_another_page() -> bool:
     """This full run shows a different page than the one before it."""
-    return st.session_state.get(state.UI_PREV_PAGE) != st.session_state.get(state.UI_PAGE)
+    return st.session_state.get(UI_PREV_PAGE) != st.session_state.get(UI_PAGE)
 
 
 def sidebar_model_card() -> None:

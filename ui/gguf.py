@@ -14,7 +14,6 @@ import sys
 
 import streamlit as st
 
-from core import state
 from core.checkpoints.app_options import parse_app_args, script_args
 from core.checkpoints.gguf_files import list_gguf_files, read_from_models_dir, read_upload
 from core.cost import counts as cost
@@ -27,9 +26,54 @@ from core.text import markdown_literal, plural
 from core.viz.memory import fig_memory_budget
 from core.viz.quant import fig_block
 from core.viz.theme import described
-from ui import figures, tables
+from ui import figures, memory_terms, tables
 from ui.models import model, tokenizer
 from ui.page import chart, refuse
+
+# The memory page's plan from a .gguf file: where the file comes from, and the plan's terms.
+GGUF_EXPORTS, GGUF_FOLDER, GGUF_UPLOAD = "this app's exports", "the models folder (--models-dir)", "upload a .gguf"
+
+MEMORY_GGUF_FILE = "memory.gguf_file"
+
+MEMORY_GGUF_N_CTX = "memory.gguf_n_ctx"
+
+MEMORY_GGUF_SHOWN = "memory.gguf_shown"
+
+MEMORY_GGUF_SOURCE = "memory.gguf_source"
+
+MEMORY_GGUF_EXPORT = "memory.gguf_export"
+
+MEMORY_GGUF_CACHE_TYPE = "memory.gguf_cache_type"
+
+MEMORY_GGUF_BUDGET_GIB = "memory.gguf_budget_gib"
+
+WEIGHTS_EXPORT_FORMAT = "weights.export_format"
+
+QUANT_BLOCK = "quant.block"
+
+QUANT_BLOCK_FORMAT = "quant.block_format"
+
+MEMORY_GGUF_SWA_FULL = "memory.gguf_swa_full"  # bool: llama.cpp's --swa-full (local layers at n_ctx)
+
+MEMORY_GGUF_BUDGET_FIG = "memory.gguf_budget_fig"
+
+QUANT_BLOCK_FIG = "quant.block_fig"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    MEMORY_GGUF_SOURCE: GGUF_EXPORTS,
+    MEMORY_GGUF_EXPORT: "Q4_0",
+    MEMORY_GGUF_FILE: None,  # a name listed in the models folder
+    MEMORY_GGUF_N_CTX: 4096,
+    MEMORY_GGUF_SHOWN: None,  # (name, bytes) of the file whose context length set n_ctx
+    MEMORY_GGUF_CACHE_TYPE: "f16",
+    MEMORY_GGUF_BUDGET_GIB: 8.0,  # GiB: the GGUF plan speaks MiB/GiB throughout
+    WEIGHTS_EXPORT_FORMAT: "Q4_0",
+    QUANT_BLOCK_FORMAT: "Q4_0",  # the real-format block under the ruler (core.quant.ruler_block.BLOCK_FORMATS)
+    QUANT_BLOCK: 0,  # which block of 32 values
+    MEMORY_GGUF_SWA_FULL: False,
+}
+
 
 kw = {"persist_state": "session"}
 MAX_N_CTX = 10**7  # positions; a crafted header may claim any context length
@@ -48,11 +92,11 @@ def ruler_block(values) -> None:
         "these are its formats byte for byte — the same bytes as the `gguf` package's quantizer."
     )
     a, b = st.columns([3, 1])
-    fmt = a.radio("Block format", BLOCK_FORMATS, key=state.QUANT_BLOCK_FORMAT, horizontal=True, **kw)
+    fmt = a.radio("Block format", BLOCK_FORMATS, key=QUANT_BLOCK_FORMAT, horizontal=True, **kw)
     n_blocks = block_count(values)
-    st.session_state[state.QUANT_BLOCK] = min(int(st.session_state[state.QUANT_BLOCK]), n_blocks - 1)
+    st.session_state[QUANT_BLOCK] = min(int(st.session_state[QUANT_BLOCK]), n_blocks - 1)
     index = b.number_input(
-        f"Block (0 … {n_blocks - 1})", 0, n_blocks - 1, key=state.QUANT_BLOCK, disabled=n_blocks == 1, **kw
+        f"Block (0 … {n_blocks - 1})", 0, n_blocks - 1, key=QUANT_BLOCK, disabled=n_blocks == 1, **kw
     )
     try:
         blk = ruler_blocks.ruler_block(values, fmt, int(index))
@@ -66,7 +110,7 @@ def ruler_block(values) -> None:
     m[1].metric("min m (fp16)", "—" if v.m is None else f"{v.m:.8g}", help="Q4_1 and Q5_1 store a min too.")
     m[2].metric("bytes per block", len(v.raw))
     m[3].metric("bits per weight", f"{float(blk.bits_per_weight):g}", help="8 · bytes per block / 32 values.")
-    chart(figures.figure(fig_block, v, blk.n_appended), key=state.QUANT_BLOCK_FIG)
+    chart(figures.figure(fig_block, v, blk.n_appended), key=QUANT_BLOCK_FIG)
     st.markdown(f"The block's {len(v.raw)} bytes in file order (hex): `{v.hex}`")
     left, right = st.columns([2, 3])
     left.table(tables.arrow(v.byte_parts()), hide_index=True)
@@ -103,7 +147,7 @@ def export_section() -> None:
         "the model* does) and keep the embedding, output head and norms in float32."
     )
     a, b = st.columns([2, 3])
-    fmt = a.radio("Format", EXPORT_FORMATS, key=state.WEIGHTS_EXPORT_FORMAT, horizontal=True, **kw)
+    fmt = a.radio("Format", EXPORT_FORMATS, key=WEIGHTS_EXPORT_FORMAT, horizontal=True, **kw)
     f = exported(fmt)
     b.download_button(
         f"Download {f.file_name} ({len(f.data):,} bytes)",
@@ -136,13 +180,13 @@ def models_dir():
 
 def _summary():
     """The chosen file's ``GGUFSummary``, or None (with a message or a hint shown)."""
-    sources = (state.GGUF_EXPORTS, state.GGUF_FOLDER, state.GGUF_UPLOAD)
-    source = st.radio("The file", sources, key=state.MEMORY_GGUF_SOURCE, horizontal=True, **kw)
+    sources = (GGUF_EXPORTS, GGUF_FOLDER, GGUF_UPLOAD)
+    source = st.radio("The file", sources, key=MEMORY_GGUF_SOURCE, horizontal=True, **kw)
     try:
-        if source == state.GGUF_EXPORTS:
-            fmt = st.radio("Export", EXPORT_FORMATS, key=state.MEMORY_GGUF_EXPORT, horizontal=True, **kw)
+        if source == GGUF_EXPORTS:
+            fmt = st.radio("Export", EXPORT_FORMATS, key=MEMORY_GGUF_EXPORT, horizontal=True, **kw)
             return exported_summary(fmt)
-        if source == state.GGUF_FOLDER:
+        if source == GGUF_FOLDER:
             folder = models_dir()
             if folder is None:
                 st.info(
@@ -154,12 +198,12 @@ def _summary():
             if not files:
                 st.info("The models folder holds no .gguf files.")
                 return None
-            if st.session_state.get(state.MEMORY_GGUF_FILE) not in files:
-                st.session_state[state.MEMORY_GGUF_FILE] = next(iter(files))
+            if st.session_state.get(MEMORY_GGUF_FILE) not in files:
+                st.session_state[MEMORY_GGUF_FILE] = next(iter(files))
             name = st.selectbox(
                 "File in the models folder",
                 list(files),
-                key=state.MEMORY_GGUF_FILE,
+                key=MEMORY_GGUF_FILE,
                 format_func=lambda n: f"{n} ({plan_size(files[n].size_bytes)})",
                 **kw,
             )
@@ -196,25 +240,25 @@ def gguf_plan_section() -> None:
             "Every tensor: its ggml type and bytes. By type: "
             + "; ".join(f"{t} {plural(r['tensors'], 'tensor')}, {r['bytes']:,} B" for t, r in s.by_type().items())
         )
-    if st.session_state.get(state.MEMORY_GGUF_SHOWN) != (s.source, s.file_bytes):  # a new file: its own context
-        st.session_state[state.MEMORY_GGUF_SHOWN] = (s.source, s.file_bytes)
-        st.session_state[state.MEMORY_GGUF_N_CTX] = min(
-            s.context_length or state.MEMORY[state.MEMORY_GGUF_N_CTX], MAX_N_CTX
+    if st.session_state.get(MEMORY_GGUF_SHOWN) != (s.source, s.file_bytes):  # a new file: its own context
+        st.session_state[MEMORY_GGUF_SHOWN] = (s.source, s.file_bytes)
+        st.session_state[MEMORY_GGUF_N_CTX] = min(
+            s.context_length or memory_terms.DEFAULTS[MEMORY_GGUF_N_CTX], MAX_N_CTX
         )
     # Hand each box its value again before drawing it: hidden for a run (a refused upload: no plan), the boxes
     # came back showing their first option and minimum (f32, 0.001 GiB) while the plan used f16 and 8 GiB.
-    for key in (state.MEMORY_GGUF_N_CTX, state.MEMORY_GGUF_CACHE_TYPE, state.MEMORY_GGUF_BUDGET_GIB):
+    for key in (MEMORY_GGUF_N_CTX, MEMORY_GGUF_CACHE_TYPE, MEMORY_GGUF_BUDGET_GIB):
         st.session_state[key] = st.session_state[key]
     c = st.columns(3)
-    n_ctx = c[0].number_input("n_ctx: positions", 1, MAX_N_CTX, key=state.MEMORY_GGUF_N_CTX, **kw)
+    n_ctx = c[0].number_input("n_ctx: positions", 1, MAX_N_CTX, key=MEMORY_GGUF_N_CTX, **kw)
     ctype = c[1].selectbox(
-        "Cache type (llama.cpp --cache-type-k/v)", list(cost.KV_CACHE_TYPES), key=state.MEMORY_GGUF_CACHE_TYPE, **kw
+        "Cache type (llama.cpp --cache-type-k/v)", list(cost.KV_CACHE_TYPES), key=MEMORY_GGUF_CACHE_TYPE, **kw
     )
     budget = c[2].number_input(
-        "Memory budget (GiB)", 0.001, 100_000.0, step=1.0, format="%.3f", key=state.MEMORY_GGUF_BUDGET_GIB, **kw
+        "Memory budget (GiB)", 0.001, 100_000.0, step=1.0, format="%.3f", key=MEMORY_GGUF_BUDGET_GIB, **kw
     )  # three decimals: its smallest value, 0.001 GiB (1.02 MiB), showed as 0.00 beside a 1.02 MiB budget
     swa_full = slides(s) and st.toggle(
-        "--swa-full: cache local layers at full size", key=state.MEMORY_GGUF_SWA_FULL, **kw,
+        "--swa-full: cache local layers at full size", key=MEMORY_GGUF_SWA_FULL, **kw,
         help="llama.cpp keeps only the window (plus a micro-batch) for sliding-window layers unless --swa-full.",
     )  # fmt: skip
     try:
@@ -232,7 +276,7 @@ def gguf_plan_section() -> None:
         f"KV cache in {ctype} at {int(n_ctx):,} positions: K = **{plan_size(k)}**, V = **{plan_size(v)}**, "
         f"K + V = **{plan_size(kv)}** ({kv:,} bytes); weights {plan_size(weights)} ({weights:,} bytes){state_words}."
     )
-    chart(budget_figure(plan, budget), key=state.MEMORY_GGUF_BUDGET_FIG)
+    chart(budget_figure(plan, budget), key=MEMORY_GGUF_BUDGET_FIG)
     fits, text = verdict(total, budget_bytes(budget), plan_size)
     if unsure:
         text += " Not sure: it counts without the fields named above."

@@ -13,39 +13,31 @@ import re
 
 import streamlit as st
 
-from core import state
 from core.decode import session_view, two_speeds
+from core.decode import settings as decode_settings
 from core.lesson.handout import HandoutStop, build_handout, lesson_stops
 from core.lesson.pages import PAGES
 from core.model.tokenizer import token_labels
 from core.viz.attention import fig_attention
 from core.viz.two_speeds import fig_two_speeds
-from ui import frame, models
+from ui import frame, models, practice_saved
+from ui import page as page_ui
+from ui.decode import keys as decode_keys
 from ui.frame import TITLES
+from ui.lesson import keys as lesson_keys
 
 DECODE_TITLE = TITLES["decode"]
 # What a handout is made of (read from session state into the snapshot).
 NEEDED = (
-    state.LESSON,
-    state.LESSON_NAME,
-    state.LESSON_STOP,
-    state.HANDOUT_FIGURES,
-    state.PRACTICE_TALLY,
-    state.DECODE_SESSION,
-    state.DECODE_LAYER,
-    state.DECODE_HEAD,
+    lesson_keys.LESSON,
+    lesson_keys.LESSON_NAME,
+    lesson_keys.LESSON_STOP,
+    page_ui.HANDOUT_FIGURES,
+    practice_saved.PRACTICE_TALLY,
+    decode_keys.DECODE_SESSION,
+    decode_keys.DECODE_LAYER,
+    decode_keys.DECODE_HEAD,
 )
-
-
-def set_slots(page_title: str) -> None:
-    """Before a page runs: its first figure is kept as the page's, and, when the page is the
-    running lesson's stop, as that stop's."""
-    ss = st.session_state
-    slots = [("page", page_title)]
-    lesson = ss[state.LESSON]
-    if lesson is not None and stop_title(lesson, ss[state.LESSON_STOP]) == page_title:
-        slots.append(("stop", ss[state.LESSON_STOP]))
-    ss[state.HANDOUT_SLOTS] = tuple(slots)
 
 
 def stop_title(lesson, k: int) -> str:
@@ -56,13 +48,13 @@ def decode_figure(ss, tok):
     """The decode stage's attention heatmap for the handout, built here from the session's own
     attention rows (the stage draws in the browser): ``core.viz.fig_attention`` of the layer and
     head on screen, or None before a Prefill. ``ss``: session state or a snapshot of it."""
-    sess = ss.get(state.DECODE_SESSION)
+    sess = ss.get(decode_keys.DECODE_SESSION)
     if sess is None:
         return None
 
-    head = ss.get(state.DECODE_HEAD)
-    index = None if head == state.MEAN_HEADS else int(head)
-    layer = int(ss.get(state.DECODE_LAYER))
+    head = ss.get(decode_keys.DECODE_HEAD)
+    index = None if head == decode_settings.MEAN_HEADS else int(head)
+    layer = int(ss.get(decode_keys.DECODE_LAYER))
     att = session_view.attention_matrix(sess, layer, index)
     where = "prefill" if sess.n_steps == 0 else f"decode step {sess.n_steps}"
     who = "mean over heads" if index is None else f"head {index}"
@@ -80,7 +72,7 @@ SPEEDS_TEXT = (
 def two_speeds_stop(ss, tok) -> HandoutStop | None:
     """The decode request's two speeds (``core.viz.two_speeds``) as a handout stop, or None before
     its first Step. ``ss``: session state or a snapshot of it."""
-    sess = ss.get(state.DECODE_SESSION)
+    sess = ss.get(decode_keys.DECODE_SESSION)
     passes = None if sess is None else two_speeds.from_session(sess, tok)
     return None if passes is None else HandoutStop(SPEEDS_TITLE, SPEEDS_TEXT, fig_two_speeds(passes))
 
@@ -89,34 +81,34 @@ def keep_decode_stop(k: int) -> None:
     """Leaving decode stop ``k``: keep its heatmap as it is now (the next stop may prefill anew)."""
     fig = decode_figure(st.session_state, _decode_tokenizer(st.session_state))
     if fig is not None:
-        st.session_state[state.HANDOUT_FIGURES][("stop", k)] = fig
+        st.session_state[page_ui.HANDOUT_FIGURES][("stop", k)] = fig
 
 
 def snapshot() -> dict:
     """What the handout needs from this session, read now (the build runs later, off the script)."""
     ss = st.session_state
     snap = {k: ss.get(k) for k in NEEDED}
-    snap[state.HANDOUT_FIGURES] = dict(snap[state.HANDOUT_FIGURES] or {})
+    snap[page_ui.HANDOUT_FIGURES] = dict(snap[page_ui.HANDOUT_FIGURES] or {})
     snap["tokenizer"] = _decode_tokenizer(ss)
     return snap
 
 
 def _decode_tokenizer(ss):
     """The tokenizer of the decode request's model (a checkpoint chosen in the sidebar has its own)."""
-    sess = ss.get(state.DECODE_SESSION)
+    sess = ss.get(decode_keys.DECODE_SESSION)
     return models.tokenizer_for(sess.model_key.source if sess is not None else None)
 
 
 def build(snap) -> str:
     """The handout (HTML) from a snapshot (``snapshot()``, or any mapping of session state with a
     ``tokenizer`` entry): the lesson's stops with their figures, else every page that drew one."""
-    figures, lesson = snap[state.HANDOUT_FIGURES], snap[state.LESSON]
-    tally = snap[state.PRACTICE_TALLY]
+    figures, lesson = snap[page_ui.HANDOUT_FIGURES], snap[lesson_keys.LESSON]
+    tally = snap[practice_saved.PRACTICE_TALLY]
     attempts = tally.latest() if tally is not None else []
     decode = decode_figure(snap, snap["tokenizer"])
     speeds = two_speeds_stop(snap, snap["tokenizer"])
     if lesson is not None:
-        now = snap[state.LESSON_STOP]
+        now = snap[lesson_keys.LESSON_STOP]
         per_stop = {}
         for k, stop in enumerate(lesson.stops):
             fig = figures.get(("stop", k))
@@ -137,7 +129,7 @@ def build(snap) -> str:
 
 
 def file_name(snap) -> str:
-    name = snap[state.LESSON_NAME] or ("my-lesson" if snap[state.LESSON] is not None else "session")
+    name = snap[lesson_keys.LESSON_NAME] or ("my-lesson" if snap[lesson_keys.LESSON] is not None else "session")
     return f"handout-{re.sub(r'[^a-z0-9-]+', '-', name.lower())}.html"
 
 

@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import streamlit as st
 
-from core import state
 from core.cost import kv_compare
 from core.cost.kv_hybrid import crossing, growth, state_bytes, state_line
 from core.cost.kv_layers import layers_kv_bytes
@@ -19,13 +18,19 @@ from core.viz.memory import fig_cache_vs_state, fig_kv_variants
 from ui import references
 from ui.page import chart, refuse, text_box
 
+MEMORY_PASTED = "memory.pasted"  # a config.json's text, pasted (a widget value: never seeded here)
+
+MEMORY_VARIANTS_FIG = "memory.variants_fig"
+
+MEMORY_STATE_FIG = "memory.state_fig"  # a hybrid's growing KV cache beside its flat state
+
 
 def pasted_config() -> tuple[KVShape, str | bytes]:
     """The shape of an uploaded or pasted ``config.json`` and its text; stops the page until one is given, or
     with the reason it cannot be read."""
     up = st.file_uploader("Upload a Hugging Face config.json", type=["json"], max_upload_size=1)
     pasted = text_box(
-        st, "…or paste its text", limit=200_000, area=True, height=120, key=state.MEMORY_PASTED,
+        st, "…or paste its text", limit=200_000, area=True, height=120, key=MEMORY_PASTED,
         placeholder='{"num_hidden_layers": 32, …}',
     )  # fmt: skip
     if up is None and pasted is None:
@@ -67,7 +72,7 @@ def state_chart(model: KVShape, layers, n_layer: int, lengths: list[int], b, cac
     kv_now = layers_kv_bytes(layers, [t_now], b, cache_type)["total"]
     kv_label = f"KV cache: {len(layers):,} attention layers"
     fig = fig_cache_vs_state(series, kv_label, f"{model.state.kind} state: {n_state:,} layers", t_now, kv_now)
-    chart(fig, key=state.MEMORY_STATE_FIG, present_max_px=420)
+    chart(fig, key=MEMORY_STATE_FIG, present_max_px=420)
 
 
 def sharing_chart(model: KVShape, n_layer: int, n_head: int, n_kv: int, d: int, window, lengths, b, kv_total) -> None:
@@ -82,7 +87,7 @@ def sharing_chart(model: KVShape, n_layer: int, n_head: int, n_kv: int, d: int, 
         current = f"as listed ({min(model.layer_heads)}–{max(model.layer_heads)} per layer)"
         names.append(current)
         totals.append(kv_total)
-    chart(fig_kv_variants(names, totals, [format_bytes(t) for t in totals], current), key=state.MEMORY_VARIANTS_FIG)
+    chart(fig_kv_variants(names, totals, [format_bytes(t) for t in totals], current), key=MEMORY_VARIANTS_FIG)
     references.cite("shazeer")  # MQA: one K/V head for every query head
 
 

@@ -10,11 +10,48 @@ from fractions import Fraction
 
 import streamlit as st
 
-from core import state
 from core.cost import counts
 from core.cost.kv_layers import describe_rule
 from core.cost.kv_shape import KVShape
+from ui.page import settings_now, show_settings
 from ui.present import presenter_mode
+
+MEMORY_PRESET = "memory.preset"
+
+CHOSEN_PRESET = "The model in use (sidebar)"  # the memory page's preset for a loaded checkpoint
+
+# Fixed keys, so that typing any term can switch the preset box to MEMORY_CUSTOM and keep the values.
+MEMORY_CUSTOM = "Custom (typed terms)"
+
+MEMORY_L = "memory.n_layer"
+
+MEMORY_N_HEAD = "memory.n_head"
+
+MEMORY_H = "memory.n_kv_head"
+
+MEMORY_D = "memory.head_dim"
+
+MEMORY_W = "memory.window"  # 0 = no sliding window
+
+MEMORY_B = "memory.bytes_per_value"  # a label of the b choices
+
+MEMORY_T = "memory.lengths"  # the typed request lengths
+
+MEMORY_BASE = "memory.base"  # the KVShape whose structure the typed terms keep (windows rule, MLA)
+
+MEMORY_LOADED = "memory.loaded"  # (preset name, KVShape) last copied into the term boxes
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    MEMORY_PRESET: "Ch. 30 two-layer example",
+    MEMORY_BASE: None,
+    MEMORY_LOADED: None,
+}
+# The page's settings (core.lesson.pages.PAGES["memory"]) -> their session keys.
+SETTINGS = {
+    "preset": MEMORY_PRESET,
+}
+
 
 KW = {"persist_state": "session"}
 
@@ -41,18 +78,18 @@ def load(name: str, shape: KVShape) -> None:
     """Copy ``shape``'s terms into the boxes when the preset (or pasted config) changed; call before the
     boxes are drawn."""
     ss = st.session_state
-    if name == state.MEMORY_CUSTOM or ss.get(state.MEMORY_LOADED) == (name, shape):
+    if name == MEMORY_CUSTOM or ss.get(MEMORY_LOADED) == (name, shape):
         return
     h, d = shape.latent if shape.latent is not None else (shape.n_kv_head, shape.head_dim)
-    ss.update({state.MEMORY_L: shape.n_layer, state.MEMORY_N_HEAD: shape.n_head, state.MEMORY_H: h, state.MEMORY_D: d})
-    ss.update({state.MEMORY_W: shape.window or 0, state.MEMORY_B: own_label(shape)})
-    ss[state.MEMORY_T] = default_lengths(name, shape)
-    ss[state.MEMORY_BASE], ss[state.MEMORY_LOADED] = shape, (name, shape)
+    ss.update({MEMORY_L: shape.n_layer, MEMORY_N_HEAD: shape.n_head, MEMORY_H: h, MEMORY_D: d})
+    ss.update({MEMORY_W: shape.window or 0, MEMORY_B: own_label(shape)})
+    ss[MEMORY_T] = default_lengths(name, shape)
+    ss[MEMORY_BASE], ss[MEMORY_LOADED] = shape, (name, shape)
 
 
 def _typed() -> None:
-    st.session_state[state.MEMORY_PRESET] = state.MEMORY_CUSTOM
-    st.session_state[state.MEMORY_LOADED] = None  # choosing the same preset again reloads it
+    st.session_state[MEMORY_PRESET] = MEMORY_CUSTOM
+    st.session_state[MEMORY_LOADED] = None  # choosing the same preset again reloads it
 
 
 def custom_shape(base: KVShape, n_head: int, n_kv: int, d: int) -> KVShape:
@@ -74,20 +111,20 @@ def term_boxes(shape: KVShape) -> tuple[int, int, int, int, int | None]:
     layer" to three lines beside one-line "L: layers": boxes at three heights on the lesson's memory stop)."""
     mla = shape.latent is not None
     c = [*st.columns(3), *st.columns(3)[:2]] if presenter_mode() else st.columns(5)
-    L = c[0].number_input("L: layers", 1, 10**6, key=state.MEMORY_L, on_change=_typed, **KW)
+    L = c[0].number_input("L: layers", 1, 10**6, key=MEMORY_L, on_change=_typed, **KW)
     q = c[1].number_input(
-        "Query heads", 1, 10**6, key=state.MEMORY_N_HEAD, on_change=_typed, help="Not in M: for the comparisons", **KW
+        "Query heads", 1, 10**6, key=MEMORY_N_HEAD, on_change=_typed, help="Not in M: for the comparisons", **KW
     )
     H = c[2].number_input(
-        "r_kv: latent width" if mla else "H_kv: KV heads", 1, 10**6, key=state.MEMORY_H, on_change=_typed,
+        "r_kv: latent width" if mla else "H_kv: KV heads", 1, 10**6, key=MEMORY_H, on_change=_typed,
         help="kv_lora_rank: one latent per layer for all heads" if mla else "KV heads per layer", **KW,
     )  # fmt: skip
     d = c[3].number_input(
-        "d_R: RoPE key" if mla else "d: head width", 1, 10**6, key=state.MEMORY_D, on_change=_typed,
+        "d_R: RoPE key" if mla else "d: head width", 1, 10**6, key=MEMORY_D, on_change=_typed,
         help="qk_rope_head_dim: the shared RoPE key's width" if mla else None, **KW,
     )  # fmt: skip
     W = c[4].number_input(
-        "W: sliding window", 0, 10**12, key=state.MEMORY_W, on_change=_typed,
+        "W: sliding window", 0, 10**12, key=MEMORY_W, on_change=_typed,
         help="0 = none. Positions a local layer keeps: min(T, W) of a T-position request.", **KW,
     )  # fmt: skip
     return int(L), int(q), int(H), int(d), int(W) or None
@@ -106,3 +143,20 @@ def kv_heads_words(model: KVShape, n_layer: int, n_kv: int) -> str:
         low, high = min(model.layer_heads), max(model.layer_heads)
         return f"{low:,} to {high:,} KV heads per layer (H_kv: the largest)"
     return f"{n_kv:,} KV heads"
+
+
+def snapshot():
+    """The page's settings as this session has them (a class's plan carries them to followers)."""
+    return settings_now("memory", SETTINGS)
+
+
+def show(settings) -> None:
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
+    show_settings(SETTINGS, DEFAULTS, settings)
+
+
+def forget_model(cfg, checkpoint: bool) -> None:
+    """A switch of model: the preset becomes the model in use (a checkpoint's, or the shipped model's)."""
+    ss = st.session_state
+    if checkpoint or ss.get(MEMORY_PRESET) == CHOSEN_PRESET:
+        ss[MEMORY_PRESET] = CHOSEN_PRESET if checkpoint else "The shipped model"

@@ -2,21 +2,19 @@
 progress bar, keeping the choice per session (the sidebar's picker and card: ``ui.picker``). Numbers and rules live in
 ``core.checkpoints.choice``; this module only keeps them per session and per process.
 
-The choice is per session (``state.MODEL_CHOICE``); the loaded models are per process and only
+The choice is per session (``MODEL_CHOICE``); the loaded models are per process and only
 read (``core.checkpoints.choice.ModelStore`` in ``st.cache_resource``). A student picks a name from
 the list; no path typed in a browser is ever read.
 """
 
 from __future__ import annotations
 
-import copy
 import sys
 from pathlib import Path
 
 import streamlit as st
 import torch
 
-from core import state
 from core.checkpoints.app_options import MAIN_SCRIPTS, AppArgs, parse_app_args
 from core.checkpoints.choice import (
     SHIPPED,
@@ -26,10 +24,10 @@ from core.checkpoints.choice import (
     draft_candidates,
     model_options,
     prefill_positions_cap,
-    window_cap,
 )
 from core.checkpoints.sources import find_checkpoints, hub_dir
 from core.decode import session
+from core.decode import settings as decode_settings
 from core.decode.generate import SamplingConfig
 from core.decode.session_types import ModelKey
 from core.evaluate.quant_quality import CHECKPOINT_PLAN, SHIPPED_PLAN, sweep
@@ -39,6 +37,25 @@ from core.model.config import GPTConfig
 from core.model.shipped import ASSETS, ROOT
 from core.model.tokenizer import encode
 from core.quant.model_weights import quantize_weights
+
+MODEL_CHOICE = "model.choice"  # the picker's name (core.checkpoints.choice.ModelOption.name); None: not chosen yet
+
+MODEL_ACTIVE = "model.active"  # the ModelOption the pages use (loaded); None: the shipped model
+
+URL_MODEL_IGNORED = "url.model_ignored"  # list[str]: a ?model= this server does not have
+
+MODEL_ARGS_SHOWN = "model.args_shown"
+
+MODEL_REFUSAL = "model.refusal"  # (name, message) of the last refused choice, shown until another choice
+
+MODEL_REFUSAL_SHOWN = "model.refusal_shown"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    MODEL_CHOICE: None,
+    MODEL_ACTIVE: None,
+}
+
 
 # One thread per request: with a whole class on two cores, extra intra-op threads only
 # fight each other (and the browser) for the same cores; the tiny model gains nothing.
@@ -179,7 +196,7 @@ def default_request(source: str | None):
     page reads when this session has no request of its own. A model whose window is shorter than
     twice the prompt gets its last half-window of tokens (the end, where the reply starts)."""
     model = model_for_source(source)
-    ids = encode(tokenizer_for(source), state.DEFAULT_PROMPT)
+    ids = encode(tokenizer_for(source), decode_settings.DEFAULT_PROMPT)
     return session.start(model, ids[-(model.cfg.block_size // 2) :], SamplingConfig())
 
 
@@ -229,9 +246,9 @@ def choose_from_link(name: str) -> None:
     """A share link's ``model=NAME``: choose it if this server lists that name (a name, never a
     path), else keep the session's model and say why."""
     if name in options():
-        st.session_state[state.MODEL_CHOICE] = name
+        st.session_state[MODEL_CHOICE] = name
     else:
-        st.session_state[state.URL_MODEL_IGNORED] = [f"model={name[:60]!r} is not a model this server has"]
+        st.session_state[URL_MODEL_IGNORED] = [f"model={name[:60]!r} is not a model this server has"]
 
 
 def load_with_progress(opt: ModelOption, dtype: str = "float32"):
@@ -246,9 +263,24 @@ def load_with_progress(opt: ModelOption, dtype: str = "float32"):
         bar.empty()
 
 
+# What a switch of model drops, in every page's state: ui.session (which knows every owner) puts its
+# ``forget_model_state(cfg, checkpoint)`` here once, at import; read-only afterwards.
+FORGET: list = []
+
+
+def _forget(cfg, checkpoint: bool) -> None:
+    for forget in FORGET:
+        forget(cfg, checkpoint)
+
+
+def take_link_notes() -> list[str]:
+    """What a link's ``?model=`` could not use (said once with the link's other notes)."""
+    return st.session_state.pop(URL_MODEL_IGNORED, [])
+
+
 def active() -> ModelOption:
     """The model this session's pages use (the shipped model until a checkpoint has loaded)."""
-    return st.session_state.get(state.MODEL_ACTIVE) or ModelOption(SHIPPED)
+    return st.session_state.get(MODEL_ACTIVE) or ModelOption(SHIPPED)
 
 
 def resolve() -> None:
@@ -258,24 +290,24 @@ def resolve() -> None:
     Switching drops what this session computed with the previous model."""
     ss, opts = st.session_state, options()
     args, _ = app_args()
-    if ss.get(state.MODEL_CHOICE) is None:
-        ss[state.MODEL_CHOICE] = default_choice(args.model, opts)
-    want = ss[state.MODEL_CHOICE]
+    if ss.get(MODEL_CHOICE) is None:
+        ss[MODEL_CHOICE] = default_choice(args.model, opts)
+    want = ss[MODEL_CHOICE]
     now = active()
     if want not in opts:  # gone from disk since it was listed
-        ss[state.MODEL_REFUSAL] = (want, "it is no longer on this machine")
-        ss[state.MODEL_CHOICE] = want = now.name if now.name in opts else SHIPPED
+        ss[MODEL_REFUSAL] = (want, "it is no longer on this machine")
+        ss[MODEL_CHOICE] = want = now.name if now.name in opts else SHIPPED
     if want == now.name:
         if now.path is not None and not store().loaded(now.path, "float32"):
             try:  # let go by this process since (others were loaded): read again, with the bar
                 load_with_progress(now)
             except ValueError as err:  # changed on disk since: back to the shipped model
-                ss[state.MODEL_REFUSAL], ss[state.MODEL_CHOICE], ss[state.MODEL_ACTIVE] = (
+                ss[MODEL_REFUSAL], ss[MODEL_CHOICE], ss[MODEL_ACTIVE] = (
                     (want, str(err)),
                     SHIPPED,
                     None,
                 )
-                forget_model_state(shipped_cfg(), False)
+                _forget(shipped_cfg(), False)
         return
     opt = opts[want]
     if opt.path is None:
@@ -284,34 +316,17 @@ def resolve() -> None:
         try:
             cfg = load_with_progress(opt)[0].cfg
         except ValueError as err:
-            ss[state.MODEL_REFUSAL] = (want, str(err))
-            ss[state.MODEL_CHOICE] = now.name if now.name in opts else SHIPPED
+            ss[MODEL_REFUSAL] = (want, str(err))
+            ss[MODEL_CHOICE] = now.name if now.name in opts else SHIPPED
             return
-    ss[state.MODEL_REFUSAL] = None
-    ss[state.MODEL_ACTIVE] = None if opt.path is None else opt
-    forget_model_state(cfg, opt.path is not None)
+    ss[MODEL_REFUSAL] = None
+    ss[MODEL_ACTIVE] = None if opt.path is None else opt
+    _forget(cfg, opt.path is not None)
 
 
 @st.cache_resource(show_spinner=False)
 def shipped_cfg():
     return GPTConfig.load(ASSETS / "config.json")
-
-
-def forget_model_state(cfg, checkpoint: bool) -> None:
-    """Drop every object computed with the previous model (a request, a batch, measurements) and
-    put the per-page choices that depend on its shape (layer, head, window) back to their defaults,
-    within the new model's ``cfg``: no page mixes two models' tokens or reads a layer the new model
-    does not have. The memory page's preset becomes the model in use."""
-    ss = st.session_state
-    ss.update({k: copy.deepcopy(state.DEFAULTS[k]) for k in (*state.MODEL_BOUND, *state.MODEL_SHAPED)})
-    ss.pop(state.DECODE_VIEW, None)  # the heatmap element must be drawn whole again
-    for layer, head in ((state.DECODE_LAYER, state.DECODE_HEAD), (state.CTX_LAYER, state.CTX_HEAD)):
-        ss[layer] = min(ss[layer], cfg.n_layer - 1)
-        ss[head] = ss[head] if ss[head] == state.MEAN_HEADS else min(ss[head], cfg.n_head - 1)
-    ss[state.CTX_WINDOW] = min(ss[state.CTX_WINDOW], window_cap(cfg))
-    preset = ss.get(state.MEMORY_PRESET)
-    if checkpoint or preset == state.CHOSEN_PRESET:
-        ss[state.MEMORY_PRESET] = state.CHOSEN_PRESET if checkpoint else "The shipped model"
 
 
 CHECK_FLOPS = 4e10  # one check's prefill: well under a second on a laptop core (≈ 2 · parameters per position)

@@ -11,12 +11,23 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from core import state
+from core.lesson.pages import PAGES
 from core.text import markdown_literal, sentence
 from core.viz.table import figure_table
 from core.viz.theme import description_of
 from ui.frame import TITLES
 from ui.present import presenter_mode
+
+HANDOUT_FIGURES = "handout.figures"  # {("page", title) | ("stop", k): go.Figure}: main figures as last drawn
+
+HANDOUT_SLOTS = "handout.slots"  # where ui.chart keeps this run's first figure (set before the page runs)
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    HANDOUT_FIGURES: {},
+    HANDOUT_SLOTS: (),
+}
+
 
 LONG_DESCRIPTION = 700  # characters: a text alternative longer than this is offered in an expander
 
@@ -58,10 +69,10 @@ def readable_table(rows: list[dict]):
 
 
 def keep_figure(fig) -> None:
-    """Keep this run's first figure (the page's main one) where app.py asked (``state.HANDOUT_SLOTS``),
+    """Keep this run's first figure (the page's main one) where app.py asked (``HANDOUT_SLOTS``),
     for the handout: the figure as the learner left it."""
-    for slot in st.session_state.pop(state.HANDOUT_SLOTS, ()):
-        st.session_state[state.HANDOUT_FIGURES][slot] = fig
+    for slot in st.session_state.pop(HANDOUT_SLOTS, ()):
+        st.session_state[HANDOUT_FIGURES][slot] = fig
 
 
 def title(page: str) -> None:
@@ -128,9 +139,42 @@ def show_message(key: str) -> None:
         getattr(st, level)(text)
 
 
-def reset(*keys: str) -> Callable[[], None]:
-    """A callback that puts ``keys`` back to their defaults in ``core.state`` (a Reset button)."""
-    return lambda: st.session_state.update({k: copy.deepcopy(state.DEFAULTS[k]) for k in keys})
+def set_slots(page_title: str, stop: int | None) -> None:
+    """Before a page runs: its first figure is kept as the page's and, when the page is the running lesson's stop
+    ``stop``, as that stop's (for the handout)."""
+    st.session_state[HANDOUT_SLOTS] = (("page", page_title), *((("stop", stop),) if stop is not None else ()))
+
+
+def drop_stop_figures() -> None:
+    """Forget the lesson stops' figures kept for the handout (a new lesson starts)."""
+    ss = st.session_state
+    ss[HANDOUT_FIGURES] = {s: f for s, f in ss[HANDOUT_FIGURES].items() if s[0] != "stop"}
+
+
+def put_back(defaults: dict, keys) -> None:
+    """Put ``keys`` back to their ``defaults`` (the owner's ``DEFAULTS``), each a fresh copy."""
+    st.session_state.update({k: copy.deepcopy(defaults[k]) for k in keys})
+
+
+def reset(defaults: dict, *keys: str) -> Callable[[], None]:
+    """A callback that puts ``keys`` back to their ``defaults`` (the owner's ``DEFAULTS``; a Reset button)."""
+    return lambda: st.session_state.update({k: copy.deepcopy(defaults[k]) for k in keys})
+
+
+def settings_now(page: str, keys: dict[str, str]):
+    """Page ``page``'s typed settings (``core.lesson.pages.PageSpec.settings_type``) as this session has them;
+    ``keys``: the owner's {setting: session key}."""
+    ss = st.session_state
+    return PAGES[page].make({name: ss.get(key) for name, key in keys.items()})
+
+
+def show_settings(keys: dict[str, str], defaults: dict, settings) -> None:
+    """Put typed ``settings`` into this session (a setting left None goes back to its default, so a lesson stop's
+    note holds whatever the class did on the page before). For the owner's ``show``, before its page runs."""
+    ss = st.session_state
+    for name, key in keys.items():
+        value = getattr(settings, name)
+        ss[key] = copy.deepcopy(defaults[key]) if value is None else value
 
 
 def button_row(*buttons: tuple[str, Callable[[], None]]) -> None:

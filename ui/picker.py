@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.cost.counts import kv_cache_bytes_for
 from core.text import sentence
 from ui import models, tables
@@ -22,15 +21,15 @@ OFFLINE_STEPS = (
 
 def refusal_note() -> None:
     """A refused choice, said where the class looks (the main area), once."""
-    kept = st.session_state.get(state.MODEL_REFUSAL)
-    if kept and not st.session_state.get(state.MODEL_REFUSAL_SHOWN) == kept:
-        st.session_state[state.MODEL_REFUSAL_SHOWN] = kept
+    kept = st.session_state.get(models.MODEL_REFUSAL)
+    if kept and not st.session_state.get(models.MODEL_REFUSAL_SHOWN) == kept:
+        st.session_state[models.MODEL_REFUSAL_SHOWN] = kept
         name, message = kept
         now = "the shipped model" if models.active().path is None else models.active().name
         st.error(sentence(f"Cannot use {name}: {message}. The pages use {now}"))
     _, bad_args = models.app_args()
-    if bad_args and not st.session_state.get(state.MODEL_ARGS_SHOWN):  # the operator's slip: once per session
-        st.session_state[state.MODEL_ARGS_SHOWN] = True
+    if bad_args and not st.session_state.get(models.MODEL_ARGS_SHOWN):  # the operator's slip: once per session
+        st.session_state[models.MODEL_ARGS_SHOWN] = True
         st.error(sentence(f"{bad_args}; the app runs with its defaults"))
 
 
@@ -41,14 +40,14 @@ def picker() -> None:
         st.selectbox(
             "Model",
             list(opts),
-            key=state.MODEL_CHOICE,
+            key=models.MODEL_CHOICE,
             persist_state="session",
             format_func=lambda n: opts[n].label if n in opts else n,
             help="The shipped model, the folder given with --model, and checkpoints found on this machine (the "
             "Hugging Face cache and --models-dir). Your choice is yours alone; other sessions keep theirs.",
         )
         st.caption(OFFLINE_STEPS)
-        kept = st.session_state.get(state.MODEL_REFUSAL)
+        kept = st.session_state.get(models.MODEL_REFUSAL)
         if kept:
             st.error(sentence(f"Cannot use {kept[0]}: {kept[1]}"))
 

@@ -5,11 +5,38 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
+from core.lesson.pages import PAGES
 from core.practice import exercises
+from core.practice.bank.latency import CH30_1
 from core.practice.exercise_types import Exercise, Part
 from core.practice.tally import Attempt, Tally
-from ui.page import text_box
+from ui.page import settings_now, show_settings, text_box
+
+# The page reads ?ex=<id>&numbers=<seed> itself ("numbers", not "seed": ?seed= already sets the
+# decode page's sampling seed, core/decode/share.py).
+PRACTICE_EX = "practice.ex"  # exercise id, a key of core.practice.catalogue.catalogue()
+
+PRACTICE_SEED = "practice.seed"  # 0 = the chapter's own numbers; any other = fresh numbers
+
+PRACTICE_IN = "practice.in"  # + exercise id, seed and part: one answer box
+
+PRACTICE_NOTHING_TYPED = "practice.nothing_typed"
+
+PRACTICE_PICK = "practice.pick"
+
+PRACTICE_HANDOUT = "practice.handout"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    PRACTICE_EX: CH30_1,
+    PRACTICE_SEED: 0,
+}
+# The page's settings (core.lesson.pages.PAGES["practice"]) -> their session keys.
+SETTINGS = {
+    "ex": PRACTICE_EX,
+    "numbers": PRACTICE_SEED,
+}
+
 
 BADGES = {
     "right": ":green-badge[:material/check: right]",
@@ -18,10 +45,9 @@ BADGES = {
 }
 
 
-def show(ex_id: str, seed: int) -> None:
+def open_exercise(ex_id: str, seed: int) -> None:
     """Switch to an instance and write it into the address (read back on the next run)."""
-    st.session_state[state.PRACTICE_EX], st.session_state[state.PRACTICE_SEED] = ex_id, seed
-    st.query_params.update({"ex": ex_id, "numbers": str(seed)})
+    show(settings_type()(ex=ex_id, numbers=seed))
 
 
 def field(ex: Exercise, p: Part) -> str:
@@ -31,7 +57,7 @@ def field(ex: Exercise, p: Part) -> str:
 
 def box_key(ex_id: str, seed: int, part: str) -> str:
     """The session-state key of the answer box of exercise ``ex_id`` with numbers ``seed``, part ``part``."""
-    return f"{state.PRACTICE_IN}.{ex_id}.{seed}.{part}"
+    return f"{PRACTICE_IN}.{ex_id}.{seed}.{part}"
 
 
 def check_all(ex: Exercise, tally: Tally) -> None:
@@ -40,7 +66,7 @@ def check_all(ex: Exercise, tally: Tally) -> None:
     for p, text in typed:
         tally.record(ex, p, text, exercises.check(p, text))
     # Every box empty: nothing to record, but the press deserves an answer (said below the form).
-    st.session_state[state.PRACTICE_NOTHING_TYPED] = not any(str(text or "").strip() for _, text in typed)
+    st.session_state[PRACTICE_NOTHING_TYPED] = not any(str(text or "").strip() for _, text in typed)
 
 
 def said(p: Part, last: Attempt | None) -> None:
@@ -83,3 +109,21 @@ def answer_box(ex: Exercise, p: Part, tally: Tally) -> None:
             **start,
         )
     said(p, last if str(st.session_state.get(field(ex, p), typed) or "").strip() else None)  # emptied: no verdict
+
+
+def snapshot():
+    """The page's settings as this session has them (a class's plan carries them to followers)."""
+    return settings_now("practice", SETTINGS)
+
+
+def show(settings) -> None:
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs, and write the exercise
+    into the address (the page reads ``?ex=…&numbers=…`` first)."""
+    show_settings(SETTINGS, DEFAULTS, settings)
+    ex_id, seed = st.session_state[PRACTICE_EX], str(st.session_state[PRACTICE_SEED])
+    if st.query_params.get("ex") != ex_id or st.query_params.get("numbers") != seed:
+        st.query_params.update({"ex": ex_id, "numbers": seed})
+
+
+def settings_type() -> type:
+    return PAGES["practice"].settings_type

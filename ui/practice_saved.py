@@ -13,11 +13,27 @@ import secrets
 
 import streamlit as st
 
-from core import state
 from core.practice import saved
 from core.practice.tally import Tally
 from ui import static
 from ui.practice import box_key
+
+PRACTICE_TALLY = "practice.tally"  # core.practice.exercises.Tally, made per session (a default object would be shared)
+
+# The attempts kept in the student's browser (ui/practice_saved.py, frontend/practice_saved.js).
+PRACTICE_SAVED = "practice.saved"  # the hidden component: its state value "saved" is what the browser had stored
+
+PRACTICE_SAVED_BOX = "practice-saved"  # its container (assets/style/a11y.css hides it)
+
+PRACTICE_SAVED_SENT = "practice.saved_sent"  # the records last sent to the browser (sent again only when changed)
+
+PRACTICE_SAVED_TAB = "practice.saved_tab"  # this session's random name: the browser hands its records back once
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    PRACTICE_TALLY: None,
+}
+
 
 # Served with the stage's modules (ui.static), so a rerun does not resend the code.
 _saved = st.components.v2.component(
@@ -27,9 +43,9 @@ _saved = st.components.v2.component(
 
 def tally() -> Tally:
     """This session's practice tally (made on first use: a default object would be shared between sessions)."""
-    if st.session_state.get(state.PRACTICE_TALLY) is None:
-        st.session_state[state.PRACTICE_TALLY] = Tally()
-    return st.session_state[state.PRACTICE_TALLY]
+    if st.session_state.get(PRACTICE_TALLY) is None:
+        st.session_state[PRACTICE_TALLY] = Tally()
+    return st.session_state[PRACTICE_TALLY]
 
 
 def keep() -> None:
@@ -38,15 +54,15 @@ def keep() -> None:
     again (``core.practice.saved.replay``) and merged with this session's own."""
     ss = st.session_state
     records = saved.to_records(tally())
-    tab = ss.setdefault(state.PRACTICE_SAVED_TAB, secrets.token_hex(8))
-    changed = records != ss.get(state.PRACTICE_SAVED_SENT)
-    with st.sidebar.container(key=state.PRACTICE_SAVED_BOX):
+    tab = ss.setdefault(PRACTICE_SAVED_TAB, secrets.token_hex(8))
+    changed = records != ss.get(PRACTICE_SAVED_SENT)
+    with st.sidebar.container(key=PRACTICE_SAVED_BOX):
         result = _saved(
             data={"tab": tab, "records": records if changed else None},
-            key=state.PRACTICE_SAVED,
+            key=PRACTICE_SAVED,
             on_saved_change=lambda: None,  # a rerun, which takes them in below
         )
-    ss[state.PRACTICE_SAVED_SENT] = records
+    ss[PRACTICE_SAVED_SENT] = records
     kept, mine = saved.from_browser(result.get("saved")), tally()
     if kept and not saved.holds_all(mine, kept):
         mine.become(saved.replay(saved.merge(saved.to_records(mine), kept), mine.hints))

@@ -6,8 +6,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.model import shipped as assets
+
+PRESENT = "ui.present"  # presenter mode: larger text and figures, fewer controls
+
+ANSWERS_HIDDEN = "answers.hidden"  # bool: the display hides this lesson stop's answer lines until the reveal
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    PRESENT: False,
+    ANSWERS_HIDDEN: False,
+}
+
 
 # The app's own style sheets, read once at start-up (never a path from a user).
 A11Y_CSS = (assets.ASSETS / "style" / "a11y.css").read_text(encoding="utf-8")
@@ -15,14 +25,24 @@ PRESENTER_CSS = (assets.ASSETS / "style" / "presenter.css").read_text(encoding="
 
 
 def presenter_mode() -> bool:
-    return bool(st.session_state.get(state.PRESENT))
+    return bool(st.session_state.get(PRESENT))
+
+
+def turn_on() -> None:
+    """Presenter mode on (``?present=1``; a class's display), before the page runs."""
+    st.session_state[PRESENT] = True
+
+
+def hide_answers(hidden: bool) -> None:
+    """Hide (or show) the lines that state a lesson stop's answer on this page (a class's display)."""
+    st.session_state[ANSWERS_HIDDEN] = hidden
 
 
 def answers_hidden() -> bool:
     """Whether this page hides the lines that state the answer to the lesson stop's question: a class's display
     before the teacher's reveal (``ui.classroom.display`` sets it each run). A page draws those lines only when
     this is False."""
-    return bool(st.session_state.get(state.ANSWERS_HIDDEN))
+    return bool(st.session_state.get(ANSWERS_HIDDEN))
 
 
 HIDDEN_UNTIL_REVEAL = "Hidden on the display until your teacher reveals the answer."

@@ -8,13 +8,91 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core import state
 from core.model.tokenizer import token_text
 from core.quant import quantize as quant
 from core.quant import ruler, sentences
 from core.quant.flip import find_flip, greedy_by_bits, top_two
 from core.text import markdown_literal, ordinal, plural, show_spaces
-from ui.page import refuse
+from ui.page import refuse, settings_now, show_settings
+
+QUANT_DEFAULT_PRESET = "Ch. 19: four weights, scale 0.1"
+
+QUANT_SCALE = "quant.scale"
+
+QUANT_SCALE_MODE = "quant.scale_mode"
+
+QUANT_SCALE_STEP = "quant.scale_step"
+
+QUANT_VALUES = "quant.values"
+
+QUANT_ZERO_POINT = "quant.zero_point"
+
+QUANT_BITS = "quant.bits"
+
+QUANT_KIND = "quant.kind"
+
+QUANT_ROUNDING = "quant.rounding"
+
+QUANT_CLIP = "quant.clip"
+
+
+def quant_preset_state(values: str, scale: float) -> dict:
+    """The ruler's settings for one of the chapters' cases: its values and scale, 4-bit symmetric,
+    half to even, clipping on (Ch. 30's rules)."""
+    return {
+        QUANT_VALUES: values,
+        QUANT_SCALE: scale,
+        QUANT_SCALE_STEP: scale,  # the log slider's stop; the page snaps it to the nearest one
+        QUANT_ZERO_POINT: 0,
+        QUANT_SCALE_MODE: "set by hand",
+        QUANT_BITS: 4,
+        QUANT_KIND: "symmetric",
+        QUANT_ROUNDING: "half_even",
+        QUANT_CLIP: True,
+    }
+
+
+QUANT_PRESET = "quant.preset"
+
+QUANT_PARIS = "quant.paris"
+
+QUANT_LYON = "quant.lyon"
+
+QUANT_TIE_SCALE = "quant.tie_scale"
+
+QUANT_GROUP = "quant.group"
+
+QUANT_SCALE_BYTES = "quant.scale_bytes"
+
+QUANT_BPW_FIG = "quant.bpw_fig"
+
+QUANT_RULER_FIG = "quant.ruler_fig"
+
+QUANT_VALUES_DRAWN = "quant.values_drawn"  # the values the whole page last drew (the real-format block reads them too)
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    QUANT_PRESET: QUANT_DEFAULT_PRESET,
+    **quant_preset_state("0.34, -0.12, 0.7, 0.23", 0.1),
+    QUANT_PARIS: 0.6,
+    QUANT_LYON: 0.7,
+    QUANT_TIE_SCALE: 0.5,
+    QUANT_GROUP: 4,
+    QUANT_SCALE_BYTES: 4,
+}
+# The page's settings (core.lesson.pages.PAGES["quantize"]) -> their session keys.
+SETTINGS = {
+    "preset": QUANT_PRESET,
+    "values": QUANT_VALUES,
+    "bits": QUANT_BITS,
+    "kind": QUANT_KIND,
+    "rounding": QUANT_ROUNDING,
+    "clip": QUANT_CLIP,
+    "scale_mode": QUANT_SCALE_MODE,
+    "scale": QUANT_SCALE,
+    "zero_point": QUANT_ZERO_POINT,
+}
+
 
 kw = {"persist_state": "session"}
 
@@ -53,9 +131,9 @@ def reaches_the_output(r, rounding: str) -> None:
     c2.markdown("**A near tie** (Ch. 30 §30.6): logits for Paris, Lyon")
     p, ly, s = c2.columns(3)
     # "%g": as typed (the default "%.2f" showed a scale of 1e-300 as 0.00 while it was used)
-    paris = p.number_input("Paris", step=0.05, format="%g", key=state.QUANT_PARIS, **kw)
-    lyon = ly.number_input("Lyon", step=0.05, format="%g", key=state.QUANT_LYON, **kw)
-    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, format="%g", key=state.QUANT_TIE_SCALE, **kw)
+    paris = p.number_input("Paris", step=0.05, format="%g", key=QUANT_PARIS, **kw)
+    lyon = ly.number_input("Lyon", step=0.05, format="%g", key=QUANT_LYON, **kw)
+    tie_scale = s.number_input("scale", min_value=0.0, step=0.05, format="%g", key=QUANT_TIE_SCALE, **kw)
     try:
         choice, rounded = quant.greedy_after_quantizing([paris, lyon], tie_scale, rounding)
     except ValueError as err:
@@ -74,10 +152,10 @@ def storage(r) -> None:
     st.subheader("Storage, honestly counted")
     g1, g2, g3 = st.columns(3)
     group = g1.select_slider(
-        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key=state.QUANT_GROUP, **kw
+        "Group size (values per scale)", [4, 8, 16, 32, 64, 128, 256, "whole list"], key=QUANT_GROUP, **kw
     )
     scale_bytes = g2.radio(
-        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key=state.QUANT_SCALE_BYTES, **kw
+        "Scale stored as", [4, 2], format_func=lambda b: f"{8 * b}-bit float ({b} B)", key=QUANT_SCALE_BYTES, **kw
     )
     store = ruler.storage(r, None if group == "whole list" else group, scale_bytes)
     g3.metric("Your values stored", plural(store.total_bytes, "byte"), help="Packed integers + scales (+ zero points).")
@@ -187,3 +265,18 @@ def caveats(where: str = "below") -> None:
     st.markdown("**“Four bits” is not a quality result** (Ch. 30 §30.6)")
     st.markdown("\n".join(f"- “{said}” {ours.format(where=where)}" for said, ours in CAVEATS))
     st.page_link("app_pages/speed.py", label="Speed on this machine: fewer bits, timed", icon=":material/speed:")
+
+
+def snapshot():
+    """The page's settings as this session has them (a class's plan carries them to followers)."""
+    return settings_now("quantize", SETTINGS)
+
+
+def show(settings) -> None:
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the ruler, before the page runs: a preset first
+    (its values, scale and format, as its select box loads them), then the settings beside it."""
+    if settings.preset is not None:
+        st.session_state.update(quant_preset_state(*ruler.PRESETS[settings.preset]))
+    given = {name: key for name, key in SETTINGS.items() if getattr(settings, name) is not None or name == "preset"}
+    show_settings(given, DEFAULTS, settings)
+    st.session_state[QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[QUANT_SCALE])

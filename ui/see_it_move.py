@@ -8,6 +8,23 @@ import streamlit as st
 from core.decode.see_it_move import Frame, frames
 from core.viz.see_it_move_video import export_bytes
 from ui.models import model, tokenizer
+from ui.page import settings_now, show_settings
+
+SEE_PROMPT = "see.prompt"  # str: the prompt "See it move" runs to the context window
+
+SEE_REDUCE_MOTION = "see.reduce_motion"  # bool: jump between frames instead of sliding
+
+SEE_ANIMATION = "see.animation"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    SEE_PROMPT: "User: Hello, my name is Mira",
+    SEE_REDUCE_MOTION: False,
+}
+# The page's settings (core.lesson.pages.PAGES["see_it_move"]) -> their session keys.
+SETTINGS = {
+    "reduce_motion": SEE_REDUCE_MOTION,
+}
 
 
 @st.cache_data(show_spinner="Decoding to the end of the context window…", max_entries=32)
@@ -20,3 +37,13 @@ def run(prompt: str) -> list[Frame]:
 def video(prompt: str) -> tuple[bytes, str]:
     """The animation as a video file's bytes and name (``core.viz.see_it_move_video``)."""
     return export_bytes(run(prompt))
+
+
+def snapshot():
+    """The page's settings as this session has them (a class's plan carries them to followers)."""
+    return settings_now("see_it_move", SETTINGS)
+
+
+def show(settings) -> None:
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
+    show_settings(SETTINGS, DEFAULTS, settings)

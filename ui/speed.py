@@ -13,7 +13,6 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from core import state
 from core.evaluate.format_speed.measure import FormatRow, measure_formats
 from core.evaluate.format_speed.reference import (
     gpu_headline,
@@ -28,6 +27,21 @@ from core.evaluate.machine_speed.runs import load_runs, machine_key, save_run
 from core.viz.fewer_bits import fig_two_machines
 from ui import figures, models
 from ui.page import chart
+
+# Results are kept per machine in a JSON file (core.evaluate.machine_speed.cache_dir), not here.
+SPEED_BUDGET = "speed.budget_s"  # seconds a measurement may take (the page's slider)
+
+SPEED_INTENSITIES_FIG = "speed.intensities_fig"
+
+SPEED_ROOFLINE_FIG = "speed.roofline_fig"
+
+SPEED_TWO_MACHINES_FIG = "speed.two_machines_fig"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    SPEED_BUDGET: 20,
+}
+
 
 _LOCK = threading.Lock()  # one measurement at a time in this server process
 WAIT_S = 180  # how long a second request waits in line before giving up
@@ -97,7 +111,7 @@ def two_machines(rows: list[FormatRow] | None) -> None:
     ref = load_reference()
     here = here_ratios(rows) if rows else None
     headline = here_headline(rows) if rows else "not measured yet"
-    chart(figures.figure(fig_two_machines, here, headline, ref, gpu_headline(ref)), key=state.SPEED_TWO_MACHINES_FIG)
+    chart(figures.figure(fig_two_machines, here, headline, ref, gpu_headline(ref)), key=SPEED_TWO_MACHINES_FIG)
     left, right = st.columns(2)
     left.markdown(
         f"**This server** ({here[1]}, batch 1, {model_in_sentence()}): {here_lesson(rows)}"

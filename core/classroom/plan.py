@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields
 
-from core import state
 from core.classroom import rules
 from core.classroom.fields_json import (
     fail,
@@ -27,19 +26,20 @@ from core.classroom.fields_json import (
     want_text,
     want_whole,
 )
+from core.decode.settings import FLOAT_WEIGHTS
 
 SCHEMA = 1  # the plan's JSON carries {"schema": 1, ...}; another schema is refused
 MEAN_HEAD = "mean"  # a plan's head when the teacher's stage shows the mean over heads
 MODES = ("follow", "paused", "released")
 STRATEGIES = ("greedy", "sample")
 DTYPES = ("float32", "float64")
-WEIGHT_BITS = (state.FLOAT_WEIGHTS, 8, 4, 3, 2)  # float weights, or weight-only quantization
+WEIGHT_BITS = (FLOAT_WEIGHTS, 8, 4, 3, 2)  # float weights, or weight-only quantization
 
 
 @dataclass(frozen=True)
 class Request:
     """The teacher's decode request: what a follower needs to prefill it itself. ``strategy`` "greedy" or
-    "sample"; ``dtype`` "float32" or "float64"; ``bits`` ``state.FLOAT_WEIGHTS`` (0) or 8/4/3/2 (weight-only
+    "sample"; ``dtype`` "float32" or "float64"; ``bits`` ``FLOAT_WEIGHTS`` (0) or 8/4/3/2 (weight-only
     quantization); ``model`` a checkpoint name the server offers, None for the shipped model; ``past_end``:
     the teacher steps on past the end token."""
 

@@ -5,27 +5,9 @@ now. Limits come from the loaded model's config."""
 
 from __future__ import annotations
 
+from core.decode.settings import CHOICES, DEFAULTS, MAX_PROMPT_CHARS, MEAN_HEADS, limits
 from core.model.config import GPTConfig
-from core.state import (
-    DECODE_DTYPE,
-    DECODE_HEAD,
-    DECODE_LAYER,
-    DECODE_PREDICT,
-    DECODE_PROMPT,
-    DECODE_SEED,
-    DECODE_STRATEGY,
-    DECODE_TEMPERATURE,
-    DECODE_TOP_K,
-    DECODE_WEIGHT_BITS,
-    DEFAULTS,
-    MAX_PROMPT_CHARS,
-    MEAN_HEADS,
-    PRESENT,
-    URL_STEP,
-)
-from core.typed_numbers import (
-    quote,  # a code span: the link's text is shown literally
-)
+from core.typed_numbers import quote  # a code span: the link's text is shown literally
 
 
 def _head(raw: str):
@@ -44,65 +26,48 @@ def _flag(raw: str) -> bool:
 
 _flag.__name__ = "flag (0 or 1)"
 
-# Query parameter -> (session-state key, parser). Unknown or malformed values are ignored (and
-# reported), never applied.
+# Query parameter (a setting of ``core.decode.settings``) -> its parser. Unknown or malformed values are ignored
+# (and reported), never applied.
 URL_PARAMS = {
-    "prompt": (DECODE_PROMPT, str),
-    "seed": (DECODE_SEED, int),
-    "strategy": (DECODE_STRATEGY, str),
-    "temperature": (DECODE_TEMPERATURE, float),
-    "top_k": (DECODE_TOP_K, int),
-    "dtype": (DECODE_DTYPE, str),
-    "bits": (DECODE_WEIGHT_BITS, int),
-    "layer": (DECODE_LAYER, int),
-    "head": (DECODE_HEAD, _head),
-    "predict": (DECODE_PREDICT, _flag),
+    "prompt": str,
+    "seed": int,
+    "strategy": str,
+    "temperature": float,
+    "top_k": int,
+    "dtype": str,
+    "bits": int,
+    "layer": int,
+    "head": _head,
+    "predict": _flag,
 }
-URL_CHOICES = {
-    DECODE_STRATEGY: ("greedy", "sample"),
-    DECODE_DTYPE: ("float32", "float64"),
-    DECODE_WEIGHT_BITS: (8, 4, 3, 2),
-}
-
-
-def url_limits(cfg: GPTConfig) -> dict:
-    """Allowed ranges of the numeric parameters for a model: layers and heads it has, steps up to
-    its context window."""
-    return {
-        DECODE_SEED: (0, 2**31 - 1),
-        DECODE_TEMPERATURE: (0.1, 2.0),
-        DECODE_TOP_K: (0, 100),
-        DECODE_LAYER: (0, cfg.n_layer - 1),
-        DECODE_HEAD: (0, cfg.n_head - 1),
-        URL_STEP: (0, cfg.block_size),
-    }
 
 
 def parse_url_state(params: dict, cfg: GPTConfig) -> tuple[dict, list[str]]:
-    """Session-state values from query parameters, and a note per ignored parameter.
+    """{setting: value} from query parameters (the settings of ``core.decode.settings``), and a note per ignored
+    parameter.
 
     ``step`` (decode steps to replay) and ``present`` (presenter mode) are included too.
     Values outside their range (for ``cfg``'s model) or choices are ignored with a reason."""
     out, ignored = {}, []
-    items = dict(URL_PARAMS, step=(URL_STEP, int), present=(PRESENT, _flag))
-    limits = url_limits(cfg)
+    items = dict(URL_PARAMS, step=int, present=_flag)
+    ranges = limits(cfg)
     for name, raw in params.items():
         if name not in items:
             continue
-        key, parse = items[name]
+        key, parse = name, items[name]
         try:
             value = parse(raw)
         except (TypeError, ValueError):
             ignored.append(f"{name}={quote(raw, 30)} is not a valid {parse.__name__}")
             continue
-        lo_hi = limits.get(key)
+        lo_hi = ranges.get(key)
         if lo_hi and value != MEAN_HEADS and not lo_hi[0] <= value <= lo_hi[1]:
             ignored.append(f"{name}={value} is outside {lo_hi[0]} … {lo_hi[1]}")
             continue
-        if key in URL_CHOICES and value not in URL_CHOICES[key]:
-            ignored.append(f"{name}={quote(value, 30)} is not one of {URL_CHOICES[key]}")
+        if key in CHOICES and value not in CHOICES[key]:
+            ignored.append(f"{name}={quote(value, 30)} is not one of {CHOICES[key]}")
             continue
-        if key == DECODE_PROMPT and len(value) > MAX_PROMPT_CHARS:
+        if key == "prompt" and len(value) > MAX_PROMPT_CHARS:
             ignored.append("prompt is longer than the prompt box allows")
             continue
         out[key] = value
@@ -132,7 +97,7 @@ def link_for(sess, layer: int, head, predict: bool = False, present: bool = Fals
     out = {
         name: ("mean" if value == MEAN_HEADS else str(value))
         for name, value in values.items()
-        if value is not None and value != DEFAULTS.get(URL_PARAMS[name][0])
+        if value is not None and value != DEFAULTS.get(name)
     }
     if model is not None:  # a name the server lists, never a path (ui.models.choose_from_link)
         out = {"model": model, **out}

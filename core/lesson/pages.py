@@ -1,41 +1,48 @@
-"""The lesson pages: the one mapping from a lesson file's page names to the app's page scripts,
-their navigation titles (as listed in ``app.py``) and the session-state keys of the settings a
-stop may fix — and the JSON Schema of a lesson file, built from that mapping.
+"""The app's pages as data: the one mapping from a page's name (as lesson files, share links and a class's plan
+spell it) to its script, its navigation title (as listed in ``ui.frame.SECTIONS``) and its settings — each a
+JSON Schema fragment with its choices and range — and the JSON Schema of a lesson file, built from that mapping.
 
-Tests hold the mapping to the app: scripts and titles equal ``app.py``'s ``st.Page`` list, and
-every key and choice appears in the page script that reads it.
+A page's settings are one typed value (``PageSpec.settings_type``: a frozen dataclass, a field per setting, None
+where a stop or a link leaves the setting to the page's default). The ui package that owns the page maps each
+setting to its session key (its ``SETTINGS``) and offers ``snapshot()`` and ``show(settings)``
+(``ui.followable``). Tests hold the mapping to the app: scripts and titles equal the navigation's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, make_dataclass
+from functools import cached_property
 
-from core import state
 from core.cost import kv_shape
-from core.decode import share
+from core.decode import settings as decode
 from core.decode.context import POLICIES
+from core.decode.share import URL_PARAMS
 from core.model.config import PRESETS
 from core.practice.catalogue import MAX_SEED, catalogue
 from core.quant import ruler
+from core.quant.quantize import ROUNDING
 from core.serving import latency, paged_presets
 
 
 @dataclass(frozen=True)
-class Setting:
-    """A page setting a stop may fix: the session-state ``key`` the page reads and a JSON
-    Schema fragment for its value."""
-
-    key: str
-    schema: dict
-
-
-@dataclass(frozen=True)
 class PageSpec:
-    """A page of ``app.py``: its script, its navigation title, the settings a lesson may set."""
+    """A page of the app: its script, its navigation title, the settings a lesson stop, a share link or a class's
+    plan may set ({setting: JSON Schema fragment})."""
 
     script: str
     title: str
-    settings: dict
+    settings: dict = field(default_factory=dict)
+
+    @cached_property
+    def settings_type(self) -> type:
+        """The page's settings as one frozen dataclass: a field per setting, None for "the page's default"."""
+        name = "".join(w.capitalize() for w in self.script.rsplit("/", 1)[-1][:-3].split("_")) + "Settings"
+        return make_dataclass(name, [(k, object, field(default=None)) for k in self.settings], frozen=True)
+
+    def make(self, values: dict):
+        """``values`` ({setting: value}) as the page's typed settings. Raises ``TypeError`` for a setting the page
+        does not have."""
+        return self.settings_type(**values)
 
 
 # The temperature sliders move in tenths: a lesson's 0.123 was used while its slider showed "0.12".
@@ -54,118 +61,115 @@ def _text(lo: int, hi: int) -> dict:
 
 
 def _decode_settings() -> dict:
-    """The decode page's settings are exactly its share-link parameters (``core.decode.share``), with the
+    """The decode page's settings are exactly its share-link parameters (``core.decode.settings``), with the
     same ranges (for the shipped model) and choices, plus ``step``: decode steps replayed after the
     prefill. ``head`` is a query head or "mean over heads"; ``predict`` turns predict-first on."""
-    limits = share.url_limits(PRESETS["shipped"])
-    types = {
-        str: _text(1, 5_000),
-        int: {"type": "integer"},
-        float: {"type": "number"},
-    }
+    limits = decode.limits(PRESETS["shipped"])
+    types = {str: _text(1, 5_000), int: {"type": "integer"}, float: {"type": "number"}}
     out = {}
-    for name, (key, parse) in share.URL_PARAMS.items():
-        if key in share.URL_CHOICES:
-            schema = {"enum": list(share.URL_CHOICES[key])}
-        elif key == state.DECODE_HEAD:
-            schema = {"anyOf": [_int(*limits[key]), {"const": state.MEAN_HEADS}]}
-        elif key == state.DECODE_PREDICT:
+    for name, parse in URL_PARAMS.items():
+        if name in decode.CHOICES:
+            schema = {"enum": list(decode.CHOICES[name])}
+        elif name == "head":
+            schema = {"anyOf": [_int(*limits[name]), {"const": decode.MEAN_HEADS}]}
+        elif name == "predict":
             schema = {"type": "boolean"}
         else:
             schema = dict(types[parse])
-            if key in limits:
-                schema["minimum"], schema["maximum"] = limits[key]
+            if name in limits:
+                schema["minimum"], schema["maximum"] = limits[name]
             if parse is float:
                 schema["steps"] = SLIDER_STEP  # the page's slider moves in tenths
-        out[name] = Setting(key, schema)
-    out["step"] = Setting(state.URL_STEP, _int(*limits[state.URL_STEP]))
+        out[name] = schema
+    out["step"] = _int(*limits["step"])
     return out
 
 
-# Lesson page name -> page. Scripts and titles must equal app.py's st.Page list (a test reads
-# app.py); every key must be one the page script reads (a test reads the scripts).
+# Page name -> page. Scripts and titles must equal the navigation's (a test reads ui.frame); every setting must be
+# one its owner maps to a session key (tests/ui/test_followable.py).
 PAGES: dict[str, PageSpec] = {
     "decode": PageSpec("app_pages/decode.py", "Prefill & decode", _decode_settings()),
     "worked": PageSpec(
         "app_pages/worked.py",
         "The worked example",
         {
-            "scaled": Setting(state.WORKED_SCALED, {"type": "boolean"}),
-            "ask_first": Setting(state.WORKED_ASK_FIRST, {"type": "boolean"}),
+            "scaled": {"type": "boolean"},
+            "ask_first": {"type": "boolean"},
         },
     ),
     "context": PageSpec(
         "app_pages/context.py",
         "The context window",
         {
-            "policy": Setting(state.CTX_POLICY, {"enum": list(POLICIES)}),
-            "window": Setting(state.CTX_WINDOW, {**_int(16, 256), "multipleOf": 8}),
-            "n_new": Setting(state.CTX_N_NEW, _int(10, 200)),
-            "layer": Setting(state.CTX_LAYER, _int(0, 3)),
-            "head": Setting(state.CTX_HEAD, {"anyOf": [_int(0, 3), {"const": "mean over heads"}]}),
+            "policy": {"enum": list(POLICIES)},
+            "window": {**_int(16, 256), "multipleOf": 8},
+            "n_new": _int(10, 200),
+            "layer": _int(0, 3),
+            "head": {"anyOf": [_int(0, 3), {"const": "mean over heads"}]},
         },
     ),
     "cache": PageSpec(
         "app_pages/cache.py",
         "What the cache holds",
-        {"prompt": Setting(state.CACHE_PROMPT, _text(1, 500)), "text": Setting(state.CACHE_TEXT, _text(1, 500))},
+        {"prompt": _text(1, 500), "text": _text(1, 500)},
     ),
     "see_it_move": PageSpec(
         "app_pages/see_it_move.py",
         "See it move",
-        {"reduce_motion": Setting(state.SEE_REDUCE_MOTION, {"type": "boolean"})},
+        {"reduce_motion": {"type": "boolean"}},
     ),
     "latency": PageSpec(
         "app_pages/latency.py",
         "Latency on a timeline",
         {
-            "source": Setting(state.LAT_SOURCE, {"enum": list(latency.EDITABLE)}),
+            "source": {"enum": list(latency.EDITABLE)},
+            "n_new": _int(2, 40),
         },
     ),
     "batching": PageSpec(
         "app_pages/batching.py",
         "Batching",
         {
-            "prompts": Setting(state.BATCH_PROMPTS, _text(1, 20_000)),
-            "budgets": Setting(state.BATCH_BUDGETS, _text(1, 200)),
-            "layout": Setting(state.BATCH_LAYOUT, {"enum": ["padded", "ragged"]}),
+            "prompts": _text(1, 20_000),
+            "budgets": _text(1, 200),
+            "layout": {"enum": ["padded", "ragged"]},
         },
     ),
     "speculative": PageSpec(
         "app_pages/speculative.py",
         "Speculative decoding",
         {
-            "k": Setting(state.SPEC_K, _int(1, 8)),
-            "temperature": Setting(
-                state.SPEC_T, {"type": "number", "minimum": 0, "maximum": 1.5, "steps": SLIDER_STEP}
-            ),
-            "seed": Setting(state.SPEC_SEED, _int(0, 2**31 - 1)),
+            "k": _int(1, 8),
+            "temperature": {"type": "number", "minimum": 0, "maximum": 1.5, "steps": SLIDER_STEP},
+            "seed": _int(0, 2**31 - 1),
         },
     ),
     "paged": PageSpec(
         "app_pages/paged.py",
         "Paged KV cache",
         {
-            "preset": Setting(state.PAGED_PRESET, {"enum": list(paged_presets.PRESETS)}),
-            "policy": Setting(state.PAGED_POLICY, {"enum": ["continuous", "static"]}),
+            "preset": {"enum": list(paged_presets.PRESETS)},
+            "policy": {"enum": ["continuous", "static"]},
+            "block_size": _int(1, PRESETS["shipped"].block_size),
+            "n_blocks": _int(1, 256),
         },
     ),
     "cost": PageSpec(
         "app_pages/cost.py",
         "The bill per token",
         {
-            "layers": Setting(state.COST_LAYERS, _int(1, 10_000)),
-            "heads": Setting(state.COST_HEADS, _int(1, 10_000)),
-            "n_max": Setting(state.COST_N_MAX, {"enum": [2_000, 5_000, 10_000, 20_000]}),
-            "n_prompt": Setting(state.COST_N_PROMPT, _int(1, 10**12)),
-            "m_new": Setting(state.COST_M_NEW, _int(1, 10**9)),
+            "layers": _int(1, 10_000),
+            "heads": _int(1, 10_000),
+            "n_max": {"enum": [2_000, 5_000, 10_000, 20_000]},
+            "n_prompt": _int(1, 10**12),
+            "m_new": _int(1, 10**9),
         },
     ),
     "memory": PageSpec(
         "app_pages/memory.py",
         "KV-cache memory",
         {
-            "preset": Setting(state.MEMORY_PRESET, {"enum": [*kv_shape.PRESETS, "The shipped model"]}),
+            "preset": {"enum": [*kv_shape.PRESETS, "The shipped model"]},
         },
     ),
     "weights": PageSpec("app_pages/weights.py", "Weights & model cards", {}),
@@ -174,24 +178,34 @@ PAGES: dict[str, PageSpec] = {
         "app_pages/quantize.py",
         "The quantization ruler",
         {
-            "preset": Setting(state.QUANT_PRESET, {"enum": list(ruler.PRESETS)}),
+            # A preset sets the values, the scale and the format of one of the chapters' cases; the settings beside
+            # it (a class's plan carries them all) then change what they name.
+            "preset": {"enum": list(ruler.PRESETS)},
+            "values": _text(1, 50_000),
+            "bits": {"enum": [1, 2, 3, 4, 5, 6, 7, 8, 16]},
+            "kind": {"enum": ["symmetric", "affine (zero point)"]},
+            "rounding": {"enum": list(ROUNDING)},
+            "clip": {"type": "boolean"},
+            "scale_mode": {"enum": ["automatic", "set by hand"]},
+            "scale": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
+            "zero_point": {"type": "integer", "minimum": -(2**16), "maximum": 2**16},
         },
     ),
     "quant_model": PageSpec(
         "app_pages/quant_model.py",
         "Quantizing the model",
         {
-            "diverge_bits": Setting(state.QM_DIVERGE_BITS, {"enum": [8, 6, 5, 4, 3, 2]}),
-            "n_new": Setting(state.QM_N_NEW, _int(10, 80)),
-            "group": Setting(state.QM_GROUP, {"enum": [8, 16, 32]}),
+            "diverge_bits": {"enum": [8, 6, 5, 4, 3, 2]},
+            "n_new": _int(10, 80),
+            "group": {"enum": [8, 16, 32]},
         },
     ),
     "practice": PageSpec(
         "app_pages/practice.py",
         "Practice",
         {
-            "ex": Setting(state.PRACTICE_EX, {"enum": list(catalogue())}),
-            "numbers": Setting(state.PRACTICE_SEED, _int(0, MAX_SEED)),
+            "ex": {"enum": list(catalogue())},
+            "numbers": _int(0, MAX_SEED),
         },
     ),
     "summary": PageSpec("app_pages/summary.py", "What you now know", {}),
@@ -208,7 +222,7 @@ def lesson_schema() -> dict:
                     "settings": {
                         "type": "object",
                         "additionalProperties": False,
-                        "properties": {k: s.schema for k, s in spec.settings.items()},
+                        "properties": dict(spec.settings),
                     }
                 }
             },

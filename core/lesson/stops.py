@@ -1,7 +1,7 @@
 """A guided lesson as data: ordered stops, each a page of the app with that page's settings, a
 speaker note and the question to ask. Lessons are TOML files (``assets/lessons/*.toml``, or a
 teacher's upload) validated against a JSON Schema built from ``core.lesson.pages.PAGES`` — the
-one mapping from lesson page names to the app's page scripts, titles and session-state keys.
+one mapping from lesson page names to the app's page scripts, titles and typed settings.
 
 A malformed file raises ``LessonError`` naming the line and the field: TOML syntax errors carry
 tomllib's line and column; schema errors carry the field path and the line where that stop or
@@ -14,18 +14,20 @@ import re
 import tomllib
 from dataclasses import dataclass
 
-from core import state
 from core.lesson.pages import PAGES, lesson_schema
 from core.lesson.problems import STRICT_VALIDATOR, Problem, line_of, problem_from
 from core.model.config import PRESETS
 from core.model.shipped import ASSETS, load_shipped_tokenizer
 from core.model.tokenizer import encode
+from core.practice.bank.latency import CH30_1
 from core.practice.catalogue import make as make_exercise
-from core.quant import ruler
 from core.text import plural, quoted
 
+FIFTEEN_MINUTES = "fifteen-minutes"
+
+
 SHIPPED_DIR = ASSETS / "lessons"
-PRACTICE_DEFAULTS = {state.PRACTICE_EX: state.DEFAULTS[state.PRACTICE_EX], state.PRACTICE_SEED: 0}
+PRACTICE_DEFAULTS = {"ex": CH30_1, "numbers": 0}  # the Practice page's exercise and numbers when a stop leaves them
 MAX_BYTES = 200_000
 
 
@@ -47,26 +49,21 @@ class Stop:
     def script(self) -> str:
         return PAGES[self.page].script
 
-    def state_updates(self) -> dict:
-        """{session-state key: value} that put the page in this stop's settings."""
-        out = {PAGES[self.page].settings[k].key: v for k, v in self.settings.items()}
-        if self.page == "quantize" and "preset" in self.settings:
-            # The ruler page loads a preset in its selectbox callback (app_pages/quantize.py
-            # load_preset); a lesson sets the same values directly, through the same helper.
-            out.update(state.quant_preset_state(*ruler.PRESETS[self.settings["preset"]]))
-        return out
+    def typed(self):
+        """The stop's settings as its page's typed settings (``core.lesson.pages.PageSpec.settings_type``)."""
+        return PAGES[self.page].make(self.settings)
 
-    def question_now(self, values) -> str:
-        """The question to ask with the page as it is now (``values``: session state, read only). A
-        Practice stop whose exercise the class changed ("New numbers", another exercise) asks the
+    def question_now(self, now: dict) -> str:
+        """The question to ask with the page as it is now (``now``: the Practice page's settings on screen, {"ex",
+        "numbers"}). A Practice stop whose exercise the class changed ("New numbers", another exercise) asks the
         exercise on screen, its numbers included; the file's question quoted the stop's own numbers."""
         if self.page != "practice":
             return self.question
-        stop = {**PRACTICE_DEFAULTS, **self.state_updates()}
-        now = {k: values.get(k, v) for k, v in stop.items()}
+        stop = {**PRACTICE_DEFAULTS, **self.settings}
+        now = {k: now.get(k, v) for k, v in stop.items()}
         if now == stop:
             return self.question
-        return make_exercise(now[state.PRACTICE_EX], now[state.PRACTICE_SEED]).question.replace("**", "")
+        return make_exercise(now["ex"], now["numbers"]).question.replace("**", "")
 
 
 @dataclass(frozen=True)
@@ -194,7 +191,7 @@ def shipped_lessons() -> list[str]:
     return sorted(p.stem for p in SHIPPED_DIR.glob("*.toml"))
 
 
-def load_shipped(name: str = state.FIFTEEN_MINUTES) -> Lesson:
+def load_shipped(name: str = FIFTEEN_MINUTES) -> Lesson:
     """A shipped lesson by name (only names from ``shipped_lessons``: never a typed path)."""
     if name not in shipped_lessons():
         raise LessonError(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
-from core import state
 from core.practice.bank import attention, cache, latency, rounding, weights
+from core.practice.bank.latency import CH30_1
 from core.practice.exercise_text import minus
 from core.practice.exercise_types import Exercise
 from core.typed_numbers import quote
@@ -36,7 +36,7 @@ def typeset(ex: Exercise) -> Exercise:
 def catalogue() -> dict:
     """{id: generator(seed) -> Exercise}, Ch. 30's exercises first, then Ch. 19's worked questions."""
     return {
-        state.CH30_1: latency.ex1,
+        CH30_1: latency.ex1,
         "ch30-2": cache.ex2,
         "ch30-3": cache.ex3,
         "ch30-4": rounding.ex4,

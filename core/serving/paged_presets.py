@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.decode.settings import DEFAULT_PROMPT
 from core.model.model import GPT
 from core.model.tokenizer import encode
 from core.serving.scheduler import POLICIES, Engine, Request, StepReport
-from core.state import DEFAULT_PROMPT
 from core.text import quoted
 
 SYSTEM_PROMPT = (

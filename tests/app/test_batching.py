@@ -1,8 +1,9 @@
 """App tests of the batching page."""
 
 from bench.fresh_app import new_app
-from core import state
 from tests.helpers.app_util import click
+from ui import batching as batching_ui
+from ui import present as present_keys
 
 
 def test_prefill_step_and_finish():
@@ -39,13 +40,12 @@ def test_bad_batches_get_messages():
 
 
 def _default_batch():
-    from core import state
     from core.model.shipped import load_model, load_shipped_tokenizer
     from core.model.tokenizer import encode
 
     cfg, tok = load_model().cfg, load_shipped_tokenizer()
-    lengths = [len(encode(tok, p)) for p in state.BATCH_PROMPTS_DEFAULT.splitlines()]
-    budgets = [int(b) for b in state.BATCHING["batch.budgets"].split(",")]
+    lengths = [len(encode(tok, p)) for p in batching_ui.BATCH_PROMPTS_DEFAULT.splitlines()]
+    budgets = [int(b) for b in batching_ui.DEFAULTS["batch.budgets"].split(",")]
     per_pos = 2 * cfg.n_layer * cfg.n_kv_head * cfg.head_dim * 4  # keys and values, float32
     return lengths, budgets, per_pos
 
@@ -108,7 +108,7 @@ def test_the_generated_text_gets_the_tables_room():
 
     for present, widths in ((False, ("large", "medium")), (True, (520, 200))):
         at = new_app("app_pages/batching.py")
-        at.session_state[state.PRESENT] = present
+        at.session_state[present_keys.PRESENT] = present
         click(at, "Prefill the batch")
         config = json.loads(at.dataframe[0].proto.columns)
         assert (config["generated"]["width"], config["status"]["width"]) == widths
@@ -140,8 +140,8 @@ def test_the_charts_text_is_projector_size_in_presenter_mode():
     rows = [BatchSpeed(b, 1.0, 100.0 * b, 100.0, float(b), float(b), float(b)) for b in (1, 2, 4)]
     for present in (True, False):
         at = new_app("app_pages/batching.py")
-        at.session_state[state.PRESENT] = present
-        at.session_state[state.BATCH_SPEED] = rows
+        at.session_state[present_keys.PRESENT] = present
+        at.session_state[batching_ui.BATCH_SPEED] = rows
         click(at, "Prefill the batch")
         figs = charts(at)
         assert len(figs) == 3  # the cache rows, the heatmap, the measured speed

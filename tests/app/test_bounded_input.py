@@ -8,8 +8,9 @@ import time
 import pytest
 
 from bench.fresh_app import new_app
-from core import state
-from ui import frame
+from ui import cache_demo, frame, memory_sections, memory_terms, see_it_move
+from ui.classroom import keys as class_keys
+from ui.decode import keys as decode_keys
 
 TEN_MB = "x" * 10_000_000
 
@@ -42,8 +43,14 @@ CONFIG_BOX = "From a config.json (paste or upload)"  # the memory page's preset 
 def test_the_sweep_finds_the_boxes():
     """The sweep reads the app: the decode prompt, the cache page's four boxes and See it move's prompt are in it."""
     keys = {key for _, key in CASES}
-    expected = {state.DECODE_PROMPT, state.CACHE_PROMPT, state.CACHE_TEXT, state.CACHE_EDITED, state.SEE_PROMPT}
-    assert expected <= keys and state.CACHE_TRANSCRIPT in keys and state.CLASS_PAIR_TYPED in keys
+    expected = {
+        decode_keys.DECODE_PROMPT,
+        cache_demo.CACHE_PROMPT,
+        cache_demo.CACHE_TEXT,
+        cache_demo.CACHE_EDITED,
+        see_it_move.SEE_PROMPT,
+    }
+    assert expected <= keys and cache_demo.CACHE_TRANSCRIPT in keys and class_keys.CLASS_PAIR_TYPED in keys
 
 
 @pytest.mark.parametrize(("path", "key"), CASES, ids=[f"{p.split('/')[-1]}:{k}" for p, k in CASES])
@@ -69,8 +76,8 @@ def test_ten_megabytes_are_refused_politely_in_under_a_second(path, key):
 def test_a_pasted_config_of_ten_megabytes_is_refused_politely():
     """The memory page's paste box (shown for a config.json) refuses 10 MB the same way, reading nothing."""
     at = new_app("app_pages/memory.py")
-    at.selectbox(key=state.MEMORY_PRESET).set_value(CONFIG_BOX).run()
-    box = at.text_area(key=state.MEMORY_PASTED)
+    at.selectbox(key=memory_terms.MEMORY_PRESET).set_value(CONFIG_BOX).run()
+    box = at.text_area(key=memory_sections.MEMORY_PASTED)
     box.set_value(TEN_MB)
     cpu = time.process_time()
     at.run()

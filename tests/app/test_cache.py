@@ -3,8 +3,9 @@
 import json
 
 from bench.fresh_app import new_app
-from core import state
 from tests.helpers.app_util import charts, click
+from ui import cache_demo
+from ui.decode import keys as decode_keys
 
 
 def _table(at, header: str) -> list[list[str]]:
@@ -36,9 +37,9 @@ def test_the_five_position_preset_draws_the_chapters_two_speeds():
     six, seven, then eight, the caption 'Prefill is parallel; decoding is sequential.' under it; each time the
     median of five runs."""
     at = new_app("app_pages/cache.py")
-    assert at.text_input(key=state.CACHE_PROMPT).value == "The cat sat on the"  # the page opens on it
+    assert at.text_input(key=cache_demo.CACHE_PROMPT).value == "The cat sat on the"  # the page opens on it
     click(at, "Ch. 19's figure: five positions")
-    assert at.text_input(key=state.CACHE_PROMPT).value == "The cat sat on the"
+    assert at.text_input(key=cache_demo.CACHE_PROMPT).value == "The cat sat on the"
     spec = charts(at)[0]
     prefill, cached, arriving = spec["data"]
     assert len(prefill["x"]) == 5 and len(cached["x"]) == 5 and arriving["text"] == ["6", "7", "8"]
@@ -73,10 +74,10 @@ def test_the_reuse_checks_say_only_the_unchanged_run_may_reuse():
 def test_empty_and_marked_up_text_is_handled():
     """An empty prompt is refused in words (no traceback); typed markup in the transcript stays literal."""
     at = new_app("app_pages/cache.py")
-    at.text_input(key=state.CACHE_PROMPT).set_value("").run()
+    at.text_input(key=cache_demo.CACHE_PROMPT).set_value("").run()
     assert not at.exception and any("empty" in e.value for e in at.error)
-    at.text_input(key=state.CACHE_PROMPT).set_value(state.CACHE[state.CACHE_PROMPT]).run()
-    at.text_area(key=state.CACHE_TRANSCRIPT).set_value("User: **bold** <b>x</b>\nAssistant:").run()
+    at.text_input(key=cache_demo.CACHE_PROMPT).set_value(cache_demo.DEFAULTS[cache_demo.CACHE_PROMPT]).run()
+    at.text_area(key=cache_demo.CACHE_TRANSCRIPT).set_value("User: **bold** <b>x</b>\nAssistant:").run()
     assert not at.exception
     assert any(m.label == "Prefilled again to continue it" for m in at.metric)
 
@@ -92,6 +93,6 @@ def test_the_decode_page_draws_the_two_speeds_of_its_own_prompt():
     assert not [c for c in charts(at) if "prefill — the pause" in json.dumps(c, ensure_ascii=False)]
     at.session_state["decode.two_speeds_open"] = True
     at.run()
-    n = len(encode(load_shipped_tokenizer(), at.session_state[state.DECODE_PROMPT]))
+    n = len(encode(load_shipped_tokenizer(), at.session_state[decode_keys.DECODE_PROMPT]))
     [spec] = [c for c in charts(at) if "prefill — the pause" in json.dumps(c, ensure_ascii=False)]
     assert len(spec["data"][0]["x"]) == min(n, 48)

@@ -7,11 +7,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP
-from core import state
 from core.classroom.store import open_store
 from serve.class_routes import SEAT, TEACHER
 from tests.helpers.app_util import charts, click, plotly_array
+from ui import practice as practice_ui
+from ui import present as present_keys
 from ui.classroom import identity
+from ui.classroom import keys as class_keys
+from ui.decode import keys as decode_keys
 
 
 @pytest.fixture
@@ -50,16 +53,16 @@ def test_students_follow_the_teachers_request_on_their_own_sessions(store, sessi
     """Same prompt, seed and step: the students' own models choose the teacher's tokens, each with a cache of its
     own (nothing is shared but the plan), and a following student has no Prefill of their own."""
     code, teacher, (ana, bo) = _class(store, session)
-    assert teacher.session_state[state.CLASS_ROLE] == "teacher"
-    assert [s.session_state[state.CLASS_SEAT] for s in (ana, bo)] == [1, 2]
+    assert teacher.session_state[class_keys.CLASS_ROLE] == "teacher"
+    assert [s.session_state[class_keys.CLASS_SEAT] for s in (ana, bo)] == [1, 2]
     click(teacher, "Prefill")
     click(teacher, "Step ▸")
     click(teacher, "Step ▸")
-    mine = teacher.session_state[state.DECODE_SESSION]
+    mine = teacher.session_state[decode_keys.DECODE_SESSION]
     assert mine.n_steps == 2
     for student in (ana, bo):
         student.run()  # what the class's event stream asks for when the plan changed
-        theirs = student.session_state[state.DECODE_SESSION]
+        theirs = student.session_state[decode_keys.DECODE_SESSION]
         assert (theirs.n_steps, theirs.outputs, theirs.prompt_ids) == (2, mine.outputs, mine.prompt_ids)
         assert theirs.cache is not mine.cache
         assert not [b for b in student.button if b.label == "Prefill"]
@@ -68,7 +71,7 @@ def test_students_follow_the_teachers_request_on_their_own_sessions(store, sessi
 def test_no_key_or_seat_token_reaches_an_address_or_a_page(store, session):
     """The console's and a student's addresses carry the class code only; neither page shows the key or a token."""
     code, teacher, (ana, _) = _class(store, session)
-    key, token = teacher.session_state[state.CLASS_KEY], ana.session_state[state.CLASS_TOKEN]
+    key, token = teacher.session_state[class_keys.CLASS_KEY], ana.session_state[class_keys.CLASS_TOKEN]
     for at in (teacher, ana):
         assert {k: list(v) if not isinstance(v, str) else [v] for k, v in at.query_params.items()} == {"class": [code]}
         shown = " ".join(str(e.value) for e in [*at.markdown, *at.caption, *at.text, *at.info, *at.warning])
@@ -81,7 +84,7 @@ def test_a_cookie_for_another_class_or_no_cookie_gives_no_role(store, session):
     other, other_key = store.open_class()
     for cookies in ({TEACHER: f"{other}.{other_key}"}, {TEACHER: f"{code}.forged"}, {}):
         at = session(code, cookies)
-        assert at.session_state[state.CLASS_ROLE] is None and at.session_state[state.CLASS_JOIN_CODE] == code
+        assert at.session_state[class_keys.CLASS_ROLE] is None and at.session_state[class_keys.CLASS_JOIN_CODE] == code
 
 
 @pytest.mark.parametrize("raw", ["ZZZZZZ", "<b>K7Q</b>"])
@@ -114,9 +117,9 @@ def test_pause_resume_and_a_reloaded_console_keep_the_class(store, session):
     assert store.plan(code)[1].mode == "paused"
     ana.run()
     assert any("Paused by your teacher" in m.value for m in ana.markdown)
-    again = session(code, {TEACHER: f"{code}.{teacher.session_state[state.CLASS_KEY]}"})  # the console reloaded
-    assert again.session_state[state.CLASS_MODE] == "paused"
-    assert again.session_state[state.DECODE_SESSION].n_steps == 1  # the stage is back at the class's step
+    again = session(code, {TEACHER: f"{code}.{teacher.session_state[class_keys.CLASS_KEY]}"})  # the console reloaded
+    assert again.session_state[class_keys.CLASS_MODE] == "paused"
+    assert again.session_state[decode_keys.DECODE_SESSION].n_steps == 1  # the stage is back at the class's step
     click(again, "Resume")
     ana.run()
     assert not any("Paused by your teacher" in m.value for m in ana.markdown)
@@ -127,14 +130,14 @@ def test_a_practice_question_posed_to_the_class_counts_answers_and_names_the_mis
     mistakes; a student who picks 1.5 GiB is told which mistake it is."""
     code, teacher, (ana,) = _class(store, session, students=1)
     teacher.switch_page("app_pages/practice.py").run()
-    teacher.selectbox(key=state.PRACTICE_PICK).set_value("ch30-3").run()
+    teacher.selectbox(key=practice_ui.PRACTICE_PICK).set_value("ch30-3").run()
     click(teacher, "Pose")
     q = store.plan(code)[1].question
     assert q.id == "practice:ch30-3:0:bytes" and q.answer is None and "768 MiB" in q.options
     ana.run()
-    assert (ana.session_state[state.PRACTICE_EX], ana.session_state[state.PRACTICE_SEED]) == ("ch30-3", 0)
+    assert (ana.session_state[practice_ui.PRACTICE_EX], ana.session_state[practice_ui.PRACTICE_SEED]) == ("ch30-3", 0)
     wrong = q.options.index("1.5 GiB")
-    [button] = [b for b in ana.button if b.key == f"{state.CLASS_PICK}.{q.id}.1.{wrong}"]
+    [button] = [b for b in ana.button if b.key == f"{class_keys.CLASS_PICK}.{q.id}.1.{wrong}"]
     button.click().run()
     assert store.tally(code, q.id, 1, len(q.options)) == [int(i == wrong) for i in range(len(q.options))]
     click(teacher, "Reveal to the class")
@@ -152,10 +155,10 @@ def test_a_display_follows_without_buttons_and_hides_a_stops_answer_until_reveal
     teacher.query_params["lesson"] = "fifteen-minutes"
     teacher.query_params["stop"] = "4"
     teacher = session(
-        code, {TEACHER: f"{code}.{teacher.session_state[state.CLASS_KEY]}"}, lesson="fifteen-minutes", stop="4"
+        code, {TEACHER: f"{code}.{teacher.session_state[class_keys.CLASS_KEY]}"}, lesson="fifteen-minutes", stop="4"
     )
     display = session(code, {}, view="display")
-    assert display.session_state[state.CLASS_ROLE] == "display" and display.session_state[state.PRESENT]
+    assert display.session_state[class_keys.CLASS_ROLE] == "display" and display.session_state[present_keys.PRESENT]
     display.run()
     captions = " ".join(c.value for c in display.caption)
     assert "Query heads do not appear" not in captions
@@ -171,10 +174,10 @@ def test_a_student_opens_inside_the_cache_on_their_own_cache(store, session):
     click(teacher, "Prefill")
     click(teacher, "Step ▸")
     click(teacher, "Step ▸")
-    ana.session_state[state.DECODE_CACHE_OPEN] = True
+    ana.session_state[decode_keys.DECODE_CACHE_OPEN] = True
     ana.run()
-    theirs = ana.session_state[state.DECODE_SESSION]
-    assert theirs.cache is not teacher.session_state[state.DECODE_SESSION].cache and theirs.n_steps == 2
+    theirs = ana.session_state[decode_keys.DECODE_SESSION]
+    assert theirs.cache is not teacher.session_state[decode_keys.DECODE_SESSION].cache and theirs.n_steps == 2
     [fig] = [c for c in charts(ana) if [t.get("name") for t in c["data"]] == ["keys K", "values V"]]
     keys = np.array(plotly_array(fig["data"][0]["z"]), dtype=np.float32)
     assert np.array_equal(keys, theirs.cache.k_cache[3][0, 0, : theirs.n_positions].numpy())

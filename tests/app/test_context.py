@@ -3,8 +3,9 @@
 import json
 
 from bench.fresh_app import new_app
-from core import state
+from core.decode import settings as decode_settings
 from tests.helpers.app_util import charts
+from ui.decode import keys as decode_keys
 
 
 def _bytes_curve(at):
@@ -30,13 +31,12 @@ def test_stop_and_truncate_policies():
 
 
 def _greedy_until_end():
-    from core import state
     from core.decode.generate import SamplingConfig, generate_cached
     from core.model.shipped import load_model, load_shipped_tokenizer
     from core.model.tokenizer import encode, end_token_id
 
     tok = load_shipped_tokenizer()
-    tokens = generate_cached(load_model(), encode(tok, state.DEFAULT_PROMPT), 80, SamplingConfig()).tokens
+    tokens = generate_cached(load_model(), encode(tok, decode_settings.DEFAULT_PROMPT), 80, SamplingConfig()).tokens
     return tokens, end_token_id(tok)
 
 
@@ -49,18 +49,17 @@ def test_end_of_text_is_explained_or_stops_there():
     assert any(f"output token {tokens.index(end) + 1}:" in i.value for i in at.info)
     at.toggle(key="ctx.stop_at_end").set_value(True).run()
     text = at.code[0].value  # the prompt, ▶, the continuation, ◀: one marker each
-    assert text.endswith("<|endoftext|>◀") and text.count("▶") == 1 and text.startswith(state.DEFAULT_PROMPT)
-    assert text.index("▶") == len(state.DEFAULT_PROMPT) and "⟨" not in text
+    assert text.endswith("<|endoftext|>◀") and text.count("▶") == 1 and text.startswith(decode_settings.DEFAULT_PROMPT)
+    assert text.index("▶") == len(decode_settings.DEFAULT_PROMPT) and "⟨" not in text
     assert not any("keeps generating" in i.value for i in at.info)
 
 
 def test_empty_or_blank_prompt_points_to_the_decode_page():
     """An empty or spaces-only prompt: the page says to type one on the decode page, not to lengthen the window."""
-    from core import state
 
     for prompt in ("", "   \n "):
         at = new_app("app_pages/context.py")
-        at.session_state[state.DECODE_PROMPT] = prompt
+        at.session_state[decode_keys.DECODE_PROMPT] = prompt
         at.run()
         assert not at.exception and not at.error
         assert any("Prefill & decode" in i.value and "empty" in i.value for i in at.info)

@@ -4,6 +4,7 @@ import pytest
 
 from bench.fresh_app import new_app
 from tests.helpers.app_util import charts
+from ui import memory_terms
 
 
 def _metric(at, label):
@@ -282,14 +283,18 @@ def test_memory_typed_terms_become_a_custom_model():
     """Issue 37 item 4: typing Llama-3-8B's terms over the Ch. 30 two-layer example switches the preset box to
     Custom, and every derived quantity follows the typed terms: 1 GiB at 8,192 positions, the hidden-size
     mistake 32 · 128 = 4,096 wide (4.00 GiB, not the example's 8), MHA drawn with 32 heads (4 GiB)."""
-    from core import state
 
     at = new_app("app_pages/memory.py")
-    at.selectbox(key=state.MEMORY_PRESET).set_value("Ch. 30 two-layer example").run()
-    for key, value in ((state.MEMORY_L, 32), (state.MEMORY_N_HEAD, 32), (state.MEMORY_H, 8), (state.MEMORY_D, 128)):
+    at.selectbox(key=memory_terms.MEMORY_PRESET).set_value("Ch. 30 two-layer example").run()
+    for key, value in (
+        (memory_terms.MEMORY_L, 32),
+        (memory_terms.MEMORY_N_HEAD, 32),
+        (memory_terms.MEMORY_H, 8),
+        (memory_terms.MEMORY_D, 128),
+    ):
         at.number_input(key=key).set_value(value).run()
-    at.text_input(key=state.MEMORY_T).set_value("8192").run()
-    assert at.selectbox(key=state.MEMORY_PRESET).value == state.MEMORY_CUSTOM and not at.exception
+    at.text_input(key=memory_terms.MEMORY_T).set_value("8192").run()
+    assert at.selectbox(key=memory_terms.MEMORY_PRESET).value == memory_terms.MEMORY_CUSTOM and not at.exception
     assert any(f"**{2**30:,} bytes**" in m.value for m in at.markdown)
     [hidden] = [t for t in at.toggle if t.label.startswith("Hidden size")]
     hidden.set_value(True).run()

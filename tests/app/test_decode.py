@@ -3,13 +3,14 @@
 import numpy as np
 
 from bench.fresh_app import new_app
-from core import state
 from core.decode import session_view
+from core.decode import settings as decode_settings
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
 from tests.helpers.app_util import attention_rows, charts, click, plotly_array, stage, stage_matrix
+from ui.decode import keys as decode_keys
 
-PROMPT_LEN = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+PROMPT_LEN = len(encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT))
 
 
 def test_prefill_then_five_steps_gives_prompt_plus_five_rows():
@@ -31,10 +32,10 @@ def test_prefill_then_five_steps_gives_prompt_plus_five_rows():
 def test_the_rows_sent_are_the_models_attention():
     """The drawn shares are the session's own attention (the default layer and head), to the 1e-4 of
     the wire format."""
-    layer, head = state.DEFAULTS[state.DECODE_LAYER], state.DEFAULTS[state.DECODE_HEAD]
+    layer, head = decode_keys.DEFAULTS[decode_keys.DECODE_LAYER], decode_keys.DEFAULTS[decode_keys.DECODE_HEAD]
     at = new_app()
     click(at, "Prefill")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     want = session_view.attention_matrix(sess, layer, head)
     got = np.array(
         [[np.nan if x is None else x for x in row] for row in stage_matrix(stage(at)["explainer_attention"])]
@@ -89,10 +90,10 @@ def test_html_and_emoji_prompt_works_and_stays_literal():
 def test_float64_mode_is_exact():
     """In float64 the equivalence badge shows a difference below 1e-12."""
     at = new_app()
-    at.radio(key=state.DECODE_DTYPE).set_value("float64").run()
+    at.radio(key=decode_keys.DECODE_DTYPE).set_value("float64").run()
     click(at, "Prefill")
     click(at, "Step ▸")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert sess.cache.dtype.itemsize == 8 and sess.max_diff[-1] < 1e-12
 
 
@@ -100,12 +101,12 @@ def test_switching_precision_after_prefill_keeps_the_request_consistent():
     """A request keeps the precision it was prefilled in; the switch applies at the next Prefill."""
     at = new_app()
     click(at, "Prefill")
-    at.radio(key=state.DECODE_DTYPE).set_value("float64").run()
+    at.radio(key=decode_keys.DECODE_DTYPE).set_value("float64").run()
     click(at, "Step ▸")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert sess.cache.dtype.itemsize == 4 and sess.max_diff[-1] < 1e-5
     click(at, "Prefill")
-    assert at.session_state[state.DECODE_SESSION].cache.dtype.itemsize == 8
+    assert at.session_state[decode_keys.DECODE_SESSION].cache.dtype.itemsize == 8
 
 
 def test_editing_the_prompt_reuses_the_cached_prefix():
@@ -113,8 +114,8 @@ def test_editing_the_prompt_reuses_the_cached_prefix():
     at = new_app()
     click(at, "Prefill")
     click(at, "Step ▸")
-    consumed = list(at.session_state[state.DECODE_SESSION].consumed)  # the prompt and the stepped token
-    text = state.DEFAULT_PROMPT + " 620 yuan is within the limit."
+    consumed = list(at.session_state[decode_keys.DECODE_SESSION].consumed)  # the prompt and the stepped token
+    text = decode_settings.DEFAULT_PROMPT + " 620 yuan is within the limit."
     at.text_area[0].set_value(text).run()
     click(at, "Prefill")
     ids = encode(load_shipped_tokenizer(), text)
@@ -122,7 +123,7 @@ def test_editing_the_prompt_reuses_the_cached_prefix():
     msg = " ".join(i.value for i in [*at.info, *at.toast])
     assert f"Cache reuse: {shared} positions kept their keys and values, {len(ids) - shared} recomputed" in msg
     # The check against a fresh prefill stands in the badge (a toast showed it behind "view more").
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     badge = stage(at)["explainer_panel"]["badge"]
     want = f"✓ {shared} cached positions reused, {len(ids) - shared} recomputed; vs a fresh prefill: equal within"
     assert badge["state"] == "ok" and badge["text"].startswith(want) and f"Δ = {sess.max_diff[0]:.1e}" in badge["text"]
@@ -136,14 +137,14 @@ def test_changing_weights_invalidates_the_cache_with_a_reason():
     radio shows "float" chosen (a None value showed no option selected) and Prefill runs the float
     model; after 8-bit and back, float again."""
     at = new_app()
-    radio = at.radio(key=state.DECODE_WEIGHT_BITS)
+    radio = at.radio(key=decode_keys.DECODE_WEIGHT_BITS)
     assert radio.index == 0 and radio.options[0] == "float"
     # Settings says when its choices apply inside the panel, not in a tooltip that covered the open panel.
     [settings] = [p.proto.popover for p in at.get("popover") if p.proto.popover.label == "Settings"]
     assert settings.help == "" and any("they apply at the next Prefill" in c.value for c in at.caption)
     click(at, "Prefill")
-    assert at.session_state[state.DECODE_SESSION].model_key.weight_bits is None
-    at.radio(key=state.DECODE_WEIGHT_BITS).set_value(8).run()
+    assert at.session_state[decode_keys.DECODE_SESSION].model_key.weight_bits is None
+    at.radio(key=decode_keys.DECODE_WEIGHT_BITS).set_value(8).run()
     click(at, "Prefill")
     assert any("Whole cache recomputed" in i.value and "weights changed" in i.value for i in [*at.info, *at.toast])
     # The heatmap's title names only what differs from float32 with float weights ("float32, " ran it under the
@@ -168,9 +169,9 @@ def test_inside_the_cache_shows_the_live_rows_and_that_no_earlier_one_changed():
     for _ in range(3):
         click(at, "Step ▸")
     assert _cache_figure(at) is None
-    at.session_state[state.DECODE_CACHE_OPEN] = True
+    at.session_state[decode_keys.DECODE_CACHE_OPEN] = True
     at.run()
-    sess, T = at.session_state[state.DECODE_SESSION], PROMPT_LEN + 3
+    sess, T = at.session_state[decode_keys.DECODE_SESSION], PROMPT_LEN + 3
     k, v = (np.array(plotly_array(t["z"]), dtype=np.float32) for t in _cache_figure(at)["data"])
     assert k.shape == v.shape == (T, 32)
     assert np.array_equal(k, sess.cache.k_cache[3][0, 0, :T].numpy())
@@ -179,7 +180,7 @@ def test_inside_the_cache_shows_the_live_rows_and_that_no_earlier_one_changed():
         f"No earlier vector was recomputed: the {PROMPT_LEN + 2} earlier rows, in all 4 layers and 2 KV heads, are "
         f"bit for bit what was written before Step 3 (Prefill wrote {PROMPT_LEN}, Steps 1–2 one each)."
     ]
-    at.selectbox(key=state.DECODE_HEAD).set_value(3).run()
+    at.selectbox(key=decode_keys.DECODE_HEAD).set_value(3).run()
     k = np.array(plotly_array(_cache_figure(at)["data"][0]["z"]), dtype=np.float32)
     assert np.array_equal(k, sess.cache.k_cache[3][0, 1, :T].numpy())
     assert any("Head 3 reads KV head 1, shared by query heads 2–3" in c.value for c in at.caption)
@@ -193,8 +194,8 @@ def test_inside_the_cache_flags_a_changed_earlier_row():
     at = new_app()
     click(at, "Prefill")
     click(at, "Step ▸")
-    at.session_state[state.DECODE_CACHE_OPEN] = True
-    at.session_state[state.DECODE_SESSION].cache.k_cache[1][0, 0, 5, 0] += 1.0
+    at.session_state[decode_keys.DECODE_CACHE_OPEN] = True
+    at.session_state[decode_keys.DECODE_SESSION].cache.k_cache[1][0, 0, 5, 0] += 1.0
     at.run()
     assert not at.success and at.error[0].value.startswith("An earlier row changed: position 5 in layer 1 ")
 
@@ -207,11 +208,11 @@ def test_the_newest_cached_rows_can_be_read_in_numbers():
     click(at, "Prefill")
     for _ in range(3):
         click(at, "Step ▸")
-    at.session_state[state.DECODE_CACHE_OPEN] = True
+    at.session_state[decode_keys.DECODE_CACHE_OPEN] = True
     at.run()
-    assert at.toggle(key=state.DECODE_CACHE_NUMBERS).value is False
-    at.toggle(key=state.DECODE_CACHE_NUMBERS).set_value(True).run()
-    sess, T = at.session_state[state.DECODE_SESSION], PROMPT_LEN + 3
+    assert at.toggle(key=decode_keys.DECODE_CACHE_NUMBERS).value is False
+    at.toggle(key=decode_keys.DECODE_CACHE_NUMBERS).set_value(True).run()
+    sess, T = at.session_state[decode_keys.DECODE_SESSION], PROMPT_LEN + 3
     [fig] = [
         c for c in charts(at) if c["layout"].get("annotations", [{}])[0].get("text", "").startswith("keys K: the 3")
     ]

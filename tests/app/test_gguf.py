@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from bench.fresh_app import new_app
-from core import state
 from core.gguf.writer import write_gguf
 from core.model.config import GPTConfig
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.quant.model_weights import weight_storage_bytes
 from tests.conftest import make_model
 from tests.helpers.app_util import charts
+from ui import memory_terms
 
 MiB = 2**20
 TINY = GPTConfig(vocab_size=1024, block_size=64, n_layer=1, n_head=2, n_kv_head=1, n_embd=32, ffn_hidden=64)
@@ -171,11 +171,11 @@ def test_memory_page_q8_0_cache_reads_like_llama_cpp():
     2,176 MiB for K, 4,352 MiB for K + V."""
     at = new_app("app_pages/memory.py")
     at.selectbox(key="memory.preset").set_value("Llama-3-70B (GQA)").run()
-    for key, value in ((state.MEMORY_L, 64), (state.MEMORY_H, 8), (state.MEMORY_D, 128)):
+    for key, value in ((memory_terms.MEMORY_L, 64), (memory_terms.MEMORY_H, 8), (memory_terms.MEMORY_D, 128)):
         at.number_input(key=key).set_value(value).run()
-    at.text_input(key=state.MEMORY_T).set_value("32768").run()
-    [q8] = [o for o in at.selectbox(key=state.MEMORY_B).options if o.startswith("llama.cpp q8_0")]
-    at.selectbox(key=state.MEMORY_B).set_value(q8).run()
+    at.text_input(key=memory_terms.MEMORY_T).set_value("32768").run()
+    [q8] = [o for o in at.selectbox(key=memory_terms.MEMORY_B).options if o.startswith("llama.cpp q8_0")]
+    at.selectbox(key=memory_terms.MEMORY_B).set_value(q8).run()
     k = 64 * 32_768 * (8 * 128 // 32) * 34
     assert k == 2176 * MiB
     text = _texts(at)

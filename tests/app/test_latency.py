@@ -6,6 +6,7 @@ from bench.fresh_app import new_app
 from core.lesson.stops import parse_lesson
 from tests.app.test_lesson import app
 from tests.helpers.app_util import click
+from ui import latency_figure
 
 
 def _table(at, i):
@@ -110,7 +111,6 @@ def test_edits_to_a_trace_are_kept_when_the_page_is_left_and_a_lesson_stop_clear
     """Streamlit drops a data editor's edits whenever another page runs (a helper renamed a row, added one,
     went to the memory page and back: the four default rows again). The page keeps each trace's last rows;
     a lesson's stop on the page shows the chapter's trace, as its speaker note has it (TPOT 40 ms)."""
-    from core import state
     from core.serving.latency import CH30_TRACE
     from core.serving.latency_tables import editor_rows
 
@@ -118,12 +118,12 @@ def test_edits_to_a_trace_are_kept_when_the_page_is_left_and_a_lesson_stop_clear
     assert _tpot(at) == "40.00"
     edited = editor_rows([CH30_TRACE])
     edited[0]["tokens emitted at (ms)"] = "150, 200"  # what the editor returned after an edit
-    at.session_state[state.LATENCY_EDITS + "Ch. 30 example"] = edited
+    at.session_state[latency_figure.LATENCY_EDITS + "Ch. 30 example"] = edited
     at.switch_page("app_pages/memory.py").run()
     at.switch_page("app_pages/latency.py").run()
     assert not at.exception and _tpot(at) == "50.00"
     lesson = app(lesson="fifteen-minutes", stop="6")
-    lesson.session_state[state.LATENCY_EDITS + "Ch. 30 example"] = edited
+    lesson.session_state[latency_figure.LATENCY_EDITS + "Ch. 30 example"] = edited
     lesson.button(key="lesson.next").click().run()
     assert lesson.title[0].value == "Latency on a timeline" and _tpot(lesson) == "40.00"
 
@@ -132,7 +132,6 @@ def test_a_lesson_stop_after_a_stop_on_the_same_page_shows_the_chapters_trace():
     """A teacher's lesson with two latency stops in a row: the move clears the kept edits while the editor is
     still on the page (its base rows were looked up and gone: a KeyError on screen); the next stop shows the
     chapter's trace, TPOT 40 ms."""
-    from core import state
     from core.serving.latency import CH30_TRACE
     from core.serving.latency_tables import editor_rows
     from tests.app.test_lesson import SHIPPED
@@ -148,8 +147,8 @@ def test_a_lesson_stop_after_a_stop_on_the_same_page_shows_the_chapters_trace():
     assert at.title[0].value == "Latency on a timeline" and _tpot(at) == "40.00"
     edited = editor_rows([CH30_TRACE])
     edited[0]["tokens emitted at (ms)"] = "150, 200"
-    at.session_state[state.LATENCY_EDITS + "Ch. 30 example"] = edited
-    at.session_state[state.LATENCY_EDITS + "Ch. 30 example.base"] = edited
+    at.session_state[latency_figure.LATENCY_EDITS + "Ch. 30 example"] = edited
+    at.session_state[latency_figure.LATENCY_EDITS + "Ch. 30 example.base"] = edited
     at.run()
     assert _tpot(at) == "50.00"
     at.button(key="lesson.next").click().run()
@@ -163,15 +162,14 @@ def test_a_lesson_stop_after_a_stop_on_the_same_page_shows_the_chapters_trace():
 def test_tokens_sharing_a_time_get_a_sentence_shown_literally():
     """Three tokens at 150 ms (one speculative pass) are accepted with gaps of 0 ms, and a caption under the
     chart names them, the request's typed name shown as typed (markdown characters escaped)."""
-    from core import state
     from core.serving.latency import CH30_TRACE
     from core.serving.latency_tables import editor_rows
 
     at = new_app("app_pages/latency.py")
     edited = editor_rows([CH30_TRACE])
     edited[0]["request"], edited[0]["tokens emitted at (ms)"] = "**spec**", "150, 150, 150, 190"
-    at.session_state[state.LATENCY_EDITS + "Ch. 30 example"] = edited
-    at.session_state[state.LATENCY_EDITS + "Ch. 30 example.base"] = edited
+    at.session_state[latency_figure.LATENCY_EDITS + "Ch. 30 example"] = edited
+    at.session_state[latency_figure.LATENCY_EDITS + "Ch. 30 example.base"] = edited
     at.run()
     assert _table(at, 0).iloc[0]["gaps (ms)"] == "0.00, 0.00, 40.00"
     notes = [c.value for c in at.caption if "share 150 ms" in c.value]

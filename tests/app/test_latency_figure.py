@@ -4,10 +4,12 @@ traces, with its caption and the chapter's sentences under it."""
 import json
 
 from bench.fresh_app import new_app
-from core import state
+from core.decode import settings as decode_settings
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
 from tests.helpers.app_util import charts, click
+from ui import latency_figure
+from ui.decode import keys as decode_keys
 
 
 def _figure(at) -> dict:
@@ -40,9 +42,9 @@ def test_the_chapters_trace_draws_figure_30_1_whole_with_its_caption():
 def test_several_requests_draw_the_one_chosen():
     """'Edit several requests': the figure draws the request chosen, here the failed one (an error, no decode)."""
     at = new_app("app_pages/latency.py")
-    at.radio(key=state.LAT_SOURCE).set_value("Edit several requests").run()
+    at.radio(key=latency_figure.LAT_SOURCE).set_value("Edit several requests").run()
     assert "Arrival 0 → queue until 30 ms" in _texts(_figure(at))  # the first request, Ch. 30's
-    at.selectbox(key=state.LAT_FIGURE_REQUEST).set_value(3).run()
+    at.selectbox(key=latency_figure.LAT_FIGURE_REQUEST).set_value(3).run()
     assert not at.exception
     texts = _texts(_figure(at))
     assert "no output: the request failed" in texts and "K/V for 6 positions: 384 bytes" in texts
@@ -55,11 +57,11 @@ def test_the_decode_pages_request_gets_its_models_bytes():
     click(at, "Prefill")
     click(at, "Step ▸")
     click(at, "Step ▸")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     n = len(sess.prompt_ids)
     per_position = sess.cache.nbytes // sess.cache.pos  # the real tensors' bytes
     at.switch_page("app_pages/latency.py").run()
-    at.radio(key=state.LAT_SOURCE).set_value("Measured: the decode page's request").run()
+    at.radio(key=latency_figure.LAT_SOURCE).set_value("Measured: the decode page's request").run()
     assert not at.exception
     texts = _texts(_figure(at))
     assert f"K/V for {n} positions: {n * per_position:,} bytes" in texts
@@ -71,14 +73,14 @@ def test_the_measured_batch_draws_a_cached_and_a_recomputing_request():
     """The measured batch: its first request (the decode page's default prompt) states the shipped model's bytes
     (2 · L · H_kv · d · 4 per position in float32); a recomputing request's figure says no cache is kept."""
     cfg = load_model().cfg
-    n = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+    n = len(encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT))
     at = new_app("app_pages/latency.py")
-    at.session_state[state.LAT_N_NEW] = 3
-    at.radio(key=state.LAT_SOURCE).set_value("Measured: a batch here, with and without the KV cache").run()
+    at.session_state[latency_figure.LAT_N_NEW] = 3
+    at.radio(key=latency_figure.LAT_SOURCE).set_value("Measured: a batch here, with and without the KV cache").run()
     click(at, "Run 4 requests, each way")
     texts = _texts(_figure(at))
     assert f"K/V for {n} positions: {2 * cfg.n_layer * cfg.n_kv_head * cfg.head_dim * 4 * n:,} bytes" in texts
-    at.selectbox(key=state.LAT_FIGURE_REQUEST).set_value(4).run()
+    at.selectbox(key=latency_figure.LAT_FIGURE_REQUEST).set_value(4).run()
     assert "Recompute all " + str(n + 1) + " positions; no cache kept" in _texts(_figure(at))
 
 

@@ -8,12 +8,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP
-from core import state
+from core.decode import settings as decode_settings
 from core.lesson.stops import SHIPPED_DIR
 from core.model import shipped as assets
 from core.model.tokenizer import encode
 from tests.helpers.app_util import attention_rows
 from ui import handout
+from ui.decode import keys as decode_keys
+from ui.lesson import keys as lesson_keys
 
 SHIPPED = (SHIPPED_DIR / "fifteen-minutes.toml").read_text(encoding="utf-8")
 
@@ -53,7 +55,7 @@ def test_each_stop_opens_its_page_with_its_settings():
     bill with 1 layer and head up to 10,000 tokens, Llama-3-8B's 1 GiB, the ruler's outlier 8,
     Ch. 30's trace, exercise 1 with the chapter's numbers, then the two chapters' summaries."""
     at = app()
-    at.session_state[state.DECODE_PROMPT] = "Something else entirely"
+    at.session_state[decode_keys.DECODE_PROMPT] = "Something else entirely"
     at.session_state["cost.layers"] = 4  # the learner's own choices before the lesson
     at.session_state["quant.values"] = "1, 2, 3"
     at.sidebar.button[0].click().run()  # Start this lesson (the shipped one is preselected)
@@ -68,10 +70,10 @@ def test_each_stop_opens_its_page_with_its_settings():
 
     press(at, "lesson.next")
     tok = assets.load_shipped_tokenizer()
-    n_prompt = len(encode(tok, state.DEFAULT_PROMPT))
-    sess = at.session_state[state.DECODE_SESSION]
+    n_prompt = len(encode(tok, decode_settings.DEFAULT_PROMPT))
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert heading(at) == "Prefill & decode" and sess.n_steps == 11
-    assert sess.prompt_text == state.DEFAULT_PROMPT and attention_rows(at) == n_prompt + 11
+    assert sess.prompt_text == decode_settings.DEFAULT_PROMPT and attention_rows(at) == n_prompt + 11
 
     press(at, "lesson.next")
     assert heading(at) == "The bill per token"
@@ -132,14 +134,14 @@ def test_teacher_view_from_the_sidebar_when_starting_there():
     once (lesson_scroll.js clicks its collapse button), not at later moves."""
     note = "Per layer and head, a prompt of n tokens has n² query–key pairs"  # stop 3's
     at = app()
-    at.toggle(key=state.LESSON_TEACHER).set_value(True).run()
+    at.toggle(key=lesson_keys.LESSON_TEACHER).set_value(True).run()
     next(b for b in at.sidebar.button if b.label == "Start this lesson").click().run()
-    assert at.session_state[state.LESSON_TEACHER] and "Note" in [p.proto.popover.label for p in at.get("popover")]
+    assert at.session_state[lesson_keys.LESSON_TEACHER] and "Note" in [p.proto.popover.label for p in at.get("popover")]
     assert at.query_params["teacher"] == "1"
     press(press(at, "lesson.next"), "lesson.next")
     assert any(t.value.startswith(note) for t in at.text)
-    assert at.session_state[state.LESSON_CLOSE_SIDEBAR] is False  # sent once, with the first stop
-    at.toggle(key=state.LESSON_TEACHER).set_value(False).run()
+    assert at.session_state[lesson_keys.LESSON_CLOSE_SIDEBAR] is False  # sent once, with the first stop
+    at.toggle(key=lesson_keys.LESSON_TEACHER).set_value(False).run()
     assert not any(t.value.startswith(note) for t in at.text) and "teacher" not in at.query_params
 
 
@@ -159,7 +161,7 @@ def test_malformed_lesson_link_gets_a_note(params, note):
     (a shipped lesson with a bad stop opens at stop 1)."""
     at = app(**params)
     assert any(note in w.value for w in at.warning), [w.value for w in at.warning]
-    running = at.session_state[state.LESSON] is not None
+    running = at.session_state[lesson_keys.LESSON] is not None
     assert running == (params.get("lesson") == "fifteen-minutes")
     if running:
         assert bar_line(at).startswith("Stop 1 of 9")
@@ -193,7 +195,7 @@ def test_handout_holds_the_learners_own_figure_and_answers():
     1 chosen after the replay), and exercise 1 with the learner's typed answers (escaped), the
     named mistake and the right ones; the download is offered in the lesson menu and on Practice."""
     at = app(lesson="fifteen-minutes", stop="2")
-    at.selectbox(key=state.DECODE_LAYER).set_value(1).run()
+    at.selectbox(key=decode_keys.DECODE_LAYER).set_value(1).run()
     press(at, "lesson.next")  # leaving the decode stop keeps its figure as it was
     at.selectbox(key="lesson.jump.2").set_value(7).run()  # the menu's "Go to stop": 8. Your turn
     assert heading(at) == "Practice" and not at.exception
@@ -231,7 +233,7 @@ def test_hostile_lesson_files_are_refused_with_their_reason(content, message):
     at = app()
     at.sidebar.file_uploader(key="lesson.upload").upload("bad.toml", content, "application/toml").run()
     at.sidebar.button[1].click().run()
-    assert not at.exception and at.session_state[state.LESSON] is None
+    assert not at.exception and at.session_state[lesson_keys.LESSON] is None
     assert any(message in c.value for c in at.sidebar.code), [c.value for c in at.sidebar.code]
 
 

@@ -6,17 +6,17 @@ import json
 from pathlib import Path
 
 from bench.fresh_app import new_app
-from core import state
 from tests.helpers.app_util import charts
+from ui import memory_sections, memory_terms
 
 CONFIGS = Path(__file__).parents[1] / "core" / "cost" / "configs"
 
 
 def _pasted(name: str, lengths: str):
     at = new_app("app_pages/memory.py")
-    at.selectbox(key=state.MEMORY_PRESET).set_value("From a config.json (paste or upload)").run()
-    at.text_area(key=state.MEMORY_PASTED).set_value((CONFIGS / name).read_text()).run()
-    at.text_input(key=state.MEMORY_T).set_value(lengths).run()
+    at.selectbox(key=memory_terms.MEMORY_PRESET).set_value("From a config.json (paste or upload)").run()
+    at.text_area(key=memory_sections.MEMORY_PASTED).set_value((CONFIGS / name).read_text()).run()
+    at.text_input(key=memory_terms.MEMORY_T).set_value(lengths).run()
     assert not at.exception and not at.error and not at.warning, [e.value for e in (*at.error, *at.warning)]
     return at
 
@@ -85,20 +85,20 @@ def test_qwen2_window_on_every_layer_is_priced():
 def test_hybrid_preset_typed_over_keeps_its_state_layers():
     """The Jamba preset with L typed as 16: the period rule gives 2 attention layers (4, 12) and 14 Mamba layers."""
     at = new_app("app_pages/memory.py")
-    at.selectbox(key=state.MEMORY_PRESET).set_value("Jamba-v0.1 (4 attention + 28 Mamba layers)").run()
-    at.text_input(key=state.MEMORY_T).set_value("1").run()
-    at.number_input(key=state.MEMORY_L).set_value(16).run()
+    at.selectbox(key=memory_terms.MEMORY_PRESET).set_value("Jamba-v0.1 (4 attention + 28 Mamba layers)").run()
+    at.text_input(key=memory_terms.MEMORY_T).set_value("1").run()
+    at.number_input(key=memory_terms.MEMORY_L).set_value(16).run()
     text = _text(at)
-    assert at.selectbox(key=state.MEMORY_PRESET).value == state.MEMORY_CUSTOM and not at.exception
+    assert at.selectbox(key=memory_terms.MEMORY_PRESET).value == memory_terms.MEMORY_CUSTOM and not at.exception
     assert "attention on 2 of 16 layers (4, 12); the other 14 are Mamba layers" in text
     assert "**8,192 bytes**" in text and "1 · 14 · (32,768 · 2 + 131,072 · 4)" in text
 
 
 def _paste(text: str, lengths: str = "1000"):
     at = new_app("app_pages/memory.py")
-    at.selectbox(key=state.MEMORY_PRESET).set_value("From a config.json (paste or upload)").run()
-    at.text_area(key=state.MEMORY_PASTED).set_value(text).run()
-    at.text_input(key=state.MEMORY_T).set_value(lengths).run()
+    at.selectbox(key=memory_terms.MEMORY_PRESET).set_value("From a config.json (paste or upload)").run()
+    at.text_area(key=memory_sections.MEMORY_PASTED).set_value(text).run()
+    at.text_input(key=memory_terms.MEMORY_T).set_value(lengths).run()
     assert not at.exception
     return at
 

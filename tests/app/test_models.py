@@ -14,16 +14,18 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP, new_app
-from core import state
 from core.checkpoints.load import load
 from core.cost.counts import kv_cache_bytes_for
 from core.decode import session_view
+from core.decode import settings as decode_settings
 from core.decode.generate import full_forward
 from core.model.shipped import ROOT
 from core.model.tokenizer import encode
 from tests.core.checkpoints.test_load import write_checkpoint
 from tests.helpers.app_util import attention_rows, click, stage, stage_matrix
+from ui import memory_terms
 from ui import models as ui_models
+from ui.decode import keys as decode_keys
 
 MAIN = (ROOT / "main.py").as_posix()  # sys.argv[0] of `streamlit run main.py -- …`
 
@@ -72,7 +74,7 @@ def app_args(folders, monkeypatch):
 
 
 def choose(at, name: str):
-    at.selectbox(key=state.MODEL_CHOICE).set_value(name).run()
+    at.selectbox(key=ui_models.MODEL_CHOICE).set_value(name).run()
     assert not at.exception, at.exception
     return at
 
@@ -83,24 +85,24 @@ def test_picking_a_checkpoint_steps_it_on_the_decode_page(app_args):
     model's attention, and the last logits equal a full forward pass of the same folder."""
     folders = app_args()
     at = new_app()
-    options = at.selectbox(key=state.MODEL_CHOICE).options
+    options = at.selectbox(key=ui_models.MODEL_CHOICE).options
     assert options[0].startswith("The shipped model") and any(NAME in o for o in options)
     choose(at, NAME)
     model, tok, card = load(folders["models"] / NAME)
-    n = len(encode(tok, state.DEFAULT_PROMPT))
+    n = len(encode(tok, decode_settings.DEFAULT_PROMPT))
     click(at, "Prefill")
     assert attention_rows(at) == n
     assert stage(at)["explainer_attention"]["title"].startswith(f"{NAME} · Layer 1, head 0, prefill")
     for k in range(1, 4):
         click(at, "Step ▸")
         assert stage(at)["explainer_attention"]["kind"] == "row" and attention_rows(at) == n + k
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert sess.model_key.source == str(folders["models"] / NAME)
-    layer, head = at.session_state[state.DECODE_LAYER], at.session_state[state.DECODE_HEAD]
+    layer, head = at.session_state[decode_keys.DECODE_LAYER], at.session_state[decode_keys.DECODE_HEAD]
     assert layer == model.cfg.n_layer - 1  # the default layer 3 clamped to the 2-layer model
     click(at, "Prefill")  # the same prompt again: one full drawing to compare
     got = np.array([[np.nan if x is None else x for x in r] for r in stage_matrix(stage(at)["explainer_attention"])])
-    want = session_view.attention_matrix(at.session_state[state.DECODE_SESSION], layer, head)
+    want = session_view.attention_matrix(at.session_state[decode_keys.DECODE_SESSION], layer, head)
     assert np.allclose(got, want, atol=1e-4, equal_nan=True)
     ref = full_forward(model, sess.consumed).logits
     assert torch.allclose(sess.logits, ref, atol=1e-4)
@@ -115,12 +117,12 @@ def test_prefill_pressed_before_the_picked_model_loaded_runs_that_model(app_args
     its tokenizer), not the old model's request dropped by the switch a moment later."""
     folders = app_args()
     at = new_app()
-    at.selectbox(key=state.MODEL_CHOICE).set_value(NAME)  # no run: that rerun was cut short by the click
+    at.selectbox(key=ui_models.MODEL_CHOICE).set_value(NAME)  # no run: that rerun was cut short by the click
     click(at, "Prefill")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert sess is not None and sess.model_key.source == str(folders["models"] / NAME)
     _, tok, _ = load(folders["models"] / NAME)
-    assert attention_rows(at) == len(encode(tok, state.DEFAULT_PROMPT))
+    assert attention_rows(at) == len(encode(tok, decode_settings.DEFAULT_PROMPT))
 
 
 def test_memory_page_bytes_equal_the_checkpoints_real_cache(app_args):
@@ -130,7 +132,7 @@ def test_memory_page_bytes_equal_the_checkpoints_real_cache(app_args):
     at = new_app()
     choose(at, NAME)
     at.switch_page("app_pages/memory.py").run()
-    assert at.selectbox(key="memory.preset").value == state.CHOSEN_PRESET
+    assert at.selectbox(key="memory.preset").value == memory_terms.CHOSEN_PRESET
     cfg = load(folders["models"] / NAME)[0].cfg
     want = kv_cache_bytes_for(cfg, 10, 4)
     assert want == 2 * cfg.n_layer * 10 * cfg.n_kv_head * cfg.head_dim * 4
@@ -148,9 +150,9 @@ def test_a_refused_folder_says_why_and_the_pages_keep_their_model(app_args):
     choose(at, "truncated-llama")
     errors = " ".join(e.value for e in at.error)
     assert "Cannot use truncated-llama: model.safetensors is not a readable safetensors file" in errors
-    assert at.selectbox(key=state.MODEL_CHOICE).value == "The shipped model"
+    assert at.selectbox(key=ui_models.MODEL_CHOICE).value == "The shipped model"
     click(at, "Prefill")
-    assert at.session_state[state.DECODE_SESSION].model_key.source is None
+    assert at.session_state[decode_keys.DECODE_SESSION].model_key.source is None
 
 
 def test_a_pickle_only_model_on_the_command_line_is_refused(app_args, folders):
@@ -160,7 +162,7 @@ def test_a_pickle_only_model_on_the_command_line_is_refused(app_args, folders):
     at = new_app()
     errors = " ".join(e.value for e in at.error)
     assert "Cannot use pickle-only: pickle-only has only pickle weights (pytorch_model.bin)" in errors
-    assert at.session_state[state.MODEL_ACTIVE] is None
+    assert at.session_state[ui_models.MODEL_ACTIVE] is None
 
 
 def test_two_sessions_with_different_models_stay_independent(app_args):
@@ -173,12 +175,12 @@ def test_two_sessions_with_different_models_stay_independent(app_args):
     click(b, "Prefill")
     click(a, "Step ▸")
     click(b, "Step ▸")
-    sa, sb = a.session_state[state.DECODE_SESSION], b.session_state[state.DECODE_SESSION]
+    sa, sb = a.session_state[decode_keys.DECODE_SESSION], b.session_state[decode_keys.DECODE_SESSION]
     assert sa.model_key.source is not None and sb.model_key.source is None
     assert sa.cache.cfg.n_layer == 2 and sb.cache.cfg.n_layer == 4
     b.run()
-    assert b.selectbox(key=state.MODEL_CHOICE).value == "The shipped model"
-    assert b.session_state[state.DECODE_SESSION] is sb and sb.n_steps == 1
+    assert b.selectbox(key=ui_models.MODEL_CHOICE).value == "The shipped model"
+    assert b.session_state[decode_keys.DECODE_SESSION] is sb and sb.n_steps == 1
 
 
 def test_context_weights_and_quantization_pages_use_the_checkpoint(app_args):
@@ -237,7 +239,7 @@ def test_speculative_page_drafts_with_a_smaller_checkpoint_of_the_same_vocabular
         click(at, "Round ▸")
         spec = at.session_state["spec.obj"]
         target, tok, _ = load(models / NAME)
-        ids = encode(tok, state.DEFAULT_PROMPT)
+        ids = encode(tok, decode_settings.DEFAULT_PROMPT)
         want = generate_cached(target, ids, spec.produced, SamplingConfig()).tokens
         assert spec.ids[spec.n_prompt :] == want
     finally:
@@ -253,10 +255,10 @@ def test_float64_quantized_weights_and_a_share_link_on_the_checkpoint(app_args, 
     app_args()
     at = new_app()
     choose(at, NAME)
-    at.radio(key=state.DECODE_DTYPE).set_value("float64").run()
+    at.radio(key=decode_keys.DECODE_DTYPE).set_value("float64").run()
     click(at, "Prefill")
     click(at, "Step ▸")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert sess.cache.dtype == torch.float64 and sess.max_diff[-1] < 1e-9
     at.session_state["decode.more"] = True  # open "Share this request"
     at.run()
@@ -264,7 +266,7 @@ def test_float64_quantized_weights_and_a_share_link_on_the_checkpoint(app_args, 
     link = dict(at.query_params)
     assert link["model"] == NAME and link["dtype"] == "float64" and link["step"] == "1"
     monkeypatch.setattr(actions, "QUANTIZE_MAX_PARAMS", 1000)
-    at.radio(key=state.DECODE_WEIGHT_BITS).set_value(4).run()
+    at.radio(key=decode_keys.DECODE_WEIGHT_BITS).set_value(4).run()
     click(at, "Prefill")
     assert any("quantizing this checkpoint's weights is refused" in e.value for e in at.error)
     opened = AppTest.from_file(APP, default_timeout=60)
@@ -272,7 +274,7 @@ def test_float64_quantized_weights_and_a_share_link_on_the_checkpoint(app_args, 
         opened.query_params[k] = v
     opened.run()
     assert not opened.exception
-    replay = opened.session_state[state.DECODE_SESSION]
+    replay = opened.session_state[decode_keys.DECODE_SESSION]
     assert replay.model_key.source == sess.model_key.source and replay.n_steps == 1
     assert replay.outputs == sess.outputs
 
@@ -282,7 +284,7 @@ def test_a_malformed_command_line_is_said_once_and_the_defaults_apply(app_args):
     app_args("--max-model-gib", "-1")
     at = new_app()
     assert any("--max-model-gib must be a positive number of GiB" in e.value for e in at.error)
-    assert at.selectbox(key=state.MODEL_CHOICE).value == "The shipped model"
+    assert at.selectbox(key=ui_models.MODEL_CHOICE).value == "The shipped model"
     at.run()
     assert not [e for e in at.error if "max-model-gib" in e.value]
 
@@ -304,7 +306,7 @@ def test_quantization_page_on_a_short_window_uses_the_end_of_the_default_prompt(
         assert not at.exception
         assert any("Using the default prompt (its end)" in c.value for c in at.caption)
         _, tok, _ = load(models / "short-window")
-        want = encode(tok, state.DEFAULT_PROMPT)[-32:]
+        want = encode(tok, decode_settings.DEFAULT_PROMPT)[-32:]
         assert ui_models.default_request(str(models / "short-window")).prompt_ids == want
     finally:
         _clear_caches()

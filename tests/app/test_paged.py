@@ -4,9 +4,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP, new_app
+from core.decode.settings import DEFAULT_PROMPT
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
-from core.state import DEFAULT_PROMPT
 from tests.helpers.app_util import charts, click
 
 PAGE = "app_pages/paged.py"
@@ -119,12 +119,12 @@ def test_bad_sizes_get_a_message_and_keep_the_run(key, value, expect):
     if "{blocks}" in expect:  # the default preset's first request: its prompt plus the tokens it may add
         from core.model.shipped import load_shipped_tokenizer
         from core.serving.paged_presets import PRESETS, preset_requests
-        from core.state import DEFAULTS
+        from ui.paged import DEFAULTS, PAGED_BLOCK_SIZE, PAGED_PRESET
 
-        first = preset_requests(DEFAULTS["paged.preset"], load_shipped_tokenizer())[0]
+        first = preset_requests(DEFAULTS[PAGED_PRESET], load_shipped_tokenizer())[0]
         positions = len(first["prompt"]) + first["max_new_tokens"] - 1
         expect = expect.format(blocks=-(-positions // 16), positions=positions)
-        assert DEFAULTS["paged.preset"] in PRESETS and DEFAULTS["paged.block_size"] == 16
+        assert DEFAULTS[PAGED_PRESET] in PRESETS and DEFAULTS[PAGED_BLOCK_SIZE] == 16
     at = new_app(PAGE)
     click(at, STEP)
     at.number_input(key=key).set_value(value).run()

@@ -3,8 +3,8 @@
 from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP
-from core import state
 from tests.helpers.app_util import click
+from ui import practice as practice_ui
 
 
 def practice(**params) -> AppTest:
@@ -60,7 +60,7 @@ def test_new_numbers_go_into_the_address_and_a_link_reproduces_them():
     click(at, "New numbers")
     value = at.query_params["numbers"]
     seed = int(value[0] if isinstance(value, list) else value)
-    assert seed > 0 and at.session_state[state.PRACTICE_SEED] == seed
+    assert seed > 0 and at.session_state[practice_ui.PRACTICE_SEED] == seed
     after = markdown(at)
     assert after != before
     again = practice(ex="ch30-1", numbers=str(seed))
@@ -74,7 +74,7 @@ def test_bad_link_parameters_are_ignored_with_a_note():
     at = practice(ex="<script>x</script>", numbers="-3")
     notes = [w.value for w in at.warning]
     assert any("`<script>x</script>`" in n for n in notes) and any("`-3`" in n for n in notes)
-    assert at.session_state[state.PRACTICE_EX] == "ch30-1"
+    assert at.session_state[practice_ui.PRACTICE_EX] == "ch30-1"
 
 
 def test_check_with_every_box_empty_says_so_and_counts_nothing():

@@ -5,8 +5,9 @@ import json
 import pytest
 
 from bench.fresh_app import new_app
-from core import state
+from core.decode import settings as decode_settings
 from core.decode.session_types import ModelKey
+from ui.decode import keys as decode_keys
 
 
 def _ruler(at):
@@ -157,7 +158,7 @@ def test_quant_model_page_tables_and_divergence():
     from core.quant.flip import top_two
 
     tok = load_shipped_tokenizer()
-    sess = start(load_model(), encode(tok, state.DEFAULT_PROMPT), SamplingConfig())
+    sess = start(load_model(), encode(tok, decode_settings.DEFAULT_PROMPT), SamplingConfig())
     want = token_text(tok, top_two(sess.logits.double().numpy()).greedy)
     got = next(m.value for m in at.metric if m.label == "Greedy next token")
     assert got == want.replace(" ", "␣") and not got.startswith("'")
@@ -168,10 +169,10 @@ def test_decode_page_runs_the_quantized_model():
     from tests.helpers.app_util import click, stage
 
     at = new_app()
-    at.radio(key=state.DECODE_WEIGHT_BITS).set_value(4).run()
+    at.radio(key=decode_keys.DECODE_WEIGHT_BITS).set_value(4).run()
     click(at, "Prefill")
     click(at, "Step ▸")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert sess.model_key == ModelKey("float32", 4)
     assert "4-bit weights" in stage(at)["explainer_attention"]["title"]
 
@@ -286,7 +287,6 @@ def test_flip_finder_reports_the_exact_threshold_and_the_tie():
     import numpy as np
     import torch
 
-    from core import state
     from core.model.shipped import load_model, load_shipped_tokenizer
     from core.model.tokenizer import encode
     from core.quant.quantize import greedy_after_quantizing
@@ -294,7 +294,7 @@ def test_flip_finder_reports_the_exact_threshold_and_the_tie():
 
     at = new_app("app_pages/quant_model.py")
     with torch.no_grad():
-        out, _ = load_model()(torch.tensor([encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT)]))
+        out, _ = load_model()(torch.tensor([encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT)]))
     logits = out[0, -1].double().numpy()
     s = brute_force_threshold(logits)
     _, xq = greedy_after_quantizing(logits, s * (1 + 1e-9))
@@ -356,7 +356,7 @@ def test_flip_finder_tokens_are_shown_literally_not_as_markdown():
 
     at = new_app()
     hi = encode(load_shipped_tokenizer(), "User: Hi")
-    at.session_state[state.DECODE_SESSION] = start(load_model(), hi, SamplingConfig())
+    at.session_state[decode_keys.DECODE_SESSION] = start(load_model(), hi, SamplingConfig())
     at.switch_page("app_pages/quant_model.py").run()
     values = {m.label: m.value for m in at.metric}
     assert (values["Greedy next token"], values["Runner-up"]) == ("\\,", "\\!")

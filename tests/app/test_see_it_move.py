@@ -1,8 +1,8 @@
 """The "See it move" page: the animation from the real run, and the video for slides."""
 
 from bench.fresh_app import new_app
-from core import state
 from tests.helpers.app_util import charts
+from ui import see_it_move as see_it_move_ui
 
 
 def test_the_page_plays_the_four_moments_and_offers_a_video():
@@ -19,5 +19,5 @@ def test_the_page_plays_the_four_moments_and_offers_a_video():
 
 def test_an_empty_prompt_is_refused_in_words():
     at = new_app("app_pages/see_it_move.py")
-    at.text_input(key=state.SEE_PROMPT).set_value(" ").run()
+    at.text_input(key=see_it_move_ui.SEE_PROMPT).set_value(" ").run()
     assert not at.exception and any("empty" in e.value for e in at.error)

@@ -1,11 +1,12 @@
 """App tests of the speculative-decoding page."""
 
 from bench.fresh_app import new_app
-from core import state
+from core.decode import settings as decode_settings
 from core.decode.generate import SamplingConfig, generate_cached
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
 from tests.helpers.app_util import click
+from ui.decode import keys as decode_keys
 
 
 def test_rounds_match_plain_greedy_and_count_passes():
@@ -15,7 +16,7 @@ def test_rounds_match_plain_greedy_and_count_passes():
     for _ in range(4):
         click(at, "Round ▸")
     spec = at.session_state["spec.obj"]
-    prompt = encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT)
+    prompt = encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT)
     plain = generate_cached(load_model(), prompt, spec.produced, SamplingConfig()).tokens
     assert spec.ids[len(prompt) :] == plain
     metrics = {m.label: m.value for m in at.metric}
@@ -39,7 +40,7 @@ def test_distribution_check_and_measurement():
 def test_empty_prompt_gets_a_message_not_a_traceback():
     """With the decode page's prompt empty, Start, Sample and Measure each say so; no exception."""
     at = new_app("app_pages/speculative.py")
-    at.session_state[state.DECODE_PROMPT] = ""
+    at.session_state[decode_keys.DECODE_PROMPT] = ""
     at.run()
     for label in ["Start (prefill the target)", "Sample", "Measure k = 1, 2, 3, 4, 6, 8 (60 tokens each)"]:
         click(at, label)
@@ -51,10 +52,10 @@ def test_empty_prompt_gets_a_message_not_a_traceback():
 def test_long_prompt_is_named_by_its_length():
     """A decode-page prompt longer than the window: Start says how many tokens it is, never "empty"; Sample and
     Measure still work (they use the prompt's last tokens)."""
-    long_prompt = state.DEFAULT_PROMPT * 6
+    long_prompt = decode_settings.DEFAULT_PROMPT * 6
     n_tokens = len(encode(load_shipped_tokenizer(), long_prompt))
     at = new_app("app_pages/speculative.py")
-    at.session_state[state.DECODE_PROMPT] = long_prompt
+    at.session_state[decode_keys.DECODE_PROMPT] = long_prompt
     at.run()
     click(at, "Start (prefill the target)")
     assert n_tokens > 256 and any(f"{n_tokens:,} tokens" in w.value for w in at.warning)
@@ -89,7 +90,7 @@ def test_a_round_past_the_end_token_says_so():
     end = end_token_id(load_shipped_tokenizer())
     assert end not in at.session_state["spec.obj"].ids
     assert not [c for c in at.caption if "a server would have stopped there" in c.value]
-    at.session_state[state.DECODE_PROMPT] = "Thank you! Goodbye."
+    at.session_state[decode_keys.DECODE_PROMPT] = "Thank you! Goodbye."
     at.run()  # as opening the page after editing the prompt on the decode page
     click(at, "Start (prefill the target)")
     click(at, "Round ▸")

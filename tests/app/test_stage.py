@@ -4,38 +4,42 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP, new_app
-from core import state
+from core.decode import settings as decode_settings
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode, end_token_id
 from tests.helpers.app_util import attention_rows, click, stage
 from ui.decode import actions
+from ui.decode import keys as decode_keys
 
-PROMPT_LEN = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+PROMPT_LEN = len(encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT))
 
 
 def _answers(at):
-    return [b for b in at.button if b.key and b.key.startswith(f"{state.STAGE_ANSWER}.")]
+    return [b for b in at.button if b.key and b.key.startswith(f"{decode_keys.STAGE_ANSWER}.")]
 
 
 def test_predict_asks_then_reveals_then_asks_again():
     """Predict mode: Prefill puts a question up and holds the step back; picking then Step reveals it
     (one row, the pick counted); the next Step asks the next question without stepping."""
     at = new_app()
-    at.toggle(key=state.DECODE_PREDICT).set_value(True).run()
+    at.toggle(key=decode_keys.DECODE_PREDICT).set_value(True).run()
     click(at, "Prefill")
-    q = at.session_state[state.DECODE_QUESTION]
+    q = at.session_state[decode_keys.DECODE_QUESTION]
     assert q is not None and q.kind == "token" and len(_answers(at)) == 5
     assert attention_rows(at) == PROMPT_LEN  # the step is held back
     _answers(at)[q.answer].click().run()
     click(at, "Step ▸")
     assert attention_rows(at) == PROMPT_LEN + 1 and stage(at)["explainer_attention"]["kind"] == "row"
-    tally = at.session_state[state.DECODE_TALLY]
+    tally = at.session_state[decode_keys.DECODE_TALLY]
     assert (tally.asked, tally.answered, tally.right) == (1, 1, 1)
-    assert at.session_state[state.DECODE_QUESTION] is None and at.session_state[state.DECODE_REVEALED][1] == q.answer
+    assert (
+        at.session_state[decode_keys.DECODE_QUESTION] is None
+        and at.session_state[decode_keys.DECODE_REVEALED][1] == q.answer
+    )
     click(at, "Step ▸")
-    assert at.session_state[state.DECODE_QUESTION].kind == "positions" and attention_rows(at) == PROMPT_LEN + 1
+    assert at.session_state[decode_keys.DECODE_QUESTION].kind == "positions" and attention_rows(at) == PROMPT_LEN + 1
     # A wrong pick: the reveal names its mistake before the rule (T = P + 1 cached, T + 1 after this step).
-    q = at.session_state[state.DECODE_QUESTION]
+    q = at.session_state[decode_keys.DECODE_QUESTION]
     _answers(at)[q.options.index(f"{PROMPT_LEN + 1:,}")].click().run()
     click(at, "Step ▸")
     [why] = [h.proto.body for h in at.get("html") if "stage-why" in h.proto.body]
@@ -48,17 +52,17 @@ def test_predict_first_left_on_without_its_callback_asks_on_the_next_run():
     step back; at the end token it asks nothing and says nothing again."""
     at = new_app()
     click(at, "Prefill")
-    at.session_state[state.DECODE_PREDICT] = True  # the switch's value, without its callback
+    at.session_state[decode_keys.DECODE_PREDICT] = True  # the switch's value, without its callback
     at.run()
-    q = at.session_state[state.DECODE_QUESTION]
+    q = at.session_state[decode_keys.DECODE_QUESTION]
     assert q is not None and len(_answers(at)) == 5 and attention_rows(at) == PROMPT_LEN
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update({"step": "200"})
     at.run()  # the default prompt's request stops at its end token
-    at.session_state[state.DECODE_PREDICT] = True
+    at.session_state[decode_keys.DECODE_PREDICT] = True
     at.run()
-    assert at.session_state[state.DECODE_QUESTION] is None
+    assert at.session_state[decode_keys.DECODE_QUESTION] is None
     assert not at.toast  # the end token was said when the request reached it, not again (the link's note aside)
 
 
@@ -67,9 +71,9 @@ def test_a_share_link_replays_the_request_with_the_mean_over_heads():
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update({"step": "4", "head": "mean", "seed": "3", "strategy": "sample"})
     at.run()
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert not at.exception and sess.n_steps == 4 and sess.sampling.seed == 3
-    assert at.session_state[state.DECODE_HEAD] == state.MEAN_HEADS
+    assert at.session_state[decode_keys.DECODE_HEAD] == decode_settings.MEAN_HEADS
     assert "mean over heads" in stage(at)["explainer_attention"]["title"]
 
 
@@ -81,7 +85,7 @@ def test_a_link_asking_past_the_end_token_says_where_the_request_stopped(predict
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update({"step": "200", **predict})
     at.run()
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert not at.exception and 0 < sess.n_steps < 200
     assert sess.pending == end_token_id(load_shipped_tokenizer())  # stopped by the end token, not the window
     note = next(t for t in at.toast if "The link asked for 200 steps" in t.value)
@@ -96,16 +100,16 @@ def test_a_malformed_link_parameter_is_reported_in_the_main_area():
     at.query_params.update({"layer": "nine", "seed": "5"})
     at.run()
     assert any("layer=" in w.value for w in at.main.warning)
-    assert at.session_state[state.DECODE_SEED] == 5
+    assert at.session_state[decode_keys.DECODE_SEED] == 5
 
 
 def test_the_end_token_can_be_stepped_past_when_asked():
     """A prompt whose first chosen token is the end token stops; 'Continue past the end token' lets it step on."""
     tok = load_shipped_tokenizer()
     at = new_app()
-    at.text_area(key=state.DECODE_PROMPT).set_value("Thank you! Goodbye.").run()
+    at.text_area(key=decode_keys.DECODE_PROMPT).set_value("Thank you! Goodbye.").run()
     click(at, "Prefill")
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     assert sess.pending == end_token_id(tok)
     line = at.code[0].value  # the text so far, beside Step: the chosen end token shown whole, even
     assert line.endswith("Goodbye.«<|endoftext|>»")  # when the line is squeezed; «» not ⟨⟩ (read as parentheses)
@@ -113,7 +117,7 @@ def test_the_end_token_can_be_stepped_past_when_asked():
     assert any("end token" in i.value for i in [*at.info, *at.toast]) and sess.n_steps == 0
     click(at, "Continue past the end token")
     click(at, "Step ▸")
-    assert at.session_state[state.DECODE_SESSION].n_steps == 1
+    assert at.session_state[decode_keys.DECODE_SESSION].n_steps == 1
 
 
 def test_tables_switch_shows_the_stage_as_tables_with_an_uncached_pass_s_numbers():
@@ -129,10 +133,10 @@ def test_tables_switch_shows_the_stage_as_tables_with_an_uncached_pass_s_numbers
     click(at, "Step ▸")
     click(at, "Step ▸")
     assert len(at.dataframe) == 0
-    at.toggle(key=state.DECODE_TABLES).set_value(True).run()
+    at.toggle(key=decode_keys.DECODE_TABLES).set_value(True).run()
     assert not at.exception and len(at.dataframe) == 2
     row, bars = (d.value for d in at.dataframe)
-    sess = at.session_state[state.DECODE_SESSION]
+    sess = at.session_state[decode_keys.DECODE_SESSION]
     with torch.no_grad():
         logits, att = load_model()(torch.tensor([sess.consumed]))
     shares = att[3][0, 0, -1]
@@ -149,10 +153,10 @@ def test_a_step_pressed_while_playing_consumes_one_token():
     rerun made one press consume two tokens (a teacher's rehearsal: 53 → 55 rows)."""
     at = new_app()
     click(at, "Prefill")
-    at.session_state[state.DECODE_PLAYING] = True
-    before = at.session_state[state.DECODE_SESSION].n_steps
+    at.session_state[decode_keys.DECODE_PLAYING] = True
+    before = at.session_state[decode_keys.DECODE_SESSION].n_steps
     click(at, "Step ▸")
-    assert at.session_state[state.DECODE_SESSION].n_steps == before + 1
+    assert at.session_state[decode_keys.DECODE_SESSION].n_steps == before + 1
     assert attention_rows(at) == PROMPT_LEN + before + 1
 
 
@@ -161,10 +165,10 @@ def test_play_steps_at_most_once_per_pace_whatever_reruns_the_page():
     Play steps at most once per pace, so two runs in quick succession step once."""
     at = new_app()
     click(at, "Prefill")
-    at.session_state[state.DECODE_PLAYING] = True
+    at.session_state[decode_keys.DECODE_PLAYING] = True
     at.run()
-    at.toggle(key=state.DECODE_TABLES).set_value(True).run()
-    assert not at.exception and at.session_state[state.DECODE_SESSION].n_steps == 1
+    at.toggle(key=decode_keys.DECODE_TABLES).set_value(True).run()
+    assert not at.exception and at.session_state[decode_keys.DECODE_SESSION].n_steps == 1
 
 
 def test_putting_the_link_in_the_address_bar_says_so_on_screen():
@@ -201,7 +205,7 @@ def test_a_link_after_a_reused_prefill_says_why_its_counter_differs():
     at.session_state["decode.more"] = True
     at.run()
     click(at, "Put a link to this request in the address bar")
-    teacher = at.session_state[state.DECODE_SESSION]
+    teacher = at.session_state[decode_keys.DECODE_SESSION]
     keep = PROMPT_LEN - 1
     assert teacher.reused == keep
     assert any(f"kept {keep} cached positions from the request before it" in c.value for c in at.caption)
@@ -209,7 +213,7 @@ def test_a_link_after_a_reused_prefill_says_why_its_counter_differs():
     for k, v in urllib.parse.parse_qsl(next(c.value for c in at.code if c.value.startswith("?"))[1:]):
         students.query_params[k] = v
     students.run()
-    fresh = students.session_state[state.DECODE_SESSION]
+    fresh = students.session_state[decode_keys.DECODE_SESSION]
     assert fresh.outputs == teacher.outputs and fresh.reused == 0
     per = fresh.scores_cached - teacher.scores_cached
     assert per == keep * (keep + 1) // 2  # the counter counts per layer and head
@@ -269,11 +273,13 @@ def test_play_in_predict_mode_says_it_turns_predicting_off():
     """Play steps on its own, so it turns Predict first off; it did so silently, the open question gone. Now
     it says so, and the switch is off and no question is left on screen."""
     at = new_app()
-    at.toggle(key=state.DECODE_PREDICT).set_value(True).run()
+    at.toggle(key=decode_keys.DECODE_PREDICT).set_value(True).run()
     click(at, "Prefill")
-    assert at.session_state[state.DECODE_QUESTION] is not None
+    assert at.session_state[decode_keys.DECODE_QUESTION] is not None
     play = next(b for b in at.button if b.label.startswith("Play"))
     play.click().run()
     said = " ".join(t.value for t in [*at.toast, *at.info])
     assert "Predict first is off while Play steps on its own: the open question was put away" in said
-    assert at.session_state[state.DECODE_PREDICT] is False and at.session_state[state.DECODE_QUESTION] is None
+    assert (
+        at.session_state[decode_keys.DECODE_PREDICT] is False and at.session_state[decode_keys.DECODE_QUESTION] is None
+    )

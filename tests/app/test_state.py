@@ -3,7 +3,6 @@
 import pytest
 
 from bench.fresh_app import new_app
-from core import state
 from core.decode import share
 from core.model.config import PRESETS
 
@@ -32,6 +31,6 @@ def test_a_setting_survives_a_visit_to_another_page(page, kind, key, value):
 def test_url_limits_follow_the_loaded_models_config():
     """Layer and head limits come from the model: layer 3 is valid for 4 layers, not for 2."""
     shipped, tiny = PRESETS["shipped"], PRESETS["tiny"]
-    assert share.parse_url_state({"layer": "3"}, shipped)[0] == {state.DECODE_LAYER: 3}
+    assert share.parse_url_state({"layer": "3"}, shipped)[0] == {"layer": 3}
     out, ignored = share.parse_url_state({"layer": "3", "step": "40"}, tiny)
     assert out == {} and ignored == ["layer=3 is outside 0 … 1", "step=40 is outside 0 … 32"]

@@ -22,7 +22,7 @@ from bench.browser import (
     wait_rows,
     wait_still,
 )
-from core import state
+from core.decode import settings as decode_settings
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
 from tests.helpers import axe_util
@@ -30,7 +30,7 @@ from ui.frame import SECTIONS
 
 pytestmark = pytest.mark.browser
 
-N_PROMPT = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+N_PROMPT = len(encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT))
 
 
 def _charts(n: int):

@@ -17,13 +17,13 @@ from bench.browser import (
     wait_still,
     wait_until,
 )
-from core import state
+from core.decode import settings as decode_settings
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
 
 pytestmark = pytest.mark.browser
 
-PROMPT_LEN = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+PROMPT_LEN = len(encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT))
 
 # The open expander's box and the app's top bar's bottom; its parts' boxes (the blocks inside it, each a direct
 # child of its content); every text its figure draws, with the figure's box; the figure's description.

@@ -3,7 +3,7 @@
 import pytest
 
 from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows, wait_still
-from core import state
+from core.decode import settings as decode_settings
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 
 def test_prefill_and_three_steps_grow_the_heatmap():
     """The heatmap has one row per prompt position after prefill, then grows by one per step."""
-    n = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+    n = len(encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT))
     with running_app() as url, browser_page() as page:
         page.goto(url)
         box = page.get_by_role("textbox", name="Prompt (any text")

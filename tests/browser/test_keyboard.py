@@ -14,13 +14,13 @@ from bench.browser import (
     wait_idle,
     wait_rows,
 )
-from core import state
+from core.decode import settings as decode_settings
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import encode
 
 pytestmark = pytest.mark.browser
 
-N_PROMPT = len(encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT))
+N_PROMPT = len(encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT))
 
 # The focused element: what it is, where it is, and whether a focus indicator is drawn on it.
 FOCUSED_JS = """() => {

@@ -3,8 +3,8 @@
 import pytest
 
 from bench.browser import browser_page, heatmap_rows, rerun, running_app, screenshot, wait_rows
-from core import state
 from core.checkpoints.load import load
+from core.decode import settings as decode_settings
 from core.model.tokenizer import encode
 
 pytestmark = pytest.mark.browser
@@ -78,7 +78,7 @@ def test_pick_a_checkpoint_in_the_sidebar_and_step_it(server, width, height, que
     each → adds one; the stage's text names no error."""
     url, folder = server
     _, tok, _ = load(folder)
-    n = len(encode(tok, state.DEFAULT_PROMPT))
+    n = len(encode(tok, decode_settings.DEFAULT_PROMPT))
     with browser_page(width, height) as page:
         rows = pick_and_step(page, url, query, 3)
         assert rows == n + 3

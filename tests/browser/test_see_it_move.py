@@ -6,9 +6,9 @@ printed over the counters' axis title; the shelf's axis title sat among the butt
 import pytest
 
 from bench.browser import browser_page, running_app, screenshot, wait_app_style, wait_idle, wait_still, wait_until
-from core import state
 from core.decode.see_it_move import MOMENTS, frames
 from core.model.shipped import load_model, load_shipped_tokenizer
+from ui import see_it_move as see_it_move_ui
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ def url():
 def titles():
     """Each frame's title as the page shows it (the moment, then the frame's sentence), from the shipped model's
     run of the page's default prompt."""
-    run = frames(load_model(), load_shipped_tokenizer(), state.SEE[state.SEE_PROMPT])
+    run = frames(load_model(), load_shipped_tokenizer(), see_it_move_ui.DEFAULTS[see_it_move_ui.SEE_PROMPT])
     return [MOMENTS[f.moment] + f.caption for f in run]
 
 

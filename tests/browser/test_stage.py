@@ -15,7 +15,7 @@ from bench.browser import (
     wait_rows,
     wait_until,
 )
-from core import state
+from core.decode import settings as decode_settings
 from core.model.shipped import load_shipped_tokenizer
 from core.model.tokenizer import decode, encode
 
@@ -38,7 +38,7 @@ PRESENTER = {
 _TOK = load_shipped_tokenizer()
 # Exactly 249 tokens: one Step brings the cache to 250 of the 256-position window (no end token can
 # intervene in one step).
-LONG_PROMPT = decode(_TOK, encode(_TOK, (state.DEFAULT_PROMPT + " ") * 5)[:249])
+LONG_PROMPT = decode(_TOK, encode(_TOK, (decode_settings.DEFAULT_PROMPT + " ") * 5)[:249])
 
 
 @pytest.fixture(scope="module")
@@ -222,7 +222,7 @@ def test_a_step_sends_one_row_bytes_grow_linearly(url):
     cached position (linear), and at ~213 positions far below a tenth of the old whole-matrix
     Step (709 kB at ~200)."""
     sizes = {}
-    for prompt, steps in ((state.DEFAULT_PROMPT, 4), (decode(_TOK, encode(_TOK, LONG_PROMPT)[:208]), 4)):
+    for prompt, steps in ((decode_settings.DEFAULT_PROMPT, 4), (decode(_TOK, encode(_TOK, LONG_PROMPT)[:208]), 4)):
         with browser_page(1280, 800) as page:
             sockets = []
             page.on("websocket", lambda ws, s=sockets: s.append(ws))
@@ -303,7 +303,7 @@ TEXT_LINE = "[data-testid='stHorizontalBlock']:has(.st-key-stage-step) [data-tes
 def test_the_text_line_keeps_the_chosen_token_in_view_with_the_sidebar_open(url):
     """With the sidebar open on a 1280×800 laptop the stage is ~340 px narrower and the text line no
     longer fits: its start is cut, never its end, where the chosen token «…» is (it was cut off)."""
-    n = len(encode(_TOK, state.DEFAULT_PROMPT))
+    n = len(encode(_TOK, decode_settings.DEFAULT_PROMPT))
     with browser_page(1280, 800) as page:
         page.goto(url)
         page.get_by_test_id("stExpandSidebarButton").click()

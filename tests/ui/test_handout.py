@@ -2,24 +2,26 @@
 
 import json
 
-from core import state
+from core.decode import settings as decode_settings
 from core.decode.generate import SamplingConfig
 from core.decode.session import start, step
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
-from ui import handout
+from ui import handout, page, practice_saved
+from ui.decode import keys as decode_keys
+from ui.lesson import keys as lesson_keys
 
 
 def _snap(sess, tok) -> dict:
     return {
-        state.LESSON: None,
-        state.LESSON_NAME: None,
-        state.LESSON_STOP: 0,
-        state.HANDOUT_FIGURES: {},
-        state.PRACTICE_TALLY: None,
-        state.DECODE_SESSION: sess,
-        state.DECODE_LAYER: 0,
-        state.DECODE_HEAD: state.MEAN_HEADS,
+        lesson_keys.LESSON: None,
+        lesson_keys.LESSON_NAME: None,
+        lesson_keys.LESSON_STOP: 0,
+        page.HANDOUT_FIGURES: {},
+        practice_saved.PRACTICE_TALLY: None,
+        decode_keys.DECODE_SESSION: sess,
+        decode_keys.DECODE_LAYER: 0,
+        decode_keys.DECODE_HEAD: decode_settings.MEAN_HEADS,
         "tokenizer": tok,
     }
 
@@ -28,7 +30,7 @@ def test_handout_carries_the_two_speeds_figure_of_the_decode_request():
     """After Prefill and three Steps the handout has Ch. 19's two-phase figure of that request: 'prefill — the
     pause' over the prompt's positions, 'generation — the stream' with caches of n+1 … n+3; before a Step, none."""
     model, tok = load_model(), load_shipped_tokenizer()
-    ids = encode(tok, state.DEFAULT_PROMPT)
+    ids = encode(tok, decode_settings.DEFAULT_PROMPT)
     sess = start(model, ids, SamplingConfig())
     assert handout.SPEEDS_TITLE not in handout.build(_snap(sess, tok))
     for _ in range(3):

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.classroom.plan import MEAN_HEAD, Plan, Request, counts_line, question_entry, question_id
 from core.classroom.rules import ClassNotFound, NotTeacher, StoreUnavailable
+from core.decode import settings as decode_settings
 from ui import models
+from ui import practice as practice_ui
 from ui.classroom import follow, identity, pose
+from ui.classroom import keys as class_keys
 from ui.decode import actions
+from ui.decode import keys as decode_keys
 from ui.frame import PAGES
+from ui.lesson import keys as lesson_keys
 from ui.present import presenter_mode
 
 
@@ -29,7 +33,7 @@ def request_entry(sess) -> Request:
         top_k=s.top_k,
         seed=s.seed,
         dtype=key.dtype,
-        bits=key.weight_bits or state.FLOAT_WEIGHTS,
+        bits=key.weight_bits or decode_settings.FLOAT_WEIGHTS,
         model=None if key.source is None else models.active().name,
         past_end=sess.past_end,  # stepping on past the end token (followers' requests stop there otherwise)
     )
@@ -40,35 +44,39 @@ def open_question(sess):
     ss = st.session_state
     if sess is None:
         return None
-    if ss.get(state.DECODE_QUESTION) is not None:
+    if ss.get(decode_keys.DECODE_QUESTION) is not None:
         qid = question_id(sess.uid, sess.n_steps + 1)
-        return question_entry(ss[state.DECODE_QUESTION], qid, ss[state.CLASS_ROUNDS].get(qid, 1), revealed=False)
-    if ss.get(state.DECODE_REVEALED) is not None:
+        return question_entry(
+            ss[decode_keys.DECODE_QUESTION], qid, ss[class_keys.CLASS_ROUNDS].get(qid, 1), revealed=False
+        )
+    if ss.get(decode_keys.DECODE_REVEALED) is not None:
         qid = question_id(sess.uid, sess.n_steps)
-        return question_entry(ss[state.DECODE_REVEALED][0], qid, ss[state.CLASS_ROUNDS].get(qid, 1), revealed=True)
+        return question_entry(
+            ss[decode_keys.DECODE_REVEALED][0], qid, ss[class_keys.CLASS_ROUNDS].get(qid, 1), revealed=True
+        )
     return None
 
 
 def plan_now() -> Plan:
     ss, sess = st.session_state, actions.session()
-    lesson = ss[state.LESSON_NAME]
-    stop = ss[state.LESSON_STOP] if lesson else None
+    lesson = ss[lesson_keys.LESSON_NAME]
+    stop = ss[lesson_keys.LESSON_STOP] if lesson else None
     return Plan(
-        mode=ss[state.CLASS_MODE],
-        recall=ss[state.CLASS_RECALL],
-        page=ss.get(state.CLASS_PAGE),
+        mode=ss[class_keys.CLASS_MODE],
+        recall=ss[class_keys.CLASS_RECALL],
+        page=ss.get(class_keys.CLASS_PAGE),
         lesson=lesson,
         stop=stop,
-        stop_revealed=lesson is not None and ss[state.CLASS_STOP_REVEALED] == (lesson, stop),
+        stop_revealed=lesson is not None and ss[class_keys.CLASS_STOP_REVEALED] == (lesson, stop),
         request=None if sess is None else request_entry(sess),
         step=0 if sess is None else sess.n_steps,
-        practice=(ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED])
-        if ss.get(state.CLASS_PAGE) == pose.PRACTICE
+        practice=(ss[practice_ui.PRACTICE_EX], ss[practice_ui.PRACTICE_SEED])
+        if ss.get(class_keys.CLASS_PAGE) == pose.PRACTICE
         else None,
         question=pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
-        join_shown=bool(ss.get(state.CLASS_JOIN_SHOWN)),
-        layer=ss[state.DECODE_LAYER],
-        head=MEAN_HEAD if ss[state.DECODE_HEAD] == state.MEAN_HEADS else ss[state.DECODE_HEAD],
+        join_shown=bool(ss.get(class_keys.CLASS_JOIN_SHOWN)),
+        layer=ss[decode_keys.DECODE_LAYER],
+        head=MEAN_HEAD if ss[decode_keys.DECODE_HEAD] == decode_settings.MEAN_HEADS else ss[decode_keys.DECODE_HEAD],
     )
 
 
@@ -82,24 +90,24 @@ def publish(nav=None) -> bool:
     if identity.role() != "teacher":
         return False
     if nav is not None:
-        ss[state.CLASS_PAGE] = next((path for path, title, _ in PAGES if title == nav.title), None)
-        pose.leave_page(ss[state.CLASS_PAGE])
+        ss[class_keys.CLASS_PAGE] = next((path for path, title, _ in PAGES if title == nav.title), None)
+        pose.leave_page(ss[class_keys.CLASS_PAGE])
     plan = plan_now()
-    if plan == ss[state.CLASS_PUBLISHED]:
-        ss[state.CLASS_WAITING] = False
+    if plan == ss[class_keys.CLASS_PUBLISHED]:
+        ss[class_keys.CLASS_WAITING] = False
         return False
     try:
-        identity.store().publish(identity.code(), ss[state.CLASS_KEY], plan)
+        identity.store().publish(identity.code(), ss[class_keys.CLASS_KEY], plan)
     except StoreUnavailable:
-        if not ss[state.CLASS_WAITING]:
-            ss[state.CLASS_WAITING] = True
+        if not ss[class_keys.CLASS_WAITING]:
+            ss[class_keys.CLASS_WAITING] = True
             st.rerun(scope="app")
         return True
     except (ClassNotFound, NotTeacher):
         identity.forget("This class has ended (after 12 hours a class is deleted): start a new one.")
         return False
-    ss[state.CLASS_PUBLISHED] = plan
-    ss[state.CLASS_WAITING] = False
+    ss[class_keys.CLASS_PUBLISHED] = plan
+    ss[class_keys.CLASS_WAITING] = False
     return False
 
 
@@ -107,18 +115,24 @@ def resume() -> None:
     """Once per session of a class's teacher (a reload, another replica): take the class's plan back, its pacing and
     its request at the published step, so the console shows what the class shows. Before the page runs."""
     ss = st.session_state
-    if not ss.pop(state.CLASS_RESUMING, False):
+    if not ss.pop(class_keys.CLASS_RESUMING, False):
         return
     got = identity.store().plan(identity.code())
     if got is None:
         return
     _, plan = got
-    ss.update({state.CLASS_MODE: plan.mode, state.CLASS_RECALL: plan.recall, state.CLASS_JOIN_SHOWN: plan.join_shown})
+    ss.update(
+        {
+            class_keys.CLASS_MODE: plan.mode,
+            class_keys.CLASS_RECALL: plan.recall,
+            class_keys.CLASS_JOIN_SHOWN: plan.join_shown,
+        }
+    )
     if plan.lesson is not None and plan.stop_revealed:
-        ss[state.CLASS_STOP_REVEALED] = (plan.lesson, plan.stop)
+        ss[class_keys.CLASS_STOP_REVEALED] = (plan.lesson, plan.stop)
     if plan.request is not None and actions.session() is None:
         follow.apply_request(plan.request, plan.step)
-    ss[state.CLASS_PUBLISHED] = plan  # what the class shows: this console publishes again only what differs
+    ss[class_keys.CLASS_PUBLISHED] = plan  # what the class shows: this console publishes again only what differs
 
 
 def _set(key: str, value) -> None:
@@ -126,25 +140,25 @@ def _set(key: str, value) -> None:
 
 
 def bring_back() -> None:
-    st.session_state[state.CLASS_MODE] = "follow"
-    st.session_state[state.CLASS_RECALL] += 1
+    st.session_state[class_keys.CLASS_MODE] = "follow"
+    st.session_state[class_keys.CLASS_RECALL] += 1
 
 
 def vote_again() -> None:
     """Peer instruction's second round on the open question: students answer again after discussing."""
     q = open_question(actions.session())
     if q is not None and not q.revealed:
-        st.session_state[state.CLASS_ROUNDS][q.id] = q.round + 1
+        st.session_state[class_keys.CLASS_ROUNDS][q.id] = q.round + 1
 
 
 def reveal_stop() -> None:
     ss = st.session_state
-    ss[state.CLASS_STOP_REVEALED] = (ss[state.LESSON_NAME], ss[state.LESSON_STOP])
+    ss[class_keys.CLASS_STOP_REVEALED] = (ss[lesson_keys.LESSON_NAME], ss[lesson_keys.LESSON_STOP])
 
 
 def end() -> None:
     try:
-        identity.store().end(identity.code(), st.session_state[state.CLASS_KEY])
+        identity.store().end(identity.code(), st.session_state[class_keys.CLASS_KEY])
     except (ClassNotFound, NotTeacher):
         pass  # already gone: leaving is all that is left
     identity.forget("Class ended: its seats and answers are deleted.")
@@ -160,24 +174,27 @@ def bar(pulse: dict | None) -> None:
     q = plan.question
     joined = f"{info.students} joined" + ("" if info.joining else " · joining closed")
     count = f" · **{counts_line(store.answered(code, q.id, q.round), info.students)}**" if q and not q.revealed else ""
-    row = st.container(horizontal=True, vertical_alignment="center", key=state.CLASS_BAR)
+    row = st.container(horizontal=True, vertical_alignment="center", key=class_keys.CLASS_BAR)
     row.markdown(f"Class **{code}** · {joined}{count}")
     row.link_button("Open the display", identity.display_link(), icon=":material/cast:")
     row.toggle(
-        "Join code", key=state.CLASS_JOIN_SHOWN, persist_state="session", help="The code and its QR code on the display"
+        "Join code",
+        key=class_keys.CLASS_JOIN_SHOWN,
+        persist_state="session",
+        help="The code and its QR code on the display",
     )
-    if ss[state.CLASS_MODE] == "paused":
-        row.button("Resume", icon=":material/play_arrow:", on_click=_set, args=(state.CLASS_MODE, "follow"))
+    if ss[class_keys.CLASS_MODE] == "paused":
+        row.button("Resume", icon=":material/play_arrow:", on_click=_set, args=(class_keys.CLASS_MODE, "follow"))
     else:
-        row.button("Pause class", icon=":material/pause:", on_click=_set, args=(state.CLASS_MODE, "paused"))
-    if ss[state.CLASS_MODE] == "released":
+        row.button("Pause class", icon=":material/pause:", on_click=_set, args=(class_keys.CLASS_MODE, "paused"))
+    if ss[class_keys.CLASS_MODE] == "released":
         row.button("Bring back", icon=":material/undo:", on_click=bring_back)
     else:
-        row.button("Release", icon=":material/explore:", on_click=_set, args=(state.CLASS_MODE, "released"))
+        row.button("Release", icon=":material/explore:", on_click=_set, args=(class_keys.CLASS_MODE, "released"))
     if q is not None and not q.revealed and q.kind != "practice":
         row.button(f"Vote again (round {q.round + 1})", on_click=vote_again)
-    stop = (ss[state.LESSON_NAME], ss[state.LESSON_STOP])
-    if stop[0] is not None and ss[state.CLASS_STOP_REVEALED] != stop:
+    stop = (ss[lesson_keys.LESSON_NAME], ss[lesson_keys.LESSON_STOP])
+    if stop[0] is not None and ss[class_keys.CLASS_STOP_REVEALED] != stop:
         row.button("Reveal on the display", icon=":material/visibility:", on_click=reveal_stop)
     with row.popover("More", icon=":material/more_horiz:"):
         more(info, q)
@@ -187,13 +204,13 @@ def more(info, q) -> None:
     """Who has answered, joining, a second device, the end of the class."""
     ss = st.session_state
     st.toggle(
-        "Joining open", value=info.joining, key=state.CLASS_JOINING, on_change=_joining,
+        "Joining open", value=info.joining, key=class_keys.CLASS_JOINING, on_change=_joining,
         help=f"Close it once everyone is in. Seats: {info.students} of {info.seat_cap}.",
     )  # fmt: skip
     if st.button("Add a device (a one-time code)", icon=":material/devices:"):
-        ss[state.CLASS_PAIR_CODE] = identity.store().pair_code(identity.code(), ss[state.CLASS_KEY])
-    if ss.get(state.CLASS_PAIR_CODE):
-        st.markdown(f"On the other device open this app and enter **{ss[state.CLASS_PAIR_CODE]}** under *Class* "
+        ss[class_keys.CLASS_PAIR_CODE] = identity.store().pair_code(identity.code(), ss[class_keys.CLASS_KEY])
+    if ss.get(class_keys.CLASS_PAIR_CODE):
+        st.markdown(f"On the other device open this app and enter **{ss[class_keys.CLASS_PAIR_CODE]}** under *Class* "
                     "(valid 10 minutes, once). That device becomes a console too.")  # fmt: skip
     roster(q)
     st.button("End class", icon=":material/logout:", on_click=end)
@@ -201,7 +218,7 @@ def more(info, q) -> None:
 
 def _joining() -> None:
     ss = st.session_state
-    identity.store().set_joining(identity.code(), ss[state.CLASS_KEY], bool(ss[state.CLASS_JOINING]))
+    identity.store().set_joining(identity.code(), ss[class_keys.CLASS_KEY], bool(ss[class_keys.CLASS_JOINING]))
 
 
 def roster(q) -> None:
@@ -209,7 +226,7 @@ def roster(q) -> None:
     if presenter_mode():
         return st.caption("Who has answered: hidden in presenter mode (this screen may be on the projector).")
     qid, round_ = ("no-question", 1) if q is None else (q.id, q.round)  # nobody has answered "no-question"
-    rows = identity.store().roster(identity.code(), st.session_state[state.CLASS_KEY], qid, round_)
+    rows = identity.store().roster(identity.code(), st.session_state[class_keys.CLASS_KEY], qid, round_)
     if not rows:
         return st.caption("No students yet.")
     st.dataframe(
@@ -221,5 +238,5 @@ def roster(q) -> None:
 def line_for_follower() -> str:
     """What a teacher's pacing tells followers, for the console's own captions."""
     return {"follow": "students follow your page and steps", "paused": "paused", "released": "released"}[
-        st.session_state[state.CLASS_MODE]
+        st.session_state[class_keys.CLASS_MODE]
     ]

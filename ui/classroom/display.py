@@ -10,11 +10,12 @@ from __future__ import annotations
 import segno
 import streamlit as st
 
-from core import state
 from core.classroom.plan import Plan
 from core.lesson.stops import shipped_lessons
 from core.typed_numbers import quote
+from ui import present
 from ui.classroom import identity
+from ui.classroom import keys as class_keys
 from ui.present import style_sheet
 
 # The display's own frame (the app's constant CSS): no sidebar or its toggle, no page menu, no toolbar.
@@ -31,10 +32,10 @@ def setup() -> None:
     """Every run of a display: presenter size, and whether the answer lines are hidden on this stop."""
     ss = st.session_state
     if identity.role() != identity.DISPLAY:
-        ss[state.ANSWERS_HIDDEN] = False
+        present.hide_answers(False)
         return
-    ss[state.PRESENT] = True
-    ss[state.ANSWERS_HIDDEN] = hides(ss.get(state.CLASS_PLAN, (0, Plan()))[1])
+    present.turn_on()
+    present.hide_answers(hides(ss.get(class_keys.CLASS_PLAN, (0, Plan()))[1]))
     style_sheet(DISPLAY_CSS)
 
 
@@ -49,7 +50,7 @@ def join_code(plan: Plan) -> None:
     if not plan.join_shown:
         return
     url, warning = identity.join_link()
-    box = st.container(border=True, key=state.CLASS_JOIN_BOX)
+    box = st.container(border=True, key=class_keys.CLASS_JOIN_BOX)
     left, right = box.columns([3, 2], vertical_alignment="center")
     left.markdown(f"## Class code: `{identity.code()}`")
     left.markdown(f"Open {quote(url)} on your laptop or phone, or scan the QR code.")

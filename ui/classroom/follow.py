@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.classroom.plan import MEAN_HEAD, Plan, Request, follow_actions
+from core.decode import settings as decode_settings
 from core.lesson.stops import shipped_lessons
 from core.practice import catalogue
 from serve import step_queue
 from ui import models
+from ui import practice as practice_ui
+from ui import present as present_keys
 from ui.classroom import identity
+from ui.classroom import keys as class_keys
 from ui.classroom.display import hides as display_hides
 from ui.decode import actions
+from ui.decode import keys as decode_keys
 from ui.frame import DECODE_PAGE, PAGES
+from ui.lesson import keys as lesson_keys
+from ui.lesson import moves
 from ui.lesson.moves import go, shipped, start
 
 PAGE_SCRIPTS = frozenset(path for path, _, _ in PAGES)
@@ -25,7 +31,7 @@ PAGE_SCRIPTS = frozenset(path for path, _, _ in PAGES)
 
 def plan_now() -> Plan:
     """The plan this session last read (a fresh ``Plan()`` before the first)."""
-    return st.session_state.get(state.CLASS_PLAN, (0, Plan()))[1]
+    return st.session_state.get(class_keys.CLASS_PLAN, (0, Plan()))[1]
 
 
 def following() -> bool:
@@ -49,7 +55,7 @@ def read_plan() -> tuple[int, Plan] | None:
     if got is None:
         identity.forget("The class has ended: you are exploring on your own now.")
         return None
-    st.session_state[state.CLASS_PLAN] = got
+    st.session_state[class_keys.CLASS_PLAN] = got
     return got
 
 
@@ -58,7 +64,7 @@ def due(version: int, plan: Plan) -> bool:
     session that has not followed yet, released or not (a student back after a replica's restart starts at the
     teacher's step); "bring back" while released; or a follower's own move away from the teacher's page, lesson
     stop or exercise (pacing keeps them on the teacher's screen)."""
-    applied = st.session_state[state.CLASS_APPLIED]
+    applied = st.session_state[class_keys.CLASS_APPLIED]
     if applied is None:
         return True
     if plan.mode == "released":
@@ -68,13 +74,13 @@ def due(version: int, plan: Plan) -> bool:
 
 def _todo(plan: Plan):
     ss, sess = st.session_state, actions.session()
-    same = sess is not None and ss[state.CLASS_FOLLOWED_UID] is not None
+    same = sess is not None and ss[class_keys.CLASS_FOLLOWED_UID] is not None
     return follow_actions(
         plan,
         PAGE_SCRIPTS,
-        ss.get(state.CLASS_PAGE_NOW) or "",
+        ss.get(class_keys.CLASS_PAGE_NOW) or "",
         _lesson_now(),
-        ss[state.CLASS_FOLLOWED_UID] if same else None,
+        ss[class_keys.CLASS_FOLLOWED_UID] if same else None,
         sess.n_steps if same else None,
     )
 
@@ -85,16 +91,16 @@ def along(version: int, plan: Plan) -> bool:
     False (nothing done) when the plan needs a full run: a first plan, "bring back", another page, lesson stop,
     exercise or request, a stage ahead of the teacher's, or a change of lock."""
     ss = st.session_state
-    applied = ss[state.CLASS_APPLIED]
+    applied = ss[class_keys.CLASS_APPLIED]
     if applied is None or applied[1] != plan.recall or drifted(plan):
         return False
-    if (plan.mode != "released") != ss[state.CLASS_LOCKED]:
+    if (plan.mode != "released") != ss[lesson_keys.CLASS_LOCKED]:
         return False  # the page's controls lock or unlock: the whole page is drawn again
     if plan.mode == "released":
         return True
     if _view(plan) is not None:
         return False  # the display shows another layer or head: its pickers change in a full run
-    if identity.role() == identity.DISPLAY and display_hides(plan) != ss[state.ANSWERS_HIDDEN]:
+    if identity.role() == identity.DISPLAY and display_hides(plan) != ss[present_keys.ANSWERS_HIDDEN]:
         return False  # the console revealed the stop's answer (or moved on): the whole page shows it
     todo = _todo(plan)
     if todo.page or todo.lesson or todo.restart:
@@ -102,7 +108,7 @@ def along(version: int, plan: Plan) -> bool:
     if plan.request is not None and todo.steps:
         with step_queue.turn():
             _apply_request(plan.request, False, todo.steps)
-    ss[state.CLASS_APPLIED] = (version, plan.recall)
+    ss[class_keys.CLASS_APPLIED] = (version, plan.recall)
     return True
 
 
@@ -112,15 +118,18 @@ def _view(plan: Plan) -> tuple | None:
     ss = st.session_state
     if identity.role() != identity.DISPLAY or plan.layer is None or plan.head is None:
         return None
-    view = (plan.layer, state.MEAN_HEADS if plan.head == MEAN_HEAD else plan.head)
-    return None if view == (ss[state.DECODE_LAYER], ss[state.DECODE_HEAD]) else view
+    view = (plan.layer, decode_settings.MEAN_HEADS if plan.head == MEAN_HEAD else plan.head)
+    return None if view == (ss[decode_keys.DECODE_LAYER], ss[decode_keys.DECODE_HEAD]) else view
 
 
 def drifted(plan: Plan) -> bool:
     ss = st.session_state
-    away = plan.page in PAGE_SCRIPTS and ss.get(state.CLASS_PAGE_NOW) not in (None, plan.page)
+    away = plan.page in PAGE_SCRIPTS and ss.get(class_keys.CLASS_PAGE_NOW) not in (None, plan.page)
     if plan.practice and plan.practice[0] in catalogue.catalogue():
-        away = away or (ss[state.PRACTICE_EX], ss[state.PRACTICE_SEED]) != (plan.practice[0], int(plan.practice[1]))
+        away = away or (ss[practice_ui.PRACTICE_EX], ss[practice_ui.PRACTICE_SEED]) != (
+            plan.practice[0],
+            int(plan.practice[1]),
+        )
     if plan.lesson and plan.lesson in shipped_lessons():  # (a folder read: only with a lesson)
         return (plan.lesson, int(plan.stop or 0)) != _lesson_now() or away
     return away
@@ -128,7 +137,7 @@ def drifted(plan: Plan) -> bool:
 
 def _lesson_now():
     ss = st.session_state
-    return (ss[state.LESSON_NAME], ss[state.LESSON_STOP]) if ss[state.LESSON_NAME] else None
+    return (ss[lesson_keys.LESSON_NAME], ss[lesson_keys.LESSON_STOP]) if ss[lesson_keys.LESSON_NAME] else None
 
 
 def apply_request(request: Request, steps: int) -> None:
@@ -143,26 +152,15 @@ def _apply_request(request: Request, restart: bool, steps: int) -> None:
         if request.model:
             models.choose_from_link(request.model)
             models.resolve()
-        ss.update(
-            {
-                state.DECODE_PROMPT: request.prompt,
-                state.DECODE_STRATEGY: request.strategy,
-                state.DECODE_TEMPERATURE: request.temperature,
-                state.DECODE_TOP_K: request.top_k,
-                state.DECODE_SEED: request.seed,
-                state.DECODE_DTYPE: request.dtype,
-                state.DECODE_WEIGHT_BITS: request.bits,
-                state.DECODE_PREDICT: False,  # the class's question comes from the teacher's plan
-            }
-        )
-        actions.reset()
-        ss[state.URL_STEP] = steps  # as a share link: the decode page prefills and replays these steps now
+        fields = ("prompt", "strategy", "temperature", "top_k", "seed", "dtype", "bits")
+        # the class's question comes from the teacher's plan: predict-first off; the page prefills and replays
+        actions.show_link({**{f: getattr(request, f) for f in fields}, "predict": False, "step": steps})
         actions.replay_link()
         steps -= actions.session().n_steps if actions.session() else steps
     if actions.session() is not None and request.past_end:
         actions.session().past_end = True  # the teacher chose to step past the end token
     actions.catch_up(steps)
-    ss[state.CLASS_FOLLOWED_UID] = request.uid
+    ss[class_keys.CLASS_FOLLOWED_UID] = request.uid
 
 
 @step_queue.one_at_a_time  # a class's steps in line per replica, as the stage's own (serve/step_queue.py)
@@ -170,18 +168,18 @@ def follow(nav) -> None:
     """Show the plan in this session, if it is news: start or move the lesson, switch page, bring the request to
     the teacher's step. Called before the page runs, after the navigation exists. ``StoreUnavailable`` passes up."""
     ss = st.session_state
-    ss[state.CLASS_LOCKED] = False
+    moves.lock(False)
     if not identity.follower() or (got := read_plan()) is None:
         return
     version, plan = got
-    ss[state.CLASS_PAGE_NOW] = next((path for path, title, _ in PAGES if title == nav.title), None)
-    ss[state.CLASS_LOCKED] = following()
+    ss[class_keys.CLASS_PAGE_NOW] = next((path for path, title, _ in PAGES if title == nav.title), None)
+    moves.lock(following())
     if not due(version, plan):
         return
     todo = _todo(plan)
     if todo.lesson and todo.lesson[0] in shipped_lessons():
         name, stop = todo.lesson
-        if ss[state.LESSON_NAME] != name:
+        if ss[lesson_keys.LESSON_NAME] != name:
             start(shipped(name), name, stop)
         else:
             go(stop)
@@ -191,23 +189,20 @@ def follow(nav) -> None:
         _apply_request(plan.request, todo.restart, todo.steps)
     _follow_practice(plan.practice)
     if (view := _view(plan)) is not None:
-        ss[state.DECODE_LAYER], ss[state.DECODE_HEAD] = view
+        actions.show_view(*view)
     # Marked applied only now: a run cut short above (a rerun request) applies the plan again next run.
-    ss[state.CLASS_APPLIED] = (version, plan.recall)
+    ss[class_keys.CLASS_APPLIED] = (version, plan.recall)
     if todo.page:
         st.switch_page(todo.page)
 
 
 def on_stage_page() -> bool:
     """Whether this follower's page is the decode page, whose stage fragment follows the class itself."""
-    return st.session_state.get(state.CLASS_PAGE_NOW) == DECODE_PAGE
+    return st.session_state.get(class_keys.CLASS_PAGE_NOW) == DECODE_PAGE
 
 
 def _follow_practice(practice) -> None:
     """The teacher's exercise and numbers (the Practice page reads them from the address first)."""
     if not practice or practice[0] not in catalogue.catalogue():
         return
-    ex_id, seed = practice[0], int(practice[1])
-    st.session_state.update({state.PRACTICE_EX: ex_id, state.PRACTICE_SEED: seed})
-    if st.query_params.get("ex") != ex_id or st.query_params.get("numbers") != str(seed):
-        st.query_params.update({"ex": ex_id, "numbers": str(seed)})
+    practice_ui.open_exercise(practice[0], int(practice[1]))

@@ -9,14 +9,17 @@ class's code (``keep_in_url``). Refusals are said (``say``), never raised.
 
 from __future__ import annotations
 
+import copy
+
 import streamlit as st
 
-from core import state
 from core.classroom.rules import ClassNotFound, NotSeated, StoreUnavailable, normalize_code
 from core.classroom.store import default_url, open_store
 from serve.addresses import lan_address, students_link
 from serve.class_routes import SEAT, TEACHER, credential
-from ui import models
+from ui import models, present
+from ui.classroom import keys as class_keys
+from ui.lesson import moves
 
 DISPLAY = "display"  # ?view=display: the projector's page, following the teacher's console
 
@@ -33,16 +36,16 @@ def store():
 
 
 def say(level: str, text: str) -> None:
-    st.session_state[state.CLASS_MESSAGE] = (level, text)
+    st.session_state[class_keys.CLASS_MESSAGE] = (level, text)
 
 
 def role() -> str | None:
     """ "teacher" (the console), "student", "display" (the projector), or None: not in a class."""
-    return st.session_state[state.CLASS_ROLE]
+    return st.session_state[class_keys.CLASS_ROLE]
 
 
 def code() -> str | None:
-    return st.session_state[state.CLASS_CODE]
+    return st.session_state[class_keys.CLASS_CODE]
 
 
 def follower() -> bool:
@@ -52,7 +55,7 @@ def follower() -> bool:
 
 def forget(message: str | None = None) -> None:
     """Leave the class in this session (ended, expired, or left), saying why; the address keeps nothing of it."""
-    st.session_state.update({k: state.CLASS[k] for k in state.CLASS_IDENTITY})
+    st.session_state.update({k: class_keys.DEFAULTS[k] for k in class_keys.CLASS_IDENTITY})
     for name in ("class", "view"):
         if name in st.query_params:
             del st.query_params[name]
@@ -61,16 +64,18 @@ def forget(message: str | None = None) -> None:
 
 
 def from_url() -> None:
-    """Once per session: the class this address names, in the role this browser's cookies give."""
+    """Once per session: class mode's own keys seeded (``ui.classroom.keys.DEFAULTS``), then the class this address
+    names, in the role this browser's cookies give."""
     ss = st.session_state
-    if state.CLASS_URL_READ in ss:
+    if class_keys.CLASS_URL_READ in ss:
         return
-    ss[state.CLASS_URL_READ] = True
+    ss.update({key: copy.deepcopy(value) for key, value in class_keys.DEFAULTS.items() if key not in ss})
+    ss[class_keys.CLASS_URL_READ] = True
     raw = st.query_params.get("class")
     if raw is None:
         return
     if raw == "new":
-        ss[state.CLASS_STARTING] = True  # the console's Start panel opens (ui.classroom.join)
+        ss[class_keys.CLASS_STARTING] = True  # the console's Start panel opens (ui.classroom.join)
         return
     found = normalize_code(raw)
     if found is None:
@@ -78,7 +83,7 @@ def from_url() -> None:
     try:
         _take_role(found)
     except StoreUnavailable as err:
-        ss[state.CLASS_JOIN_CODE] = found
+        ss[class_keys.CLASS_JOIN_CODE] = found
         say("warning", f"{err}. Reload the page in a moment to join class {found}.")
 
 
@@ -92,29 +97,30 @@ def _take_role(found: str) -> None:
     if store().info(found) is None:
         return say("warning", f"No class {found} is running: it has ended, or the code is mistyped. Ask your teacher.")
     if st.query_params.get("view") == DISPLAY:
-        ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: DISPLAY, state.PRESENT: True})
+        ss.update({class_keys.CLASS_CODE: found, class_keys.CLASS_ROLE: DISPLAY})
+        present.turn_on()
         return
     teacher = credential(cookies.get(TEACHER))
     if teacher and teacher[0] == found and store().is_teacher(found, teacher[1]):
-        ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "teacher", state.CLASS_KEY: teacher[1]})
-        ss[state.LESSON_TEACHER] = True  # the console shows the lesson's speaker notes
-        ss[state.CLASS_RESUMING] = True  # the console takes the class's plan back (a reload, another replica)
+        ss.update({class_keys.CLASS_CODE: found, class_keys.CLASS_ROLE: "teacher", class_keys.CLASS_KEY: teacher[1]})
+        moves.teacher_view(True)  # the console shows the lesson's speaker notes
+        ss[class_keys.CLASS_RESUMING] = True  # the console takes the class's plan back (a reload, another replica)
         return
     seat = credential(cookies.get(SEAT))
     if seat and seat[0] == found and (number := store().seat(found, seat[1])) is not None:
-        ss.update({state.CLASS_CODE: found, state.CLASS_ROLE: "student", state.CLASS_TOKEN: seat[1]})
-        ss[state.CLASS_SEAT] = number
+        ss.update({class_keys.CLASS_CODE: found, class_keys.CLASS_ROLE: "student", class_keys.CLASS_TOKEN: seat[1]})
+        ss[class_keys.CLASS_SEAT] = number
         return
-    ss[state.CLASS_JOIN_CODE] = found  # the students' link: the join form opens with the code filled in
+    ss[class_keys.CLASS_JOIN_CODE] = found  # the students' link: the join form opens with the code filled in
 
 
 def keep_in_url() -> None:
     """Keep this session's class in its own address (page changes drop query parameters): the code, and on the
     projector the view. Written only when it differs."""
     ss = st.session_state
-    if ss[state.CLASS_CODE] is None:
+    if ss[class_keys.CLASS_CODE] is None:
         return
-    want = {"class": ss[state.CLASS_CODE], **({"view": DISPLAY} if role() == DISPLAY else {})}
+    want = {"class": ss[class_keys.CLASS_CODE], **({"view": DISPLAY} if role() == DISPLAY else {})}
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
 

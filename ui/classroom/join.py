@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.classroom.rules import SEAT_CAP, normalize_code
 from ui import models
+from ui.classroom import keys as class_keys
 from ui.classroom import wire
 from ui.page import text_box
 
@@ -25,7 +25,7 @@ def _send(action: str, body: dict, then: dict[str, str]) -> None:
     """POST the form once it was submitted; a refusal is said under it and the form stays."""
     refused = wire.post(action, body, then)
     if refused:
-        st.session_state[state.CLASS_SUBMITTED] = None
+        st.session_state[class_keys.CLASS_SUBMITTED] = None
         st.warning(refused)
 
 
@@ -37,14 +37,14 @@ def join_form() -> None:
             "**Join the class**: the code is on the projector. A nickname is optional; only your teacher sees it."
         )
         a, b, c = st.columns([1, 2, 1], vertical_alignment="bottom")
-        typed = text_box(a, "Class code", limit=12, key=state.CLASS_JOIN_CODE)
-        nick = text_box(b, "Nickname (optional)", limit=40, key=state.CLASS_NICKNAME)
+        typed = text_box(a, "Class code", limit=12, key=class_keys.CLASS_JOIN_CODE)
+        nick = text_box(b, "Nickname (optional)", limit=40, key=class_keys.CLASS_NICKNAME)
         if c.form_submit_button("Join", type="primary", width="stretch") and typed is not None and nick is not None:
-            ss[state.CLASS_SUBMITTED] = ("join", {"code": typed, "nickname": nick})
-    submitted = ss.get(state.CLASS_SUBMITTED)
+            ss[class_keys.CLASS_SUBMITTED] = ("join", {"code": typed, "nickname": nick})
+    submitted = ss.get(class_keys.CLASS_SUBMITTED)
     if submitted and submitted[0] == "join":
         if normalize_code(submitted[1]["code"]) is None:
-            ss[state.CLASS_SUBMITTED] = None
+            ss[class_keys.CLASS_SUBMITTED] = None
             return st.warning("A class code is six letters and digits (e.g. K7QX2M): check it on the projector.")
         _send("join", submitted[1], _query())
 
@@ -60,15 +60,15 @@ def start_panel() -> None:
         )
         a, b = st.columns(2, vertical_alignment="bottom")
         seats = a.number_input(
-            "Seats", 1, 10_000, SEAT_CAP, key=state.CLASS_SEATS, help="The most students who can join."
+            "Seats", 1, 10_000, SEAT_CAP, key=class_keys.CLASS_SEATS, help="The most students who can join."
         )
         password = text_box(b, "Teacher password", limit=200, type="password") if args.teacher_password else ""
         c, d = st.columns(2)
         start = c.form_submit_button("Start a class", type="primary", icon=":material/groups:", width="stretch")
         alone = d.form_submit_button("Present alone (console and display)", icon=":material/cast:", width="stretch")
     if (start or alone) and password is not None:
-        ss[state.CLASS_SUBMITTED] = ("open", {"seats": int(seats), "joining": not alone, "password": password})
-    submitted = ss.get(state.CLASS_SUBMITTED)
+        ss[class_keys.CLASS_SUBMITTED] = ("open", {"seats": int(seats), "joining": not alone, "password": password})
+    submitted = ss.get(class_keys.CLASS_SUBMITTED)
     if submitted and submitted[0] == "open":
         _send("open", submitted[1], _query())
 
@@ -77,9 +77,11 @@ def pair_box() -> None:
     """The sidebar's box for a second teacher device: the one-time code the console shows."""
     ss = st.session_state
     with st.form("class-pair", border=False):
-        typed = text_box(st, "Teacher's one-time code (from the console's More)", limit=12, key=state.CLASS_PAIR_TYPED)
+        typed = text_box(
+            st, "Teacher's one-time code (from the console's More)", limit=12, key=class_keys.CLASS_PAIR_TYPED
+        )
         if st.form_submit_button("Use this device as the console", width="stretch") and typed:
-            ss[state.CLASS_SUBMITTED] = ("pair", {"pair": typed.strip()})
-    submitted = ss.get(state.CLASS_SUBMITTED)
+            ss[class_keys.CLASS_SUBMITTED] = ("pair", {"pair": typed.strip()})
+    submitted = ss.get(class_keys.CLASS_SUBMITTED)
     if submitted and submitted[0] == "pair":
         _send("pair", submitted[1], _query())

@@ -10,10 +10,10 @@ import dataclasses
 
 import streamlit as st
 
-from core import state
 from core.classroom.plan import Question
 from core.practice.exercise_text import bytes_text, format_value
 from ui.classroom import identity
+from ui.classroom import keys as class_keys
 from ui.classroom import question as class_question
 
 PRACTICE = "app_pages/practice.py"
@@ -70,10 +70,10 @@ def panel(ex) -> None:
     if identity.role() != "teacher":
         return
     ss, parts = st.session_state, gradable(ex)
-    posed = ss.get(state.CLASS_POSED)
+    posed = ss.get(class_keys.CLASS_POSED)
     if posed is not None and not posed.id.startswith(f"practice:{ex.id}:{ex.seed}:"):
-        posed = ss[state.CLASS_POSED] = None  # another exercise or other numbers: the posed one is gone
-    box = st.container(border=True, key=state.CLASS_POSE)
+        posed = ss[class_keys.CLASS_POSED] = None  # another exercise or other numbers: the posed one is gone
+    box = st.container(border=True, key=class_keys.CLASS_POSE)
     if not parts:
         return box.caption("Class: this exercise's answers are typed lists or words; none can be posed as a choice.")
     if posed is None:
@@ -102,22 +102,22 @@ def _part(parts, key: str):
 
 
 def _pose(ex, p) -> None:
-    st.session_state[state.CLASS_POSED] = question(ex, p)
+    st.session_state[class_keys.CLASS_POSED] = question(ex, p)
 
 
 def _reveal(ex, p) -> None:
-    st.session_state[state.CLASS_POSED] = question(ex, p, revealed=True)
+    st.session_state[class_keys.CLASS_POSED] = question(ex, p, revealed=True)
 
 
 def _clear() -> None:
-    st.session_state[state.CLASS_POSED] = None
+    st.session_state[class_keys.CLASS_POSED] = None
 
 
 def posed_now() -> Question | None:
-    return st.session_state.get(state.CLASS_POSED)
+    return st.session_state.get(class_keys.CLASS_POSED)
 
 
 def leave_page(page: str | None) -> None:
     """A teacher off the Practice page has nothing posed (the decode stage asks its own questions)."""
     if page != PRACTICE:
-        st.session_state[state.CLASS_POSED] = None
+        st.session_state[class_keys.CLASS_POSED] = None

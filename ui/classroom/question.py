@@ -9,29 +9,29 @@ import html
 
 import streamlit as st
 
-from core import state
 from core.classroom.plan import Question, counts_line
 from core.classroom.rules import ClassNotFound, NotSeated, StoreUnavailable
 from core.text import markdown_literal
 from core.viz.class_answers import describe_class_answers, fig_class_answers
 from ui.classroom import identity
+from ui.classroom import keys as class_keys
 from ui.decode.question import code_span
 from ui.present import presenter_mode
 
 
 def _answer(qid: str, round_: int, pick: int) -> None:
     """A student's pick: sent now, or kept and sent again at the next run while the store is out of reach."""
-    st.session_state[state.CLASS_PENDING][(qid, round_)] = pick
+    st.session_state[class_keys.CLASS_PENDING][(qid, round_)] = pick
     send_pending()
 
 
 def send_pending() -> bool:
     """Send every kept pick (a store that answers writes each once: a second answer to a question keeps the first);
     whether some are still kept (the store out of reach)."""
-    pending = st.session_state[state.CLASS_PENDING]
+    pending = st.session_state[class_keys.CLASS_PENDING]
     for (qid, round_), pick in list(pending.items()):
         try:
-            identity.store().answer(identity.code(), st.session_state[state.CLASS_TOKEN], qid, round_, pick)
+            identity.store().answer(identity.code(), st.session_state[class_keys.CLASS_TOKEN], qid, round_, pick)
         except StoreUnavailable:
             return True  # kept: said under the question, sent again at the next run
         except (ClassNotFound, NotSeated) as err:
@@ -45,13 +45,13 @@ def send_pending() -> bool:
 def student(q: Question) -> None:
     """The question with its answer buttons (disabled once answered or revealed); after the reveal, the verdict."""
     ss = st.session_state
-    kept = ss[state.CLASS_PENDING].get((q.id, q.round))
+    kept = ss[class_keys.CLASS_PENDING].get((q.id, q.round))
     try:
-        mine = identity.store().my_answer(identity.code(), ss[state.CLASS_TOKEN], q.id, q.round)
+        mine = identity.store().my_answer(identity.code(), ss[class_keys.CLASS_TOKEN], q.id, q.round)
     except StoreUnavailable:
         mine = None
     mine = kept if mine is None else mine
-    box = st.container(border=True, key=state.CLASS_QUESTION)
+    box = st.container(border=True, key=class_keys.CLASS_QUESTION)
     round_ = f" (round {q.round})" if q.round > 1 else ""
     box.markdown(f"**{markdown_literal(q.text)}**{round_}")
     row = box.container(horizontal=True, gap="small")
@@ -59,7 +59,7 @@ def student(q: Question) -> None:
         right = q.revealed and i == q.answer
         row.button(
             f"{i + 1}. {code_span(option)}",
-            key=f"{state.CLASS_PICK}.{q.id}.{q.round}.{i}",
+            key=f"{class_keys.CLASS_PICK}.{q.id}.{q.round}.{i}",
             on_click=_answer,
             args=(q.id, q.round, i),
             disabled=mine is not None or q.revealed,
@@ -81,7 +81,7 @@ def student(q: Question) -> None:
 
 def projected(q: Question, answered: int, students: int) -> None:
     """The question as the display shows it: its options without buttons and the live count, then the reveal."""
-    box = st.container(border=True, key=state.CLASS_QUESTION)
+    box = st.container(border=True, key=class_keys.CLASS_QUESTION)
     round_ = f" (round {q.round})" if q.round > 1 else ""
     box.markdown(f"**{markdown_literal(q.text)}**{round_}")
     box.markdown(" · ".join(f"{i + 1}. {code_span(o)}" for i, o in enumerate(q.options)))
@@ -105,7 +105,7 @@ def class_answers(q: Question) -> str:
     fig = fig_class_answers(list(q.options), tallies, q.answer, list(q.shares), height=230)
     if presenter_mode():
         fig.update_layout(font_size=18, title_font_size=20, height=260)
-    st.plotly_chart(fig, theme=None, key=f"{state.CLASS_ANSWERS}.{q.id}")
+    st.plotly_chart(fig, theme=None, key=f"{class_keys.CLASS_ANSWERS}.{q.id}")
     words = describe_class_answers(list(q.options), tallies, q.answer, list(q.shares))
     st.html(f'<p class="chart-desc">{html.escape(words)}</p>')
     last = tallies[-1]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.classroom.rules import StoreUnavailable
 from core.text import markdown_literal
 from ui.classroom import console, display, follow, identity, join, question, wire
+from ui.classroom import keys as class_keys
 from ui.errors import LOST_CLASS
 
 UNSENT = "The class store is not taking changes right now: your students stay where they are. Retrying…"
@@ -25,13 +25,13 @@ STUDENT_WATCHES = ("version",)
 def strip(nav) -> None:
     """Draw the strip for this session (``nav``: the page about to run)."""
     ss = st.session_state
-    if message := ss.pop(state.CLASS_MESSAGE, None):
+    if message := ss.pop(class_keys.CLASS_MESSAGE, None):
         getattr(st, message[0])(markdown_literal(message[1]))
     role = identity.role()
     if role is None:
-        if ss.get(state.CLASS_STARTING):
+        if ss.get(class_keys.CLASS_STARTING):
             return join.start_panel()
-        if ss[state.CLASS_JOIN_CODE]:
+        if ss[class_keys.CLASS_JOIN_CODE]:
             return join.join_form()
         return None
     if identity.follower() and follow.on_stage_page():
@@ -80,11 +80,13 @@ def _follower() -> None:
         display.join_code(plan)
         says = f"{students} joined"
     else:
-        says = f"seat {st.session_state[state.CLASS_SEAT]} · {SAYS[plan.mode]}"
+        says = f"seat {st.session_state[class_keys.CLASS_SEAT]} · {SAYS[plan.mode]}"
     step = f" · step {plan.step}" if plan.request else ""
-    st.container(key=state.CLASS_LINE).caption(f"Class {identity.code()} · {says}{step}")
+    st.container(key=class_keys.CLASS_LINE).caption(f"Class {identity.code()} · {says}{step}")
     if plan.mode == "paused" and identity.role() == "student":
-        cover = st.container(key=state.CLASS_PAUSED)  # a fixed cover (assets/style/a11y.css), gone at the next pulse
+        cover = st.container(
+            key=class_keys.CLASS_PAUSED
+        )  # a fixed cover (assets/style/a11y.css), gone at the next pulse
         cover.markdown("Paused by your teacher: eyes on the projector")
     q = plan.question
     if q is None:
@@ -119,4 +121,4 @@ def sidebar() -> None:
 
 
 def _starting() -> None:
-    st.session_state[state.CLASS_STARTING] = True
+    st.session_state[class_keys.CLASS_STARTING] = True

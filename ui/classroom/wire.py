@@ -16,7 +16,7 @@ import secrets
 
 import streamlit as st
 
-from core import state
+from ui.classroom import keys as class_keys
 from ui.static import loader
 
 RETRY_MS = 2000  # a page holding what the store refused tries again this often (ms), until the store takes it
@@ -35,17 +35,17 @@ def listen(code: str, watch: tuple[str, ...] | None = None, retry: bool = False)
     ss = st.session_state
     # The browser sends only what this session has not run for (a new one, after a reload or a replica's restart,
     # has run for none, so the stream's latest pulse runs it once).
-    data = {"code": code, "seen": ss.get(state.CLASS_PULSE_SEEN)}
+    data = {"code": code, "seen": ss.get(class_keys.CLASS_PULSE_SEEN)}
     if watch is not None:
         data["watch"] = list(watch)
     if retry:  # a new value each run: the browser's timer starts afresh
-        ss[state.CLASS_RETRIES] += 1
-        data.update(retry=ss[state.CLASS_RETRIES], retry_ms=RETRY_MS)
-    result = _listen(data=data, key=state.CLASS_LISTENER, on_pulse_change=lambda: None)
+        ss[class_keys.CLASS_RETRIES] += 1
+        data.update(retry=ss[class_keys.CLASS_RETRIES], retry_ms=RETRY_MS)
+    result = _listen(data=data, key=class_keys.CLASS_LISTENER, on_pulse_change=lambda: None)
     pulse = getattr(result, "pulse", None) if result is not None else None
     if not isinstance(pulse, dict):
         return None
-    ss[state.CLASS_PULSE_SEEN] = json.dumps(pulse, separators=(",", ":"))  # as the stream wrote it
+    ss[class_keys.CLASS_PULSE_SEEN] = json.dumps(pulse, separators=(",", ":"))  # as the stream wrote it
     return pulse
 
 
@@ -53,12 +53,12 @@ def post(action: str, body: dict, then: dict[str, str]) -> str | None:
     """POST ``body`` to the class route ``action`` once, then open this page with the query ``then`` (``"{code}"``
     stands for the class code the route answers); returns the route's refusal, when it refused."""
     ss = st.session_state
-    pending = ss.get(state.CLASS_POSTING)
+    pending = ss.get(class_keys.CLASS_POSTING)
     if pending is None or pending["action"] != action or pending["body"] != body:
-        pending = ss[state.CLASS_POSTING] = {"action": action, "body": body, "nonce": secrets.token_hex(8)}
-    result = _post(data={**pending, "then": then}, key=f"{state.CLASS_POST}-{action}")
+        pending = ss[class_keys.CLASS_POSTING] = {"action": action, "body": body, "nonce": secrets.token_hex(8)}
+    result = _post(data={**pending, "then": then}, key=f"{class_keys.CLASS_POST}-{action}")
     refused = getattr(result, "refused", None) if result is not None else None
     if isinstance(refused, dict) and refused.get("nonce") == pending["nonce"]:
-        ss[state.CLASS_POSTING] = None
+        ss[class_keys.CLASS_POSTING] = None
         return str(refused.get("error") or "refused")
     return None

@@ -8,23 +8,26 @@ import urllib.parse
 
 import streamlit as st
 
-from core import state
 from core.decode import predict as prediction
+from core.decode import settings as decode_settings
 from core.decode import share
 from core.decode.generate import SamplingConfig
 from core.decode.session import check_due, commit, preview_step, restart, step, step_block_reason
 from core.decode.session_types import DecodeSession, ModelKey
+from core.lesson.pages import PAGES
 from core.model.tokenizer import encode, end_token_id, token_labels, token_text
 from serve import step_queue
 from ui import models
+from ui.decode import keys as decode_keys
+from ui.page import put_back
 
 
 def say(level: str, text: str) -> None:
-    st.session_state[state.DECODE_MESSAGE] = (level, text)
+    st.session_state[decode_keys.DECODE_MESSAGE] = (level, text)
 
 
 def session() -> DecodeSession | None:
-    return st.session_state[state.DECODE_SESSION]
+    return st.session_state[decode_keys.DECODE_SESSION]
 
 
 def model_of(sess: DecodeSession):
@@ -34,15 +37,17 @@ def model_of(sess: DecodeSession):
 
 def head_of(value) -> int | None:
     """The selected head as an index, None for the mean over heads."""
-    return None if value == state.MEAN_HEADS else int(value)
+    return None if value == decode_settings.MEAN_HEADS else int(value)
 
 
 def head_label(value) -> str:
-    return "mean over heads" if value == state.MEAN_HEADS else f"head {value}"
+    return "mean over heads" if value == decode_settings.MEAN_HEADS else f"head {value}"
 
 
 def _clear_question() -> None:
-    st.session_state.update({state.DECODE_PENDING_STEP: None, state.DECODE_QUESTION: None, state.DECODE_PICK: None})
+    st.session_state.update(
+        {decode_keys.DECODE_PENDING_STEP: None, decode_keys.DECODE_QUESTION: None, decode_keys.DECODE_PICK: None}
+    )
 
 
 def prefill() -> None:
@@ -51,18 +56,21 @@ def prefill() -> None:
     # A click right after picking a model can cut that choice's rerun short; this callback then runs
     # before the page's own switch, which would drop the request it builds: switch first.
     models.resolve()
-    st.session_state[state.DECODE_PLAYING] = False
+    st.session_state[decode_keys.DECODE_PLAYING] = False
     _clear_question()
-    st.session_state[state.DECODE_REVEALED] = None
-    text = st.session_state[state.DECODE_PROMPT]
+    st.session_state[decode_keys.DECODE_REVEALED] = None
+    text = st.session_state[decode_keys.DECODE_PROMPT]
     if not text.strip():
         return say("warning", "The prompt is empty: type a few words first.")
     ss = st.session_state
     sampling = SamplingConfig(
-        ss[state.DECODE_STRATEGY], ss[state.DECODE_TEMPERATURE], ss[state.DECODE_TOP_K], ss[state.DECODE_SEED]
+        ss[decode_keys.DECODE_STRATEGY],
+        ss[decode_keys.DECODE_TEMPERATURE],
+        ss[decode_keys.DECODE_TOP_K],
+        ss[decode_keys.DECODE_SEED],
     )
-    bits = ss[state.DECODE_WEIGHT_BITS] or None  # K.FLOAT_WEIGHTS: float weights (ModelKey says None)
-    key = ModelKey(ss[state.DECODE_DTYPE], bits, models.chosen_source())
+    bits = ss[decode_keys.DECODE_WEIGHT_BITS] or None  # K.FLOAT_WEIGHTS: float weights (ModelKey says None)
+    key = ModelKey(ss[decode_keys.DECODE_DTYPE], bits, models.chosen_source())
     old = session()
     try:
         too_slow = quantize_refusal(key)
@@ -71,8 +79,8 @@ def prefill() -> None:
         sess, reuse = restart(models.model_for(key), old, encode(models.chosen_tokenizer(), text), sampling, key, text)
     except ValueError as err:
         return say("error", f"Prefill refused: {err}.")
-    ss[state.DECODE_SESSION], ss[state.DECODE_MESSAGE] = sess, None
-    ss[state.DECODE_PROMPT_OPEN] = False
+    ss[decode_keys.DECODE_SESSION], ss[decode_keys.DECODE_MESSAGE] = sess, None
+    ss[decode_keys.DECODE_PROMPT_OPEN] = False
     if old is not None:  # say what the cache kept (Ch. 30 §30.4: cache validity)
         n = reuse.reused
         say(
@@ -84,7 +92,7 @@ def prefill() -> None:
             if n
             else f"Whole cache recomputed: {reuse.reason}.",
         )
-    if ss[state.DECODE_PREDICT]:
+    if ss[decode_keys.DECODE_PREDICT]:
         ask()
 
 
@@ -110,7 +118,7 @@ def _blocked() -> bool:
     sess = session()
     reason = step_block_reason(sess, end_token_id(models.chosen_tokenizer())) if sess else "Run prefill first."
     if reason:
-        st.session_state[state.DECODE_PLAYING] = False
+        st.session_state[decode_keys.DECODE_PLAYING] = False
         say("info", reason)
     return bool(reason)
 
@@ -136,7 +144,7 @@ def ask() -> None:
     """Compute the next step, hold it back, and put the question about it on screen."""
     if _blocked():
         return
-    sess, layer, head = session(), st.session_state[state.DECODE_LAYER], st.session_state[state.DECODE_HEAD]
+    sess, layer, head = session(), st.session_state[decode_keys.DECODE_LAYER], st.session_state[decode_keys.DECODE_HEAD]
     pending = preview_step(model_of(sess), sess, check=check_due(model_of(sess), sess, queued=step_queue.waiting()))
     tok = models.chosen_tokenizer()
     labels = token_labels(tok, [*sess.consumed, sess.pending])
@@ -153,10 +161,10 @@ def ask() -> None:
     )
     st.session_state.update(
         {
-            state.DECODE_PENDING_STEP: pending,
-            state.DECODE_QUESTION: q,
-            state.DECODE_PICK: None,
-            state.DECODE_REVEALED: None,
+            decode_keys.DECODE_PENDING_STEP: pending,
+            decode_keys.DECODE_QUESTION: q,
+            decode_keys.DECODE_PICK: None,
+            decode_keys.DECODE_REVEALED: None,
         }
     )
 
@@ -164,20 +172,20 @@ def ask() -> None:
 def reveal() -> None:
     """Commit the held-back step; mark the right answer and the learner's pick."""
     ss = st.session_state
-    commit(session(), ss[state.DECODE_PENDING_STEP])
-    ss[state.DECODE_TALLY] = ss[state.DECODE_TALLY] or prediction.Tally()
-    ss[state.DECODE_TALLY].record(ss[state.DECODE_QUESTION], ss[state.DECODE_PICK])
-    ss[state.DECODE_REVEALED] = (ss[state.DECODE_QUESTION], ss[state.DECODE_PICK])
+    commit(session(), ss[decode_keys.DECODE_PENDING_STEP])
+    ss[decode_keys.DECODE_TALLY] = ss[decode_keys.DECODE_TALLY] or prediction.Tally()
+    ss[decode_keys.DECODE_TALLY].record(ss[decode_keys.DECODE_QUESTION], ss[decode_keys.DECODE_PICK])
+    ss[decode_keys.DECODE_REVEALED] = (ss[decode_keys.DECODE_QUESTION], ss[decode_keys.DECODE_PICK])
     _clear_question()
 
 
 def advance() -> None:
     """Step (→): a plain step, or in predict mode ask the next question / reveal the open one."""
     ss = st.session_state
-    ss[state.DECODE_REVEALED] = None if not ss[state.DECODE_PREDICT] else ss[state.DECODE_REVEALED]
-    if ss[state.DECODE_PREDICT] and ss[state.DECODE_QUESTION] is not None:
+    ss[decode_keys.DECODE_REVEALED] = None if not ss[decode_keys.DECODE_PREDICT] else ss[decode_keys.DECODE_REVEALED]
+    if ss[decode_keys.DECODE_PREDICT] and ss[decode_keys.DECODE_QUESTION] is not None:
         return reveal()
-    if ss[state.DECODE_PREDICT]:
+    if ss[decode_keys.DECODE_PREDICT]:
         return ask()
     if not _blocked():
         _step_now()
@@ -188,8 +196,8 @@ def play_due() -> bool:
     switch, the layer) also runs the stage; without this, toggling *Tables* four times while
     playing consumed four tokens."""
     ss = st.session_state
-    due, ss[state.DECODE_NEXT_PLAY] = play_schedule(
-        time.monotonic(), ss.get(state.DECODE_NEXT_PLAY, 0.0), ss[state.DECODE_PACE]
+    due, ss[decode_keys.DECODE_NEXT_PLAY] = play_schedule(
+        time.monotonic(), ss.get(decode_keys.DECODE_NEXT_PLAY, 0.0), ss[decode_keys.DECODE_PACE]
     )
     return due
 
@@ -209,31 +217,31 @@ def play_schedule(now: float, next_due: float, pace: float) -> tuple[bool, float
 def step_clicked() -> None:
     """Step (→ or the button): advance once, and tell a playing stage that this rerun has stepped
     already (otherwise Play's own step in the same rerun made one press consume two tokens)."""
-    st.session_state[state.DECODE_STEPPED] = True
+    st.session_state[decode_keys.DECODE_STEPPED] = True
     advance()
 
 
 def pick(i: int) -> None:
-    st.session_state[state.DECODE_PICK] = i
+    st.session_state[decode_keys.DECODE_PICK] = i
 
 
 def predict_toggled() -> None:
     """Predict mode on: ask about the next step now; off: drop the held-back step (it is
     recomputed identically when needed: the generator state was copied, not advanced)."""
     _clear_question()
-    st.session_state[state.DECODE_REVEALED] = None
-    st.session_state[state.DECODE_PLAYING] = False
-    if st.session_state[state.DECODE_PREDICT] and session() is not None:
+    st.session_state[decode_keys.DECODE_REVEALED] = None
+    st.session_state[decode_keys.DECODE_PLAYING] = False
+    if st.session_state[decode_keys.DECODE_PREDICT] and session() is not None:
         ask()
 
 
 def reset() -> None:
     st.session_state.update(
         {
-            state.DECODE_SESSION: None,
-            state.DECODE_MESSAGE: None,
-            state.DECODE_PLAYING: False,
-            state.DECODE_REVEALED: None,
+            decode_keys.DECODE_SESSION: None,
+            decode_keys.DECODE_MESSAGE: None,
+            decode_keys.DECODE_PLAYING: False,
+            decode_keys.DECODE_REVEALED: None,
         }
     )
     _clear_question()
@@ -241,12 +249,12 @@ def reset() -> None:
 
 def toggle_play() -> None:
     ss = st.session_state
-    ss[state.DECODE_PLAYING] = not ss[state.DECODE_PLAYING]
-    ss[state.DECODE_MESSAGE] = None
-    if ss[state.DECODE_PLAYING] and ss[state.DECODE_PREDICT]:
+    ss[decode_keys.DECODE_PLAYING] = not ss[decode_keys.DECODE_PLAYING]
+    ss[decode_keys.DECODE_MESSAGE] = None
+    if ss[decode_keys.DECODE_PLAYING] and ss[decode_keys.DECODE_PREDICT]:
         # Play steps on its own: nothing to predict. Said, not done silently (the switch just went off).
-        ss[state.DECODE_PREDICT] = False
-        open_question = ss.get(state.DECODE_QUESTION) is not None
+        ss[decode_keys.DECODE_PREDICT] = False
+        open_question = ss.get(decode_keys.DECODE_QUESTION) is not None
         _clear_question()
         say(
             "info",
@@ -269,21 +277,21 @@ def continue_past_end() -> None:
 def replay_link() -> None:
     """A shared link with ?step=N: prefill and replay N steps once, so the view matches. Runs at the
     top of the page, before any of its widgets exist."""
-    steps = st.session_state.pop(state.URL_STEP, None)
+    steps = st.session_state.pop(decode_keys.URL_STEP, None)
     if steps is None:
         return
-    predict, st.session_state[state.DECODE_PREDICT] = st.session_state[state.DECODE_PREDICT], False
+    predict, st.session_state[decode_keys.DECODE_PREDICT] = st.session_state[decode_keys.DECODE_PREDICT], False
     prefill()
     for _ in range(steps):
-        if session() is None or st.session_state[state.DECODE_MESSAGE] or _blocked():
+        if session() is None or st.session_state[decode_keys.DECODE_MESSAGE] or _blocked():
             break
         _step_now()
-    sess, message = session(), st.session_state[state.DECODE_MESSAGE]
+    sess, message = session(), st.session_state[decode_keys.DECODE_MESSAGE]
     short = sess is not None and message is not None and sess.n_steps < steps
     if short:  # say why the view is short of the link
         said = f"The link asked for {steps:,} steps; this request stopped after {sess.n_steps:,}."
         say("link" if message[0] == "info" else message[0], f"{said} {message[1]}")
-    st.session_state[state.DECODE_PREDICT] = predict
+    st.session_state[decode_keys.DECODE_PREDICT] = predict
     if predict and sess is not None and not short:  # a stopped request has no next step to ask about
         ask()
 
@@ -297,11 +305,59 @@ def write_link() -> None:
     ss = st.session_state
     name = None if sess.model_key.source is None else models.active().name
     params = share.link_for(
-        sess, ss[state.DECODE_LAYER], ss[state.DECODE_HEAD], ss[state.DECODE_PREDICT], ss[state.LINK_PRESENT], name
+        sess,
+        ss[decode_keys.DECODE_LAYER],
+        ss[decode_keys.DECODE_HEAD],
+        ss[decode_keys.DECODE_PREDICT],
+        ss[decode_keys.LINK_PRESENT],
+        name,
     )
     st.query_params.from_dict(params)
-    ss[state.DECODE_LINK_WRITTEN] = (
+    ss[decode_keys.DECODE_LINK_WRITTEN] = (
         sess.uid,
         sess.n_steps,
         "?" + urllib.parse.urlencode(params),
     )  # said under the button
+
+
+def snapshot():
+    """The decode page's typed settings as this session has them (``step``: the steps its request has taken)."""
+    ss, sess = st.session_state, session()
+    values = {name: ss[key] for name, key in decode_keys.SETTINGS.items() if name != "step"}
+    return PAGES["decode"].make({**values, "step": None if sess is None else sess.n_steps})
+
+
+def show(settings) -> None:
+    """A lesson stop's request settings, before the page runs: a setting the stop leaves out goes back to its
+    default; with ``step``, the request starts afresh and the page prefills it and replays that many steps."""
+    given = {name: getattr(settings, name) for name in decode_keys.SETTINGS}
+    defaults = {name: decode_keys.DEFAULTS.get(key) for name, key in decode_keys.SETTINGS.items()}
+    show_link({name: defaults[name] if value is None else value for name, value in given.items()})
+
+
+def show_link(values: dict) -> None:
+    """A share link's settings ({setting: value}, ``core.decode.share.parse_url_state``): only those it gives;
+    with ``step`` (None: no replay) the request starts afresh and the page prefills and replays it."""
+    if values.get("step") is not None:
+        reset()
+    ss = st.session_state
+    for name, value in values.items():
+        if name == "step" and value is None:
+            ss.pop(decode_keys.URL_STEP, None)
+        else:
+            ss[decode_keys.SETTINGS[name]] = value
+
+
+def show_view(layer: int, head) -> None:
+    """The stage's layer and head (a query head, or ``MEAN_HEADS``): a class's display shows the teacher's."""
+    st.session_state.update({decode_keys.DECODE_LAYER: layer, decode_keys.DECODE_HEAD: head})
+
+
+def forget_model(cfg, checkpoint: bool) -> None:
+    """A switch of model: the request and its question go, the heatmap is drawn whole again, and the layer and
+    head go back to their defaults within the new model's ``cfg``."""
+    ss = st.session_state
+    put_back(decode_keys.DEFAULTS, (*decode_keys.MODEL_BOUND, *decode_keys.MODEL_SHAPED))
+    ss.pop(decode_keys.DECODE_VIEW, None)
+    layer, head = ss[decode_keys.DECODE_LAYER], ss[decode_keys.DECODE_HEAD]
+    show_view(min(layer, cfg.n_layer - 1), head if head == decode_settings.MEAN_HEADS else min(head, cfg.n_head - 1))

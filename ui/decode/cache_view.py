@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from core.decode import cache_rows
 from core.model.tokenizer import token_labels
 from core.viz.cache_rows import fig_cache_rows, fig_newest_rows
 from ui.decode import actions
+from ui.decode import keys as decode_keys
 from ui.page import chart
 from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, presenter_mode
 
@@ -28,14 +28,19 @@ WHAT_IT_STORES = (
 
 def inside_the_cache(sess, tok) -> None:
     """The expander "Inside the cache" for request ``sess`` (``tok`` names its tokens)."""
-    box = st.expander("Inside the cache: the stored keys and values", key=state.DECODE_CACHE_OPEN, on_change="rerun")
+    box = st.expander(
+        "Inside the cache: the stored keys and values", key=decode_keys.DECODE_CACHE_OPEN, on_change="rerun"
+    )
     if not box.open:
         return
     with box:
         if answers_hidden():  # a class's display before the reveal: the rows count the cached positions
             return st.caption(HIDDEN_UNTIL_REVEAL)
         cfg = sess.cache.cfg
-        layer, head = st.session_state[state.DECODE_LAYER], actions.head_of(st.session_state[state.DECODE_HEAD])
+        layer, head = (
+            st.session_state[decode_keys.DECODE_LAYER],
+            actions.head_of(st.session_state[decode_keys.DECODE_HEAD]),
+        )
         kv = cache_rows.kv_head_of(cfg, head)
         new = sess.passes[-1][0].shape[1]  # rows the latest pass wrote
         check = cache_rows.compare(sess.cache, sess.row_prints, sess.n_positions - new)
@@ -44,7 +49,7 @@ def inside_the_cache(sess, tok) -> None:
         rows = cache_rows.head_rows(sess.cache, layer, kv)
         labels, where = token_labels(tok, sess.consumed), f"Layer {layer}, KV head {kv}"
         fig = fig_cache_rows(rows, labels, new, where, max_labels=LABELS[presenter_mode()])
-        chart(fig, key=state.DECODE_CACHE_ROWS, present_max_px=PRESENT_PX)
+        chart(fig, key=decode_keys.DECODE_CACHE_ROWS, present_max_px=PRESENT_PX)
         b = sess.cache.dtype.itemsize
         st.caption(
             f"Outlined: the newest row. {cache_rows.head_note(cfg, head)} {WHAT_IT_STORES} "
@@ -52,7 +57,7 @@ def inside_the_cache(sess, tok) -> None:
         )
         # The newest rows in numbers, large enough to read from the back of the room (the heatmap's rows are ~5 px
         # on a projector); a switch, so that the open expander still fits one screen.
-        if st.toggle("Read the newest rows' numbers", key=state.DECODE_CACHE_NUMBERS):
-            chart(fig_newest_rows(rows, labels), key=state.DECODE_CACHE_NEWEST, table=False)
+        if st.toggle("Read the newest rows' numbers", key=decode_keys.DECODE_CACHE_NUMBERS):
+            chart(fig_newest_rows(rows, labels), key=decode_keys.DECODE_CACHE_NEWEST, table=False)
             st.caption("The same stored rows as above, read from the same cache, each value to two decimals; the "
                        "check above compares their stored bytes.")  # fmt: skip

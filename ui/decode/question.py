@@ -9,12 +9,12 @@ import re
 
 import streamlit as st
 
-from core import state
 from core.decode.session import step_block_reason
 from core.model.tokenizer import end_token_id
 from core.text import show_spaces
 from ui import models
 from ui.decode import actions
+from ui.decode import keys as decode_keys
 
 
 def settle() -> None:
@@ -27,9 +27,9 @@ def settle() -> None:
     through the callback. The switch's own run then sees no change and calls no callback: Predict
     first stayed on with no question (the class rehearsal, 1 of ~5 suites under load)."""
     ss, sess = st.session_state, actions.session()
-    if not ss[state.DECODE_PREDICT] or ss[state.DECODE_PLAYING] or sess is None:
+    if not ss[decode_keys.DECODE_PREDICT] or ss[decode_keys.DECODE_PLAYING] or sess is None:
         return
-    if ss[state.DECODE_QUESTION] is not None or ss[state.DECODE_REVEALED] is not None:
+    if ss[decode_keys.DECODE_QUESTION] is not None or ss[decode_keys.DECODE_REVEALED] is not None:
         return
     if step_block_reason(sess, end_token_id(models.chosen_tokenizer())):
         return  # nothing to ask about (an end token, a full window): said when it happened
@@ -56,7 +56,7 @@ def _options(box, q, picked, revealed: bool) -> None:
         )
         row.button(
             code_span(show_spaces(option)),
-            key=f"{state.STAGE_ANSWER}.{i}",
+            key=f"{decode_keys.STAGE_ANSWER}.{i}",
             on_click=actions.pick,
             args=(i,),
             type="primary" if (picked == i and not revealed) or (revealed and i == q.answer) else "secondary",
@@ -74,17 +74,17 @@ def question_panel(present: bool, across: bool = False, class_answers=None) -> N
     ``class_answers``: a class's teacher asks its students (``ui.classroom``): a callable that draws the class's
     answers at the reveal and returns their verdict line, in place of the teacher's own pick."""
     q, revealed, tally = (
-        st.session_state[state.DECODE_QUESTION],
-        st.session_state[state.DECODE_REVEALED],
-        st.session_state[state.DECODE_TALLY],
+        st.session_state[decode_keys.DECODE_QUESTION],
+        st.session_state[decode_keys.DECODE_REVEALED],
+        st.session_state[decode_keys.DECODE_TALLY],
     )
     if q is None and revealed is None:
         return
-    box = st.container(border=True, key=state.STAGE_QUESTION)
+    box = st.container(border=True, key=decode_keys.STAGE_QUESTION)
     ask, pick = box.columns([2, 3], vertical_alignment="center") if across else (box, box)
     score = "" if tally is None else f" Predictions so far: {tally.summary()}."
     if q is not None:
-        picked = st.session_state[state.DECODE_PICK]
+        picked = st.session_state[decode_keys.DECODE_PICK]
         ask.markdown(f"**{q.text}**")
         _options(pick, q, picked, revealed=False)
         says = "The class answers on their laptops; → (Step) reveals." if class_answers else None

@@ -10,7 +10,6 @@ import dataclasses
 
 import streamlit as st
 
-from core import state
 from core.decode import session, session_view
 from core.decode.equivalence import equivalence
 from core.model.tokenizer import decode, token_labels, token_text
@@ -18,12 +17,14 @@ from core.serving.latency import summarize_request
 from core.text import bidi_visible, plural
 from core.viz import stage
 from serve import step_queue
+from ui import present as present_keys
 from ui.decode import actions
+from ui.decode import keys as decode_keys
 from ui.models import active
 from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, style_sheet
 from ui.static import loader
 
-VIEW = state.DECODE_VIEW
+VIEW = decode_keys.DECODE_VIEW
 
 
 # isolate_styles=False: in a shadow root plotly's own CSS does not reach the chart (modebar, hover).
@@ -108,14 +109,14 @@ def stage_style() -> None:
 
 
 def _ask_full() -> None:
-    st.session_state[state.DECODE_FORCE_FULL] = True
+    st.session_state[decode_keys.DECODE_FORCE_FULL] = True
 
 
 def attention_payload(fig_id: str, n_rows: int, make_full, make_row) -> dict:
     """What to send this rerun: the same payload as last time if nothing changed (the component
     is then not re-run), one row if the browser holds all but the newest, else the whole figure."""
     fig, rows, payload = st.session_state.get(VIEW) or (None, -1, None)
-    force = st.session_state.pop(state.DECODE_FORCE_FULL, False)
+    force = st.session_state.pop(decode_keys.DECODE_FORCE_FULL, False)
     if not force and fig == fig_id and rows == n_rows:
         return payload
     payload = make_row() if (not force and fig == fig_id and rows == n_rows - 1) else make_full()
@@ -124,11 +125,11 @@ def attention_payload(fig_id: str, n_rows: int, make_full, make_row) -> dict:
 
 
 def attention(payload: dict) -> None:
-    _attention(data=payload, key=state.DECODE_ATTENTION, on_need_full_change=_ask_full)
+    _attention(data=payload, key=decode_keys.DECODE_ATTENTION, on_need_full_change=_ask_full)
 
 
 def panel(payload: dict) -> None:
-    _panel(data=payload, key=state.DECODE_PANEL)
+    _panel(data=payload, key=decode_keys.DECODE_PANEL)
 
 
 def forget_view() -> None:
@@ -225,7 +226,7 @@ def message(sess) -> None:
     """The last action's message, once. Above a running stage it floats (a toast) so the figures do
     not jump, until closed if it is about a shared link (level "link"); without a stage it stands
     in the page."""
-    message, st.session_state[state.DECODE_MESSAGE] = st.session_state[state.DECODE_MESSAGE], None
+    message, st.session_state[decode_keys.DECODE_MESSAGE] = st.session_state[decode_keys.DECODE_MESSAGE], None
     if not message:
         return
     level, text = message
@@ -250,12 +251,14 @@ def text_so_far(sess, tok, width: int) -> None:
 
 def stage_tables(sess, tok) -> None:
     """The stage's two figures as tables, the same numbers they draw (their text alternative's long form)."""
-    layer, head = st.session_state[state.DECODE_LAYER], st.session_state[state.DECODE_HEAD]
+    layer, head = st.session_state[decode_keys.DECODE_LAYER], st.session_state[decode_keys.DECODE_HEAD]
     row = session_view.pass_rows(sess.passes[-1], layer, actions.head_of(head))[-1][: sess.n_positions]
     rows = [(i, token_text(tok, i), p) for i, p in session_view.next_token_table(sess, 10)]
     a, b = st.columns([3, 2])
     a.caption(f"Layer {layer}, {actions.head_label(head)}: the newest row's attention")
-    height = 520 if st.session_state[state.PRESENT] else 300  # ~12 rows at either size (presenter fonts are larger)
+    height = (
+        520 if st.session_state[present_keys.PRESENT] else 300
+    )  # ~12 rows at either size (presenter fonts are larger)
     a.dataframe(stage.row_table(row, token_labels(tok, sess.consumed)), hide_index=True, height=height)
     b.caption("Next token")
     b.dataframe(stage.bars_table(rows, sess.pending), hide_index=True)
@@ -264,16 +267,16 @@ def stage_tables(sess, tok) -> None:
 def below_stage(sess, tok) -> None:
     """Below the first screen: the whole text and the request's status; the share link and this
     request's clock inside an expander that runs only when open (a Step sends less)."""
-    with st.container(key=state.STAGE_FULLTEXT):
+    with st.container(key=decode_keys.STAGE_FULLTEXT):
         st.code(bidi_visible(decode(tok, sess.consumed + [sess.pending])), language=None, wrap_lines=True)
     st.caption(
         f"The whole text · prompt {len(sess.prompt_ids)} tokens · decode steps {sess.n_steps} · "
         f"{sess.model_key.label} · the last token is chosen but not yet consumed. Buffers allocated for the "
         f"whole window: {sess.cache.allocated_bytes:,} B."
     )
-    if st.session_state[state.DECODE_TABLES]:  # its switch is in the controls row, outside the stage
+    if st.session_state[decode_keys.DECODE_TABLES]:  # its switch is in the controls row, outside the stage
         stage_tables(sess, tok)
-    more = st.expander("Share this request · its clock (TTFT, TPOT)", key=state.DECODE_MORE, on_change="rerun")
+    more = st.expander("Share this request · its clock (TTFT, TPOT)", key=decode_keys.DECODE_MORE, on_change="rerun")
     if more.open:
         with more:
             _share_and_clock(sess, tok)
@@ -287,8 +290,8 @@ def _share_and_clock(sess, tok) -> None:
         icon=":material/link:",
         on_click=actions.write_link,
     )
-    b.checkbox("The link opens in presenter mode", key=state.LINK_PRESENT, persist_state="session")
-    written = st.session_state.get(state.DECODE_LINK_WRITTEN)
+    b.checkbox("The link opens in presenter mode", key=decode_keys.LINK_PRESENT, persist_state="session")
+    written = st.session_state.get(decode_keys.DECODE_LINK_WRITTEN)
     if written is not None and written[:2] == (sess.uid, sess.n_steps):  # the link still shows this request
         st.caption(
             f"The address bar now holds the link to this request at step {sess.n_steps}: copy it from there "
@@ -314,7 +317,7 @@ def _share_and_clock(sess, tok) -> None:
         "Engine clock: arrival = start of prefill; each gap is one decode step's compute (forward pass + "
         "selection), not the time you took to click. Ch. 30 §30.3 definitions."
     )
-    if st.toggle("Show every token's time", key=state.DECODE_SHOW_CLOCK):
+    if st.toggle("Show every token's time", key=decode_keys.DECODE_SHOW_CLOCK):
         times = sess.emission_times_ms()
         st.dataframe(
             {

@@ -3,8 +3,9 @@ the controls row. Each takes its key and default from ``core.state``; changing o
 
 import streamlit as st
 
-from core import state
+from core.decode import settings as decode_settings
 from ui.decode import actions
+from ui.decode import keys as decode_keys
 from ui.page import text_box
 
 
@@ -13,19 +14,19 @@ def prompt_open() -> bool:
     state of a widget its run did not draw): open until a request runs, closed while one does, so
     the stage keeps its room."""
     ss = st.session_state
-    if state.DECODE_PROMPT_OPEN not in ss:
-        ss[state.DECODE_PROMPT_OPEN] = actions.session() is None
-    return ss[state.DECODE_PROMPT_OPEN]
+    if decode_keys.DECODE_PROMPT_OPEN not in ss:
+        ss[decode_keys.DECODE_PROMPT_OPEN] = actions.session() is None
+    return ss[decode_keys.DECODE_PROMPT_OPEN]
 
 
 def prompt_box(present: bool) -> None:
-    with st.expander("Prompt", icon=":material/edit:", key=state.DECODE_PROMPT_OPEN, on_change="rerun"):
+    with st.expander("Prompt", icon=":material/edit:", key=decode_keys.DECODE_PROMPT_OPEN, on_change="rerun"):
         text_box(
             st,
             "Prompt (any text; it is tokenized byte by byte if needed)",
-            limit=state.MAX_PROMPT_CHARS,
+            limit=decode_settings.MAX_PROMPT_CHARS,
             area=True,
-            key=state.DECODE_PROMPT,
+            key=decode_keys.DECODE_PROMPT,
             persist_state="session",
             height=120,
         )
@@ -36,24 +37,38 @@ def settings() -> None:
     with st.popover("Settings", icon=":material/tune:", width="stretch"):
         st.caption("Sampling, precision, weights and Play pace: they apply at the next Prefill.")
         a, b = st.columns(2)
-        a.radio("Precision", ["float32", "float64"], key=state.DECODE_DTYPE, persist_state="session", horizontal=True)
+        a.radio(
+            "Precision", ["float32", "float64"], key=decode_keys.DECODE_DTYPE, persist_state="session", horizontal=True
+        )
         a.radio(
             "Weights",
-            [state.FLOAT_WEIGHTS, 8, 4, 3, 2],
-            key=state.DECODE_WEIGHT_BITS,
+            [decode_settings.FLOAT_WEIGHTS, 8, 4, 3, 2],
+            key=decode_keys.DECODE_WEIGHT_BITS,
             persist_state="session",
             horizontal=True,
-            format_func=lambda b: "float" if b == state.FLOAT_WEIGHTS else f"{b}-bit",
+            format_func=lambda b: "float" if b == decode_settings.FLOAT_WEIGHTS else f"{b}-bit",
             help="Weight-only quantization, groups of 32.",
         )
-        a.radio("Choose the next token by", ["greedy", "sample"], key=state.DECODE_STRATEGY, persist_state="session")
-        greedy = st.session_state[state.DECODE_STRATEGY] == "greedy"
-        b.slider(
-            "Temperature", 0.1, 2.0, step=0.1, key=state.DECODE_TEMPERATURE, persist_state="session", disabled=greedy
+        a.radio(
+            "Choose the next token by", ["greedy", "sample"], key=decode_keys.DECODE_STRATEGY, persist_state="session"
         )
-        b.slider("Top-k (0 = all tokens)", 0, 100, key=state.DECODE_TOP_K, persist_state="session", disabled=greedy)
-        b.number_input("Seed", 0, 2**31 - 1, step=1, key=state.DECODE_SEED, persist_state="session")
-        st.slider("Play pace (seconds per token)", 0.2, 2.0, step=0.1, key=state.DECODE_PACE, persist_state="session")
+        greedy = st.session_state[decode_keys.DECODE_STRATEGY] == "greedy"
+        b.slider(
+            "Temperature",
+            0.1,
+            2.0,
+            step=0.1,
+            key=decode_keys.DECODE_TEMPERATURE,
+            persist_state="session",
+            disabled=greedy,
+        )
+        b.slider(
+            "Top-k (0 = all tokens)", 0, 100, key=decode_keys.DECODE_TOP_K, persist_state="session", disabled=greedy
+        )
+        b.number_input("Seed", 0, 2**31 - 1, step=1, key=decode_keys.DECODE_SEED, persist_state="session")
+        st.slider(
+            "Play pace (seconds per token)", 0.2, 2.0, step=0.1, key=decode_keys.DECODE_PACE, persist_state="session"
+        )
 
 
 def view_picker(cfg) -> None:
@@ -62,7 +77,7 @@ def view_picker(cfg) -> None:
     lc.selectbox(
         "Layer",
         range(cfg.n_layer),
-        key=state.DECODE_LAYER,
+        key=decode_keys.DECODE_LAYER,
         persist_state="session",
         label_visibility="collapsed",
         format_func=lambda x: f"Layer {x}",
@@ -70,11 +85,13 @@ def view_picker(cfg) -> None:
     group = cfg.n_head // cfg.n_kv_head
     hc.selectbox(
         "Head",
-        [state.MEAN_HEADS, *range(cfg.n_head)],
-        key=state.DECODE_HEAD,
+        [decode_settings.MEAN_HEADS, *range(cfg.n_head)],
+        key=decode_keys.DECODE_HEAD,
         persist_state="session",
         label_visibility="collapsed",
-        format_func=lambda h: "Mean over heads" if h == state.MEAN_HEADS else f"Head {h} (KV head {h // group})",
+        format_func=lambda h: (
+            "Mean over heads" if h == decode_settings.MEAN_HEADS else f"Head {h} (KV head {h // group})"
+        ),
     )
 
 
@@ -82,23 +99,27 @@ def controls() -> None:
     """Prefill, Play, Reset and Predict first run the whole page (each changes more than the stage).
     Step is the stage's own button: a Step reruns only the stage, and every element in it is
     resent per Step (fewer elements, less server time per Step: bench/stage_speed.py)."""
-    playing, none = st.session_state[state.DECODE_PLAYING], actions.session() is None
+    playing, none = st.session_state[decode_keys.DECODE_PLAYING], actions.session() is None
     c = st.columns([1, 1, 0.9, 1.5, 1.4, 2.2], vertical_alignment="center")
     prefill = actions.prefill
-    c[0].button("Prefill", type="primary", key=state.DECODE_PREFILL, on_click=prefill, width="stretch", shortcut="P")
+    c[0].button(
+        "Prefill", type="primary", key=decode_keys.DECODE_PREFILL, on_click=prefill, width="stretch", shortcut="P"
+    )
     play = "Pause ❚❚" if playing else "Play ▶"
-    c[1].button(play, key=state.DECODE_PLAY, on_click=actions.toggle_play, disabled=none, width="stretch", shortcut="K")
+    c[1].button(
+        play, key=decode_keys.DECODE_PLAY, on_click=actions.toggle_play, disabled=none, width="stretch", shortcut="K"
+    )
     c[2].button("Reset", on_click=actions.reset, width="stretch")
     c[3].toggle(
         "Predict first",
-        key=state.DECODE_PREDICT,
+        key=decode_keys.DECODE_PREDICT,
         persist_state="session",
         on_change=actions.predict_toggled,
         help="Before each step, a question; → reveals the answer, the next → asks again. Answer with 1–5.",
     )
     c[4].toggle(
         "Tables",
-        key=state.DECODE_TABLES,
+        key=decode_keys.DECODE_TABLES,
         persist_state="session",
         help="Below the text: the heatmap's newest row and the next-token bars as tables, the numbers they draw.",
     )

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import state
 from ui import static
+from ui.lesson import keys as lesson_keys
 
 # Served with the stage's modules (ui.static: static/stage-<hash>/), so a rerun does not resend it.
 _scroll = st.components.v2.component(
@@ -22,5 +22,5 @@ _clicker = st.components.v2.component("explainer_clicker", js=static.loader("cli
 
 def clicker(key: str) -> None:
     """Install the clicker's key listener in this browser tab (once; a hidden element)."""
-    with st.container(key=f"{state.CLICKER}-{key}"):
-        _clicker(data={"on": True}, key=f"{state.CLICKER}.{key}")
+    with st.container(key=f"{lesson_keys.CLICKER}-{key}"):
+        _clicker(data={"on": True}, key=f"{lesson_keys.CLICKER}.{key}")

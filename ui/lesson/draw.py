@@ -6,16 +6,18 @@ hidden keys and components) and its menu (``menu``: any stop, the handout, the s
 from __future__ import annotations
 
 import html
+from dataclasses import asdict
 
 import streamlit as st
 
-from core import state
 from core.lesson.pages import PAGES
 from core.text import markdown_literal
-from ui import handout
+from ui import handout, session
 from ui.frame import TITLES
+from ui.lesson import keys as lesson_keys
 from ui.lesson.components import _scroll, clicker
 from ui.lesson.moves import _lesson, go, leave, link_params, move
+from ui.page import set_slots
 from ui.present import style_sheet
 
 BAR_CSS = """
@@ -66,62 +68,64 @@ def bar(nav) -> None:
     """Every full run, before the page: go to the stop's page if a move asked for it, keep the
     page's first figure for the handout, and draw the bar while a lesson runs."""
     ss, lesson = st.session_state, _lesson()
-    if lesson is not None and ss.pop(state.LESSON_GOTO, False):
-        stop = lesson.stops[ss[state.LESSON_STOP]]
+    if lesson is not None and ss.pop(lesson_keys.LESSON_GOTO, False):
+        stop = lesson.stops[ss[lesson_keys.LESSON_STOP]]
         if nav.title != PAGES[stop.page].title:
             st.switch_page(stop.script, query_params=link_params())
-    ss[state.LESSON_GOTO] = False
-    handout.set_slots(nav.title)
+    ss[lesson_keys.LESSON_GOTO] = False
+    k = ss[lesson_keys.LESSON_STOP]
+    set_slots(nav.title, k if lesson is not None and handout.stop_title(lesson, k) == nav.title else None)
     if lesson is None:
         return
     style_sheet(BAR_CSS)
-    k, n = ss[state.LESSON_STOP], len(lesson.stops)
+    k, n = ss[lesson_keys.LESSON_STOP], len(lesson.stops)
     stop, on_decode = lesson.stops[k], nav.title == TITLES["decode"]
     keys = "PgDn / PgUp or ← · → is Step" if on_decode else "PgDn / PgUp or → / ←"
-    with st.container(key=state.LESSON_BAR):
+    with st.container(key=lesson_keys.LESSON_BAR):
         nav_col, text, tools = st.columns([2.7, 7.6, 2.4], vertical_alignment="center", gap="small")
         with nav_col.container(horizontal=True, gap="small"):
             st.button(
                 "←",
-                key=state.LESSON_PREV,
+                key=lesson_keys.LESSON_PREV,
                 on_click=move,
                 args=(-1,),
-                disabled=k == 0 or ss[state.CLASS_LOCKED],
+                disabled=k == 0 or ss[lesson_keys.CLASS_LOCKED],
                 shortcut="PageUp",
                 help=f"Previous stop. Keys: {keys}",
             )
             st.button(
                 "→",
-                key=state.LESSON_NEXT,
+                key=lesson_keys.LESSON_NEXT,
                 on_click=move,
                 args=(1,),
-                disabled=k == n - 1 or ss[state.CLASS_LOCKED],
+                disabled=k == n - 1 or ss[lesson_keys.CLASS_LOCKED],
                 shortcut="PageDown",
                 help=f"Next stop. Keys: {keys}",
                 type="primary",
             )
         nav_col.caption(keys)
         with text:
-            with st.container(key=state.LESSON_TITLE):
+            with st.container(key=lesson_keys.LESSON_TITLE):
                 _text(f"Stop {k + 1} of {n} · {stop.title}")  # the lesson file's text, shown literally
-            _text(f"Ask: {stop.question_now(ss)}")  # a Practice stop's "New numbers" changes its question
-            if ss[state.LESSON_TEACHER] and k + 1 < n:  # the teacher's view (a class's console): what comes next
+            ask = stop.question_now(asdict(session.snapshot("practice")))  # "New numbers" changes a Practice stop's
+            _text(f"Ask: {ask}")
+            if ss[lesson_keys.LESSON_TEACHER] and k + 1 < n:  # the teacher's view (a class's console): what comes next
                 st.caption(markdown_literal(f"Next: stop {k + 2} · {lesson.stops[k + 1].title}"))  # the file's text
             if nav.title != PAGES[stop.page].title:  # the class went elsewhere through the top bar
                 st.button(
                     f"Back to stop {k + 1}",
-                    key=state.LESSON_BACK,
+                    key=lesson_keys.LESSON_BACK,
                     on_click=go,
                     args=(k,),
                     type="tertiary",
                     icon=":material/undo:",
                 )
         with tools, st.container(horizontal=True, gap="small", horizontal_alignment="right"):
-            if ss[state.LESSON_TEACHER]:
+            if ss[lesson_keys.LESSON_TEACHER]:
                 # Keyed by the stop: a note opened at one stop is a closed popover at the next, so the
                 # projector never shows the next stop's answers unasked.
                 note = {"icon": ":material/speaker_notes:", "help": "The speaker note (teacher view)"}
-                with st.popover("Note", key=f"{state.LESSON_NOTE}-{k}", **note):
+                with st.popover("Note", key=f"{lesson_keys.LESSON_NOTE}-{k}", **note):
                     st.text(stop.note)
             with st.popover(
                 "", icon=":material/menu:", help="The lesson: go to a stop, download the handout, a link for students"
@@ -129,24 +133,24 @@ def bar(nav) -> None:
                 menu(lesson, k)
             st.button(
                 "",
-                key=state.LESSON_LEAVE,
+                key=lesson_keys.LESSON_LEAVE,
                 on_click=leave,
-                disabled=ss[state.CLASS_LOCKED],  # a following student stays in the teacher's lesson
+                disabled=ss[lesson_keys.CLASS_LOCKED],  # a following student stays in the teacher's lesson
                 icon=":material/close:",
                 help="Leave the lesson (the pages keep their settings)",
             )
-    with st.container(key=state.LESSON_SCROLL):
-        close = ss[state.LESSON_CLOSE_SIDEBAR]
-        ss[state.LESSON_CLOSE_SIDEBAR] = False
+    with st.container(key=lesson_keys.LESSON_SCROLL):
+        close = ss[lesson_keys.LESSON_CLOSE_SIDEBAR]
+        ss[lesson_keys.LESSON_CLOSE_SIDEBAR] = False
         _scroll(
-            data={"arrival": ss[state.LESSON_ARRIVAL], "page": nav.title, "closeSidebar": close},
-            key=state.LESSON_SCROLL_KEY,
+            data={"arrival": ss[lesson_keys.LESSON_ARRIVAL], "page": nav.title, "closeSidebar": close},
+            key=lesson_keys.LESSON_SCROLL_KEY,
         )
         clicker("lesson")
-    if not on_decode and not ss[state.CLASS_LOCKED]:  # → / ← are the stage's own keys on the decode page
-        with st.container(key=state.LESSON_KEYS):
-            st.button("next stop", key=state.LESSON_RIGHT, on_click=move, args=(1,), shortcut="Right")
-            st.button("previous stop", key=state.LESSON_LEFT, on_click=move, args=(-1,), shortcut="Left")
+    if not on_decode and not ss[lesson_keys.CLASS_LOCKED]:  # → / ← are the stage's own keys on the decode page
+        with st.container(key=lesson_keys.LESSON_KEYS):
+            st.button("next stop", key=lesson_keys.LESSON_RIGHT, on_click=move, args=(1,), shortcut="Right")
+            st.button("previous stop", key=lesson_keys.LESSON_LEFT, on_click=move, args=(-1,), shortcut="Left")
 
 
 def menu(lesson, k: int) -> None:
@@ -157,11 +161,11 @@ def menu(lesson, k: int) -> None:
         range(len(lesson.stops)),
         index=k,
         format_func=lambda i: f"{i + 1}. {lesson.stops[i].title}",
-        key=f"{state.LESSON_JUMP}.{k}",
-        on_change=lambda: go(st.session_state[f"{state.LESSON_JUMP}.{k}"]),
+        key=f"{lesson_keys.LESSON_JUMP}.{k}",
+        on_change=lambda: go(st.session_state[f"{lesson_keys.LESSON_JUMP}.{k}"]),
     )
-    handout.download_button(state.LESSON_HANDOUT)
-    if st.session_state[state.LESSON_NAME]:
+    handout.download_button(lesson_keys.LESSON_HANDOUT)
+    if st.session_state[lesson_keys.LESSON_NAME]:
         query = "&".join(f"{a}={b}" for a, b in link_params(for_students=True).items())
         st.caption("This stop for students (add it to this server's address):")
         st.code(f"/?{query}", language=None)

@@ -5,16 +5,15 @@ the next run), starting and leaving a lesson, and the address bar (``keep_in_url
 
 from __future__ import annotations
 
-import copy
 import re
 
 import streamlit as st
 
-from core import state
-from core.lesson.pages import PAGES
 from core.lesson.stops import load_shipped, shipped_lessons
-from ui import handout
-from ui.decode import actions
+from ui import frame, handout, session
+from ui import page as page_ui
+from ui import present as present_keys
+from ui.lesson import keys as lesson_keys
 from ui.present import share_link_in_url
 
 
@@ -25,7 +24,7 @@ def shipped(name: str):
 
 
 def _lesson():
-    return st.session_state[state.LESSON]
+    return st.session_state[lesson_keys.LESSON]
 
 
 def link_params(k: int | None = None, for_students: bool = False) -> dict:
@@ -34,12 +33,15 @@ def link_params(k: int | None = None, for_students: bool = False) -> dict:
     on now unless ``for_students``."""
     ss = st.session_state
     out = {}
-    if ss[state.LESSON_NAME]:
-        out = {"lesson": ss[state.LESSON_NAME], "stop": str((ss[state.LESSON_STOP] if k is None else k) + 1)}
+    if ss[lesson_keys.LESSON_NAME]:
+        out = {
+            "lesson": ss[lesson_keys.LESSON_NAME],
+            "stop": str((ss[lesson_keys.LESSON_STOP] if k is None else k) + 1),
+        }
     if not for_students:
-        if ss[state.LESSON_TEACHER]:
+        if ss[lesson_keys.LESSON_TEACHER]:
             out["teacher"] = "1"
-        if ss[state.PRESENT]:
+        if ss[present_keys.PRESENT]:
             out["present"] = "1"
     return out
 
@@ -50,44 +52,63 @@ def go(k: int) -> None:
     if lesson is None:
         return
     k = max(0, min(k, len(lesson.stops) - 1))
-    if ss[state.LESSON_STOP] != k and lesson.stops[ss[state.LESSON_STOP]].page == "decode":
-        handout.keep_decode_stop(ss[state.LESSON_STOP])
+    if ss[lesson_keys.LESSON_STOP] != k and lesson.stops[ss[lesson_keys.LESSON_STOP]].page == "decode":
+        handout.keep_decode_stop(ss[lesson_keys.LESSON_STOP])
     stop = lesson.stops[k]
-    # Settings this stop leaves out go back to their defaults, so the speaker note's numbers hold
-    # whatever the class did on the page before.
-    for setting in PAGES[stop.page].settings.values():
-        if setting.key in state.DEFAULTS:
-            ss[setting.key] = copy.deepcopy(state.DEFAULTS[setting.key])
-    if stop.page == "latency":  # the chapter's trace as the note has it, not the class's edits of it
-        for key in [key for key in ss if str(key).startswith((state.LATENCY_EDITS, "lat.editor."))]:
-            del ss[key]
-    if stop.page == "decode" and "step" in stop.settings:
-        actions.reset()  # a fresh request: the replay prefills it and takes `step` steps
-    ss.update(stop.state_updates())
-    ss[state.LESSON_STOP], ss[state.LESSON_GOTO] = k, True
-    ss[state.LESSON_ARRIVAL] += 1  # the browser scrolls the stop's main figure into view once per arrival
+    # Settings this stop leaves out go back to their defaults (the owner's show), so the speaker note's numbers
+    # hold whatever the class did on the page before.
+    session.show(stop.page, stop.typed())
+    ss[lesson_keys.LESSON_STOP], ss[lesson_keys.LESSON_GOTO] = k, True
+    arrive()
     st.query_params.from_dict(link_params(k))
+
+
+def arrive() -> None:
+    """The browser scrolls the stop's main figure into view (once per arrival)."""
+    st.session_state[lesson_keys.LESSON_ARRIVAL] += 1
+
+
+def teacher_view(on: bool) -> None:
+    """The lesson's teacher view: the speaker note offered (``?teacher=1``, the sidebar's toggle, a console)."""
+    st.session_state[lesson_keys.LESSON_TEACHER] = on
+
+
+def lock(locked: bool) -> None:
+    """A following session: the lesson bar's moves and leave are the teacher's (class mode)."""
+    st.session_state[lesson_keys.CLASS_LOCKED] = locked
 
 
 def move(by: int) -> None:
     """Move ``by`` stops from the one the session is on now, not the one a (possibly stale) bar showed:
     two clicker presses in quick succession go two stops on, never the same move twice."""
     if _lesson() is not None:
-        go(st.session_state[state.LESSON_STOP] + by)
+        go(st.session_state[lesson_keys.LESSON_STOP] + by)
 
 
 def start(lesson, name: str | None, k: int = 0) -> None:
     """Run ``lesson`` (``name``: its shipped name, None for an upload) from stop ``k``."""
     ss = st.session_state
-    ss[state.HANDOUT_FIGURES] = {s: f for s, f in ss[state.HANDOUT_FIGURES].items() if s[0] != "stop"}
-    ss.update({state.LESSON: lesson, state.LESSON_NAME: name, state.LESSON_STOP: k, state.LESSON_MESSAGE: None})
-    ss[state.LESSON_PROBLEMS] = None
+    page_ui.drop_stop_figures()
+    ss.update(
+        {
+            lesson_keys.LESSON: lesson,
+            lesson_keys.LESSON_NAME: name,
+            lesson_keys.LESSON_STOP: k,
+            lesson_keys.LESSON_MESSAGE: None,
+        }
+    )
+    ss[lesson_keys.LESSON_PROBLEMS] = None
     go(k)
 
 
 def leave() -> None:
     st.session_state.update(
-        {state.LESSON: None, state.LESSON_NAME: None, state.LESSON_STOP: 0, state.LESSON_GOTO: False}
+        {
+            lesson_keys.LESSON: None,
+            lesson_keys.LESSON_NAME: None,
+            lesson_keys.LESSON_STOP: 0,
+            lesson_keys.LESSON_GOTO: False,
+        }
     )
     st.query_params.clear()
 
@@ -99,14 +120,14 @@ def keep_in_url() -> None:
     exercise's) stay; set only when it differs, as each change is one more message to the browser. A share
     link in the bar is left as written (``ui.share_link_in_url``)."""
     ss = st.session_state
-    if not ss[state.LESSON_NAME] or share_link_in_url():
+    if not ss[lesson_keys.LESSON_NAME] or share_link_in_url():
         return
     want = link_params(for_students=True)
-    if ss[state.LESSON_TEACHER]:
+    if ss[lesson_keys.LESSON_TEACHER]:
         want["teacher"] = "1"
     if any(st.query_params.get(k) != v for k, v in want.items()):
         st.query_params.update(want)
-    if not ss[state.LESSON_TEACHER] and "teacher" in st.query_params:  # the sidebar's toggle turned it off
+    if not ss[lesson_keys.LESSON_TEACHER] and "teacher" in st.query_params:  # the sidebar's toggle turned it off
         del st.query_params["teacher"]
 
 
@@ -114,13 +135,13 @@ def from_url() -> None:
     """Once per session: a lesson link (``?lesson=fifteen-minutes&stop=3&teacher=1``) starts that
     stop. A malformed value is named in a note; what can be used still is."""
     ss = st.session_state
-    if state.LESSON_URL_READ in ss:
+    if lesson_keys.LESSON_URL_READ in ss:
         return
-    ss[state.LESSON_URL_READ] = True
+    ss[lesson_keys.LESSON_URL_READ] = True
     params, notes = st.query_params.to_dict(), []
     if "teacher" in params:
         if params["teacher"] in ("0", "1"):
-            ss[state.LESSON_TEACHER] = params["teacher"] == "1"
+            ss[lesson_keys.LESSON_TEACHER] = params["teacher"] == "1"
         else:
             notes.append("teacher= takes 0 or 1")
     name, stop = params.get("lesson"), params.get("stop")
@@ -139,4 +160,4 @@ def from_url() -> None:
     elif stop is not None:
         notes.append("stop= needs lesson=… beside it")
     if notes:
-        ss[state.URL_IGNORED] = [*ss.get(state.URL_IGNORED, []), *notes]
+        frame.note_ignored(notes)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from core import state
 from core.decode import cache_rows, session
+from core.decode import settings as decode_settings
 from core.decode.generate import SamplingConfig
 from core.model.config import PRESETS, GPTConfig
 from core.model.shipped import load_model, load_shipped_tokenizer
@@ -14,7 +14,7 @@ from core.model.tokenizer import encode
 from tests.helpers.hf_cache import llama_twin
 
 transformers = pytest.importorskip("transformers")
-PROMPT = encode(load_shipped_tokenizer(), state.DEFAULT_PROMPT)
+PROMPT = encode(load_shipped_tokenizer(), decode_settings.DEFAULT_PROMPT)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -2,16 +2,16 @@
 
 import pytest
 
-from core import state
 from core.decode.see_it_move import FIRST_STEPS, frames
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
+from ui import see_it_move as see_it_move_ui
 
 
 @pytest.fixture(scope="module")
 def run():
     model, tok = load_model(), load_shipped_tokenizer()
-    prompt = state.SEE[state.SEE_PROMPT]
+    prompt = see_it_move_ui.DEFAULTS[see_it_move_ui.SEE_PROMPT]
     return frames(model, tok, prompt), len(encode(tok, prompt)), model.cfg
 
 

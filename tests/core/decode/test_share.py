@@ -1,10 +1,11 @@
 """Share links reproduce the request on screen, not the controls' current values."""
 
-from core import state
 from core.decode import session, share
+from core.decode import settings as decode_settings
 from core.decode.generate import SamplingConfig
 from core.decode.session_types import ModelKey
 from core.model.config import PRESETS
+from ui.decode import keys as decode_keys
 
 CFG = PRESETS["shipped"]
 
@@ -16,20 +17,20 @@ def test_a_link_encodes_the_request_as_prefilled_and_round_trips(tiny_model):
     sess = session.start(tiny_model, [5, 6, 7], sampling, ModelKey("float32", 4), prompt_text="The cat <b>")
     for _ in range(5):
         session.step(tiny_model, sess)
-    link = share.link_for(sess, 1, state.MEAN_HEADS)
+    link = share.link_for(sess, 1, decode_settings.MEAN_HEADS)
     assert link["seed"] == "3" and link["step"] == "5" and link["head"] == "mean" and link["bits"] == "4"
     values, ignored = share.parse_url_state(link, CFG)
     assert ignored == []
     assert values == {
-        state.DECODE_PROMPT: "The cat <b>",
-        state.DECODE_STRATEGY: "sample",
-        state.DECODE_TEMPERATURE: 1.2,
-        state.DECODE_TOP_K: 10,
-        state.DECODE_SEED: 3,
-        state.DECODE_WEIGHT_BITS: 4,
-        state.DECODE_LAYER: 1,
-        state.DECODE_HEAD: state.MEAN_HEADS,
-        state.URL_STEP: 5,
+        "prompt": "The cat <b>",
+        "strategy": "sample",
+        "temperature": 1.2,
+        "top_k": 10,
+        "seed": 3,
+        "bits": 4,
+        "layer": 1,
+        "head": decode_settings.MEAN_HEADS,
+        "step": 5,
     }
 
 
@@ -37,15 +38,15 @@ def test_presenter_and_predict_only_when_asked():
     """Students get the laptop view by default; presenter mode and predict mode are options of the link."""
 
     class Sess:
-        sampling, prompt_text, n_steps = SamplingConfig(), state.DEFAULT_PROMPT, 0
+        sampling, prompt_text, n_steps = SamplingConfig(), decode_settings.DEFAULT_PROMPT, 0
         model_key = ModelKey()
 
-    layer, head = state.DEFAULTS[state.DECODE_LAYER], state.DEFAULTS[state.DECODE_HEAD]
+    layer, head = decode_keys.DEFAULTS[decode_keys.DECODE_LAYER], decode_keys.DEFAULTS[decode_keys.DECODE_HEAD]
     assert share.link_for(Sess, layer, head) == {"step": "0"}
     want = {"step": "0", "predict": "1", "present": "1"}
     assert share.link_for(Sess, layer, head, predict=True, present=True) == want
     values, _ = share.parse_url_state({"predict": "1", "present": "1"}, CFG)
-    assert values == {state.DECODE_PREDICT: True, state.PRESENT: True}
+    assert values == {"predict": True, "present": True}
 
 
 def test_malformed_parameters_are_named():

@@ -2,7 +2,6 @@
 
 import pytest
 
-from core import state
 from core.decode.two_speeds import (
     PHASES,
     PROMPT_PRESETS,
@@ -15,6 +14,7 @@ from core.decode.two_speeds import (
 )
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode
+from ui import cache_demo
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,9 @@ def test_the_five_position_preset_gives_the_chapters_picture(shipped):
     assert len(encode(tok, prompt)) == 5
     assert [p.cached for p in run(model, tok, prompt, repeats=1)] == [5, 6, 7, 8]
     assert PROMPT_PRESETS["Table 30.1: eight positions"] == TABLE_30_1_PROMPT
-    assert PROMPT_PRESETS["Ch. 19's figure: five positions"] == state.CACHE[state.CACHE_PROMPT]  # the page opens on it
+    assert (
+        PROMPT_PRESETS["Ch. 19's figure: five positions"] == cache_demo.DEFAULTS[cache_demo.CACHE_PROMPT]
+    )  # the page opens on it
 
 
 def _clock(durations_ms):

@@ -7,7 +7,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from core import state
 from core.cost.kv_shape import PRESETS
 from core.lesson import stops
 from core.lesson.pages import PAGES, lesson_schema
@@ -28,31 +27,18 @@ def test_pages_are_the_apps_pages():
     assert {spec.script: spec.title for spec in PAGES.values()} == _app_pages()
 
 
-def test_every_setting_key_is_read_by_its_page():
-    """Each setting's session-state key appears in its page script, literally or as a core.state constant."""
-    constants = {v: k for k, v in vars(state).items() if k.isupper() and isinstance(v, str)}
-    helpers = {"decode": ["ui/decode/actions.py", "ui/decode/stage.py"]}  # the decode page's actions live beside it
-    for name, spec in PAGES.items():
-        scripts = [spec.script, *helpers.get(name, [])]
-        source = "\n".join((ROOT / p).read_text(encoding="utf-8") for p in scripts)
-        for setting, s in spec.settings.items():
-            literal = f'"{s.key}"' in source
-            constant = s.key in constants and re.search(rf"\bstate\.{constants[s.key]}\b", source)
-            assert literal or constant, (name, setting, s.key)
-
-
 def test_string_choices_are_the_pages_own():
     """Text choices a lesson may pick (trace source, presets, exercises) are options the page offers."""
     from core.serving.latency import EDITABLE
 
-    assert PAGES["latency"].settings["source"].schema["enum"] == list(EDITABLE)
+    assert PAGES["latency"].settings["source"]["enum"] == list(EDITABLE)
     assert "*LAT.EDITABLE" in (ROOT / "app_pages/latency.py").read_text()  # the page offers exactly these
     from core.practice.catalogue import catalogue
     from core.quant import ruler
 
-    assert PAGES["quantize"].settings["preset"].schema["enum"] == list(ruler.PRESETS)
-    assert set(PAGES["memory"].settings["preset"].schema["enum"]) == {*PRESETS, "The shipped model"}
-    assert PAGES["practice"].settings["ex"].schema["enum"] == list(catalogue())
+    assert PAGES["quantize"].settings["preset"]["enum"] == list(ruler.PRESETS)
+    assert set(PAGES["memory"].settings["preset"]["enum"]) == {*PRESETS, "The shipped model"}
+    assert PAGES["practice"].settings["ex"]["enum"] == list(catalogue())
 
 
 def test_schema_is_valid_json_schema():
@@ -69,11 +55,12 @@ def test_shipped_lesson_validates_and_follows_the_plan():
         "worked", "decode", "cost", "memory", "weights", "quantize", "latency", "practice", "summary"
     ]  # fmt: skip
     assert sum(s.minutes for s in lesson.stops) == lesson.minutes == 15
-    assert lesson.stops[1].state_updates() == {state.URL_STEP: 11}
-    assert lesson.stops[3].state_updates() == {"memory.preset": "Llama-3-8B (GQA)"}
+    assert lesson.stops[1].settings == {"step": 11}
+    assert lesson.stops[1].typed() == PAGES["decode"].settings_type(step=11)  # the rest: the page's defaults
+    assert lesson.stops[3].settings == {"preset": "Llama-3-8B (GQA)"}
     assert lesson.stops[5].settings == {"preset": "Ch. 30: the outlier 8"}
-    assert lesson.stops[6].state_updates() == {"lat.source": "Ch. 30 example"}
-    assert lesson.stops[7].state_updates() == {state.PRACTICE_EX: "ch30-1", state.PRACTICE_SEED: 0}
+    assert lesson.stops[6].settings == {"source": "Ch. 30 example"}
+    assert lesson.stops[7].settings == {"ex": "ch30-1", "numbers": 0}
     assert all(s.note and s.question and s.handout for s in lesson.stops)
     assert stops.shipped_lessons() == ["fifteen-minutes"]
 
@@ -81,10 +68,13 @@ def test_shipped_lesson_validates_and_follows_the_plan():
 def test_quantize_preset_sets_what_the_page_callback_sets():
     """A lesson's ruler preset puts the same values in session state as choosing it on the page."""
     from bench.fresh_app import new_app
+    from core.quant import ruler
+    from ui import quant
 
     at = new_app("app_pages/quantize.py")
-    at.selectbox(key="quant.preset").set_value("Ch. 30: the outlier 8").run()
-    updates = stops.Stop("t", "quantize", {"preset": "Ch. 30: the outlier 8"}, "n", "q", "h").state_updates()
+    at.selectbox(key=quant.QUANT_PRESET).set_value("Ch. 30: the outlier 8").run()
+    updates = quant.quant_preset_state(*ruler.PRESETS["Ch. 30: the outlier 8"])  # what ui.quant.show applies
+    assert updates[quant.QUANT_VALUES] == ruler.PRESETS["Ch. 30: the outlier 8"][0]
     assert {k: at.session_state[k] for k in updates} == updates
 
 

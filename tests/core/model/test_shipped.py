@@ -6,11 +6,12 @@ import re
 import pytest
 import torch
 
-from core import state
+from core.decode import settings as decode_settings
 from core.decode.generate import decode_one_token, prefill
 from core.decode.kv_cache import KVCache
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import decode, encode, end_token_id
+from ui.decode import keys as decode_keys
 
 N_STEPS = 20  # output tokens 1..20: prefill + 19 decode steps
 
@@ -19,7 +20,7 @@ N_STEPS = 20  # output tokens 1..20: prefill + 19 decode steps
 def trace():
     """Greedy decoding of the default prompt: prompt ids, output ids, each pass's logits and attention."""
     model, tok = load_model(), load_shipped_tokenizer()
-    ids = encode(tok, state.DEFAULT_PROMPT)
+    ids = encode(tok, decode_settings.DEFAULT_PROMPT)
     cache = KVCache(model.cfg, dtype=model.dtype)
     step = prefill(model, ids, cache)
     outputs, logits, atts = [], [], []
@@ -43,13 +44,15 @@ def test_the_default_head_looks_back_at_the_name_when_writing_it(trace):
     """When greedy decoding writes the traveller's name again, the page's default layer/head puts
     ≥ 0.5 of the new row's attention on the prompt positions holding that name."""
     tok, ids, outputs, _, atts = trace
-    name = re.search(r"my name is (\w+)", state.DEFAULT_PROMPT).group(1)
+    name = re.search(r"my name is (\w+)", decode_settings.DEFAULT_PROMPT).group(1)
     name_ids = encode(tok, " " + name)
     in_prompt = [p for p in range(len(ids)) if ids[p : p + len(name_ids)] == name_ids]
     written = [k for k in range(len(outputs)) if outputs[k : k + len(name_ids)] == name_ids]
     assert in_prompt and written, (in_prompt, decode(tok, outputs))
     k = written[0]  # pass k chose output token k + 1, the name's first token
-    att = atts[k][state.DEFAULTS[state.DECODE_LAYER]][state.DEFAULTS[state.DECODE_HEAD], -1]  # the newest row, (S,)
+    att = atts[k][decode_keys.DEFAULTS[decode_keys.DECODE_LAYER]][
+        decode_keys.DEFAULTS[decode_keys.DECODE_HEAD], -1
+    ]  # the newest row, (S,)
     assert att.shape == (len(ids) + k,)
     assert float(att[in_prompt].sum()) >= 0.5
 
@@ -58,8 +61,8 @@ def test_greedy_answer_compares_the_price_with_the_limit(trace):
     """The reply restates the prompt's price and limit and says 'within/under/below' for
     price ≤ limit ('over/above/more than' otherwise), never the opposite."""
     tok, _, outputs, _, _ = trace
-    price = int(re.search(r"costs (\d+) yuan", state.DEFAULT_PROMPT).group(1))
-    limit = int(re.search(r"limit is (\d+) yuan", state.DEFAULT_PROMPT).group(1))
+    price = int(re.search(r"costs (\d+) yuan", decode_settings.DEFAULT_PROMPT).group(1))
+    limit = int(re.search(r"limit is (\d+) yuan", decode_settings.DEFAULT_PROMPT).group(1))
     end = end_token_id(tok)
     text = decode(tok, outputs[: outputs.index(end)] if end in outputs else outputs)
     reply = text.split("\n")[0]

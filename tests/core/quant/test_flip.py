@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from core.decode import settings as decode_settings
 from core.quant.flip import find_flip, flip_scale, flip_threshold, greedy_by_bits, top_two
 from core.quant.quantize import greedy_after_quantizing
 
@@ -63,13 +64,12 @@ def test_top_two_margin():
 
 @pytest.fixture(scope="module")
 def shipped_logits():
-    from core import state
     from core.model.shipped import load_model, load_shipped_tokenizer
     from core.model.tokenizer import encode
 
     model, tok = load_model(), load_shipped_tokenizer()
     with torch.no_grad():
-        logits, _ = model(torch.tensor([encode(tok, state.DEFAULT_PROMPT)]))
+        logits, _ = model(torch.tensor([encode(tok, decode_settings.DEFAULT_PROMPT)]))
     return logits[0, -1].double().numpy()
 
 

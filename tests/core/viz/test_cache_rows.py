@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from plotly.utils import PlotlyJSONEncoder
 
-from core import state
 from core.decode import cache_rows, session
+from core.decode import settings as decode_settings
 from core.decode.generate import SamplingConfig
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import encode, token_labels, token_text
@@ -18,7 +18,7 @@ from core.viz.table import figure_table
 from core.viz.theme import NEW_WORK, description_of
 
 TOK = load_shipped_tokenizer()
-PROMPT = encode(TOK, state.DEFAULT_PROMPT)
+PROMPT = encode(TOK, decode_settings.DEFAULT_PROMPT)
 
 
 def _after_steps(dtype: str, steps: int):

@@ -234,9 +234,9 @@ def test_stage_tables_match_a_full_forward_pass(head):
     """The decode stage's row table: the newest row's shares from one uncached forward pass of the shipped
     model (not the page's cached session), summing to 1; the description's focus is its largest share."""
     from core.decode.generate import full_forward
+    from core.decode.settings import DEFAULT_PROMPT
     from core.model.shipped import load_model, load_shipped_tokenizer
     from core.model.tokenizer import encode, token_labels
-    from core.state import DEFAULT_PROMPT
 
     tok, model = load_shipped_tokenizer(), load_model("float64")
     ids = encode(tok, DEFAULT_PROMPT)

@@ -1,4 +1,4 @@
-from core import state
+from core.decode import settings as decode_settings
 from core.decode import share
 from core.model.config import PRESETS
 
@@ -6,7 +6,7 @@ CFG = PRESETS["shipped"]
 
 
 def test_parse_url_state_applies_valid_values():
-    """Valid parameters map to session-state keys with the right types."""
+    """Valid parameters map to the decode settings (core.decode.settings) with the right types."""
     out, ignored = share.parse_url_state(
         {
             "prompt": "<b>hi</b>",
@@ -22,15 +22,15 @@ def test_parse_url_state_applies_valid_values():
         CFG,
     )
     assert out == {
-        state.DECODE_PROMPT: "<b>hi</b>",
-        state.DECODE_SEED: 7,
-        state.DECODE_STRATEGY: "sample",
-        state.DECODE_TEMPERATURE: 1.2,
-        state.DECODE_LAYER: 1,
-        state.DECODE_HEAD: 0,
-        state.URL_STEP: 5,
-        state.PRESENT: True,
-        state.DECODE_WEIGHT_BITS: 4,
+        "prompt": "<b>hi</b>",
+        "seed": 7,
+        "strategy": "sample",
+        "temperature": 1.2,
+        "layer": 1,
+        "head": 0,
+        "step": 5,
+        "present": True,
+        "bits": 4,
     }
     assert ignored == []
 
@@ -44,7 +44,7 @@ def test_parse_url_state_ignores_bad_values_with_reasons():
             "strategy": "beam",
             "temperature": "nan",
             "step": "999",
-            "prompt": "x" * (state.MAX_PROMPT_CHARS + 1),
+            "prompt": "x" * (decode_settings.MAX_PROMPT_CHARS + 1),
             "unknown": "1",
         },
         CFG,

@@ -1,0 +1,42 @@
+"""The quantizing-the-model page's session keys and their defaults."""
+
+from __future__ import annotations
+
+from ui.page import settings_now, show_settings
+
+QM_EVALUATED = "qm.evaluated"
+
+QM_GROUP = "qm.group"
+
+QM_ROUNDING = "qm.rounding"
+
+QM_DIVERGE_BITS = "qm.diverge_bits"
+
+QM_N_NEW = "qm.n_new"
+
+QM_SWEEP_FIG = "qm.sweep_fig"
+
+# This feature's session keys with a default: seeded once per session (ui.session.init_state).
+DEFAULTS = {
+    QM_GROUP: 32,
+    QM_ROUNDING: "half_even",
+    QM_DIVERGE_BITS: 2,
+    QM_N_NEW: 40,
+    QM_EVALUATED: None,  # the checkpoint folder whose (slow) evaluation this session asked for
+}
+# The page's settings (core.lesson.pages.PAGES["quant_model"]) -> their session keys.
+SETTINGS = {
+    "diverge_bits": QM_DIVERGE_BITS,
+    "n_new": QM_N_NEW,
+    "group": QM_GROUP,
+}
+
+
+def snapshot():
+    """The page's settings as this session has them (a class's plan carries them to followers)."""
+    return settings_now("quant_model", SETTINGS)
+
+
+def show(settings) -> None:
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
+    show_settings(SETTINGS, DEFAULTS, settings)
