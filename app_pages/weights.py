@@ -135,7 +135,7 @@ with card_box:
         )
         st.markdown(f"KV cache at the full context, layer by layer as on the Memory page: {bill.kv_formula}")
     with figure:
-        chart(fig_memory_budget(bill.parts_gb, budget_gb), key=ui_weights.WEIGHTS_BUDGET_FIG)
+        chart(fig_memory_budget(bill.parts_gb, budget_gb), key=ui_weights.WEIGHTS_BUDGET_FIG, states_answer=True)
         fits, verdict = weights.verdict(bill.plan["total"], bill.budget_bytes)
         if answers_hidden():  # the lesson's question (does it fit?), on a display before the reveal
             st.info(HIDDEN_UNTIL_REVEAL)

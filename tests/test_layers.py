@@ -62,7 +62,7 @@ UI_ORDER = (
         "worked",
     },
     {"lesson", "session", "handout"},  # session: every owner's defaults and show(settings)
-    {"classroom"},
+    {"classroom", "modes"},  # modes: the frame's ordered modes (presenter, lesson, class)
 )
 UI_LEVEL = {name: level for level, names in enumerate(UI_ORDER) for name in names}
 

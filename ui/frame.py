@@ -21,6 +21,7 @@ UI_PAGE = "ui.page"
 UI_PREV_PAGE = "ui.prev_page"
 
 URL_APPLIED = "url.applied"
+URL_FIRST = "url.first"  # the address's query parameters at this session's first run
 
 
 # The navigation (sections in the top bar) and each page's heading: one list, so the two never differ.
@@ -80,6 +81,15 @@ def _url_path(path: str) -> str:
 
 def _open_decode() -> None:
     st.switch_page(DECODE_PAGE, query_params=st.query_params.to_dict())
+
+
+def first_address() -> dict:
+    """The address's query parameters as this session's first run found them (a copy). Each mode reads what it
+    needs from here once per session, whatever another mode's move has since written into the address bar."""
+    ss = st.session_state
+    if URL_FIRST not in ss:
+        ss[URL_FIRST] = st.query_params.to_dict()
+    return dict(ss[URL_FIRST])
 
 
 def url_applied() -> None:

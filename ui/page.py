@@ -16,7 +16,7 @@ from core.text import markdown_literal, sentence
 from core.viz.table import figure_table
 from core.viz.theme import description_of
 from ui.frame import TITLES
-from ui.present import presenter_mode
+from ui.present import HIDDEN_UNTIL_REVEAL, answers_hidden, presenter_mode
 
 HANDOUT_FIGURES = "handout.figures"  # {("page", title) | ("stop", k): go.Figure}: main figures as last drawn
 
@@ -32,14 +32,16 @@ DEFAULTS = {
 LONG_DESCRIPTION = 700  # characters: a text alternative longer than this is offered in an expander
 
 
-def chart(fig, key: str, table: bool = True, present_max_px: int | None = None) -> None:
+def chart(fig, key: str, table: bool = True, present_max_px: int | None = None, states_answer: bool = False) -> None:
     """Draw a figure with the app's own template; in presenter mode with larger fonts.
 
     Under it, its text alternative: the sentence with the figure's real numbers that its ``core.viz``
     ``fig_*`` function gave it (``describe_*``), shown as text (literally: it may quote typed tokens; past
     ``LONG_DESCRIPTION`` characters in a closed expander, "The figure in words"),
     and, with ``table``, a "Show as table" toggle listing the numbers the figure draws. ``present_max_px``: in
-    presenter mode at most this tall, so figure and caption fit the projector's first screen beside the controls."""
+    presenter mode at most this tall, so figure and caption fit the projector's first screen beside the controls.
+    ``states_answer``: the words and the table state a lesson stop's answer (does it fit?): on a class's display
+    before the reveal they are hidden (``ui.present.answers_hidden``)."""
     if presenter_mode():
         fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
         height = int((fig.layout.height or 450) * 1.25)
@@ -49,6 +51,8 @@ def chart(fig, key: str, table: bool = True, present_max_px: int | None = None) 
     description = description_of(fig)
     if description is None:
         return
+    if states_answer and answers_hidden():
+        return st.caption(HIDDEN_UNTIL_REVEAL)
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     if len(description) > LONG_DESCRIPTION:  # Figure 30.1's every column: offered, not printed in full
         words = row.expander("The figure in words", key=f"{key}.words")

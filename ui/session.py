@@ -116,7 +116,7 @@ def init_state() -> None:
             if key not in ss:
                 ss[key] = copy.deepcopy(value)
     first = frame.URL_APPLIED not in ss
-    params = st.query_params.to_dict() if first else {}
+    params = frame.first_address() if first else {}
     if first and "model" in params:  # a share link names its model: choose it before limits apply
         models.choose_from_link(params.pop("model"))
     models.resolve()  # the session's model, loaded before any page runs

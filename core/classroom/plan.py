@@ -13,7 +13,7 @@ back and refuses anything else with a ValueError naming the field ("plan.request
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 
 from core.classroom import rules
 from core.classroom.fields_json import (
@@ -27,6 +27,8 @@ from core.classroom.fields_json import (
     want_whole,
 )
 from core.decode.settings import FLOAT_WEIGHTS
+from core.lesson.pages import PAGES
+from core.lesson.problems import STRICT_VALIDATOR
 
 SCHEMA = 1  # the plan's JSON carries {"schema": 1, ...}; another schema is refused
 MEAN_HEAD = "mean"  # a plan's head when the teacher's stage shows the mean over heads
@@ -135,11 +137,12 @@ class Plan:
     """What a class follows. ``mode`` one of ``MODES``; ``recall`` bumped by "bring back"; ``page`` an app
     page script ("app_pages/decode.py": followers check it against the app's list); ``lesson`` a shipped
     lesson's name and ``stop`` its stop on screen, from 0; ``stop_revealed`` the teacher revealed this
-    stop's answer; ``request`` the decode request and ``step`` its decode steps taken; ``practice``
-    (exercise id, seed) on the teacher's Practice page; ``question`` on screen to the class;
-    ``join_shown`` the display shows the join code and its QR code; ``layer`` and ``head`` the attention the
-    teacher's stage shows (a head index, or ``"mean"`` over heads; None: the follower's own), which the display
-    shows too."""
+    stop's answer; ``request`` the decode request and ``step`` its decode steps taken; ``settings`` the
+    settings of the teacher's page, any page but the decode page ({setting: value} of ``core.lesson.pages``:
+    the ruler's scale, the memory page's preset, the Practice page's exercise and numbers, …); ``question``
+    on screen to the class; ``join_shown`` the display shows the join code and its QR code; ``layer`` and
+    ``head`` the attention the teacher's stage shows (a head index, or ``"mean"`` over heads; None: the
+    follower's own), which the display shows too."""
 
     mode: str = "follow"
     recall: int = 0
@@ -149,7 +152,7 @@ class Plan:
     stop_revealed: bool = False
     request: Request | None = None
     step: int = 0
-    practice: tuple[str, int] | None = None
+    settings: dict | None = None
     question: Question | None = None
     join_shown: bool = False
     layer: int | None = None
@@ -160,7 +163,7 @@ class Plan:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["request"] = None if self.request is None else self.request.to_json()
         d["question"] = None if self.question is None else self.question.to_json()
-        d["practice"] = None if self.practice is None else list(self.practice)
+        d["settings"] = None if self.settings is None else dict(self.settings)
         return {"schema": SCHEMA, **d}
 
     @classmethod
@@ -172,11 +175,6 @@ class Plan:
             return cls()
         if d.get("schema") != SCHEMA:
             raise fail("plan.schema", f"{SCHEMA} (this app's plan schema)", d.get("schema"))
-        practice = d.get("practice")
-        if practice is not None:
-            if not isinstance(practice, list | tuple) or len(practice) != 2:
-                raise fail("plan.practice", "[exercise id, seed]", practice)
-            practice = (want_text("plan.practice[0]", practice[0]), want_whole("plan.practice[1]", practice[1]))
         request, question = d.get("request"), d.get("question")
         return cls(
             mode=want_text("plan.mode", d.get("mode", "follow"), MODES),
@@ -187,12 +185,41 @@ class Plan:
             stop_revealed=want_flag("plan.stop_revealed", d.get("stop_revealed", False)),
             request=None if request is None else Request.from_json(request),
             step=want_whole("plan.step", d.get("step", 0)),
-            practice=practice,
+            settings=_settings(d.get("settings"), d.get("page")),
             question=None if question is None else Question.from_json(question),
             join_shown=want_flag("plan.join_shown", d.get("join_shown", False)),
             layer=want_whole("plan.layer", d.get("layer"), optional=True),
             head=_head(d.get("head")),
         )
+
+
+def _settings(value, page) -> dict | None:
+    """A plan's page settings: None, or {setting: value} of the plan's page (``core.lesson.pages``), each value
+    valid against that setting's schema (a store is never trusted to hold what the console wrote)."""
+    if value is None:
+        return None
+    d = want_object("plan.settings", value)
+    spec = next((s for s in PAGES.values() if s.script == page), None)
+    if spec is None:
+        raise fail("plan.settings", "settings of one of the app's pages (plan.page)", page)
+    for name, v in d.items():
+        if name not in spec.settings:
+            raise fail(f"plan.settings.{name}", f"a setting of {spec.title}", name)
+        if not STRICT_VALIDATOR(spec.settings[name]).is_valid(v):
+            raise fail(f"plan.settings.{name}", "a value its page allows", v)
+    return d
+
+
+def page_settings(page: str | None, settings) -> dict | None:
+    """What a plan carries of typed page ``settings`` (``core.lesson.pages.PageSpec.settings_type``) of the page
+    script ``page``: the settings its schema allows ({setting: value}); None for no settings. A value a lesson
+    could not set either (the memory page's typed terms' "Custom" preset) is left out: followers keep their own."""
+    spec = next((s for s in PAGES.values() if s.script == page), None)
+    if settings is None or spec is None:
+        return None
+    values = {k: v for k, v in asdict(settings).items() if v is not None and k in spec.settings}
+    out = {k: v for k, v in values.items() if STRICT_VALIDATOR(spec.settings[k]).is_valid(v)}
+    return out or None
 
 
 def _head(value) -> int | str | None:

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.classroom.plan import MEAN_HEAD, Plan, Request, counts_line, question_entry, question_id
+from core.classroom.plan import MEAN_HEAD, Plan, Request, counts_line, page_settings, question_entry, question_id
 from core.classroom.rules import ClassNotFound, NotTeacher, StoreUnavailable
 from core.decode import settings as decode_settings
-from ui import models
-from ui import practice as practice_ui
+from ui import models, session
 from ui.classroom import follow, identity, pose
 from ui.classroom import keys as class_keys
 from ui.decode import actions
@@ -61,18 +60,19 @@ def plan_now() -> Plan:
     ss, sess = st.session_state, actions.session()
     lesson = ss[lesson_keys.LESSON_NAME]
     stop = ss[lesson_keys.LESSON_STOP] if lesson else None
+    # In a lesson the class is on the stop's page, also in the run that moved the stop (before its page ran).
+    page = ss[lesson_keys.LESSON].stops[stop].script if lesson else ss.get(class_keys.CLASS_PAGE)
+    name = session.page_of(page)  # the decode page's settings travel as its request
     return Plan(
         mode=ss[class_keys.CLASS_MODE],
         recall=ss[class_keys.CLASS_RECALL],
-        page=ss.get(class_keys.CLASS_PAGE),
+        page=page,
         lesson=lesson,
         stop=stop,
         stop_revealed=lesson is not None and ss[class_keys.CLASS_STOP_REVEALED] == (lesson, stop),
         request=None if sess is None else request_entry(sess),
         step=0 if sess is None else sess.n_steps,
-        practice=(ss[practice_ui.PRACTICE_EX], ss[practice_ui.PRACTICE_SEED])
-        if ss.get(class_keys.CLASS_PAGE) == pose.PRACTICE
-        else None,
+        settings=None if name in (None, "decode") else page_settings(page, session.snapshot(name)),
         question=pose.posed_now() or open_question(sess),  # a Practice question posed, else the stage's
         join_shown=bool(ss.get(class_keys.CLASS_JOIN_SHOWN)),
         layer=ss[decode_keys.DECODE_LAYER],
@@ -175,7 +175,8 @@ def bar(pulse: dict | None) -> None:
     joined = f"{info.students} joined" + ("" if info.joining else " · joining closed")
     count = f" · **{counts_line(store.answered(code, q.id, q.round), info.students)}**" if q and not q.revealed else ""
     row = st.container(horizontal=True, vertical_alignment="center", key=class_keys.CLASS_BAR)
-    row.markdown(f"Class **{code}** · {joined}{count}")
+    pacing = {"follow": "", "paused": " · **paused**", "released": " · released"}[ss[class_keys.CLASS_MODE]]
+    row.markdown(f"Class **{code}** · {joined}{pacing}{count}")
     row.link_button("Open the display", identity.display_link(), icon=":material/cast:")
     row.toggle(
         "Join code",

@@ -22,6 +22,13 @@ from ui.present import style_sheet
 DISPLAY_CSS = """
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
 [data-testid="stToolbar"], header [data-testid="stNavigation"], .st-key-lesson-bar button { display: none !important; }
+/* No control on the projector: the display follows the console (its buttons, pickers, sliders and boxes would
+   only invite a click the display must not take). Figures, tables and text stay. */
+[data-testid="stMain"] :is([data-testid="stButton"], [data-testid="stDownloadButton"], [data-testid="stLinkButton"],
+  [data-testid="stSelectbox"], [data-testid="stMultiSelect"], [data-testid="stSlider"], [data-testid="stRadio"],
+  [data-testid="stNumberInput"], [data-testid="stTextInput"], [data-testid="stTextArea"], [data-testid="stCheckbox"],
+  [data-testid="stButtonGroup"], [data-testid="stPopover"], [data-testid="stFileUploader"]) {
+  display: none !important; }
 /* The question's options as large chips: "!", "," and "." stay readable from the back of the room. */
 .st-key-class-question code { font-size: 1.6rem; padding: 0.1em 0.6em; border: 1px solid #9a9997; border-radius: 0.4em;
   background: #f7f7f5; }

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.classroom.plan import MEAN_HEAD, Plan, Request, follow_actions
+from core.classroom.plan import MEAN_HEAD, Plan, Request, follow_actions, page_settings
 from core.decode import settings as decode_settings
+from core.lesson.pages import PAGES as PAGE_SPECS
 from core.lesson.stops import shipped_lessons
-from core.practice import catalogue
 from serve import step_queue
-from ui import models
-from ui import practice as practice_ui
+from ui import models, session
 from ui import present as present_keys
 from ui.classroom import identity
 from ui.classroom import keys as class_keys
@@ -123,16 +122,15 @@ def _view(plan: Plan) -> tuple | None:
 
 
 def drifted(plan: Plan) -> bool:
-    ss = st.session_state
-    away = plan.page in PAGE_SCRIPTS and ss.get(class_keys.CLASS_PAGE_NOW) not in (None, plan.page)
-    if plan.practice and plan.practice[0] in catalogue.catalogue():
-        away = away or (ss[practice_ui.PRACTICE_EX], ss[practice_ui.PRACTICE_SEED]) != (
-            plan.practice[0],
-            int(plan.practice[1]),
-        )
+    """Whether this follower's view has left the plan: another page (in a lesson, the stop's page), lesson stop or
+    page settings, or a lesson the teacher has left."""
+    now = st.session_state.get(class_keys.CLASS_PAGE_NOW)
     if plan.lesson and plan.lesson in shipped_lessons():  # (a folder read: only with a lesson)
-        return (plan.lesson, int(plan.stop or 0)) != _lesson_now() or away
-    return away
+        stops, k = shipped(plan.lesson).stops, int(plan.stop or 0)
+        page = stops[k].script if k < len(stops) else plan.page
+        return (plan.lesson, k) != _lesson_now() or now not in (None, page) or _settings_differ(plan)
+    away = plan.page in PAGE_SCRIPTS and now not in (None, plan.page)
+    return away or _settings_differ(plan) or (plan.lesson is None and _lesson_now() is not None)
 
 
 def _lesson_now():
@@ -185,9 +183,13 @@ def follow(nav) -> None:
             go(stop)
     elif plan.lesson in shipped_lessons() and drifted(plan):  # on the stop, but on another page
         go(int(plan.stop or 0))
+    elif plan.lesson is None and _lesson_now() is not None:
+        moves.leave()  # the teacher left the lesson: so do its followers (its bar would stay on their screens)
     if plan.request is not None and (todo.restart or todo.steps):
         _apply_request(plan.request, todo.restart, todo.steps)
-    _follow_practice(plan.practice)
+    if _settings_differ(plan):
+        name = session.page_of(plan.page)
+        session.show(name, PAGE_SPECS[name].make(plan.settings))
     if (view := _view(plan)) is not None:
         actions.show_view(*view)
     # Marked applied only now: a run cut short above (a rerun request) applies the plan again next run.
@@ -201,8 +203,11 @@ def on_stage_page() -> bool:
     return st.session_state.get(class_keys.CLASS_PAGE_NOW) == DECODE_PAGE
 
 
-def _follow_practice(practice) -> None:
-    """The teacher's exercise and numbers (the Practice page reads them from the address first)."""
-    if not practice or practice[0] not in catalogue.catalogue():
-        return
-    practice_ui.open_exercise(practice[0], int(practice[1]))
+def _settings_differ(plan: Plan) -> bool:
+    """Whether the plan's page settings (the ruler's scale, the memory page's preset, …) differ from this
+    session's."""
+    name = session.page_of(plan.page)
+    if not plan.settings or name is None:
+        return False
+    mine = page_settings(plan.page, session.snapshot(name)) or {}
+    return any(mine.get(k) != v for k, v in plan.settings.items())

@@ -17,7 +17,7 @@ from core.classroom.rules import ClassNotFound, NotSeated, StoreUnavailable, nor
 from core.classroom.store import default_url, open_store
 from serve.addresses import lan_address, students_link
 from serve.class_routes import SEAT, TEACHER, credential
-from ui import models, present
+from ui import frame, models, present
 from ui.classroom import keys as class_keys
 from ui.lesson import moves
 
@@ -71,7 +71,7 @@ def from_url() -> None:
         return
     ss.update({key: copy.deepcopy(value) for key, value in class_keys.DEFAULTS.items() if key not in ss})
     ss[class_keys.CLASS_URL_READ] = True
-    raw = st.query_params.get("class")
+    raw = frame.first_address().get("class")
     if raw is None:
         return
     if raw == "new":
@@ -96,7 +96,7 @@ def _take_role(found: str) -> None:
     ss, cookies = st.session_state, browser_cookies()
     if store().info(found) is None:
         return say("warning", f"No class {found} is running: it has ended, or the code is mistyped. Ask your teacher.")
-    if st.query_params.get("view") == DISPLAY:
+    if frame.first_address().get("view") == DISPLAY:
         ss.update({class_keys.CLASS_CODE: found, class_keys.CLASS_ROLE: DISPLAY})
         present.turn_on()
         return

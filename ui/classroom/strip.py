@@ -81,7 +81,8 @@ def _follower() -> None:
         says = f"{students} joined"
     else:
         says = f"seat {st.session_state[class_keys.CLASS_SEAT]} · {SAYS[plan.mode]}"
-    step = f" · step {plan.step}" if plan.request else ""
+    # a released student's stage is its own: the teacher's step would misname it
+    step = f" · step {plan.step}" if plan.request and plan.mode != "released" else ""
     st.container(key=class_keys.CLASS_LINE).caption(f"Class {identity.code()} · {says}{step}")
     if plan.mode == "paused" and identity.role() == "student":
         cover = st.container(

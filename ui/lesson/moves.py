@@ -138,7 +138,7 @@ def from_url() -> None:
     if lesson_keys.LESSON_URL_READ in ss:
         return
     ss[lesson_keys.LESSON_URL_READ] = True
-    params, notes = st.query_params.to_dict(), []
+    params, notes = frame.first_address(), []
     if "teacher" in params:
         if params["teacher"] in ("0", "1"):
             ss[lesson_keys.LESSON_TEACHER] = params["teacher"] == "1"

@@ -15,6 +15,8 @@ from core.classroom.plan import (
     Request,
     counts_line,
     follow_actions,
+    page_settings,
+    plan_text,
     question_entry,
     question_id,
 )
@@ -93,13 +95,13 @@ def test_the_projectors_count_line(answered, students, said):
 FULL = Plan(
     mode="paused",
     recall=2,
-    page="app_pages/decode.py",
+    page="app_pages/quantize.py",
     lesson="fifteen-minutes",
     stop=3,
     stop_revealed=True,
     request=Request("abc", "Ünï <b>x</b> 🙂", "sample", 0.7, 40, 7, "float64", 4, "qwen2-0.5b", past_end=True),
     step=12,
-    practice=("ch30-3", 5),
+    settings={"preset": "Ch. 30: the outlier 8", "scale": 0.5, "bits": 3, "clip": False},
     question=Question(
         "practice:ch30-3:5:bytes",
         "practice",
@@ -120,7 +122,7 @@ def test_a_plan_survives_its_json_field_for_field():
     """Every field set away from its default comes back equal through to_json → json text → from_json,
     and the JSON carries the schema and only plain JSON types."""
     data = json.loads(json.dumps(FULL.to_json(), allow_nan=False))
-    assert data["schema"] == SCHEMA == 1 and data["practice"] == ["ch30-3", 5]
+    assert data["schema"] == SCHEMA == 1 and data["settings"] == FULL.settings
     assert data["question"]["options"] == ["384 MiB", "768 MiB"] and data["request"]["bits"] == 4
     assert Plan.from_json(data) == FULL
     assert Plan.from_json({}) == Plan() and Plan.from_json(Plan().to_json()) == Plan()
@@ -160,8 +162,10 @@ def _with(path: str, value) -> dict:
         ("stop", "3", "plan.stop"),
         ("stop_revealed", "yes", "plan.stop_revealed"),
         ("step", 1.5, "plan.step"),
-        ("practice", ["ch30-3"], "plan.practice"),
-        ("practice", ["ch30-3", "5"], "plan.practice[1]"),
+        ("settings", ["ch30-3"], "plan.settings"),
+        ("settings", {"scale": -1}, "plan.settings.scale"),
+        ("settings", {"bits": 9}, "plan.settings.bits"),
+        ("settings", {"colour": "red"}, "plan.settings.colour"),
         ("join_shown", 1, "plan.join_shown"),
         ("request", "abc", "plan.request"),
         ("request.top_k", "20", "plan.request.top_k"),
@@ -200,3 +204,18 @@ def test_from_json_refuses_what_is_not_an_object():
     for bad in ([], "plan", None, 3):
         with pytest.raises(ValueError, match=r"^plan: expected an object"):
             Plan.from_json(bad)
+
+
+def test_a_plan_carries_only_settings_a_lesson_could_set():
+    """The console's page settings travel as {setting: value} its page's schema allows: the ruler's scale and
+    bits; not the memory page's "Custom (typed terms)" preset (no lesson can name it: followers keep their own),
+    not a setting left None, and nothing at all for a page without settings or a script that is not a page."""
+    from core.lesson.pages import PAGES
+
+    ruler = PAGES["quantize"].make({"scale": 0.25, "bits": 3, "values": None})
+    assert page_settings("app_pages/quantize.py", ruler) == {"scale": 0.25, "bits": 3}
+    memory = PAGES["memory"].make({"preset": "Custom (typed terms)"})
+    assert page_settings("app_pages/memory.py", memory) is None
+    assert page_settings("app_pages/nowhere.py", ruler) is None and page_settings("app_pages/weights.py", None) is None
+    plan = Plan(page="app_pages/quantize.py", settings=page_settings("app_pages/quantize.py", ruler))
+    assert Plan.from_json(json.loads(plan_text(plan))) == plan

@@ -1,0 +1,114 @@
+"""Class mode follows every page through its typed settings (issue 54): the console's plan carries {page,
+settings, step, question}; a follower applies it with the page owner's ``show`` — the ruler's scale and bits, the
+memory page's preset, the paged cache's preset — and a guided lesson's stops, forward, back and left. Sessions are
+streamlit's AppTest on one class store, as in tests/app/test_class_mode.py."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bench.fresh_app import APP
+from core.classroom.plan import Plan
+from core.classroom.store import open_store
+from serve.class_routes import SEAT, TEACHER
+from ui import memory_terms, paged, quant
+from ui.classroom import identity
+from ui.classroom import keys as class_keys
+from ui.lesson import keys as lesson_keys
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/classes.db"
+    monkeypatch.setenv("EXPLAINER_CLASS_STORE", url)
+    return open_store(url)
+
+
+@pytest.fixture
+def room(store, monkeypatch):
+    """A class with its console and one student, each an AppTest session with its cookie; ``lesson``: the
+    console's address opens that shipped lesson at stop 1."""
+
+    def session(code: str, cookies: dict, **params) -> AppTest:
+        monkeypatch.setattr(identity, "browser_cookies", lambda: dict(cookies))
+        at = AppTest.from_file(APP, default_timeout=60)
+        for name, value in {"class": code, **params}.items():
+            at.query_params[name] = value
+        at.run()
+        assert not at.exception, at.exception
+        return at
+
+    def make(**params):
+        code, key = store.open_class()
+        teacher = session(code, {TEACHER: f"{code}.{key}"}, **params)
+        seat = store.join(code, "Ana", client="test")
+        student = session(code, {SEAT: f"{code}.{seat.token}"})
+        teacher.run()  # a lesson link switches to the stop's page first: the plan is published by that page's run
+        return code, teacher, student
+
+    return make
+
+
+def _page(at: AppTest) -> str:
+    return at.session_state[class_keys.CLASS_PAGE_NOW]
+
+
+def test_the_ruler_follows_the_teachers_scale_and_bits(store, room):
+    """The teacher opens the ruler and sets the scale to 0.25 and 3 bits: the student's page is the ruler with
+    scale 0.25 and 3 bits (the plan carries the page's settings, not only its name)."""
+    code, teacher, ana = room()
+    teacher.switch_page("app_pages/quantize.py").run()
+    teacher.number_input(key=quant.QUANT_SCALE).set_value(0.25).run()
+    teacher.select_slider(key=quant.QUANT_BITS).set_value(3).run()
+    plan = store.plan(code)[1]
+    assert plan.page == "app_pages/quantize.py" and (plan.settings["scale"], plan.settings["bits"]) == (0.25, 3)
+    ana.run()
+    assert _page(ana) == "app_pages/quantize.py"
+    assert (ana.session_state[quant.QUANT_SCALE], ana.session_state[quant.QUANT_BITS]) == (0.25, 3)
+    assert ana.session_state[quant.QUANT_SCALE_MODE] == "set by hand"
+
+
+def test_the_memory_and_paged_pages_follow_their_presets(store, room):
+    """The memory page's preset (Llama-3-8B) and the paged cache's requests preset reach the student."""
+    code, teacher, ana = room()
+    teacher.switch_page("app_pages/memory.py").run()
+    teacher.selectbox(key=memory_terms.MEMORY_PRESET).set_value("Llama-3-8B (GQA)").run()
+    ana.run()
+    assert _page(ana) == "app_pages/memory.py"
+    assert ana.session_state[memory_terms.MEMORY_PRESET] == "Llama-3-8B (GQA)"
+    teacher.switch_page("app_pages/paged.py").run()
+    teacher.selectbox(key=paged.PAGED_PRESET).set_value("one long and many short").run()
+    ana.run()
+    assert (_page(ana), ana.session_state[paged.PAGED_PRESET]) == ("app_pages/paged.py", "one long and many short")
+
+
+def test_a_follower_on_a_lessons_first_stop_settles_even_when_a_plan_names_another_page(store, room):
+    """Stop 1 is the worked example: a plan that still names the decode page (published before the stop's page
+    ran) leaves the student on the stop's page, and its run ends (it reran without end, on an empty page)."""
+    code, teacher, ana = room(lesson="fifteen-minutes", stop="1")
+    assert store.plan(code)[1].page == "app_pages/worked.py"  # the console names the stop's page
+    key = teacher.session_state[class_keys.CLASS_KEY]
+    store.publish(code, key, Plan(lesson="fifteen-minutes", stop=0, page="app_pages/decode.py"))
+    ana.run()
+    ana.run()
+    assert not ana.exception
+    assert (ana.session_state[lesson_keys.LESSON_STOP], _page(ana)) == (0, "app_pages/worked.py")
+
+
+def test_followers_walk_the_lesson_forward_back_and_leave_it_with_the_teacher(store, room):
+    """The console goes through every stop and back to stop 1: after each move the student shows the same stop on
+    its page; when the teacher leaves the lesson, the student's lesson bar goes too."""
+    code, teacher, ana = room(lesson="fifteen-minutes", stop="1")
+    lesson = teacher.session_state[lesson_keys.LESSON]
+    for k in [*range(1, len(lesson.stops)), *range(len(lesson.stops) - 2, -1, -1)]:
+        teacher.button(key=lesson_keys.LESSON_NEXT if k > teacher.session_state[lesson_keys.LESSON_STOP] else
+                       lesson_keys.LESSON_PREV).click().run()  # fmt: skip
+        assert not teacher.exception, (k, teacher.exception)
+        assert teacher.session_state[lesson_keys.LESSON_STOP] == k
+        ana.run()
+        assert not ana.exception, (k, ana.exception)
+        assert (ana.session_state[lesson_keys.LESSON_STOP], _page(ana)) == (k, lesson.stops[k].script), k
+    teacher.button(key=lesson_keys.LESSON_LEAVE).click().run()
+    assert store.plan(code)[1].lesson is None
+    ana.run()
+    assert ana.session_state[lesson_keys.LESSON_NAME] is None
+    assert not [b for b in ana.button if b.key == lesson_keys.LESSON_NEXT]
