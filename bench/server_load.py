@@ -21,7 +21,7 @@ A Step counts as answered when its rerun has finished and the page reports the n
 the server's CPU time and memory, and cross-talk: each session's text against a solo run computed
 with core/. ``--replicas N`` runs, in one go on this machine: single sessions (Step p50 and the
 server CPU per Step c), then the issue's two goal scenarios against one process and against N
-replicas behind nginx (``serve.class_server``), with ``--profile`` a py-spy breakdown of the
+replicas behind nginx (``serve.replicas.class_server``), with ``--profile`` a py-spy breakdown of the
 Steps on a replica (``bench.step_profile``). Traffic goes to 127.0.0.1 only, unless ``--url``.
 ``--quick`` (tests/bench/test_quick_model.py runs it without ``--replicas``): the same tables from
 2 sessions × 3 Steps; with ``--replicas``, one single session and ``QUICK_SCENARIOS``' shorter ramp

@@ -1,13 +1,11 @@
 """The server process's heap and Python's cyclic garbage collector: long-lived objects are frozen.
 
-Why: under a class's load every replica ran a full (generation 2) collection every one or two
-40-student lessons, and each took 500–800 ms with the GIL held (``python -m bench.gc_pauses``:
-``gc.callbacks`` in four replicas on two cores, ``bench.ws_session``'s hammering scenario):
-every Step of that replica's ten students waited, and those pauses were the bursts of ~10 slow
-Steps that made the Step p95. A full collection walks every tracked object, and most of them are
-the modules (torch, streamlit, plotly, pint, gguf …) with their functions and constants, which
-never become garbage. ``gc.freeze()`` (CPython ≥ 3.7) moves every object alive now into a
-permanent generation that collections skip.
+Why: under a class's load every replica ran full (generation 2) collections with the GIL held, and
+every Step of that replica's students waited for each one: those pauses were the bursts of slow
+Steps that made the Step p95 (measured: docs/benchmarks.md, "A frozen heap"). A full collection
+walks every tracked object, and most of them are the modules (torch, streamlit, plotly, pint,
+gguf …) with their functions and constants, which never become garbage. ``gc.freeze()`` (CPython
+≥ 3.7) moves every object alive now into a permanent generation that collections skip.
 
 When: after a script run that imported modules the process had not frozen yet (its first run,
 and a page's first visit in this process): one collection, then freeze what survived. Once every

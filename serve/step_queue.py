@@ -3,22 +3,15 @@
 Why: under a class's load each replica ran its ten sessions' Steps all at once, ten script threads
 taking turns on Python's GIL every 5 ms, and streamlit's event loop (the main thread, which reads
 and writes every session's websocket and starts each rerun's script thread) waited its turn behind
-all of them: while 40 sessions hammered Step on 4 replicas, a rerun's last message left 100 ms (p50)
-/ 282 ms (p95) after its script had finished, and the event loop spent 21-32 % of its time blocked
-in ``Thread.start`` (``python -m bench.server_load --replicas 4 --profile``). With the stage's runs
-queued here, one stage at a time competes for the GIL, not ten (a Step's click callback, the model's
-step itself, still runs beside it). Hammering runs on 4 replicas, taken in turns on one machine:
-Step p95 409-516 ms with the stage's runs in line (three runs; 386-493 ms in six with every script
-run in line, which this does not do, below) against 500-545 ms without (three). In the full bench,
-385-529 ms in eight runs (median 427) against 440-475 ms in three without, and both goals of #13
-held in seven of the eight (README, "A full class at once"). The work is the same; a Step waits in
-line instead of inside everyone else's.
+all of them. With the stage's runs queued here, one stage at a time competes for the GIL, not ten
+(a Step's click callback, the model's step itself, still runs beside it). The work is the same; a
+Step waits in line instead of inside everyone else's. What the line gained under load, and what
+was tried beside it: docs/benchmarks.md, "Steps in line".
 
 Only in a class server's replicas (``python -m serve`` sets ``EXPLAINER_STEPS_IN_LINE=1``; so do
 the files in ``deploy/``), each serving ~10 sessions. One process holding a whole class of 40 was
-not measured to gain from it (following along, Step p50 141-151 ms in two runs with the line against
-34-62 ms in three without, on a machine that later gave 152 ms without it too): there the stage
-runs share the GIL with 40 sessions' page loads and Step callbacks, which stay outside the line.
+not measured to gain from it: there the stage runs share the GIL with 40 sessions' page loads and
+Step callbacks, which stay outside the line.
 
 Only the decode page's stage (its fragment: a Step's rerun, Play's, and the stage part of a page
 run) takes a turn. Page loads, measurements and cache builds do not: a two-second measurement in

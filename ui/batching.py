@@ -1,7 +1,7 @@
 """The batching page's glue (``app_pages/batching.py`` stays layout): its buttons' callbacks, the batch on screen,
 the measured section, and its charts at projector size.
 
-Projector size: ``ui.chart`` raises a figure's layout font to 20 px in presenter mode, but the batching charts'
+Projector size: ``ui.page.chart`` raises a figure's layout font to 20 px in presenter mode, but the batching charts'
 tick labels, legend and point labels then sat below the page's own 24 px text on a projector (issue 37 item 11).
 ``projector_fonts`` sets those elements' own sizes, which a layout font does not override.
 """

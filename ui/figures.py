@@ -1,20 +1,18 @@
 """Figures built once per distinct arguments and shared: a ``core.viz`` figure is kept as its plotly
-dict, and every caller gets a new ``go.Figure`` of its own (``ui.chart`` changes fonts in
+dict, and every caller gets a new ``go.Figure`` of its own (``ui.page.chart`` changes fonts in
 presenter mode; a shared object would carry that to another session).
 
-Why: building a figure validates every property through plotly's graph objects (~11–13 ms for
-each of the ruler page's three, measured with ``time.perf_counter`` here); the dict was validated
-when it was built, so the copy skips that (``_validate=False``: a private keyword of plotly's
-``BaseFigure``; plotly 7.1.0 has no public way to build a figure without validating it;
-tests/ui/test_figures.py checks the copy draws the same JSON):
-~0.5 ms instead of ~2.2 ms for a validating rebuild. A class that follows the teacher asks for
-the same figures again and again (the same preset, the same bit width), and each of those reruns
-holds up every other student's Step on that server process (``python -m bench.server_load``).
+Why: building a figure validates every property through plotly's graph objects; the dict was
+validated when it was built, so the copy skips that (``_validate=False``: a private keyword of
+plotly's ``BaseFigure``; plotly 7.1.0 has no public way to build a figure without validating it;
+tests/ui/test_figures.py checks the copy draws the same JSON). A class that follows the teacher
+asks for the same figures again and again (the same preset, the same bit width), and each of
+those reruns holds up every other student's Step on that server process.
 
 The cache is keyed by the arguments' pickle, not by the arguments: ``st.cache_data`` hashes a list
-element by element, ~4.6 ms for the bill page's growth curves (four lists of 201 integers), and
-hashes bytes in one go (~0.05 ms here). Equal pickles unpickle to equal arguments, so a hit is
-always the right figure; two equal arguments pickled differently only cost a rebuild."""
+element by element, and hashes bytes in one go. Equal pickles unpickle to equal arguments, so a hit
+is always the right figure; two equal arguments pickled differently only cost a rebuild. What each
+saves, measured: docs/benchmarks.md, "Figures and tables built once"."""
 
 from __future__ import annotations
 

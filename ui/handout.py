@@ -1,6 +1,6 @@
 """The handout download: the running lesson's stops (or, without a lesson, the pages this session
 drew) with each figure as the learner left it, and the exercises tried (``core.lesson.handout`` writes
-the HTML). Streamlit glue: figures are kept by ``ui.chart`` under the slots set here each run.
+the HTML). Streamlit glue: figures are kept by ``ui.page.chart`` under the slots set here each run.
 
 The file is built only when the button is pressed (a deferred ``st.download_button``: the ~5 MB
 document is not made on every rerun). That build runs outside the script's thread, so it reads a

@@ -1,10 +1,10 @@
 """Tables handed to streamlit as Arrow tables, built once per rerun without pandas.
 
 ``st.table`` and ``st.dataframe`` turn a dict of columns or a list of rows into a pandas DataFrame,
-then into Arrow, on every rerun: ~0.8–1.1 ms for a 10–30-row table here (``time.perf_counter``,
-streamlit 1.67), against ~0.1 ms for a ``pyarrow.Table`` built directly. The quantization ruler's
-page load draws six tables and every page the sidebar's model card, and each rerun holds up the
-other students' Steps on that server process (``python -m bench.server_load``).
+then into Arrow, on every rerun; a ``pyarrow.Table`` built directly skips both (measured:
+docs/benchmarks.md, "Figures and tables built once"). The quantization ruler's page load draws six
+tables and every page the sidebar's model card, and each rerun holds up the other students' Steps
+on that server process.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ answer, and survive a replica's death, a store outage and a classmate's wrong co
                                [--store sqlite|redis|URL] [--outage redis|sqlite] [--outage-s 10]
                                [--wrong-codes 200] [--quick]
 
-Starts ``--replicas`` app replicas behind nginx (``serve.class_server``) sharing one class store: a fresh
+Starts ``--replicas`` app replicas behind nginx (``serve.replicas.class_server``) sharing one class store: a fresh
 SQLite file (default), a ``redis-server`` this bench starts on a loopback port with an append-only file
 (``--store redis``), or a running store's URL. This process speaks to nginx only, as the browsers would:
 one light client per browser tab (``Tab``), each with its own cookies (nginx's affinity cookie, and the

@@ -1,6 +1,6 @@
 """What a decode session shows: its attention as rows per layer and head, and the next-token table.
 
-Read-only views of a ``core.decode.session.DecodeSession`` (Ch. 30 §30.3's attention rows; Ch. 19's
+Read-only views of a ``core.decode.session_types.DecodeSession`` (Ch. 30 §30.3's attention rows; Ch. 19's
 next-token distribution), kept apart from the stepping so each file stays focused.
 """
 

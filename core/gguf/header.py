@@ -3,13 +3,13 @@
 ``check_header`` walks the header and metadata with every count bounded by the file's size (a
 crafted count cannot make the reader loop for ever) and by what a model file holds.
 
-Speed: ``GGUFReader`` makes a numpy view per array element, about 30–100 µs each here, so a
-128k-token vocabulary (tokens, types, ~280k merges) took tens of seconds. A plan needs none of
-those strings: ``open_reader`` reads arrays longer than ``BULK_ARRAY`` in one view (numbers) or
+Speed: ``GGUFReader`` makes a numpy view per array element, so a large vocabulary (tokens, types,
+merges) is slow to read that way (measured: docs/benchmarks.md, "GGUF formats"). A plan needs none
+of those strings: ``open_reader`` reads arrays longer than ``BULK_ARRAY`` in one view (numbers) or
 skips them with only their length kept (strings, nested arrays), using the extents
 ``check_header`` measured. What is left to read one by one, the metadata entries and the tensors
 are capped (``MAX_SMALL_ELEMENTS``, ``MAX_METADATA``, ``MAX_TENSORS``), so no upload of a few MB
-costs more than about a second (a crafted 1 MB file took 25 s and 600 MB before).
+costs more than about a second.
 """
 
 from __future__ import annotations

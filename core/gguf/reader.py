@@ -1,6 +1,6 @@
 """A memory plan from a real .gguf file: its header and tensor table (``gguf.GGUFReader``,
 memory-mapped, so tensor data is never read), then the KV cache for a chosen context and cache
-type against a memory budget (GGUF: llama.cpp's ``docs/gguf.md``).
+type against a memory budget (GGUF: the format's spec, https://github.com/ggml-org/ggml/blob/master/docs/gguf.md).
 
 Which files may be read at all is ``core.checkpoints.gguf_files``' business (an operator's folder, uploads).
 A malformed, truncated or hostile file gets a ``ValueError`` saying so; before ``GGUFReader`` walks the

@@ -1,11 +1,9 @@
 """Weight layouts for decode: long contiguous lines, and q/k/v (SwiGLU's gate/up) fused.
 
 A decode step multiplies one row vector by every weight, so its floor is weight bytes ÷ memory
-read bandwidth (#15). One thread of MKL reads small matrices well below that bandwidth: on the
-2-core machines here, for SmolLM2-135M's shapes (d_model 576), q, k and v as three products take
-~181 µs per layer and as one 960 × 576 product ~133 µs; gate and up ~368 µs as two 1,536 × 576
-products and ~327 µs as one 3,072 × 576 (``python -m bench.pretrained_speed``; measured side by
-side in one process). Fusing saves ~2.7 ms of a ~47 ms step over 30 layers.
+read bandwidth (#15). One thread of MKL reads small matrices well below that bandwidth, and one
+product over the stacked q, k and v (gate and up) reads faster than the three (two) apart
+(measured on SmolLM2-135M's shapes: docs/benchmarks.md, "A real-sized checkpoint").
 
 The pages name, draw, quantize and export ``q_proj``, ``k_proj``, ``v_proj``, ``gate_proj`` and
 ``up_proj`` one by one, so they stay separate ``nn.Linear`` modules: after ``fuse_projections``

@@ -7,22 +7,21 @@ o, gate, up, down of every block) are replaced by a module that keeps the weight
 multiplies through torch's own kernels:
 
 - int8: ``torch.ops.aten._weight_int8pack_mm`` (one symmetric scale per output row), with bfloat16
-  activations and, separately, float32 ones: on torch 2.13's CPU build the float32 path is ~20×
-  slower for the same bytes (2048 × 2048, one thread: 5.4 vs 0.23 ms), so both are timed;
+  activations and, separately, float32 ones: on torch 2.13's CPU build the float32 path is far
+  slower for the same bytes, so both are timed;
 - int4: ``torch.ops.aten._weight_int4pack_mm_for_cpu`` (groups of 32, a scale and a zero point
-  each, bfloat16 activations; its float32 path took 18 ms for the same matrix, not timed).
+  each, bfloat16 activations; its float32 path is slower still, and not timed).
   ``_dyn_quant_matmul_4bit`` is not used: on x86 (no KleidiAI) ``_dyn_quant_pack_4bit_weight``
-  keeps float32 weights, and its product ran at ~1 GB/s with the weights hot (3,072 × 576, one
-  thread, measured 2026-12-03); groups of 64 or other inner-k tiles moved the int4 kernel by at
-  most ~10%, within the noise;
+  keeps float32 weights;
 - Q8_0 / Q4_0: ggml's blocks bit for bit (``core.gguf.blocks``), dequantized to float32 on every
   step, then one float32 matmul: what a simple engine without fused block kernels does.
+
+The kernels' measurements behind these choices: docs/benchmarks.md, "Kernel choices of the formats".
 
 The rest of the model (embedding, norms, output head, KV cache, activations between products) stays
 in the format's ``rest`` dtype (``core.cost.step_traffic.FORMATS``): bfloat16 for bfloat16, float32
 otherwise. The int kernels get their row of activations converted to bfloat16 and give it back as
-float32: with the whole model in bfloat16, the ``larger`` preset's int4 step spent more time in its
-bfloat16 attention, norms and output head than in the int4 products (torch's profiler, one thread).
+float32 (the whole model in bfloat16 spent more of the step outside the int products than in them).
 Every format's step runs from the same cached context (a float32 prefill, cast), so max |Δlogit| is
 that one step's error against float32. The block projections are also timed alone (one row each, in
 the same rounds), so the sentence can say how much of a step is the weight products.

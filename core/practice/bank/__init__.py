@@ -1,6 +1,6 @@
 """Generators for the Practice page's exercises, one module per topic, and what they share.
 
-Every generator takes an integer seed and returns a ``core.practice.exercises.Exercise``: seed 0 gives the
+Every generator takes an integer seed and returns a ``core.practice.exercise_types.Exercise``: seed 0 gives the
 chapter's own numbers, any other seed fresh numbers with the same structure. Answers and the
 values known mistakes produce come from ``core`` (cost, latency, quant, worked, shapes); the
 text only formats them.
