@@ -5,7 +5,7 @@ JSON Schema fragment with its choices and range — and the JSON Schema of a les
 A page's settings are one typed value (``PageSpec.settings_type``: a frozen dataclass, a field per setting, None
 where a stop or a link leaves the setting to the page's default). The ui package that owns the page maps each
 setting to its session key (its ``SETTINGS``) and offers ``snapshot()`` and ``show(settings)``
-(``ui.followable``). Tests hold the mapping to the app: scripts and titles equal the navigation's.
+(``ui.session``). Tests hold the mapping to the app: scripts and titles equal the navigation's.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The decode page's widgets outside the stage: the prompt box, Settings, the layer/head picker and
-the controls row. Each takes its key and default from ``core.state``; changing one runs the page."""
+the controls row. Each takes its key and default from ``ui.decode.keys``; changing one runs the page."""
 
 import streamlit as st
 
