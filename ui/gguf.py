@@ -26,7 +26,7 @@ from core.text import markdown_literal, plural
 from core.viz.memory import fig_memory_budget
 from core.viz.quant import fig_block
 from core.viz.theme import described
-from ui import figures, memory_terms, tables
+from ui import figures, tables
 from ui.models import model, tokenizer
 from ui.page import chart, refuse
 
@@ -242,9 +242,7 @@ def gguf_plan_section() -> None:
         )
     if st.session_state.get(MEMORY_GGUF_SHOWN) != (s.source, s.file_bytes):  # a new file: its own context
         st.session_state[MEMORY_GGUF_SHOWN] = (s.source, s.file_bytes)
-        st.session_state[MEMORY_GGUF_N_CTX] = min(
-            s.context_length or memory_terms.DEFAULTS[MEMORY_GGUF_N_CTX], MAX_N_CTX
-        )
+        st.session_state[MEMORY_GGUF_N_CTX] = min(s.context_length or DEFAULTS[MEMORY_GGUF_N_CTX], MAX_N_CTX)
     # Hand each box its value again before drawing it: hidden for a run (a refused upload: no plan), the boxes
     # came back showing their first option and minimum (f32, 0.001 GiB) while the plan used f16 and 8 GiB.
     for key in (MEMORY_GGUF_N_CTX, MEMORY_GGUF_CACHE_TYPE, MEMORY_GGUF_BUDGET_GIB):
