@@ -97,7 +97,7 @@ def publish(nav=None) -> bool:
         ss[class_keys.CLASS_WAITING] = False
         return False
     try:
-        identity.store().publish(identity.code(), ss[class_keys.CLASS_KEY], plan)
+        ss[class_keys.CLASS_VERSION] = identity.store().publish(identity.code(), ss[class_keys.CLASS_KEY], plan)
     except StoreUnavailable:
         if not ss[class_keys.CLASS_WAITING]:
             ss[class_keys.CLASS_WAITING] = True
@@ -112,15 +112,19 @@ def publish(nav=None) -> bool:
 
 
 def resume() -> None:
-    """Once per session of a class's teacher (a reload, another replica): take the class's plan back, its pacing and
-    its request at the published step, so the console shows what the class shows. Before the page runs."""
+    """Take the class's plan back, before the page runs: once per session of a class's teacher (a reload, another
+    replica), and whenever another console of the class (a paired device) published since this one did: its
+    pacing, join code, revealed stop and request, so that this console's next action does not undo the other's
+    (a Step here undid a Pause set there)."""
     ss = st.session_state
-    if not ss.pop(class_keys.CLASS_RESUMING, False):
-        return
+    resuming = ss.pop(class_keys.CLASS_RESUMING, False)
     got = identity.store().plan(identity.code())
     if got is None:
         return
-    _, plan = got
+    version, plan = got
+    if not resuming and version in (0, ss[class_keys.CLASS_VERSION]):
+        return
+    ss[class_keys.CLASS_VERSION] = version
     ss.update(
         {
             class_keys.CLASS_MODE: plan.mode,

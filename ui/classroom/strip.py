@@ -15,11 +15,16 @@ from core.text import markdown_literal
 from ui.classroom import console, display, follow, identity, join, question, wire
 from ui.classroom import keys as class_keys
 from ui.errors import LOST_CLASS
+from ui.frame import DECODE_PAGE
 
 UNSENT = "The class store is not taking changes right now: your students stay where they are. Retrying…"
 SAYS = {"follow": "following your teacher", "paused": "paused", "released": "exploring on your own"}
 # A student's page shows no count: only a new plan (or the store's coming and going) reruns it, not each answer.
 STUDENT_WATCHES = ("version",)
+# The console's bar shows counts; the plan's version moves when this console publishes, in the run that may be
+# switching pages (a lesson's move): a rerun of the bar then raced the page's own run and blanked the page ("Bad
+# delta path index"). Another console's plan is taken back on this console's next run (``console.resume``).
+TEACHER_WATCHES = ("students", "answered", "question", "round")
 
 
 def strip(nav) -> None:
@@ -55,7 +60,7 @@ def live() -> None:
     code = identity.code()
     if code is None:
         return
-    watch = None if teacher or identity.role() == identity.DISPLAY else STUDENT_WATCHES
+    watch = TEACHER_WATCHES if teacher else None if identity.role() == identity.DISPLAY else STUDENT_WATCHES
     pulse = wire.listen(code, watch, retry=waiting)
     if pulse and pulse.get("unavailable"):
         return st.warning(LOST_CLASS, icon=":material/sync_problem:")
@@ -82,7 +87,8 @@ def _follower() -> None:
     else:
         says = f"seat {st.session_state[class_keys.CLASS_SEAT]} · {SAYS[plan.mode]}"
     # a released student's stage is its own: the teacher's step would misname it
-    step = f" · step {plan.step}" if plan.request and plan.mode != "released" else ""
+    # and another page than the decode page has no step to name
+    step = f" · step {plan.step}" if plan.request and plan.mode != "released" and plan.page == DECODE_PAGE else ""
     st.container(key=class_keys.CLASS_LINE).caption(f"Class {identity.code()} · {says}{step}")
     if plan.mode == "paused" and identity.role() == "student":
         cover = st.container(
