@@ -10,9 +10,12 @@ from bench.fresh_app import APP
 from core.classroom.plan import Plan
 from core.classroom.store import open_store
 from serve.class_routes import SEAT, TEACHER
-from ui import memory_terms, paged, quant
+from tests.helpers.app_util import click
+from ui import memory_terms, paged, present, quant
 from ui.classroom import identity
 from ui.classroom import keys as class_keys
+from ui.classroom.display import DISPLAY_CSS
+from ui.decode import keys as decode_keys
 from ui.lesson import keys as lesson_keys
 
 
@@ -112,3 +115,52 @@ def test_followers_walk_the_lesson_forward_back_and_leave_it_with_the_teacher(st
     ana.run()
     assert ana.session_state[lesson_keys.LESSON_NAME] is None
     assert not [b for b in ana.button if b.key == lesson_keys.LESSON_NEXT]
+
+
+def _said(at: AppTest) -> str:
+    return " ".join(str(e.value) for e in [*at.info, *at.warning, *at.markdown, *at.caption])
+
+
+def test_a_class_lost_by_its_store_is_said_on_the_console_and_the_display_stays_without_controls(
+    store, room, monkeypatch
+):
+    """The class disappears from the store (ended elsewhere, or a store back empty): the console says so in a
+    sentence (its bar had vanished without a word); the display says the class has ended and stays a display:
+    presenter mode on, its frame still hiding every control."""
+    code, teacher, ana = room()
+    monkeypatch.setattr(identity, "browser_cookies", dict)  # the display has no cookie
+    display = AppTest.from_file(APP, default_timeout=60)
+    display.query_params.update({"class": code, "view": "display"})
+    display.run()
+    assert display.session_state[class_keys.CLASS_ROLE] == "display"
+    store.end(code, teacher.session_state[class_keys.CLASS_KEY])
+    teacher.run()
+    assert "This class has ended" in _said(teacher) and teacher.session_state[class_keys.CLASS_ROLE] is None
+    display.run()
+    assert "close this tab" in _said(display)
+    assert display.session_state[class_keys.CLASS_DISPLAY_ENDED] and display.session_state[present.PRESENT]
+    display.run()  # and on every later run: still the display's frame, whose style sheet hides the controls
+    assert any(DISPLAY_CSS.strip() in str(m.value) for m in display.markdown)
+
+
+def test_predict_first_asks_on_and_a_reloaded_console_keeps_the_open_question_and_its_answers(store, room, monkeypatch):
+    """The order docs/class-mode.md gives: turning Predict first on asks the next step's question; → reveals it
+    and takes the step. A console reloaded while a question is open asks the same question again (its id kept),
+    so the answer a student gave before the reload is still counted; → then reveals it."""
+    code, teacher, ana = room()
+    click(teacher, "Prefill")
+    teacher.toggle(key=decode_keys.DECODE_PREDICT).set_value(True).run()
+    q = store.plan(code)[1].question
+    assert q is not None and not q.revealed and teacher.session_state[decode_keys.DECODE_SESSION].n_steps == 0
+    assert store.answer(code, ana.session_state[class_keys.CLASS_TOKEN], q.id, 1, 0)
+    again = AppTest.from_file(APP, default_timeout=60)  # the console's F5: a new session, the same cookie
+    again.query_params["class"] = code
+    cookie = {TEACHER: f"{code}.{teacher.session_state[class_keys.CLASS_KEY]}"}
+    monkeypatch.setattr(identity, "browser_cookies", lambda: dict(cookie))
+    again.run()
+    assert not again.exception, again.exception
+    still = store.plan(code)[1].question
+    assert (still.id, still.revealed, store.answered(code, still.id, 1)) == (q.id, False, 1)
+    click(again, "Step ▸")
+    shown = store.plan(code)[1].question
+    assert (shown.id, shown.revealed) == (q.id, True) and again.session_state[decode_keys.DECODE_SESSION].n_steps == 1

@@ -211,13 +211,16 @@ def test_a_student_whose_event_stream_failed_still_follows(room):
 
 
 def test_end_class_tells_every_student(room):
-    """End class: each student is told the class has ended and gets their own controls back; the display too."""
+    """End class: each student is told the class has ended and gets their own controls back; the display says so
+    too and stays a display (no Prefill or Play on the projector); the console says the class ended."""
     console = room["console"]
     console.get_by_role("button", name="More").click()
     console.get_by_role("button", name="End class").click()
     for name in ("ana", "bo", "display"):
         expect(room[name].get_by_text("The class has ended")).to_be_visible(timeout=30000)
     expect(room["ana"].get_by_role("button", name="Prefill")).to_have_count(1)
+    expect(room["display"].get_by_role("button", name="Prefill")).to_be_hidden()
+    expect(console.get_by_text("Class ended: its seats and answers are deleted.")).to_be_visible(timeout=30000)
     screenshot(room["ana"], "class-student-ended")
 
 

@@ -135,8 +135,23 @@ def resume() -> None:
     if plan.lesson is not None and plan.stop_revealed:
         ss[class_keys.CLASS_STOP_REVEALED] = (plan.lesson, plan.stop)
     if plan.request is not None and actions.session() is None:
-        follow.apply_request(plan.request, plan.step)
+        _take_back_request(plan)
     ss[class_keys.CLASS_PUBLISHED] = plan  # what the class shows: this console publishes again only what differs
+
+
+def _take_back_request(plan: Plan) -> None:
+    """The class's request at its step, under its own uid (so the class's questions keep their ids), the stage's
+    layer and head, and a predict-first question still open, asked again: the answers given stay counted (a
+    console's F5 during a question dropped it, and answers given before were not counted when it came back)."""
+    follow.apply_request(plan.request, plan.step)
+    actions.keep_uid(plan.request.uid)
+    if plan.layer is not None and plan.head is not None:
+        actions.show_view(plan.layer, decode_settings.MEAN_HEADS if plan.head == MEAN_HEAD else plan.head)
+    q = plan.question
+    if q is not None and not q.revealed and q.kind != "practice":
+        st.session_state[class_keys.CLASS_ROUNDS][q.id] = q.round
+        actions.show_link({"predict": True})
+        actions.ask()
 
 
 def _set(key: str, value) -> None:
@@ -172,8 +187,9 @@ def bar(pulse: dict | None) -> None:
     """The console's class bar: the class's line with the live count, and the teacher's controls."""
     ss, store, code = st.session_state, identity.store(), identity.code()
     info = store.info(code)
-    if info is None:
-        return identity.forget("This class has ended: start a new one.")
+    if info is None:  # ended elsewhere, or a store that came back empty: the whole page says so
+        identity.forget("This class has ended (or its store lost it): start a new one.")
+        return st.rerun(scope="app")
     plan = plan_now()
     q = plan.question
     joined = f"{info.students} joined" + ("" if info.joining else " · joining closed")

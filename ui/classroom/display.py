@@ -38,6 +38,10 @@ DISPLAY_CSS = """
 def setup() -> None:
     """Every run of a display: presenter size, and whether the answer lines are hidden on this stop."""
     ss = st.session_state
+    if ss[class_keys.CLASS_DISPLAY_ENDED]:  # the projector keeps showing no control once its class has ended
+        present.turn_on()
+        present.hide_answers(False)
+        return style_sheet(DISPLAY_CSS)
     if identity.role() != identity.DISPLAY:
         present.hide_answers(False)
         return

@@ -52,7 +52,10 @@ def read_plan() -> tuple[int, Plan] | None:
     caller says the class is out of reach and keeps what it shows."""
     got = identity.store().plan(identity.code())
     if got is None:
-        identity.forget("The class has ended: you are exploring on your own now.")
+        ended = "The class has ended" + (
+            ": close this tab." if identity.role() == identity.DISPLAY else ": you are exploring on your own now."
+        )
+        identity.forget(ended)
         return None
     st.session_state[class_keys.CLASS_PLAN] = got
     return got

@@ -54,7 +54,10 @@ def follower() -> bool:
 
 
 def forget(message: str | None = None) -> None:
-    """Leave the class in this session (ended, expired, or left), saying why; the address keeps nothing of it."""
+    """Leave the class in this session (ended, expired, or left), saying why; the address keeps nothing of it. A
+    display stays a display (no control on the projector), saying the class has ended."""
+    if role() == DISPLAY:
+        st.session_state[class_keys.CLASS_DISPLAY_ENDED] = True
     st.session_state.update({k: class_keys.DEFAULTS[k] for k in class_keys.CLASS_IDENTITY})
     for name in ("class", "view"):
         if name in st.query_params:

@@ -25,6 +25,7 @@ CLASS_RECALL = "class.recall"  # bumped by "bring back": released students retur
 CLASS_ROUNDS = "class.rounds"  # {question id: voting round} ("vote again" opens round 2)
 
 CLASS_PUBLISHED = "class.published"  # the Plan this teacher last published (sent again only when it changes)
+CLASS_DISPLAY_ENDED = "class.display_ended"  # bool: this session was a class's display whose class ended
 CLASS_VERSION = "class.version"  # the plan version this console published or took back last (None: neither yet)
 
 CLASS_APPLIED = "class.applied"  # (plan version, recall) this follower's view last followed
@@ -112,6 +113,7 @@ DEFAULTS = {
     CLASS_ROUNDS: {},
     CLASS_PUBLISHED: None,
     CLASS_VERSION: None,
+    CLASS_DISPLAY_ENDED: False,
     CLASS_APPLIED: None,
     CLASS_FOLLOWED_UID: None,
     CLASS_MESSAGE: None,

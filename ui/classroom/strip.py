@@ -58,8 +58,8 @@ def live() -> None:
     if teacher and waiting:
         st.warning(UNSENT, icon=":material/sync_problem:")
     code = identity.code()
-    if code is None:
-        return
+    if code is None:  # the class ended or expired in this run: the whole page says so (the bar alone vanished)
+        return st.rerun(scope="app")
     watch = TEACHER_WATCHES if teacher else None if identity.role() == identity.DISPLAY else STUDENT_WATCHES
     pulse = wire.listen(code, watch, retry=waiting)
     if pulse and pulse.get("unavailable"):

@@ -361,3 +361,10 @@ def forget_model(cfg, checkpoint: bool) -> None:
     ss.pop(decode_keys.DECODE_VIEW, None)
     layer, head = ss[decode_keys.DECODE_LAYER], ss[decode_keys.DECODE_HEAD]
     show_view(min(layer, cfg.n_layer - 1), head if head == decode_settings.MEAN_HEADS else min(head, cfg.n_head - 1))
+
+
+def keep_uid(uid: str) -> None:
+    """This session's request takes ``uid`` (a class's console taking its request back after a reload: the
+    class's question ids and its followers' stages name the request by it)."""
+    if session() is not None:
+        session().uid = uid
