@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench.fresh_app import APP
 from core.classroom.plan import Plan
+from core.classroom.rules import StoreUnavailable
 from core.classroom.store import open_store
 from serve.class_routes import SEAT, TEACHER
 from tests.helpers.app_util import click
@@ -164,3 +165,38 @@ def test_predict_first_asks_on_and_a_reloaded_console_keeps_the_open_question_an
     click(again, "Step ▸")
     shown = store.plan(code)[1].question
     assert (shown.id, shown.revealed) == (q.id, True) and again.session_state[decode_keys.DECODE_SESSION].n_steps == 1
+
+
+def test_during_a_store_outage_a_student_still_sees_the_open_question_and_the_answer_waits(store, room, monkeypatch):
+    """The store goes out of reach while a question is open: the student's page says so and keeps the question
+    with its buttons (it disappeared); the answer given meanwhile waits in the session and is counted once the
+    store is back. After the reveal, a wrong pick is marked (a cross) beside the right one (a check)."""
+    code, teacher, ana = room()
+    click(teacher, "Prefill")
+    teacher.toggle(key=decode_keys.DECODE_PREDICT).set_value(True).run()
+    q = store.plan(code)[1].question
+    ana.run()
+
+    def away(*_, **__):
+        raise StoreUnavailable()
+
+    with monkeypatch.context() as m:
+        for name in ("plan", "info", "pulse", "answer", "my_answer"):
+            m.setattr(type(store), name, away)
+        ana.run()
+        said = " ".join(str(w.value) for w in ana.warning)
+        assert "Lost the connection to the class" in said
+        picks = [b for b in ana.button if b.key and b.key.startswith(f"{class_keys.CLASS_PICK}.{q.id}.1.")]
+        assert len(picks) == len(q.options)
+        wrong = len(q.options) - 1  # the last option
+        picks[wrong].click().run()
+        assert ana.session_state[class_keys.CLASS_PENDING] == {(q.id, 1): wrong}
+    ana.run()  # the store is back: the answer waiting here goes
+    assert store.answered(code, q.id, 1) == 1 and ana.session_state[class_keys.CLASS_PENDING] == {}
+    click(teacher, "Step ▸")  # the reveal
+    ana.run()
+    shown = store.plan(code)[1].question
+    icons = {b.key.rsplit(".", 1)[-1]: b.icon for b in ana.button if b.key and b.key.startswith(class_keys.CLASS_PICK)}
+    assert icons[str(shown.answer)] == ":material/check:"
+    if shown.answer != wrong:
+        assert icons[str(wrong)] == ":material/close:"

@@ -64,7 +64,7 @@ def student(q: Question) -> None:
             args=(q.id, q.round, i),
             disabled=mine is not None or q.revealed,
             type="primary" if i == mine or right else "secondary",
-            icon=":material/check:" if right else None,
+            icon=":material/check:" if right else ":material/close:" if q.revealed and i == mine else None,
         )
     if q.revealed:
         verdict = "No answer given." if mine is None else ("Right!" if mine == q.answer else "Not this time.")

@@ -63,13 +63,22 @@ def live() -> None:
     watch = TEACHER_WATCHES if teacher else None if identity.role() == identity.DISPLAY else STUDENT_WATCHES
     pulse = wire.listen(code, watch, retry=waiting)
     if pulse and pulse.get("unavailable"):
-        return st.warning(LOST_CLASS, icon=":material/sync_problem:")
+        return _lost()
     try:
         if teacher:
             return console.bar(pulse)
         _follower()
     except StoreUnavailable:
-        st.warning(LOST_CLASS, icon=":material/sync_problem:")
+        _lost()
+
+
+def _lost() -> None:
+    """The store is out of reach: said in one line. A student keeps the open question on screen: an answer given
+    now waits in this session and goes to the store when it is back (the question had disappeared)."""
+    st.warning(LOST_CLASS, icon=":material/sync_problem:")
+    q = follow.plan_now().question
+    if identity.role() == "student" and q is not None and not q.revealed:
+        question.student(q)
 
 
 def _follower() -> None:
