@@ -200,3 +200,53 @@ def test_during_a_store_outage_a_student_still_sees_the_open_question_and_the_an
     assert icons[str(shown.answer)] == ":material/check:"
     if shown.answer != wrong:
         assert icons[str(wrong)] == ":material/close:"
+
+
+def _plan_for_script():
+    import streamlit as st
+
+    from core.classroom.plan import Plan
+    from ui.classroom import follow
+    from ui.classroom import keys as class_keys
+
+    st.session_state[class_keys.CLASS_PLAN] = (3, Plan(step=2))
+    st.session_state[class_keys.CLASS_CODE] = "K7QX2M"
+    st.session_state["same"] = follow.plan_for({"version": 3, "students": 2, "answered": 1})
+    st.session_state["moved"] = follow.plan_for({"version": 4, "students": 2, "answered": 1})
+
+
+def test_a_pulse_whose_plan_version_did_not_move_reads_no_plan(monkeypatch):
+    """A pulse for a count (a classmate joined or answered) carries the plan version the follower holds: no store
+    read (each listening page read the store 2–3 times per pulse); a moved version reads the plan once."""
+    reads = []
+
+    class Store:
+        def plan(self, code):
+            reads.append(code)
+            return (4, Plan(step=3))
+
+    monkeypatch.setattr(identity, "store", Store)
+    at = AppTest.from_function(_plan_for_script, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["same"] == (3, Plan(step=2)) and at.session_state["moved"] == (4, Plan(step=3))
+    assert reads == ["K7QX2M"]
+
+
+def test_a_second_consoles_step_keeps_the_pause_the_first_set(store, room, monkeypatch):
+    """Two consoles of one class (a paired device): the first pauses the class; the second, which had not seen the
+    pause, takes a Step: the class stays paused (the second console's Step undid the first's Pause)."""
+    code, first, ana = room()
+    cookie = {TEACHER: f"{code}.{first.session_state[class_keys.CLASS_KEY]}"}
+    monkeypatch.setattr(identity, "browser_cookies", lambda: dict(cookie))
+    second = AppTest.from_file(APP, default_timeout=60)
+    second.query_params["class"] = code
+    second.run()
+    click(second, "Prefill")
+    first.run()
+    click(first, "Pause class")
+    assert store.plan(code)[1].mode == "paused"
+    click(second, "Step ▸")
+    plan = store.plan(code)[1]
+    assert (plan.mode, plan.step) == ("paused", 1)
+    assert second.session_state[class_keys.CLASS_MODE] == "paused"

@@ -97,6 +97,7 @@ def publish(nav=None) -> bool:
         ss[class_keys.CLASS_WAITING] = False
         return False
     try:
+        plan = _merged(plan)
         ss[class_keys.CLASS_VERSION] = identity.store().publish(identity.code(), ss[class_keys.CLASS_KEY], plan)
     except StoreUnavailable:
         if not ss[class_keys.CLASS_WAITING]:
@@ -111,20 +112,38 @@ def publish(nav=None) -> bool:
     return False
 
 
+# The pacing another console may set (the join-code switch is a widget of this console's own bar: not merged).
+MERGED = {"mode": class_keys.CLASS_MODE, "recall": class_keys.CLASS_RECALL}
+
+
+def _merged(plan: Plan) -> Plan:
+    """``plan`` with what another console of the class (a paired device) set since this one last published: a
+    field this console left as it published it takes the other's value (a Step here undid a Pause set there).
+    ``StoreUnavailable`` passes up."""
+    ss, base = st.session_state, st.session_state[class_keys.CLASS_PUBLISHED]
+    if base is None or ss[class_keys.CLASS_VERSION] is None:
+        return plan
+    got = identity.store().plan(identity.code())
+    if got is None or got[0] == ss[class_keys.CLASS_VERSION]:
+        return plan
+    theirs = got[1]
+    for name, key in MERGED.items():
+        if getattr(plan, name) == getattr(base, name) != getattr(theirs, name):
+            ss[key] = getattr(theirs, name)
+    return plan_now()
+
+
 def resume() -> None:
-    """Take the class's plan back, before the page runs: once per session of a class's teacher (a reload, another
-    replica), and whenever another console of the class (a paired device) published since this one did: its
-    pacing, join code, revealed stop and request, so that this console's next action does not undo the other's
-    (a Step here undid a Pause set there)."""
+    """Once per session of a class's teacher (a reload, another replica): take the class's plan back, its pacing,
+    join code, revealed stop and request at the published step, so the console shows what the class shows. Before
+    the page runs."""
     ss = st.session_state
-    resuming = ss.pop(class_keys.CLASS_RESUMING, False)
+    if not ss.pop(class_keys.CLASS_RESUMING, False):
+        return
     got = identity.store().plan(identity.code())
     if got is None:
         return
-    version, plan = got
-    if not resuming and version in (0, ss[class_keys.CLASS_VERSION]):
-        return
-    ss[class_keys.CLASS_VERSION] = version
+    ss[class_keys.CLASS_VERSION], plan = got
     ss.update(
         {
             class_keys.CLASS_MODE: plan.mode,
@@ -193,7 +212,11 @@ def bar(pulse: dict | None) -> None:
     plan = plan_now()
     q = plan.question
     joined = f"{info.students} joined" + ("" if info.joining else " · joining closed")
-    count = f" · **{counts_line(store.answered(code, q.id, q.round), info.students)}**" if q and not q.revealed else ""
+    count = ""
+    if q and not q.revealed:  # the pulse's count when it is this question's, else read
+        same = pulse and (pulse.get("question"), pulse.get("round")) == (q.id, q.round) and "answered" in pulse
+        answered = pulse["answered"] if same else store.answered(code, q.id, q.round)
+        count = f" · **{counts_line(answered, info.students)}**"
     row = st.container(horizontal=True, vertical_alignment="center", key=class_keys.CLASS_BAR)
     pacing = {"follow": "", "paused": " · **paused**", "released": " · released"}[ss[class_keys.CLASS_MODE]]
     row.markdown(f"Class **{code}** · {joined}{pacing}{count}")

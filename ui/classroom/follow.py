@@ -61,6 +61,15 @@ def read_plan() -> tuple[int, Plan] | None:
     return got
 
 
+def plan_for(pulse: dict | None) -> tuple[int, Plan] | None:
+    """The plan a pulse names: the one this session read last when the pulse's version is that one's (a count
+    moved, not the plan: no store read), else read afresh (``read_plan``)."""
+    held = st.session_state.get(class_keys.CLASS_PLAN)
+    if pulse and held is not None and pulse.get("version") == held[0]:
+        return held
+    return read_plan()
+
+
 def due(version: int, plan: Plan) -> bool:
     """Whether this plan is news for this session's view: a new version while following; the plan once for a
     session that has not followed yet, released or not (a student back after a replica's restart starts at the

@@ -67,7 +67,7 @@ def live() -> None:
     try:
         if teacher:
             return console.bar(pulse)
-        _follower()
+        _follower(pulse)
     except StoreUnavailable:
         _lost()
 
@@ -81,15 +81,28 @@ def _lost() -> None:
         question.student(q)
 
 
-def _follower() -> None:
-    got = follow.read_plan()
+def _counts(pulse: dict | None, key: str, question=None):
+    """A count the pulse carries (``students``; ``answered`` for ``question``'s id and round), or None: read it."""
+    if not pulse or key not in pulse:
+        return None
+    if question is not None and (pulse.get("question"), pulse.get("round")) != (question.id, question.round):
+        return None
+    return pulse[key]
+
+
+def _follower(pulse: dict | None) -> None:
+    """A follower's line, question and cover. The plan is read only when the pulse's version moved past the one
+    this session holds (a count's pulse reuses it); the counts come with the pulse."""
+    got = follow.plan_for(pulse)
     if got is None:
         return st.rerun(scope="app")  # the class ended: the whole page says so
     version, plan = got
     if follow.due(version, plan) and not follow.along(version, plan):
         return st.rerun(scope="app")  # another page, stop, request, recall or lock: the whole page
-    info = identity.store().info(identity.code())
-    students = 0 if info is None else info.students
+    students = _counts(pulse, "students")
+    if students is None:
+        info = identity.store().info(identity.code())
+        students = 0 if info is None else info.students
     if identity.role() == identity.DISPLAY:
         display.join_code(plan)
         says = f"{students} joined"
@@ -108,7 +121,9 @@ def _follower() -> None:
     if q is None:
         return
     if identity.role() == identity.DISPLAY:
-        answered = 0 if q.revealed else identity.store().answered(identity.code(), q.id, q.round)
+        answered = 0 if q.revealed else _counts(pulse, "answered", q)
+        if answered is None:
+            answered = identity.store().answered(identity.code(), q.id, q.round)
         question.projected(q, answered, students)
     else:
         question.student(q)
