@@ -18,7 +18,17 @@ OPEN_Q = Question("r-1:3", "token", "Which token comes next?", (" Lyon", " Mira"
 def _full_plan() -> Plan:
     revealed = Question("r-1:3", "token", "Which?", (" Lyon", " Mira"), 2, True, 1, "It chose ␣Mira.", (0.1, 0.9))
     return Plan(
-        "paused", 2, "app_pages/decode.py", "fifteen-minutes", 3, True, REQUEST, 12, ("ch30-3", 5), revealed, True
+        mode="paused",
+        recall=2,
+        page="app_pages/practice.py",
+        lesson="fifteen-minutes",
+        stop=3,
+        stop_revealed=True,
+        request=REQUEST,
+        step=12,
+        settings={"ex": "ch30-3", "numbers": 5},
+        question=revealed,
+        join_shown=True,
     )
 
 
