@@ -44,13 +44,16 @@ MEMORY_LOADED = "memory.loaded"  # (preset name, KVShape) last copied into the t
 # This feature's session keys with a default: seeded once per session (ui.session.init_state).
 DEFAULTS = {
     MEMORY_PRESET: "Ch. 30 two-layer example",
+    MEMORY_T: "8",  # the default preset's own lengths: Ch. 30's eight positions (``default_lengths``)
     MEMORY_BASE: None,
     MEMORY_LOADED: None,
 }
 # The page's settings (core.lesson.pages.PAGES["memory"]) -> their session keys.
 SETTINGS = {
     "preset": MEMORY_PRESET,
+    "lengths": MEMORY_T,
 }
+MEMORY_KEEP_T = "memory.keep_lengths"  # bool: the lengths were shown with the preset (a lesson's, the teacher's)
 
 
 KW = {"persist_state": "session"}
@@ -83,7 +86,8 @@ def load(name: str, shape: KVShape) -> None:
     h, d = shape.latent if shape.latent is not None else (shape.n_kv_head, shape.head_dim)
     ss.update({MEMORY_L: shape.n_layer, MEMORY_N_HEAD: shape.n_head, MEMORY_H: h, MEMORY_D: d})
     ss.update({MEMORY_W: shape.window or 0, MEMORY_B: own_label(shape)})
-    ss[MEMORY_T] = default_lengths(name, shape)
+    if not ss.pop(MEMORY_KEEP_T, False):
+        ss[MEMORY_T] = default_lengths(name, shape)
     ss[MEMORY_BASE], ss[MEMORY_LOADED] = shape, (name, shape)
 
 
@@ -151,8 +155,15 @@ def snapshot():
 
 
 def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs. Lengths given with the
+    preset stay when the page copies the preset's terms into the boxes (``load``); left out, they are the
+    preset's own."""
+    ss = st.session_state
+    show_settings({"preset": MEMORY_PRESET}, DEFAULTS, settings)
+    if settings.lengths is not None:
+        ss[MEMORY_T], ss[MEMORY_KEEP_T] = settings.lengths, True
+    else:
+        ss[MEMORY_LOADED] = None  # the preset's own lengths, copied again
 
 
 def forget_model(cfg, checkpoint: bool) -> None:

@@ -170,6 +170,7 @@ PAGES: dict[str, PageSpec] = {
         "KV-cache memory",
         {
             "preset": {"enum": [*kv_shape.PRESETS, "The shipped model"]},
+            "lengths": _text(1, 2_000),  # T: the request lengths, e.g. "8192" or "1024, 8192, 32768"
         },
     ),
     "weights": PageSpec("app_pages/weights.py", "Weights & model cards", {}),

@@ -72,13 +72,17 @@ def test_the_ruler_follows_the_teachers_scale_and_bits(store, room):
 
 
 def test_the_memory_and_paged_pages_follow_their_presets(store, room):
-    """The memory page's preset (Llama-3-8B) and the paged cache's requests preset reach the student."""
+    """The memory page's preset (Llama-3-8B) with the teacher's lengths, and the paged cache's requests preset,
+    reach the student."""
     code, teacher, ana = room()
     teacher.switch_page("app_pages/memory.py").run()
     teacher.selectbox(key=memory_terms.MEMORY_PRESET).set_value("Llama-3-8B (GQA)").run()
+    teacher.text_input(key=memory_terms.MEMORY_T).set_value("1024, 32768").run()
     ana.run()
     assert _page(ana) == "app_pages/memory.py"
     assert ana.session_state[memory_terms.MEMORY_PRESET] == "Llama-3-8B (GQA)"
+    assert ana.session_state[memory_terms.MEMORY_T] == "1024, 32768"  # kept over the preset's own 8192
+    assert ana.session_state[memory_terms.MEMORY_H] == 8  # the preset's terms copied into the boxes
     teacher.switch_page("app_pages/paged.py").run()
     teacher.selectbox(key=paged.PAGED_PRESET).set_value("one long and many short").run()
     ana.run()
