@@ -6,7 +6,7 @@ from core.quant import quantize as quant
 from core.quant import ruler, sentences
 from core.viz.quant import fig_bits_per_weight
 from core.viz.ruler import fig_ruler
-from ui import figures, gguf, references, tables
+from ui import figures, gguf, modes, references, tables
 from ui import quant as ui_quant
 from ui.page import chart, refuse, text_box, title
 from ui.present import beside, presenter_mode
@@ -17,17 +17,6 @@ st.caption(
     "integer, clip to the range; multiply back to reconstruct. Inside the range the error is at most s/2."
 )
 kw = {"persist_state": "session"}
-
-
-def load_preset() -> None:
-    st.session_state.update(ui_quant.quant_preset_state(*ruler.PRESETS[st.session_state[ui_quant.QUANT_PRESET]]))
-
-
-def by_hand(from_slider: bool = False) -> None:
-    """Touching the scale or zero point sets them by hand (the slider's stop becomes the scale)."""
-    if from_slider:
-        st.session_state[ui_quant.QUANT_SCALE] = st.session_state[ui_quant.QUANT_SCALE_STEP]
-    st.session_state[ui_quant.QUANT_SCALE_MODE] = "set by hand"
 
 
 def controls():
@@ -86,26 +75,29 @@ def scale_controls(text: str, bits: int, symmetric: bool):
         ruler.SCALE_STEPS,
         key=ui_quant.QUANT_SCALE_STEP,
         format_func=lambda v: f"{v:g}",
-        on_change=by_hand,
+        on_change=ui_quant.by_hand,
         args=(True,),
         **kw,
     )
     scale_in = s2.number_input(
-        "s, exactly", step=None, format="%.8g", key=ui_quant.QUANT_SCALE, on_change=by_hand, **kw
+        "s, exactly", step=None, format="%.8g", key=ui_quant.QUANT_SCALE, on_change=ui_quant.by_hand, **kw
     )
     zero_in = None
     if not symmetric:
-        zero_in = z.number_input(
-            "Zero point z", step=1, key=ui_quant.QUANT_ZERO_POINT, on_change=by_hand, help="The stored code of 0.", **kw
-        )
+        zero = {"key": ui_quant.QUANT_ZERO_POINT, "on_change": ui_quant.by_hand, "help": "The stored code of 0."}
+        zero_in = z.number_input("Zero point z", step=1, **zero, **kw)
     return mode == "set by hand", scale_in, zero_in
 
 
-# Moving a control reruns only this part (a fragment): the page's static chart and table and the
-# real-format block below it do not depend on the ruler's settings, and skipping them roughly
-# halves the server's work per move (README, "A class at once").
+# Moving a control reruns only this part (a fragment): the chart, table and real-format block below do not depend
+# on the ruler's settings, and skipping them roughly halves the server's work per move (README, "A class at once").
 @st.fragment
 def ruler_section() -> None:
+    draw_ruler()
+    modes.after_fragment()  # a move of the ruler runs this part only: a class's console publishes it here
+
+
+def draw_ruler() -> None:
     left, right = beside((2, 3))  # presenter mode: the controls left, the ruler right, on the first screen
     with left:
         text, bits, symmetric, rounding, clip = controls()
@@ -118,9 +110,7 @@ def ruler_section() -> None:
         args = (scale_in if hand else None, symmetric, zero_in if hand else None, rounding, clip)
         r = ruler.ruler(quant.parse_values(text), bits, *args)
     except ValueError as err:
-        # Not st.stop(): on a whole-page run it would also stop the parts below the fragment, and the
-        # fragment's own reruns never draw those again.
-        return refuse(err)
+        return refuse(err)  # not st.stop(): on a whole-page run it would stop the parts below the fragment too
     with right:
         for note in r.notes:
             st.warning(note)
@@ -139,7 +129,9 @@ def ruler_section() -> None:
     ui_quant.storage(r)
 
 
-st.selectbox("The chapters' cases", list(ruler.PRESETS), key=ui_quant.QUANT_PRESET, on_change=load_preset, **kw)
+st.selectbox(
+    "The chapters' cases", list(ruler.PRESETS), key=ui_quant.QUANT_PRESET, on_change=ui_quant.load_preset, **kw
+)
 st.session_state[ui_quant.QUANT_VALUES_DRAWN] = st.session_state[ui_quant.QUANT_VALUES]
 ruler_section()
 sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256]

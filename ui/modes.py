@@ -107,3 +107,10 @@ def keep_in_url() -> None:
 def after_page(nav) -> None:
     for mode in MODES:
         mode.after_page(nav)
+
+
+def after_fragment() -> None:
+    """After a page's own fragment ran alone (the ruler's controls): the modes' ``after_page`` with the page
+    unchanged, so a class's console publishes the settings the fragment changed."""
+    for mode in MODES:
+        mode.after_page(None)

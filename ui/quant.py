@@ -280,3 +280,15 @@ def show(settings) -> None:
     given = {name: key for name, key in SETTINGS.items() if getattr(settings, name) is not None or name == "preset"}
     show_settings(given, DEFAULTS, settings)
     st.session_state[QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[QUANT_SCALE])
+
+
+def load_preset() -> None:
+    """The preset box's callback: the chosen case's values, scale and format."""
+    st.session_state.update(quant_preset_state(*ruler.PRESETS[st.session_state[QUANT_PRESET]]))
+
+
+def by_hand(from_slider: bool = False) -> None:
+    """Touching the scale or zero point sets them by hand (the slider's stop becomes the scale)."""
+    if from_slider:
+        st.session_state[QUANT_SCALE] = st.session_state[QUANT_SCALE_STEP]
+    st.session_state[QUANT_SCALE_MODE] = "set by hand"

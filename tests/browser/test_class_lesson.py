@@ -76,3 +76,27 @@ def test_a_class_follows_a_guided_lesson_to_its_last_stop_back_to_the_first_and_
         for page in (display, phone):
             expect(page.locator(".st-key-lesson-title")).to_have_count(0, timeout=60000)
         assert not [e for e in errors if "delta path" in e.lower()], errors
+
+
+def test_a_laptops_ruler_moves_when_the_teacher_sets_the_scale():
+    """The teacher opens the ruler and types a scale of 0.25 (the ruler's controls rerun their part of the page
+    only): the student's laptop and the display show the ruler at scale 0.25."""
+    with (
+        running_app() as url,
+        browser_page(1280, 800, fresh=True) as console,
+        browser_page(1920, 1080, fresh=True) as display,
+        browser_page(1280, 800, fresh=True) as ana,
+    ):
+        code = start(console, url)
+        display.goto(f"{url}/?class={code}&view=display&present=1")
+        join(ana, f"{url}/?class={code}", "Ana")
+        console.goto(f"{url}/quantize?class={code}")
+        expect(console.get_by_role("heading", name="The quantization ruler")).to_be_visible(timeout=60000)
+        wait_idle(console)
+        box = console.get_by_label("s, exactly")
+        box.fill("0.25")
+        box.press("Tab")
+        for page in (console, ana, display):
+            expect(page.get_by_text(re.compile(r"scale s = 0\.25")).first).to_be_visible(timeout=60000)
+        expect(ana.get_by_label("s, exactly")).to_have_value(re.compile(r"^0\.25"))
+        screenshot(display, "class-display-ruler-followed")
