@@ -9,7 +9,6 @@ from streamlit.testing.v1 import AppTest
 from bench.fresh_app import APP
 from core.classroom.plan import Plan
 from core.classroom.rules import StoreUnavailable
-from core.classroom.store import open_store
 from serve.class_routes import SEAT, TEACHER
 from tests.helpers.app_util import click
 from ui import memory_terms, paged, present, quant
@@ -21,25 +20,9 @@ from ui.lesson import keys as lesson_keys
 
 
 @pytest.fixture
-def store(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/classes.db"
-    monkeypatch.setenv("EXPLAINER_CLASS_STORE", url)
-    return open_store(url)
-
-
-@pytest.fixture
-def room(store, monkeypatch):
+def room(store, session):
     """A class with its console and one student, each an AppTest session with its cookie; ``lesson``: the
     console's address opens that shipped lesson at stop 1."""
-
-    def session(code: str, cookies: dict, **params) -> AppTest:
-        monkeypatch.setattr(identity, "browser_cookies", lambda: dict(cookies))
-        at = AppTest.from_file(APP, default_timeout=60)
-        for name, value in {"class": code, **params}.items():
-            at.query_params[name] = value
-        at.run()
-        assert not at.exception, at.exception
-        return at
 
     def make(**params):
         code, key = store.open_class()

@@ -4,41 +4,13 @@ browser tests use the real ones); here each session is handed the cookie the rou
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from bench.fresh_app import APP
-from core.classroom.store import open_store
 from serve.class_routes import SEAT, TEACHER
 from tests.helpers.app_util import charts, click, plotly_array
 from ui import practice as practice_ui
 from ui import present as present_keys
-from ui.classroom import identity
 from ui.classroom import keys as class_keys
 from ui.decode import keys as decode_keys
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/classes.db"
-    monkeypatch.setenv("EXPLAINER_CLASS_STORE", url)
-    return open_store(url)
-
-
-@pytest.fixture
-def session(monkeypatch):
-    """A fresh session of the app at ``?class=CODE`` (more parameters as keywords), whose browser carries
-    ``cookies`` (read on its first run, as a browser's are)."""
-
-    def make(code: str, cookies: dict | None = None, **params) -> AppTest:
-        monkeypatch.setattr(identity, "browser_cookies", lambda: dict(cookies or {}))
-        at = AppTest.from_file(APP, default_timeout=60)
-        for name, value in {"class": code, **params}.items():
-            at.query_params[name] = value
-        at.run()
-        assert not at.exception, at.exception
-        return at
-
-    return make
 
 
 def _class(store, session, students: int = 2):
