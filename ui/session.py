@@ -35,8 +35,8 @@ from ui import (
     weights,
     worked,
 )
-from ui.decode import actions
 from ui.decode import keys as decode_keys
+from ui.decode import page_settings as decode_page
 from ui.lesson import keys as lesson_keys
 
 SEEDED = (
@@ -47,7 +47,7 @@ SEEDED = (
 # Page name -> the module that owns its settings (its ``snapshot()`` and ``show(settings)``); a page with no
 # settings has none.
 OWNERS = {
-    "decode": actions,
+    "decode": decode_page,
     "worked": worked,
     "context": context,
     "cache": cache_demo,
@@ -65,7 +65,7 @@ OWNERS = {
 # What a switch of model drops, per owner: objects computed with the previous model and choices that depend on its
 # shape (a request's tokens mean nothing to another tokenizer; layer 3 does not exist in a 2-layer model).
 FORGETS = (
-    actions.forget_model,
+    decode_page.forget_model,
     context.forget_model,
     speculative.forget_model,
     batching.forget_model,
@@ -126,5 +126,5 @@ def init_state() -> None:
         if values.pop("present", False):
             present.turn_on()
         if values:
-            actions.show_link(values)
+            decode_page.show_link(values)
         frame.note_ignored(models.take_link_notes() + ignored)

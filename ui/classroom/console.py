@@ -16,6 +16,7 @@ from ui.classroom import follow, identity, pose
 from ui.classroom import keys as class_keys
 from ui.decode import actions
 from ui.decode import keys as decode_keys
+from ui.decode import page_settings as decode_page
 from ui.frame import PAGES
 from ui.lesson import keys as lesson_keys
 from ui.present import presenter_mode
@@ -163,13 +164,13 @@ def _take_back_request(plan: Plan) -> None:
     layer and head, and a predict-first question still open, asked again: the answers given stay counted (a
     console's F5 during a question dropped it, and answers given before were not counted when it came back)."""
     follow.apply_request(plan.request, plan.step)
-    actions.keep_uid(plan.request.uid)
+    decode_page.keep_uid(plan.request.uid)
     if plan.layer is not None and plan.head is not None:
-        actions.show_view(plan.layer, decode_settings.MEAN_HEADS if plan.head == MEAN_HEAD else plan.head)
+        decode_page.show_view(plan.layer, decode_settings.MEAN_HEADS if plan.head == MEAN_HEAD else plan.head)
     q = plan.question
     if q is not None and not q.revealed and q.kind != "practice":
         st.session_state[class_keys.CLASS_ROUNDS][q.id] = q.round
-        actions.show_link({"predict": True})
+        decode_page.show_link({"predict": True})
         actions.ask()
 
 

@@ -20,6 +20,7 @@ from ui.classroom import keys as class_keys
 from ui.classroom.display import hides as display_hides
 from ui.decode import actions
 from ui.decode import keys as decode_keys
+from ui.decode import page_settings as decode_page
 from ui.frame import DECODE_PAGE, PAGES
 from ui.lesson import keys as lesson_keys
 from ui.lesson import moves
@@ -164,7 +165,7 @@ def _apply_request(request: Request, restart: bool, steps: int) -> None:
             models.resolve()
         fields = ("prompt", "strategy", "temperature", "top_k", "seed", "dtype", "bits")
         # the class's question comes from the teacher's plan: predict-first off; the page prefills and replays
-        actions.show_link({**{f: getattr(request, f) for f in fields}, "predict": False, "step": steps})
+        decode_page.show_link({**{f: getattr(request, f) for f in fields}, "predict": False, "step": steps})
         actions.replay_link()
         steps -= actions.session().n_steps if actions.session() else steps
     if actions.session() is not None and request.past_end:
@@ -203,7 +204,7 @@ def follow(nav) -> None:
         name = session.page_of(plan.page)
         session.show(name, PAGE_SPECS[name].make(plan.settings))
     if (view := _view(plan)) is not None:
-        actions.show_view(*view)
+        decode_page.show_view(*view)
     # Marked applied only now: a run cut short above (a rerun request) applies the plan again next run.
     ss[class_keys.CLASS_APPLIED] = (version, plan.recall)
     if todo.page:

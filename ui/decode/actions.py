@@ -14,12 +14,10 @@ from core.decode import share
 from core.decode.generate import SamplingConfig
 from core.decode.session import check_due, commit, preview_step, restart, step, step_block_reason
 from core.decode.session_types import DecodeSession, ModelKey
-from core.lesson.pages import PAGES
 from core.model.tokenizer import encode, end_token_id, token_labels, token_text
 from serve import step_queue
 from ui import models
 from ui.decode import keys as decode_keys
-from ui.page import put_back
 
 
 def say(level: str, text: str) -> None:
@@ -318,53 +316,3 @@ def write_link() -> None:
         sess.n_steps,
         "?" + urllib.parse.urlencode(params),
     )  # said under the button
-
-
-def snapshot():
-    """The decode page's typed settings as this session has them (``step``: the steps its request has taken)."""
-    ss, sess = st.session_state, session()
-    values = {name: ss[key] for name, key in decode_keys.SETTINGS.items() if name != "step"}
-    return PAGES["decode"].make({**values, "step": None if sess is None else sess.n_steps})
-
-
-def show(settings) -> None:
-    """A lesson stop's request settings, before the page runs: a setting the stop leaves out goes back to its
-    default; with ``step``, the request starts afresh and the page prefills it and replays that many steps."""
-    given = {name: getattr(settings, name) for name in decode_keys.SETTINGS}
-    defaults = {name: decode_keys.DEFAULTS.get(key) for name, key in decode_keys.SETTINGS.items()}
-    show_link({name: defaults[name] if value is None else value for name, value in given.items()})
-
-
-def show_link(values: dict) -> None:
-    """A share link's settings ({setting: value}, ``core.decode.share.parse_url_state``): only those it gives;
-    with ``step`` (None: no replay) the request starts afresh and the page prefills and replays it."""
-    if values.get("step") is not None:
-        reset()
-    ss = st.session_state
-    for name, value in values.items():
-        if name == "step" and value is None:
-            ss.pop(decode_keys.URL_STEP, None)
-        else:
-            ss[decode_keys.SETTINGS[name]] = value
-
-
-def show_view(layer: int, head) -> None:
-    """The stage's layer and head (a query head, or ``MEAN_HEADS``): a class's display shows the teacher's."""
-    st.session_state.update({decode_keys.DECODE_LAYER: layer, decode_keys.DECODE_HEAD: head})
-
-
-def forget_model(cfg, checkpoint: bool) -> None:
-    """A switch of model: the request and its question go, the heatmap is drawn whole again, and the layer and
-    head go back to their defaults within the new model's ``cfg``."""
-    ss = st.session_state
-    put_back(decode_keys.DEFAULTS, (*decode_keys.MODEL_BOUND, *decode_keys.MODEL_SHAPED))
-    ss.pop(decode_keys.DECODE_VIEW, None)
-    layer, head = ss[decode_keys.DECODE_LAYER], ss[decode_keys.DECODE_HEAD]
-    show_view(min(layer, cfg.n_layer - 1), head if head == decode_settings.MEAN_HEADS else min(head, cfg.n_head - 1))
-
-
-def keep_uid(uid: str) -> None:
-    """This session's request takes ``uid`` (a class's console taking its request back after a reload: the
-    class's question ids and its followers' stages name the request by it)."""
-    if session() is not None:
-        session().uid = uid
