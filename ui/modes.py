@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.classroom import console, display, identity, strip
+from ui.classroom import display, identity, strip
 from ui.lesson import draw, moves
 from ui.lesson import start as lesson_start
 from ui.present import apply_presenter_style, keep_presenter_in_url
@@ -69,7 +69,7 @@ MODES = (
         sidebar=_class_sidebar,
         above_page=strip.strip,
         keep_in_url=identity.keep_in_url,  # a class's code (never a key or a seat: those are the browser's cookies)
-        after_page=console.publish,  # a class's teacher: the plan its followers show, when it changed
+        after_page=strip.after_page,  # a class's teacher: the plan its followers show, when it changed
     ),
 )
 

@@ -237,3 +237,29 @@ def test_a_second_consoles_step_keeps_the_pause_the_first_set(store, room, monke
     plan = store.plan(code)[1]
     assert (plan.mode, plan.step) == ("paused", 1)
     assert second.session_state[class_keys.CLASS_MODE] == "paused"
+
+
+def test_a_lesson_stops_replay_cut_short_goes_on_in_the_next_run(monkeypatch):
+    """Stop 2 replays its request to step 11. A run cut short after 3 steps (on a busy machine another run was
+    asked for meanwhile) leaves the target in place, and the next run takes the stage on to step 11 (it stayed at
+    step 3: the suite's accessibility sweep waited 60 s there)."""
+    from ui.decode import actions
+
+    step_now, taken = actions._step_now, []
+
+    def cut_after_three():
+        if len(taken) == 3:
+            raise RuntimeError("the run is cut short")
+        taken.append(1)
+        step_now()
+
+    monkeypatch.setattr(actions, "_step_now", cut_after_three)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"lesson": "fifteen-minutes", "stop": "2"})
+    at.run()
+    at.run()  # the lesson link's page switch
+    assert at.session_state[decode_keys.DECODE_SESSION].n_steps == 3
+    monkeypatch.setattr(actions, "_step_now", step_now)
+    at.run()
+    assert at.session_state[decode_keys.DECODE_SESSION].n_steps == 11
+    assert decode_keys.URL_STEP not in at.session_state

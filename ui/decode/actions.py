@@ -273,23 +273,30 @@ def continue_past_end() -> None:
 
 
 def replay_link() -> None:
-    """A shared link with ?step=N: prefill and replay N steps once, so the view matches. Runs at the
-    top of the page, before any of its widgets exist."""
-    steps = st.session_state.pop(decode_keys.URL_STEP, None)
+    """A shared link or a lesson stop with ?step=N: prefill and replay N steps, so the view matches. Runs at the
+    top of the page, before any of its widgets exist. The target is kept until it is reached: a run cut short
+    mid-replay (a rerun asked for meanwhile, on a busy machine) goes on from the step it reached in the next run
+    (it stalled there: the lesson's stop 2 stayed at step 3 of 11)."""
+    ss = st.session_state
+    steps = ss.get(decode_keys.URL_STEP)
     if steps is None:
         return
-    predict, st.session_state[decode_keys.DECODE_PREDICT] = st.session_state[decode_keys.DECODE_PREDICT], False
-    prefill()
-    for _ in range(steps):
-        if session() is None or st.session_state[decode_keys.DECODE_MESSAGE] or _blocked():
-            break
-        _step_now()
-    sess, message = session(), st.session_state[decode_keys.DECODE_MESSAGE]
+    predict, ss[decode_keys.DECODE_PREDICT] = ss[decode_keys.DECODE_PREDICT], False
+    try:
+        if session() is None:
+            prefill()
+        while session() is not None and session().n_steps < steps:
+            if ss[decode_keys.DECODE_MESSAGE] or _blocked():
+                break
+            _step_now()
+    finally:
+        ss[decode_keys.DECODE_PREDICT] = predict  # also when the run is cut short: the next run goes on
+    ss.pop(decode_keys.URL_STEP, None)
+    sess, message = session(), ss[decode_keys.DECODE_MESSAGE]
     short = sess is not None and message is not None and sess.n_steps < steps
     if short:  # say why the view is short of the link
         said = f"The link asked for {steps:,} steps; this request stopped after {sess.n_steps:,}."
         say("link" if message[0] == "info" else message[0], f"{said} {message[1]}")
-    st.session_state[decode_keys.DECODE_PREDICT] = predict
     if predict and sess is not None and not short:  # a stopped request has no next step to ask about
         ask()
 
