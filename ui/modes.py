@@ -69,7 +69,7 @@ MODES = (
         sidebar=_class_sidebar,
         above_page=strip.strip,
         keep_in_url=identity.keep_in_url,  # a class's code (never a key or a seat: those are the browser's cookies)
-        after_page=strip.after_page,  # a class's teacher: the plan its followers show, when it changed
+        after_page=console.publish,  # a class's teacher: the plan its followers show, when it changed
     ),
 )
 

@@ -26,7 +26,6 @@ CLASS_ROUNDS = "class.rounds"  # {question id: voting round} ("vote again" opens
 
 CLASS_PUBLISHED = "class.published"  # the Plan this teacher last published (sent again only when it changes)
 CLASS_DISPLAY_ENDED = "class.display_ended"  # bool: this session was a class's display whose class ended
-CLASS_PAGE_DRAWN = "class.page_drawn"  # bool: the last full run of this page ran to its end (not cut short)
 CLASS_VERSION = "class.version"  # the plan version this console published or took back last (None: neither yet)
 
 CLASS_APPLIED = "class.applied"  # (plan version, recall) this follower's view last followed
@@ -114,7 +113,6 @@ DEFAULTS = {
     CLASS_ROUNDS: {},
     CLASS_PUBLISHED: None,
     CLASS_VERSION: None,
-    CLASS_PAGE_DRAWN: True,
     CLASS_DISPLAY_ENDED: False,
     CLASS_APPLIED: None,
     CLASS_FOLLOWED_UID: None,

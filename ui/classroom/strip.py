@@ -62,10 +62,6 @@ def live() -> None:
         return st.rerun(scope="app")
     watch = TEACHER_WATCHES if teacher else None if identity.role() == identity.DISPLAY else STUDENT_WATCHES
     pulse = wire.listen(code, watch, retry=waiting)
-    if pulse is not None and not st.session_state[class_keys.CLASS_PAGE_DRAWN]:
-        # A pulse ran this part alone while the page's own run was still drawing: streamlit stopped that run, and
-        # the page would stay as far as it had got (a blank page under the bar). Draw it whole.
-        return st.rerun(scope="app")
     if pulse and pulse.get("unavailable"):
         return _lost()
     try:
@@ -136,19 +132,12 @@ def _follower(pulse: dict | None) -> None:
 def before_page(nav) -> None:
     """Before the page runs: a follower shows the plan (``follow.follow``), a console takes its class back after a
     reload (``console.resume``). A store out of reach is said above the page, and the page runs as it is."""
-    st.session_state[class_keys.CLASS_PAGE_DRAWN] = False  # until this run reaches its end (``after_page``)
     try:
         follow.follow(nav)
         if identity.role() == "teacher":
             console.resume()
     except StoreUnavailable:
         identity.say("warning", LOST_CLASS)
-
-
-def after_page(nav) -> None:
-    """After the page ran to its end: a console publishes its plan; the page is whole (``live``)."""
-    console.publish(nav)
-    st.session_state[class_keys.CLASS_PAGE_DRAWN] = True
 
 
 def sidebar() -> None:
