@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.classroom import display, identity, strip
+from ui.classroom import console, display, identity, strip
 from ui.lesson import draw, moves
 from ui.lesson import start as lesson_start
 from ui.present import apply_presenter_style, keep_presenter_in_url
