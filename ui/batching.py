@@ -21,7 +21,7 @@ from core.viz.attention import fig_attention
 from core.viz.batching import fig_batch_cache, fig_batch_speed
 from ui import tables
 from ui.decode import keys as decode_keys
-from ui.page import chart, chart_in, put_back, set_message, settings_now, show_settings, too_long
+from ui.page import chart, chart_in, followable, put_back, set_message, too_long
 from ui.present import presenter_mode
 
 BATCH_PROMPTS_DEFAULT = (
@@ -233,14 +233,7 @@ def measured_section(model, tok) -> None:
     )
 
 
-def snapshot():
-    """The page's settings as this session has them (a class's plan carries them to followers)."""
-    return settings_now("batching", SETTINGS)
-
-
-def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+snapshot, show = followable("batching", SETTINGS, DEFAULTS)  # the page you can follow (ui.session)
 
 
 def forget_model(cfg, checkpoint: bool) -> None:

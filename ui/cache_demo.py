@@ -10,7 +10,7 @@ from core.decode.two_speeds import FIVE_POSITIONS_PROMPT, REPEATS, Pass, noisy_s
 from core.evaluate.machine_speed.timing import clock
 from core.viz.two_speeds import fig_two_speeds
 from ui.models import model, tokenizer
-from ui.page import chart, settings_now, show_settings
+from ui.page import chart, followable
 
 CACHE_PROMPT = "cache.prompt"  # str: the two-speeds figure's prompt (five positions: Ch. 19's figure)
 
@@ -75,11 +75,4 @@ def chat(transcript: str) -> ChatTurn:
     return continue_chat(model(), tokenizer(), transcript)
 
 
-def snapshot():
-    """The page's settings as this session has them (a class's plan carries them to followers)."""
-    return settings_now("cache", SETTINGS)
-
-
-def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+snapshot, show = followable("cache", SETTINGS, DEFAULTS)  # the page you can follow (ui.session)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.checkpoints.choice import window_cap
 from core.decode.settings import MEAN_HEADS
-from ui.page import put_back, settings_now, show_settings
+from ui.page import followable, put_back
 
 CTX_WINDOW = "ctx.window"
 
@@ -49,14 +49,7 @@ MODEL_SHAPED = (
 )
 
 
-def snapshot():
-    """The page's settings as this session has them (a class's plan carries them to followers)."""
-    return settings_now("context", SETTINGS)
-
-
-def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+snapshot, show = followable("context", SETTINGS, DEFAULTS)  # the page you can follow (ui.session)
 
 
 def forget_model(cfg, checkpoint: bool) -> None:

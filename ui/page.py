@@ -149,6 +149,23 @@ def set_slots(page_title: str, stop: int | None) -> None:
     st.session_state[HANDOUT_SLOTS] = (("page", page_title), *((("stop", stop),) if stop is not None else ()))
 
 
+def followable(
+    page: str, keys: dict[str, str], defaults: dict
+) -> tuple[Callable[[], object], Callable[[object], None]]:
+    """A page owner's ``snapshot()`` and ``show(settings)`` (``ui.session``) for page ``page`` whose settings are
+    plain session keys (``keys``: {setting: key}, ``defaults``: the owner's ``DEFAULTS``)."""
+
+    def snapshot():
+        """The page's settings as this session has them (a class's plan carries them to followers)."""
+        return settings_now(page, keys)
+
+    def show(settings) -> None:
+        """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
+        show_settings(keys, defaults, settings)
+
+    return snapshot, show
+
+
 def drop_stop_figures() -> None:
     """Forget the lesson stops' figures kept for the handout (a new lesson starts)."""
     ss = st.session_state

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ui.page import put_back, settings_now, show_settings
+from ui.page import followable, put_back
 
 PAGED_BUILT = "paged.built"
 
@@ -53,14 +53,7 @@ MODEL_BOUND = (
 )
 
 
-def snapshot():
-    """The page's settings as this session has them (a class's plan carries them to followers)."""
-    return settings_now("paged", SETTINGS)
-
-
-def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+snapshot, show = followable("paged", SETTINGS, DEFAULTS)  # the page you can follow (ui.session)
 
 
 def forget_model(cfg, checkpoint: bool) -> None:

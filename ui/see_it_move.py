@@ -8,7 +8,7 @@ import streamlit as st
 from core.decode.see_it_move import Frame, frames
 from core.viz.see_it_move_video import export_bytes
 from ui.models import model, tokenizer
-from ui.page import settings_now, show_settings
+from ui.page import followable
 
 SEE_PROMPT = "see.prompt"  # str: the prompt "See it move" runs to the context window
 
@@ -39,11 +39,4 @@ def video(prompt: str) -> tuple[bytes, str]:
     return export_bytes(run(prompt))
 
 
-def snapshot():
-    """The page's settings as this session has them (a class's plan carries them to followers)."""
-    return settings_now("see_it_move", SETTINGS)
-
-
-def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+snapshot, show = followable("see_it_move", SETTINGS, DEFAULTS)  # the page you can follow (ui.session)

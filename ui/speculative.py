@@ -10,7 +10,7 @@ from core.model.tokenizer import token_text
 from core.serving.speculative import acceptance_check
 from core.viz.speculative import fig_three_distributions
 from ui import models
-from ui.page import chart, put_back, refuse, settings_now, show_settings
+from ui.page import chart, followable, put_back, refuse
 from ui.present import presenter_mode, swapped
 
 SPEC_DIST = "spec.dist"
@@ -102,14 +102,7 @@ def distribution_section(target, draft, prompt_ids: list[int], temperature: floa
         chart(fig_three_distributions(labels, check.top), key=SPEC_DIST_FIG, present_max_px=DIST_MAX_PX)
 
 
-def snapshot():
-    """The page's settings as this session has them (a class's plan carries them to followers)."""
-    return settings_now("speculative", SETTINGS)
-
-
-def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+snapshot, show = followable("speculative", SETTINGS, DEFAULTS)  # the page you can follow (ui.session)
 
 
 def forget_model(cfg, checkpoint: bool) -> None:

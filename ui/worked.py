@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ui.page import settings_now, show_settings
+from ui.page import followable
 
 WORKED_ASK_FIRST = "worked.ask_first"
 
@@ -24,11 +24,4 @@ SETTINGS = {
 }
 
 
-def snapshot():
-    """The page's settings as this session has them (a class's plan carries them to followers)."""
-    return settings_now("worked", SETTINGS)
-
-
-def show(settings) -> None:
-    """Show ``settings`` (a lesson stop's, a class's plan's) on the page, before it runs."""
-    show_settings(SETTINGS, DEFAULTS, settings)
+snapshot, show = followable("worked", SETTINGS, DEFAULTS)  # the page you can follow (ui.session)
