@@ -40,6 +40,10 @@ function scriptState() {
   return app ? app.getAttribute("data-test-script-state") : "notRunning";
 }
 
+// A box committed by Enter and not typed in (or clicked into) since: it no longer keeps the arrow keys, even if a
+// redraw handed the focus back to it before its blur (the clicker's → then moved its caret, on a busy machine).
+let committed = null;
+
 const queue = [];
 let sent = null; // {at, sawRun}: the last click, until its run has ended
 
@@ -80,7 +84,9 @@ function actionFor(e, active) {
   if (e.key === "PageUp") return lesson ? "prev" : null;
   // The keys below belong to a control while it is being operated.
   const operated =
-    typing(active) || listOpen(active) || (active && (active.type === "range" || active.type === "radio"));
+    (typing(active) && active !== committed) ||
+    listOpen(active) ||
+    (active && (active.type === "range" || active.type === "radio"));
   if (operated) return null;
   if (e.key === "ArrowRight") return stage ? "step" : lesson ? "next" : null;
   if (e.key === "ArrowLeft") return lesson ? "prev" : null; // back a stop, on the decode stop too (→ is Step there)
@@ -104,6 +110,7 @@ function onKey(e) {
     return;
   }
   if (e.key === "Enter" && active && active.tagName === "INPUT" && typing(active)) {
+    committed = active;
     setTimeout(() => active.blur(), 0); // streamlit commits the box on Enter; the clicker is free again
     return;
   }
@@ -123,6 +130,7 @@ let pressed = false;
 
 function onPointerDown(e) {
   const t = e.target instanceof Element ? e.target : null;
+  if (committed && t && (t === committed || committed.contains(t))) committed = null; // clicked into: editing again
   pressed = !!t && !!t.closest(POINTED);
 }
 
@@ -150,6 +158,7 @@ export default function () {
   if (window.__explainerClicker) return;
   window.__explainerClicker = true;
   window.addEventListener("keydown", onKey, true);
+  document.addEventListener("input", (e) => (e.target === committed ? (committed = null) : null), true);
   document.addEventListener("pointerdown", onPointerDown, true);
   document.addEventListener("pointerup", onPointerUp, true);
   document.addEventListener("click", onChosen, true);
