@@ -143,21 +143,67 @@ def test_build_context_leaves_out_git_tests_and_caches():
     assert not {"app.py", "main.py", "core", "ui", "serve", "assets", "frontend", "setup.py"} & ignored
 
 
+def _pins(name: str) -> dict[str, str]:
+    """{package: version} of every ``name==version`` line of a requirements file (comments and options skipped)."""
+    pins = {}
+    for line in (ROOT / name).read_text().splitlines():
+        text = line.split("#")[0].strip()
+        if text and not text.startswith("-"):
+            requirement = Requirement(text)
+            [spec] = requirement.specifier
+            assert spec.operator == "==", line
+            pins[requirement.name.lower()] = spec.version
+    return pins
+
+
 def test_pyproject_ranges_hold_what_requirements_locks():
-    """pyproject.toml declares compatible ranges (no exact pins) for the same packages requirements.txt locks, and
-    every locked version lies in its range: ``pip install -c requirements.txt .`` resolves to the lock."""
+    """pyproject.toml declares compatible ranges (no exact pins) for the packages requirements.in pins, and every
+    pinned version lies in its range: ``pip install -c requirements.txt .`` resolves to the lock."""
     deps = [Requirement(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]]
-    locked = [
-        Requirement(line.split("#")[0].strip())
-        for line in (ROOT / "requirements.txt").read_text().splitlines()
-        if line.split("#")[0].strip()
-    ]
-    assert sorted(d.name for d in deps) == sorted(r.name for r in locked)
+    direct = _pins("requirements.in")
+    assert sorted(d.name for d in deps) == sorted(direct)
     assert not [d for d in deps if any(spec.operator == "==" for spec in d.specifier)]
-    ranges = {d.name: d.specifier for d in deps}
-    for pin in locked:
-        [spec] = pin.specifier
-        assert spec.operator == "==" and spec.version in ranges[pin.name], (pin, ranges[pin.name])
+    for dep in deps:
+        assert direct[dep.name] in dep.specifier, (dep, direct[dep.name])
+
+
+def _via(name: str) -> set[str]:
+    """Every package a pip-compile lock names as the reason another is there (its ``# via`` lines)."""
+    reasons = set()
+    for line in (ROOT / name).read_text().splitlines():
+        text = line.strip().removeprefix("#").strip().removeprefix("via").strip()
+        if line.startswith("    #") and text and not text.startswith(("-r ", "-c ")):
+            reasons.add(text.lower())
+    return reasons
+
+
+def test_requirements_lock_the_whole_set():
+    """requirements.txt and requirements-test.txt are whole locks (pip-compile's, deploy/lock.sh): each holds its
+    .in file's pins unchanged, every package another is there for is pinned too, and the suite's lock holds every
+    package of the app's at the app's version."""
+    app, suite = _pins("requirements.txt"), _pins("requirements-test.txt")
+    assert _pins("requirements.in").items() <= app.items()
+    assert {k: v for k, v in _pins("requirements-test.in").items()}.items() <= suite.items()
+    assert _via("requirements.txt") <= set(app) and _via("requirements-test.txt") <= set(suite)
+    assert app.items() <= suite.items()
+    assert len(app) > 3 * len(_pins("requirements.in"))  # the transitive set, not the 14 direct pins alone
+    assert app["torch"] == "2.13.0"
+
+
+def test_the_suite_runs_on_its_lock():
+    """Every package of requirements-test.txt is installed here at its locked version (README's test command
+    installs exactly that file)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    wrong = {}
+    for name, pinned in _pins("requirements-test.txt").items():
+        try:
+            found = version(name)
+        except PackageNotFoundError:
+            found = None
+        if found is None or found.split("+")[0] != pinned:
+            wrong[name] = (pinned, found)
+    assert not wrong
 
 
 def run_time_files() -> list[str]:
