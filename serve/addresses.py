@@ -36,12 +36,14 @@ def lan_address() -> str | None:
 
 
 def students_link(
-    console_url: str, code: str, public_url: str | None = None, lan: str | None = None
+    console_url: str, code: str, public_url: str | None = None, lan: str | None = None, listening: str = ""
 ) -> tuple[str, str | None]:
     """(the students' link ``<base>/?class=CODE``, a warning or None). ``console_url``: the address the teacher's
     console shows (its path and query are dropped: the link opens the app); ``public_url``: the operator's own
     address for the app, which wins; ``lan``: this machine's LAN address (``lan_address()``), used when the console
-    was opened on loopback."""
+    was opened on loopback; ``listening``: the address the server listens on when nothing stands in front of it
+    (streamlit's ``server.address``; "" when a proxy does, or when it listens on every address): on loopback, a LAN
+    link reaches nothing, and the warning says what to start instead."""
     if public_url:
         return f"{public_url.rstrip('/')}/?class={code}", None
     parts = urllib.parse.urlsplit(console_url)
@@ -50,7 +52,14 @@ def students_link(
         return f"{parts.scheme}://{parts.netloc}/?class={code}", None
     port = f":{parts.port}" if parts.port else ""
     if lan:
-        return f"{parts.scheme or 'http'}://{lan}{port}/?class={code}", None
+        link = f"{parts.scheme or 'http'}://{lan}{port}/?class={code}"
+        if listening and is_loopback(listening):
+            return link, (
+                f"This server listens on {listening} only, so students' laptops and phones cannot open {link}. "
+                f"Start it again listening on the network: `inference-explainer --host 0.0.0.0`, or for a class "
+                f"`python -m serve`."
+            )
+        return link, None
     return (
         f"{parts.scheme or 'http'}://{host}{port}/?class={code}",
         "This machine has no network address students can reach (only loopback): connect it to the classroom's "

@@ -24,6 +24,7 @@ import collections
 import contextlib
 import hmac
 import json
+import math
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -49,6 +50,10 @@ PULSE_S = 0.2  # how often a replica's watcher reads a class's pulse (s): a chan
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies keep it open
 BODY_MAX = 4096  # bytes of a POST's JSON (a code, a nickname, a password)
 PAIR_TRIES, PAIR_TRIES_OVERALL = 10, 60  # wrong pairing codes a minute: per browser, and on one replica in all
+# Wrong class codes a minute on one replica in all (per browser: rules.JOIN_LIMIT): a script that drops its cookie at
+# every try is limited too. A class joining through its pages sends no wrong codes; a few mistyped ones fit.
+JOIN_TRIES_OVERALL = 100
+PASSWORD_TRIES, PASSWORD_TRIES_OVERALL = 5, 30  # wrong teacher passwords a minute: per browser, and in all
 
 
 def credential(cookie: str | None) -> tuple[str, str] | None:
@@ -69,6 +74,8 @@ class ClassRoutes:
         self._store = None
         self._watchers: dict[str, _Watcher] = {}
         self._pair_failures = _Failures(PAIR_TRIES, PAIR_TRIES_OVERALL)
+        self._join_failures = _Failures(rules.JOIN_LIMIT, JOIN_TRIES_OVERALL)
+        self._password_failures = _Failures(PASSWORD_TRIES, PASSWORD_TRIES_OVERALL)
 
     @property
     def store(self):
@@ -105,8 +112,15 @@ class ClassRoutes:
     # ---- credentials ---------------------------------------------------------------------------------------
     async def open(self, request: Request) -> Response:
         body = await _body(request)
-        if self.password and not hmac.compare_digest(str(body.get("password", "")), self.password):
-            return _refuse(403, "That is not the teacher password this server was started with.")
+        browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
+        if self.password:
+            if wait := self._password_failures.wait_s(browser):
+                return _limited(request, browser, "teacher passwords", wait)
+            if not hmac.compare_digest(str(body.get("password", "")), self.password):
+                self._password_failures.note(browser)
+                response = _refuse(403, "That is not the teacher password this server was started with.")
+                _set(response, request, BROWSER, browser)
+                return response
         seats = body.get("seats", rules.SEAT_CAP)
         if isinstance(seats, bool) or not isinstance(seats, int) or not 0 <= seats <= rules.SEAT_CAP_MAX:
             return _refuse(400, f"A class has 0 to {rules.SEAT_CAP_MAX:,} seats.")
@@ -120,15 +134,24 @@ class ClassRoutes:
 
     async def join(self, request: Request) -> Response:
         body = await _body(request)
+        nickname = body.get("nickname") or ""
+        if not isinstance(nickname, str) or len(nickname.strip()) > rules.NICKNAME_MAX:
+            shown = f"{len(nickname.strip()):,} characters" if isinstance(nickname, str) else "not text"
+            return _refuse(400, f"A nickname is at most {rules.NICKNAME_MAX} characters (this one is {shown}).")
+        typed = body.get("code")
+        if not isinstance(typed, str) or rules.normalize_code(typed) is None:
+            return _refuse(400, "A class code is six letters and digits (e.g. K7QX2M): check it on the projector.")
         browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
+        if wait := self._join_failures.wait_s(browser):
+            return _limited(request, browser, "class codes", wait)
         try:
-            seat = await asyncio.to_thread(
-                self.store.join, str(body.get("code", ""))[:40], str(body.get("nickname", ""))[:200], browser
-            )
+            seat = await asyncio.to_thread(self.store.join, typed, nickname, browser)
         except (ClassNotFound, JoiningClosed, ClassFull, TooManyJoins) as err:
+            if isinstance(err, TooManyJoins):  # the store counts a browser's wrong codes on every replica
+                return _limited(request, browser, "class codes", err.wait_s)
+            if isinstance(err, ClassNotFound):
+                self._join_failures.note(browser)
             response = _refuse(409 if isinstance(err, JoiningClosed | ClassFull) else 404, str(err))
-            if isinstance(err, TooManyJoins):
-                response.status_code = 429
             _set(response, request, BROWSER, browser)
             return response
         except StoreUnavailable as err:
@@ -143,10 +166,8 @@ class ClassRoutes:
     async def pair(self, request: Request) -> Response:
         body = await _body(request)
         browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
-        if self._pair_failures.over(browser):
-            response = _refuse(429, f"Too many wrong pairing codes: wait a minute (at most {PAIR_TRIES} a minute).")
-            _set(response, request, BROWSER, browser)
-            return response
+        if wait := self._pair_failures.wait_s(browser):
+            return _limited(request, browser, "pairing codes", wait)
         try:
             code, key = await asyncio.to_thread(self.store.redeem_pair, str(body.get("pair", ""))[:20])
         except ValueError as err:
@@ -329,13 +350,14 @@ def _teacher(request: Request, code: str, key: str) -> JSONResponse:
 
 
 class _Failures:
-    """Wrong pairing codes per browser and on this replica in all, over the last ``window_s``: a pairing code
-    (6 digits, 10 minutes) is not left to guessing. A browser over ``per_browser``, or the replica over ``overall``
-    (guesses that change cookies each time), is refused until its oldest failure leaves the window."""
+    """Wrong codes or passwords per browser and on this replica in all, over the last ``window_s``: a code (a class's,
+    a pairing code) or the teacher password is not left to guessing. A browser over ``per_browser``, or the replica
+    over ``overall`` (guesses that change cookies each time), is refused until enough of its failures leave the
+    window: never longer than ``window_s``."""
 
     def __init__(self, per_browser: int, overall: int, window_s: float = 60.0):
         self.per_browser, self.overall, self.window_s = per_browser, overall, window_s
-        self.times: dict[str, collections.deque] = collections.defaultdict(collections.deque)
+        self.times: dict[str, collections.deque] = {}
         self.all: collections.deque = collections.deque()
 
     def _trim(self, times: collections.deque, now: float) -> collections.deque:
@@ -343,17 +365,31 @@ class _Failures:
             times.popleft()
         return times
 
-    def over(self, browser: str, now: float | None = None) -> bool:
+    def wait_s(self, browser: str, now: float | None = None) -> int:
+        """Whole seconds until ``browser`` may try again (0: now). A browser whose failures all left the window is
+        forgotten (a script that changes cookies leaves no trail)."""
         now = time.monotonic() if now is None else now
-        return (
-            len(self._trim(self.times[browser], now)) >= self.per_browser
-            or len(self._trim(self.all, now)) >= self.overall
-        )
+        mine = self._trim(self.times.get(browser, collections.deque()), now)
+        if not mine:
+            self.times.pop(browser, None)
+        every = self._trim(self.all, now)
+        # Over a limit, the failure whose leaving brings the count under it decides the wait.
+        frees = [q[len(q) - cap] for q, cap in ((mine, self.per_browser), (every, self.overall)) if len(q) >= cap]
+        return max(1, math.ceil(max(frees) + self.window_s - now)) if frees else 0
 
     def note(self, browser: str, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
-        self.times[browser].append(now)
+        self.times.setdefault(browser, collections.deque()).append(now)
         self.all.append(now)
+
+
+def _limited(request: Request, browser: str, what: str, wait: int) -> JSONResponse:
+    """429: too many wrong ``what``, the wait said (and in ``Retry-After``); the browser keeps its id so its own
+    tries are counted."""
+    response = _refuse(429, f"Too many wrong {what}: wait {wait} s and try again.")
+    response.headers["Retry-After"] = str(wait)
+    _set(response, request, BROWSER, browser)
+    return response
 
 
 def _refuse(status: int, message: str) -> JSONResponse:

@@ -37,6 +37,7 @@ class Browser:
                 self.set_cookies = r.headers.get_all("Set-Cookie") or []
                 return r.status, json.loads(r.read())
         except urllib.error.HTTPError as e:
+            self.headers_of_refusal = e.headers
             self.set_cookies = e.headers.get_all("Set-Cookie") or []
             return e.code, json.loads(e.read())
 
@@ -69,7 +70,8 @@ def test_opening_a_class_sets_an_httponly_cookie_and_shows_no_key(base):
 
 def test_wrong_codes_from_one_browser_never_delay_a_classmates_join(base):
     """200 wrong codes from one browser: it is refused ("wait …", 429) but a classmate's join with the right code
-    takes well under a second, and the same browser's right code still joins (only wrong codes are limited)."""
+    takes well under a second. The same browser's right code waits too (at most a minute): a guesser over its limit
+    must not learn which code is right (issue 55 item 3)."""
     teacher = Browser(base)
     code = teacher.post("open")[1]["code"]
     pest = Browser(base)
@@ -80,7 +82,7 @@ def test_wrong_codes_from_one_browser_never_delay_a_classmates_join(base):
     status, body = classmate.post("join", {"code": code, "nickname": "Ana"})
     assert status == 200 and body["seat"] == 1 and time.monotonic() - started < 1.0
     assert "httponly" in _set_cookie(classmate, SEAT).lower() and classmate.cookie(SEAT).startswith(code + ".")
-    assert pest.post("join", {"code": code.lower()})[0] == 200  # the right code always joins
+    _limited(pest, *pest.post("join", {"code": code.lower()}), "class codes")
 
 
 def test_the_seat_cap_and_closed_joining_refuse_with_a_sentence(base):
@@ -96,13 +98,52 @@ def test_the_seat_cap_and_closed_joining_refuse_with_a_sentence(base):
     assert status == 409 and "closed joining" in body["error"]
 
 
-def test_a_teacher_password_guards_opening_classes():
-    """A server started with a teacher password opens a class only for that password (403 otherwise)."""
+def _limited(browser: Browser, status: int, body: dict, what: str) -> int:
+    """The wait a 429 says, checked against its Retry-After header (whole seconds, at most a minute)."""
+    assert status == 429, (status, body)
+    wait = int(browser.headers_of_refusal["Retry-After"])
+    assert 1 <= wait <= 60 and f"Too many wrong {what}: wait {wait} s and try again." == body["error"]
+    return wait
+
+
+def test_a_teacher_password_guards_opening_classes_and_guessing_it_or_a_code_is_limited_without_cookies():
+    """A server started with a teacher password opens a class only for that password (403 otherwise). Guessing is
+    limited (issue 55 item 3): 5 wrong passwords a minute per browser, 30 on the replica in all (a guesser changing
+    cookies every try), then 429 with the wait, at most a minute, even for the right password; wrong class codes:
+    20 a minute per browser and 100 in all, then 429."""
     with running_app(env={"EXPLAINER_TEACHER_PASSWORD": "s3cret"}) as url:
         assert Browser(url).post("open")[0] == 403
-        assert Browser(url).post("open", {"password": "wrong"})[0] == 403
         teacher = Browser(url)
         assert teacher.post("open", {"password": "s3cret"})[0] == 200 and teacher.cookie(TEACHER)
+        code = teacher.post("open", {"password": "s3cret"})[1]["code"]
+        one = Browser(url)
+        assert [one.post("open", {"password": f"w{i}"})[0] for i in range(5)] == [403] * 5
+        _limited(one, *one.post("open", {"password": "s3cret"}), "teacher passwords")
+        fresh = [Browser(url).post("open", {"password": f"x{i}"})[0] for i in range(24)]  # 1 + 5 + 24 = 30
+        assert fresh == [403] * 24
+        late = Browser(url)
+        _limited(late, *late.post("open", {"password": "s3cret"}), "teacher passwords")
+        wrong = "".join(c for c in "ABCDEFGHJKMNPQRS" if c not in code)[:6]
+        assert [one.post("join", {"code": wrong})[0] for _ in range(20)] == [404] * 20
+        _limited(one, *one.post("join", {"code": wrong}), "class codes")
+        fresh = [Browser(url).post("join", {"code": wrong})[0] for _ in range(80)]  # 20 + 80 = 100 in all
+        assert fresh == [404] * 80
+        late = Browser(url)
+        _limited(late, *late.post("join", {"code": code}), "class codes")  # no oracle: the right code waits too
+
+
+def test_a_nickname_or_code_over_its_limit_is_refused_in_a_sentence(base):
+    """Nobody is seated without the name they typed (issue 55 item 6): a nickname over 40 characters is refused
+    with its length, a 10,000-character code is refused as not a code (it had read 'No open class has the code
+    “”'), and no seat cookie is set."""
+    code = Browser(base).post("open")[1]["code"]
+    student = Browser(base)
+    status, body = student.post("join", {"code": code, "nickname": "<b>" + "x" * 66 + "</b>"})
+    assert status == 400 and body["error"] == "A nickname is at most 40 characters (this one is 73 characters)."
+    status, body = student.post("join", {"code": "K" * 3000})
+    assert status == 400 and body["error"].startswith("A class code is six letters and digits")
+    assert student.cookie(SEAT) is None
+    assert student.post("join", {"code": code, "nickname": " " + "n" * 40 + " "})[0] == 200
 
 
 def _events(base: str, code: str):
@@ -163,8 +204,8 @@ def test_pairing_codes_cannot_be_guessed():
         code = teacher.post("open")[1]["code"]
         guesser = Browser(base)
         assert [guesser.post("pair", {"pair": f"{i:06d}"})[0] for i in range(10)] == [404] * 10
-        status, body = guesser.post("pair", {"pair": "000123"})
-        assert status == 429 and "wait a minute" in body["error"] and guesser.cookie(TEACHER) is None
+        _limited(guesser, *guesser.post("pair", {"pair": "000123"}), "pairing codes")
+        assert guesser.cookie(TEACHER) is None
         fresh = [Browser(base).post("pair", {"pair": f"{i:06d}"})[0] for i in range(60)]  # a new cookie each time
         assert fresh[:50] == [404] * 50 and fresh[-1] == 429
         assert Browser(base).post("join", {"code": code})[0] == 200  # the class still takes students

@@ -243,6 +243,8 @@ def bar(pulse: dict | None) -> None:
         row.button("Reveal on the display", icon=":material/visibility:", on_click=reveal_stop)
     with row.popover("More", icon=":material/more_horiz:"):
         more(info, q)
+    if info.joining and (unreachable := identity.join_link()[1]):
+        st.warning(unreachable, icon=":material/wifi_off:")
 
 
 def more(info, q) -> None:

@@ -131,7 +131,9 @@ def keep_in_url() -> None:
 def join_link() -> tuple[str, str | None]:
     """(the address students open, a warning when it is this machine's loopback only)."""
     args, _ = models.app_args()
-    return students_link(st.context.url or "http://localhost/", code(), args.public_url, lan_address())
+    proxied = "x-forwarded-for" in {name.lower() for name in st.context.headers}  # nginx (python -m serve) listens
+    listening = "" if proxied else str(st.get_option("server.address") or "")
+    return students_link(st.context.url or "http://localhost/", code(), args.public_url, lan_address(), listening)
 
 
 def display_link() -> str:

@@ -1,14 +1,16 @@
 """Entering a class from a page outside one: the students' join form (the code, an optional nickname), the
 teacher's start panel (``?class=new``, or the sidebar: a class, or the console and display for a teacher alone),
-and the sidebar's pairing box (a second teacher device). Each sends its form to a class route
-(``ui.classroom.wire.post``), which sets this browser's cookie; the browser then opens the class's address.
+the sidebar's "Join a class" box (a student with only the code) and its pairing box (a second teacher device).
+Each sends its form to a class route (``ui.classroom.wire.post``), which sets this browser's cookie; the browser
+then opens the class's address.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core.classroom.rules import SEAT_CAP, normalize_code
+from core.classroom.rules import SEAT_CAP, normalize_code, normalize_pair_code
+from core.text import markdown_literal
 from ui import models
 from ui.classroom import keys as class_keys
 from ui.classroom import wire
@@ -73,15 +75,56 @@ def start_panel() -> None:
         _send("open", submitted[1], _query())
 
 
+CODE_SHAPE = "A class code is six letters and digits (e.g. K7QX2M): check it on the projector."
+NOT_A_CODE = "“{typed}” is a teacher's one-time pairing code, not a class code: " + CODE_SHAPE
+NOT_A_PAIR = (
+    "“{typed}” is a class code: students join with it under “Join a class” above. The console's one-time "
+    "code (under More) is six digits."
+)
+
+
+def code_box() -> None:
+    """The sidebar's "Join a class": a student who has only the code (read off the projector, not a link) types it;
+    the join form then opens above the page with the code filled in, for a nickname and Join."""
+    with st.form("class-code", border=False):
+        text_box(st, "Class code (on the projector)", limit=12, key=class_keys.CLASS_CODE_TYPED)
+        st.form_submit_button("Join a class", icon=":material/login:", width="stretch", on_click=_code_typed)
+
+
+def _code_typed() -> None:
+    ss = st.session_state
+    typed = ss[class_keys.CLASS_CODE_TYPED].strip()[:12]
+    found = normalize_code(typed)
+    if found is None:
+        shown = NOT_A_CODE if normalize_pair_code(typed) else CODE_SHAPE
+        ss[class_keys.CLASS_SIDEBAR_SAYS] = ("code", shown.format(typed=typed))
+        return
+    ss[class_keys.CLASS_SIDEBAR_SAYS] = None
+    ss[class_keys.CLASS_JOIN_CODE] = found  # the join form opens above the page (ui.classroom.strip)
+
+
+def says(box: str) -> None:
+    """The refusal of the sidebar's ``box`` ("code" or "pair"), under it, shown literally (it quotes what was typed)."""
+    said = st.session_state[class_keys.CLASS_SIDEBAR_SAYS]
+    if said and said[0] == box:
+        st.warning(markdown_literal(said[1]))
+
+
 def pair_box() -> None:
-    """The sidebar's box for a second teacher device: the one-time code the console shows."""
+    """The sidebar's box for a second teacher device: the one-time code the console shows. A class code typed here
+    is pointed to "Join a class" (it is not sent as a wrong pairing code)."""
     ss = st.session_state
     with st.form("class-pair", border=False):
         typed = text_box(
             st, "Teacher's one-time code (from the console's More)", limit=12, key=class_keys.CLASS_PAIR_TYPED
         )
         if st.form_submit_button("Use this device as the console", width="stretch") and typed:
-            ss[class_keys.CLASS_SUBMITTED] = ("pair", {"pair": typed.strip()})
+            if normalize_code(typed) and not normalize_pair_code(typed):
+                ss[class_keys.CLASS_SIDEBAR_SAYS] = ("pair", NOT_A_PAIR.format(typed=typed.strip()))
+            else:
+                ss[class_keys.CLASS_SIDEBAR_SAYS] = None
+                ss[class_keys.CLASS_SUBMITTED] = ("pair", {"pair": typed.strip()})
+    says("pair")
     submitted = ss.get(class_keys.CLASS_SUBMITTED)
     if submitted and submitted[0] == "pair":
         _send("pair", submitted[1], _query())

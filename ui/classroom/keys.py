@@ -95,6 +95,10 @@ CLASS_PAIR_CODE = "class.pair_code"  # the one-time code the console showed for 
 
 CLASS_PAIR_TYPED = "class.pair_typed"  # the sidebar's box for that code
 
+CLASS_CODE_TYPED = "class.code_typed"  # the sidebar's "Join a class" box: a student's class code
+
+CLASS_SIDEBAR_SAYS = "class.sidebar_says"  # why the sidebar's code or pairing box refused what was typed
+
 CLASS_PAUSED = "class-paused"  # a student's pause cover (a fixed element, assets/style/a11y.css)
 
 CLASS_POST = "class-post"  # + the route: the class_post component
@@ -118,6 +122,8 @@ DEFAULTS = {
     CLASS_FOLLOWED_UID: None,
     CLASS_MESSAGE: None,
     CLASS_JOIN_CODE: "",
+    CLASS_CODE_TYPED: "",
+    CLASS_SIDEBAR_SAYS: None,
     CLASS_NICKNAME: "",
     CLASS_JOIN_SHOWN: False,
     CLASS_STOP_REVEALED: None,

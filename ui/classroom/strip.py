@@ -141,10 +141,13 @@ def before_page(nav) -> None:
 
 
 def sidebar() -> None:
-    """The sidebar's Class section: start a class or present alone, or use this device as a class's console."""
+    """The sidebar's Class section: join a class with its code (a student), start a class or present alone, or use
+    this device as a class's console."""
     if identity.role() is not None:
         return
     st.subheader("Class", anchor=False)
+    join.code_box()
+    join.says("code")
     st.button("Start a class", icon=":material/groups:", on_click=_starting, width="stretch")
     st.caption("Students join with a code on their own laptops or phones and follow your steps; a display shows "
                "the projector. Alone, the same console and display work without students.")  # fmt: skip
