@@ -70,5 +70,6 @@ async def wrong_codes(lesson, attempts: int) -> None:
     if status != 429 or None in alone or None in out.wrong["during_ms"]:
         errors.append(
             f"wrong codes: classmates joined in {alone} ms before and {out.wrong['during_ms']} ms during {attempts} "
-            f"wrong codes (delay {delay_s:.2f} s); the same browser's right code answered {status} {answer} (429 expected)"
+            f"wrong codes (delay {delay_s:.2f} s); the same browser's right code answered {status} {answer} "
+            "(429 expected)"
         )
