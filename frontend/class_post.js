@@ -9,12 +9,16 @@ export default function (component) {
   if (window.__explainerPosted === data.nonce) return; // one POST per request, however often it is drawn
   window.__explainerPosted = data.nonce;
   const url = new URL("explainer/class/" + data.action, document.baseURI).href;
-  fetch(url, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(data.body || {}),
-  })
+  const send = () =>
+    fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(data.body || {}),
+    });
+  // 428: a seat needs this browser's cookie, which that answer has just set: ask once more, now with it.
+  send()
+    .then((r) => (r.status === 428 ? send() : r))
     .then((r) => r.json().then((answer) => ({ ok: r.ok, answer })))
     .then(({ ok, answer }) => {
       if (!ok) return setTriggerValue("refused", { nonce: data.nonce, error: answer.error || "refused" });

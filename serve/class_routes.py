@@ -4,7 +4,10 @@ Credentials never travel in an address, a page or a log line: opening a class, j
 teacher device are POSTs whose answer sets this browser's HttpOnly, SameSite cookie (``TEACHER`` holds the
 class's code and a teacher key, ``SEAT`` the code and a seat token); a session's script reads them with
 ``st.context.cookies``. Wrong class codes are counted per browser (``BROWSER``, a random id in a cookie), never per
-address: a whole class reaches the server from one address (nginx, a school's NAT).
+address: a whole class reaches the server from one address (nginx, a school's NAT). A seat needs that cookie: a
+join without it is answered 428 with the cookie set (the page asks again at once; ``frontend/class_post.js``), and
+the store gives a browser its own seat back, so one browser holds one seat; new browsers are let in at a class's
+pace (``serve.class_limits``), and every guess of a code or password is limited, with or without cookies.
 
 Only the app's own pages may change anything (OWASP's CSRF guidance: verify the origin with standard headers): a
 POST whose ``Origin`` (or, without one, ``Referer``) is not the app's own origin as served — directly, behind nginx
@@ -12,23 +15,16 @@ POST whose ``Origin`` (or, without one, ``Referer``) is not the app's own origin
 before its body is read, and sets or deletes no cookie. A body is read only up to ``BODY_MAX`` bytes (413 past it).
 
 The event stream (``GET …/events?code=CODE``, server-sent events) tells a class's pages that the plan or the count
-changed, so no page polls: each replica keeps one watcher per class that reads the store's ``pulse`` a few times a
-second and sends every listening page the new pulse (never a secret: versions and counts), or that the store cannot
-be reached, or that the class has ended. Imports no streamlit.
+changed, so no page polls (``serve.class_events``). Imports no streamlit.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
-import contextlib
 import hmac
 import json
-import math
 import secrets
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -43,17 +39,22 @@ from core.classroom.rules import (
     TooManyJoins,
 )
 from core.classroom.store import open_store
+from serve.class_events import Watcher
+from serve.class_guard import BODY_MAX, TooLong, json_body, origin, read_body, same_origin
+from serve.class_limits import Failures, NewSeats
 
 PREFIX = "/explainer/class"
 TEACHER, SEAT, BROWSER = "explainer_teacher", "explainer_seat", "explainer_browser"
-PULSE_S = 0.2  # how often a replica's watcher reads a class's pulse (s): a change reaches pages within ~0.2 s
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream, so proxies keep it open
-BODY_MAX = 4096  # bytes of a POST's JSON (a code, a nickname, a password)
 PAIR_TRIES, PAIR_TRIES_OVERALL = 10, 60  # wrong pairing codes a minute: per browser, and on one replica in all
 # Wrong class codes a minute on one replica in all (per browser: rules.JOIN_LIMIT): a script that drops its cookie at
 # every try is limited too. A class joining through its pages sends no wrong codes; a few mistyped ones fit.
 JOIN_TRIES_OVERALL = 100
 PASSWORD_TRIES, PASSWORD_TRIES_OVERALL = 5, 30  # wrong teacher passwords a minute: per browser, and in all
+# New seats a replica gives: a class of 40 through its pages at once, then one every 5 s (a script making browsers
+# takes a handful of seats a minute; the teacher sees them in the roster and can remove them).
+NEW_SEATS_BURST, NEW_SEATS_PER_MINUTE = 60, 12
+NEEDS_COOKIE = "This browser has no cookie from the class's page yet: join again from the page (cookies on)."
 
 
 def credential(cookie: str | None) -> tuple[str, str] | None:
@@ -70,12 +71,13 @@ class ClassRoutes:
 
     def __init__(self, store_url: str, teacher_password: str | None = None, public_url: str | None = None):
         self.store_url, self.password = store_url, teacher_password or None
-        self.public_origin = _origin(public_url) if public_url else None
+        self.public_origin = origin(public_url) if public_url else None
         self._store = None
-        self._watchers: dict[str, _Watcher] = {}
-        self._pair_failures = _Failures(PAIR_TRIES, PAIR_TRIES_OVERALL)
-        self._join_failures = _Failures(rules.JOIN_LIMIT, JOIN_TRIES_OVERALL)
-        self._password_failures = _Failures(PASSWORD_TRIES, PASSWORD_TRIES_OVERALL)
+        self._watchers: dict[str, Watcher] = {}
+        self._pair_failures = Failures(PAIR_TRIES, PAIR_TRIES_OVERALL)
+        self._join_failures = Failures(rules.JOIN_LIMIT, JOIN_TRIES_OVERALL)
+        self._password_failures = Failures(PASSWORD_TRIES, PASSWORD_TRIES_OVERALL)
+        self._new_seats = NewSeats(NEW_SEATS_BURST, NEW_SEATS_PER_MINUTE)
 
     @property
     def store(self):
@@ -102,8 +104,8 @@ class ClassRoutes:
             if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
                 return _refuse(415, "The class routes take JSON only.")
             try:
-                request.state.body = await _read(request)
-            except _TooLong:
+                request.state.body = await read_body(request)
+            except TooLong:
                 return _refuse(413, f"The request is longer than {BODY_MAX:,} bytes.")
             return await handler(request)
 
@@ -111,7 +113,7 @@ class ClassRoutes:
 
     # ---- credentials ---------------------------------------------------------------------------------------
     async def open(self, request: Request) -> Response:
-        body = await _body(request)
+        body = await json_body(request)
         browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
         if self.password:
             if wait := self._password_failures.wait_s(browser):
@@ -133,7 +135,7 @@ class ClassRoutes:
         return _teacher(request, code, key)
 
     async def join(self, request: Request) -> Response:
-        body = await _body(request)
+        body = await json_body(request)
         nickname = body.get("nickname") or ""
         if not isinstance(nickname, str) or len(nickname.strip()) > rules.NICKNAME_MAX:
             shown = f"{len(nickname.strip()):,} characters" if isinstance(nickname, str) else "not text"
@@ -141,9 +143,17 @@ class ClassRoutes:
         typed = body.get("code")
         if not isinstance(typed, str) or rules.normalize_code(typed) is None:
             return _refuse(400, "A class code is six letters and digits (e.g. K7QX2M): check it on the projector.")
-        browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
+        browser = request.cookies.get(BROWSER)
+        if not browser:  # a seat needs this browser's cookie: set it and let the page ask again (428)
+            response = _refuse(428, NEEDS_COOKIE)
+            _set(response, request, BROWSER, secrets.token_urlsafe(12))
+            return response
         if wait := self._join_failures.wait_s(browser):
             return _limited(request, browser, "class codes", wait)
+        if wait := self._new_seats.wait_s(browser):
+            response = _refuse(429, f"Too many new students are joining at once: wait {wait} s and try again.")
+            response.headers["Retry-After"] = str(wait)
+            return response
         try:
             seat = await asyncio.to_thread(self.store.join, typed, nickname, browser)
         except (ClassNotFound, JoiningClosed, ClassFull, TooManyJoins) as err:
@@ -156,6 +166,7 @@ class ClassRoutes:
             return response
         except StoreUnavailable as err:
             return _refuse(503, str(err))
+        self._new_seats.seat(browser)
         code = rules.normalize_code(str(body.get("code", "")))
         response = JSONResponse({"code": code, "seat": seat.number})
         _set(response, request, SEAT, f"{code}.{seat.token}")
@@ -164,7 +175,7 @@ class ClassRoutes:
         return response
 
     async def pair(self, request: Request) -> Response:
-        body = await _body(request)
+        body = await json_body(request)
         browser = request.cookies.get(BROWSER) or secrets.token_urlsafe(12)
         if wait := self._pair_failures.wait_s(browser):
             return _limited(request, browser, "pairing codes", wait)
@@ -199,7 +210,7 @@ class ClassRoutes:
     async def _stream(self, request: Request, code: str) -> AsyncIterator[str]:
         watcher = self._watchers.get(code)
         if watcher is None or watcher.done:
-            watcher = self._watchers[code] = _Watcher(self.store, code, self._forget)
+            watcher = self._watchers[code] = Watcher(self.store, code, self._forget)
         queue = watcher.subscribe()
         try:
             yield "retry: 1000\n\n"  # the browser reconnects 1 s after a dropped stream
@@ -217,128 +228,11 @@ class ClassRoutes:
         finally:
             watcher.unsubscribe(queue)
 
-    def _forget(self, watcher: _Watcher) -> None:
+    def _forget(self, watcher: Watcher) -> None:
         """A watcher that stopped (its class ended or does not exist, or nobody listened for 5 s) is dropped: one
         per class code ever asked for, kept, grew without end (5,000 made-up codes: +5 MiB)."""
         if self._watchers.get(watcher.code) is watcher:
             del self._watchers[watcher.code]
-
-
-class _Watcher:
-    """One class's pulse on this replica: read every ``PULSE_S`` while any page listens, sent to each listener
-    when it changes (the last one is sent at once to a new listener); ``on_done(self)`` when it stops."""
-
-    def __init__(self, store, code: str, on_done: Callable[[_Watcher], None] = lambda w: None):
-        self.store, self.code, self.on_done = store, code, on_done
-        self.queues: set[asyncio.Queue] = set()
-        self.last: dict | None = None
-        self.task = asyncio.get_running_loop().create_task(self._run())
-        self.done = False
-
-    def subscribe(self) -> asyncio.Queue:
-        queue: asyncio.Queue = asyncio.Queue(maxsize=16)
-        if self.last is not None:
-            queue.put_nowait(self.last)
-        self.queues.add(queue)
-        return queue
-
-    def unsubscribe(self, queue: asyncio.Queue) -> None:
-        self.queues.discard(queue)
-
-    async def _run(self) -> None:
-        idle = 0
-        try:
-            while True:
-                event = await self._read()
-                if event != self.last:
-                    self.last = event
-                    for queue in list(self.queues):
-                        with contextlib.suppress(asyncio.QueueFull):  # a stuck page misses pulses, not the newest
-                            if queue.full():
-                                queue.get_nowait()
-                            queue.put_nowait(event)
-                if event.get("ended"):
-                    return
-                idle = 0 if self.queues else idle + 1
-                if idle * PULSE_S > 5:  # nobody listened for 5 s: stop reading
-                    return
-                await asyncio.sleep(PULSE_S)
-        finally:
-            self.done = True
-            self.on_done(self)
-
-    async def _read(self) -> dict:
-        try:
-            pulse = await asyncio.to_thread(self.store.pulse, self.code)
-        except StoreUnavailable:
-            return {"unavailable": True}
-        if pulse is None:
-            return {"ended": True}
-        return {
-            "version": pulse.version,
-            "students": pulse.students,
-            "answered": pulse.answered,
-            "question": pulse.question,
-            "round": pulse.round,
-        }
-
-
-class _TooLong(Exception):
-    """A request body past ``BODY_MAX``."""
-
-
-async def _read(request: Request) -> bytes:
-    """The body, read only up to ``BODY_MAX`` bytes: a declared length past it is refused unread, a chunked body
-    as soon as it passes it (a 1 GiB POST had grown a replica by 2 GiB). Raises ``_TooLong``."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > BODY_MAX:
-        raise _TooLong
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > BODY_MAX:
-            raise _TooLong
-    return bytes(raw)
-
-
-async def _body(request: Request) -> dict:
-    """The request's JSON object (read by ``ClassRoutes._guarded``), or {} for anything else."""
-    raw = getattr(request.state, "body", b"")
-    try:
-        data = json.loads(raw or b"{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _origin(url: str | None) -> str | None:
-    """``scheme://host[:port]`` of ``url``, lower-case; None for anything without both."""
-    if not url:
-        return None
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return None
-    return f"{parts.scheme}://{parts.netloc}".lower() if parts.scheme in ("http", "https") and parts.netloc else None
-
-
-def same_origin(request: Request, public_origin: str | None = None) -> bool:
-    """Whether a request comes from the app's own pages: its ``Origin`` header (else its ``Referer``'s origin) is the
-    origin the request was addressed to (``Host``), the one a proxy says it was (``X-Forwarded-Proto`` and
-    ``-Host``, first values), or ``public_origin`` (``--public-url``). Neither header: refused (a browser sends
-    ``Origin`` with every POST)."""
-    sent = _origin(request.headers.get("origin")) or _origin(request.headers.get("referer"))
-    if sent is None:
-        return False
-    host = request.headers.get("host", "")
-    own = {f"{request.url.scheme}://{host}".lower()}
-    proto = request.headers.get("x-forwarded-proto", "").split(",")[0].strip()
-    fwd_host = request.headers.get("x-forwarded-host", "").split(",")[0].strip()
-    if proto:
-        own.add(f"{proto}://{fwd_host or host}".lower())
-    if public_origin:
-        own.add(public_origin)
-    return sent in own
 
 
 def _teacher(request: Request, code: str, key: str) -> JSONResponse:
@@ -347,40 +241,6 @@ def _teacher(request: Request, code: str, key: str) -> JSONResponse:
     _set(response, request, TEACHER, f"{code}.{key}")
     response.delete_cookie(SEAT, path="/")
     return response
-
-
-class _Failures:
-    """Wrong codes or passwords per browser and on this replica in all, over the last ``window_s``: a code (a class's,
-    a pairing code) or the teacher password is not left to guessing. A browser over ``per_browser``, or the replica
-    over ``overall`` (guesses that change cookies each time), is refused until enough of its failures leave the
-    window: never longer than ``window_s``."""
-
-    def __init__(self, per_browser: int, overall: int, window_s: float = 60.0):
-        self.per_browser, self.overall, self.window_s = per_browser, overall, window_s
-        self.times: dict[str, collections.deque] = {}
-        self.all: collections.deque = collections.deque()
-
-    def _trim(self, times: collections.deque, now: float) -> collections.deque:
-        while times and times[0] <= now - self.window_s:
-            times.popleft()
-        return times
-
-    def wait_s(self, browser: str, now: float | None = None) -> int:
-        """Whole seconds until ``browser`` may try again (0: now). A browser whose failures all left the window is
-        forgotten (a script that changes cookies leaves no trail)."""
-        now = time.monotonic() if now is None else now
-        mine = self._trim(self.times.get(browser, collections.deque()), now)
-        if not mine:
-            self.times.pop(browser, None)
-        every = self._trim(self.all, now)
-        # Over a limit, the failure whose leaving brings the count under it decides the wait.
-        frees = [q[len(q) - cap] for q, cap in ((mine, self.per_browser), (every, self.overall)) if len(q) >= cap]
-        return max(1, math.ceil(max(frees) + self.window_s - now)) if frees else 0
-
-    def note(self, browser: str, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        self.times.setdefault(browser, collections.deque()).append(now)
-        self.all.append(now)
 
 
 def _limited(request: Request, browser: str, what: str, wait: int) -> JSONResponse:

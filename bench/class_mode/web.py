@@ -55,14 +55,17 @@ def get(base: str, path: str, jar: Jar) -> int:
 
 def post(base: str, path: str, body: dict, jar: Jar) -> tuple[int, dict]:
     """POST ``body`` as JSON to ``path`` with this browser's cookies, as ``frontend/class_post.js`` does
-    (blocking); (status, the answer's JSON)."""
-    req = urllib.request.Request(
-        base + path,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Origin": base, **jar.header()},  # as a browser sends it
-        method="POST",
-    )
-    status, raw = _open(req, jar)
+    (blocking; once more after a 428, which has set the browser cookie a seat needs); (status, the answer's JSON)."""
+    for _ in range(2):
+        req = urllib.request.Request(
+            base + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Origin": base, **jar.header()},  # as a browser sends it
+            method="POST",
+        )
+        status, raw = _open(req, jar)
+        if status != 428:
+            break
     try:
         answer = json.loads(raw or b"{}")
     except ValueError:

@@ -5,10 +5,12 @@ Each script is run with EVALSHA (``redis.Redis.register_script``). ``core.classr
 them.
 
 Keys of class CODE, each expiring at its opening + ``CLASS_TTL_S``: ``class:CODE:meta`` (hash: created,
-layout, seat_cap, joining, seats, version, plan, question, round), ``class:CODE:keys`` (set: sha256s of
-its teacher keys), ``class:CODE:tokens`` (hash: sha256 of a seat token → seat number),
-``class:CODE:nicks`` (hash: seat number → nickname), ``class:CODE:answers:ROUND:QUESTION`` (hash: seat
-number → pick) and ``class:CODE:questions`` (the set of those answer keys, for ``end``). Elsewhere:
+layout, seat_cap, joining, seats (taken now), last_seat (the last number given), version, plan, question,
+round), ``class:CODE:keys`` (set: sha256s of its teacher keys), ``class:CODE:tokens`` (hash: sha256 of a
+seat token → seat number), ``class:CODE:nicks`` (hash: seat number → nickname), ``class:CODE:clients``
+(hash: sha256 of a browser id → its seat number), ``class:CODE:seatinfo`` (hash: seat number → "TOKEN_SHA
+CLIENT_SHA", what removing the seat deletes), ``class:CODE:answers:ROUND:QUESTION`` (hash: seat number →
+pick) and ``class:CODE:questions`` (the set of those answer keys, for ``end`` and removing a seat). Elsewhere:
 ``pair:SHA256`` ("CODE DEADLINE", expiring at the deadline) and ``join:CLIENT`` (failed joins, expiring
 ``JOIN_WINDOW_S`` after the first).
 """
@@ -17,12 +19,16 @@ from __future__ import annotations
 
 from core.classroom import rules
 
-LAYOUT = "2"  # meta's "layout": a class of another layout counts as missing (it expires by itself)
+LAYOUT = "3"  # meta's "layout": a class of another layout counts as missing (it expires by itself)
 
 
-def class_keys(code: str) -> tuple[str, str, str, str, str]:
-    """(meta, keys, tokens, nicks, questions) keys of class ``code``."""
-    return tuple(f"class:{code}:{part}" for part in ("meta", "keys", "tokens", "nicks", "questions"))
+PARTS = ("meta", "keys", "tokens", "nicks", "questions", "clients", "seatinfo")
+
+
+def class_keys(code: str) -> tuple[str, ...]:
+    """The keys of class ``code``, in the order of ``PARTS``: (meta, keys, tokens, nicks, questions, clients,
+    seatinfo)."""
+    return tuple(f"class:{code}:{part}" for part in PARTS)
 
 
 def answers_key(code: str, question: str, round: int) -> str:
@@ -38,31 +44,56 @@ def deadline_ms(created) -> int:
 OPEN = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'created', ARGV[1], 'layout', ARGV[2], 'seat_cap', ARGV[3], 'joining', '1',
-           'seats', 0, 'version', 0, 'plan', '{}', 'question', '', 'round', 0)
+           'seats', 0, 'last_seat', 0, 'version', 0, 'plan', '{}', 'question', '', 'round', 0)
 redis.call('SADD', KEYS[2], ARGV[4])
 redis.call('PEXPIREAT', KEYS[1], ARGV[5])
 redis.call('PEXPIREAT', KEYS[2], ARGV[5])
 return 1
 """
 
-# KEYS: meta, tokens, nicks. ARGV: now (s), CLASS_TTL_S, layout, token hash, nickname.
+# KEYS: meta, tokens, nicks, clients, seatinfo. ARGV: now (s), CLASS_TTL_S, layout, token hash, nickname, client
+# hash ('' for none). A client's seat comes back under the new token (its old token deleted), else a new seat.
 # {'ok', number} | {'missing'} | {'closed'} | {'full', seat_cap}
 JOIN = """
 local m = redis.call('HMGET', KEYS[1], 'created', 'layout', 'joining', 'seats', 'seat_cap')
 if not m[1] or m[2] ~= ARGV[3] or tonumber(m[1]) + tonumber(ARGV[2]) <= tonumber(ARGV[1]) then
   return {'missing'}
 end
-if m[3] ~= '1' then return {'closed'} end
-if tonumber(m[4]) >= tonumber(m[5]) then return {'full', m[5]} end
-local n = redis.call('HINCRBY', KEYS[1], 'seats', 1)
+local n = false
+if ARGV[6] ~= '' then n = redis.call('HGET', KEYS[4], ARGV[6]) end
+if n then
+  local held = redis.call('HGET', KEYS[5], n)
+  if held then redis.call('HDEL', KEYS[2], string.match(held, '^(%S+)')) end
+else
+  if m[3] ~= '1' then return {'closed'} end
+  if tonumber(m[4]) >= tonumber(m[5]) then return {'full', m[5]} end
+  n = redis.call('HINCRBY', KEYS[1], 'last_seat', 1)
+  redis.call('HINCRBY', KEYS[1], 'seats', 1)
+  if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], ARGV[6], n) end
+end
 redis.call('HSET', KEYS[2], ARGV[4], n)
 redis.call('HSET', KEYS[3], n, ARGV[5])
+redis.call('HSET', KEYS[5], n, ARGV[4] .. ' ' .. ARGV[6])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[2], ttl)
-  redis.call('PEXPIRE', KEYS[3], ttl)
+  for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 return {'ok', n}
+"""
+
+# KEYS: meta, tokens, nicks, clients, seatinfo, questions. ARGV: seat number. 1: removed (its token, nickname,
+# browser and answers deleted, its place free); 0: no such seat.
+REMOVE = """
+local held = redis.call('HGET', KEYS[5], ARGV[1])
+if not held then return 0 end
+local token, client = string.match(held, '^(%S+) ?(%S*)$')
+redis.call('HDEL', KEYS[2], token)
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
+if client and client ~= '' then redis.call('HDEL', KEYS[4], client) end
+for _, answers in ipairs(redis.call('SMEMBERS', KEYS[6])) do redis.call('HDEL', answers, ARGV[1]) end
+redis.call('HINCRBY', KEYS[1], 'seats', -1)
+return 1
 """
 
 # KEYS: meta. ARGV: the class's answers key prefix ("class:CODE:answers:").

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from core.classroom import rules
 from core.classroom.plan import Plan, plan_text
-from core.classroom.redis_scripts import JOIN, LAYOUT, OPEN, PULSE, answers_key, class_keys, deadline_ms
+from core.classroom.redis_scripts import JOIN, LAYOUT, OPEN, PULSE, REMOVE, answers_key, class_keys, deadline_ms
 from core.classroom.rules import (
     ClassFull,
     ClassInfo,
@@ -61,7 +61,9 @@ class RedisStore:
         self.url = url
         self._down = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError)  # BusyLoading: a ConnectionError
         self.r = redis.Redis.from_url(url, decode_responses=True)
-        self._open, self._join, self._pulse = (self.r.register_script(s) for s in (OPEN, JOIN, PULSE))
+        self._open, self._join, self._pulse, self._remove = (
+            self.r.register_script(s) for s in (OPEN, JOIN, PULSE, REMOVE)
+        )
 
     def __repr__(self) -> str:
         where = urlsplit(self.url)
@@ -173,6 +175,12 @@ class RedisStore:
         return [RosterRow(int(n), nicks[n], n in answered) for n in sorted(nicks, key=int)]
 
     @guarded
+    def remove_seat(self, code: str, teacher_key: str, number: int) -> bool:
+        code, _ = self._teacher(code, teacher_key)
+        meta, _, tokens, nicks, questions, clients, seatinfo = class_keys(code)
+        return bool(self._remove(keys=[meta, tokens, nicks, clients, seatinfo, questions], args=[int(number)]))
+
+    @guarded
     def end(self, code: str, teacher_key: str) -> None:
         code, _ = self._teacher(code, teacher_key)
         keys = class_keys(code)
@@ -191,9 +199,10 @@ class RedisStore:
         typed, code, token = code, rules.normalize_code(code), rules.new_secret()
         outcome = ["missing"]
         if code is not None:
-            meta, _, tokens, nicks, _ = class_keys(code)
-            args = [repr(now), rules.CLASS_TTL_S, LAYOUT, rules.digest(token), nickname]
-            outcome = self._join(keys=[meta, tokens, nicks], args=args)
+            meta, _, tokens, nicks, _, clients, seatinfo = class_keys(code)
+            mine = rules.digest(client) if client else ""
+            args = [repr(now), rules.CLASS_TTL_S, LAYOUT, rules.digest(token), nickname, mine]
+            outcome = self._join(keys=[meta, tokens, nicks, clients, seatinfo], args=args)
         if outcome[0] == "ok":
             return Seat(int(outcome[1]), token)
         if outcome[0] == "closed":

@@ -24,16 +24,20 @@ from core.classroom import rules
 from core.classroom.rules import ClassNotFound, NotTeacher, StoreUnavailable
 
 BUSY_TIMEOUT_MS = 5000
-LAYOUT = 2  # PRAGMA user_version of a file in this layout
+LAYOUT = 3  # PRAGMA user_version of a file in this layout
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6  # primary result codes of a file another connection holds
 
 TABLES = (
     "CREATE TABLE classes (code TEXT PRIMARY KEY, created REAL NOT NULL, seat_cap INTEGER NOT NULL,"
-    " joining INTEGER NOT NULL DEFAULT 1, seats INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 0,"
-    " plan TEXT NOT NULL DEFAULT '{}', question TEXT, round INTEGER NOT NULL DEFAULT 0)",
+    " joining INTEGER NOT NULL DEFAULT 1, seats INTEGER NOT NULL DEFAULT 0, last_seat INTEGER NOT NULL DEFAULT 0,"
+    " version INTEGER NOT NULL DEFAULT 0, plan TEXT NOT NULL DEFAULT '{}', question TEXT,"
+    " round INTEGER NOT NULL DEFAULT 0)",
     "CREATE TABLE teacher_keys (code TEXT NOT NULL, key_hash TEXT NOT NULL, PRIMARY KEY (code, key_hash))",
     "CREATE TABLE seats (code TEXT NOT NULL, number INTEGER NOT NULL, token_hash TEXT NOT NULL,"
-    " nickname TEXT NOT NULL, PRIMARY KEY (code, number), UNIQUE (code, token_hash))",
+    " nickname TEXT NOT NULL, client_hash TEXT NOT NULL DEFAULT '', PRIMARY KEY (code, number),"
+    " UNIQUE (code, token_hash))",
+    # One seat per browser in a class (a seat without a browser id, "", is not counted).
+    "CREATE UNIQUE INDEX seats_client ON seats (code, client_hash) WHERE client_hash != ''",
     "CREATE TABLE answers (code TEXT NOT NULL, question TEXT NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,"
     " pick INTEGER NOT NULL, PRIMARY KEY (code, question, round, seat))",
     "CREATE TABLE joins (client TEXT PRIMARY KEY, since REAL NOT NULL, count INTEGER NOT NULL)",

@@ -151,25 +151,51 @@ class SqliteStore(SqliteDb):
         now = now_or_clock(now)
         nickname, client = rules.clean_nickname(nickname), rules.clean_client(client)
         token, refused, number = rules.new_secret(), None, None
+        mine = rules.digest(client) if client else ""
         with self._write() as db:  # one transaction: a class ended, closed or filled meanwhile gets no seat
             found = self._class(db, code, now)
+            held = (
+                found
+                and mine
+                and db.execute(
+                    "SELECT number FROM seats WHERE code = ? AND client_hash = ?", (found.code, mine)
+                ).fetchone()
+            )
             if found is None:
                 refused = self._failed_join(db, code, client, now)
+            elif held:  # this browser's seat: the same number under a new token (the old one stops working)
+                number = held[0]
+                db.execute(
+                    "UPDATE seats SET token_hash = ?, nickname = ? WHERE code = ? AND number = ?",
+                    (rules.digest(token), nickname, found.code, number),
+                )
             elif not found.joining:
                 refused = JoiningClosed(found.code)
             elif found.seats >= found.seat_cap:
                 refused = ClassFull(found.code, found.seat_cap)
             else:
                 number = db.execute(
-                    "UPDATE classes SET seats = seats + 1 WHERE code = ? RETURNING seats", (found.code,)
+                    "UPDATE classes SET seats = seats + 1, last_seat = last_seat + 1 WHERE code = ?"
+                    " RETURNING last_seat",
+                    (found.code,),
                 ).fetchone()[0]
                 db.execute(
-                    "INSERT INTO seats (code, number, token_hash, nickname) VALUES (?, ?, ?, ?)",
-                    (found.code, number, rules.digest(token), nickname),
+                    "INSERT INTO seats (code, number, token_hash, nickname, client_hash) VALUES (?, ?, ?, ?, ?)",
+                    (found.code, number, rules.digest(token), nickname, mine),
                 )
         if refused is not None:
             raise refused
         return Seat(number, token)
+
+    @guarded
+    def remove_seat(self, code: str, teacher_key: str, number: int) -> bool:
+        with self._write() as db:
+            code = self._teacher(db, code, teacher_key)
+            gone = db.execute("DELETE FROM seats WHERE code = ? AND number = ?", (code, int(number))).rowcount
+            if gone:
+                db.execute("DELETE FROM answers WHERE code = ? AND seat = ?", (code, int(number)))
+                db.execute("UPDATE classes SET seats = seats - 1 WHERE code = ?", (code,))
+            return bool(gone)
 
     @staticmethod
     def _failed_join(db, typed: str, client: str, now: float) -> Exception:

@@ -42,11 +42,17 @@ class Store(Protocol):
         sha256 is stored; the key is shown once."""
 
     def join(self, code: str, nickname: str = "", client: str = "", now: float | None = None) -> Seat:
-        """A new seat (numbers 1, 2, … in join order) when ``code`` names a live class, whatever the client's
-        failed attempts: JoiningClosed when its teacher closed joining, ClassFull at its cap. A code naming
-        no live class counts as a failed attempt of ``client`` (a per-browser id, never an IP address; ""
-        is not counted): TooManyJoins once that client is over ``JOIN_LIMIT`` within ``JOIN_WINDOW_S``,
-        else ClassNotFound. ``nickname``: stripped, ≤ 40 characters, kept literally."""
+        """A seat when ``code`` names a live class, whatever the client's failed attempts. One seat per
+        ``client`` (a per-browser id, never an IP address): a client that holds a seat gets the same number
+        back under a new token (its old token stops working; its nickname becomes this one), even with joining
+        closed; otherwise a new seat (numbers 1, 2, … in join order, never reused), JoiningClosed when its
+        teacher closed joining, ClassFull when its seats are all taken. A code naming no live class counts as a
+        failed attempt of ``client`` ("" is not counted): TooManyJoins once that client is over ``JOIN_LIMIT``
+        within ``JOIN_WINDOW_S``, else ClassNotFound. ``nickname``: stripped, ≤ 40 characters, kept literally."""
+
+    def remove_seat(self, code: str, teacher_key: str, number: int) -> bool:
+        """The teacher removes seat ``number`` (its token stops working, its answers go, its place is free for
+        another student; its number is not given again): True when it was there. NotTeacher, ClassNotFound."""
 
     def seat(self, code: str, token: str) -> int | None:
         """The seat number of ``token`` in the class (a reconnecting student), or None."""

@@ -16,7 +16,7 @@ from ui.decode import keys as decode_keys
 def _class(store, session, students: int = 2):
     code, key = store.open_class()
     teacher = session(code, {TEACHER: f"{code}.{key}"})
-    seats = [store.join(code, f"S{i}", client="test") for i in range(students)]
+    seats = [store.join(code, f"S{i}", client=f"browser-{i}") for i in range(students)]
     followers = [session(code, {SEAT: f"{code}.{seat.token}"}) for seat in seats]
     return code, teacher, followers
 
@@ -71,8 +71,8 @@ def test_nicknames_reach_the_console_literally_and_never_the_students(store, ses
     """A hostile nickname reaches the console's roster as typed and no student's page."""
     code, key = store.open_class()
     hostile = "<b>Ana</b> **x** :red[y] 🙂"
-    store.join(code, hostile, client="t")
-    seat = store.join(code, "Bo", client="t")
+    store.join(code, hostile, client="ana")
+    seat = store.join(code, "Bo", client="bo")
     other = session(code, {SEAT: f"{code}.{seat.token}"})
     assert hostile not in str([m.value for m in other.markdown]) + str([c.value for c in other.caption])
     rows = store.roster(code, key, "no-question", 1)
@@ -189,3 +189,26 @@ def test_a_student_with_only_the_code_types_it_in_the_sidebar_and_gets_the_join_
     said = _sidebar_submit(at, class_keys.CLASS_PAIR_TYPED, code, "Use this device as the console")
     assert f"“{code}” is a class code: students join with it under “Join a class” above" in said
     assert at.session_state[class_keys.CLASS_SUBMITTED] is None  # nothing was sent to the pairing route
+
+
+def test_the_teacher_removes_a_seat_from_the_roster_and_its_place_is_free(store, session):
+    """Issue 55 item 2: under More the roster names each seat; choosing one and Remove frees it (the class's count
+    drops, its answers go), says so, and a reloaded page of the removed student gets the join form again."""
+    code, key = store.open_class(seat_cap=2)
+    teacher = session(code, {TEACHER: f"{code}.{key}"})
+    ana = store.join(code, "Ana", client="a")
+    store.join(code, "<b>Bo</b>", client="b")
+    teacher.run()
+    box = teacher.selectbox(key=class_keys.CLASS_REMOVE_SEAT)
+    assert box.options == ["Seat 1 · Ana", "Seat 2 · <b>Bo</b>"]
+    box.select(1).run()
+    [remove] = [b for b in teacher.button if b.label == "Remove"]
+    remove.click().run()
+    assert not teacher.exception, teacher.exception
+    assert "Seat 1 · Ana removed: its place is free." in " ".join(s.value for s in teacher.toast).replace("\\", "")
+    assert store.info(code).students == 1 and store.seat(code, ana.token) is None
+    assert store.join(code, "Cy", client="c").number == 3  # the freed place, under a number never given before
+    again = session(code, {SEAT: f"{code}.{ana.token}"})
+    assert (
+        again.session_state[class_keys.CLASS_ROLE] is None and again.session_state[class_keys.CLASS_JOIN_CODE] == code
+    )

@@ -92,14 +92,15 @@ def test_watchers_of_classes_nobody_can_join_are_dropped(tmp_path):
     listens to any more."""
     import asyncio
 
-    from serve.class_routes import ClassRoutes, _Watcher
+    from serve.class_events import Watcher
+    from serve.class_routes import ClassRoutes
 
     routes = ClassRoutes(f"sqlite:///{tmp_path / 'classes.db'}")
 
     async def made_up() -> int:
         for i in range(200):
             code = f"ZZZ{i:03d}"[:6]
-            routes._watchers[code] = _Watcher(routes.store, code, routes._forget)
+            routes._watchers[code] = Watcher(routes.store, code, routes._forget)
         while any(not w.done for w in routes._watchers.values()):
             await asyncio.sleep(0.05)
         return len(routes._watchers)

@@ -12,14 +12,13 @@ from core.classroom.plan import MEAN_HEAD, Plan, Request, counts_line, page_sett
 from core.classroom.rules import ClassNotFound, NotTeacher, StoreUnavailable
 from core.decode import settings as decode_settings
 from ui import models, session
-from ui.classroom import follow, identity, pose
+from ui.classroom import follow, identity, pose, roster
 from ui.classroom import keys as class_keys
 from ui.decode import actions
 from ui.decode import keys as decode_keys
 from ui.decode import page_settings as decode_page
 from ui.frame import PAGES
 from ui.lesson import keys as lesson_keys
-from ui.present import presenter_mode
 
 
 def request_entry(sess) -> Request:
@@ -259,27 +258,13 @@ def more(info, q) -> None:
     if ss.get(class_keys.CLASS_PAIR_CODE):
         st.markdown(f"On the other device open this app and enter **{ss[class_keys.CLASS_PAIR_CODE]}** under *Class* "
                     "(valid 10 minutes, once). That device becomes a console too.")  # fmt: skip
-    roster(q)
+    roster.roster(q)
     st.button("End class", icon=":material/logout:", on_click=end)
 
 
 def _joining() -> None:
     ss = st.session_state
     identity.store().set_joining(identity.code(), ss[class_keys.CLASS_KEY], bool(ss[class_keys.CLASS_JOINING]))
-
-
-def roster(q) -> None:
-    """Who has answered the open question: seat numbers and nicknames, the console's eyes only. Never scores."""
-    if presenter_mode():
-        return st.caption("Who has answered: hidden in presenter mode (this screen may be on the projector).")
-    qid, round_ = ("no-question", 1) if q is None else (q.id, q.round)  # nobody has answered "no-question"
-    rows = identity.store().roster(identity.code(), st.session_state[class_keys.CLASS_KEY], qid, round_)
-    if not rows:
-        return st.caption("No students yet.")
-    st.dataframe(
-        [{"seat": r.number, "nickname": r.nickname or "—", "answered": "yes" if r.answered else ""} for r in rows],
-        hide_index=True,
-    )
 
 
 def line_for_follower() -> str:

@@ -95,6 +95,8 @@ CLASS_PAIR_CODE = "class.pair_code"  # the one-time code the console showed for 
 
 CLASS_PAIR_TYPED = "class.pair_typed"  # the sidebar's box for that code
 
+CLASS_REMOVE_SEAT = "class.remove_seat"  # the roster's choice of a seat to remove
+
 CLASS_CODE_TYPED = "class.code_typed"  # the sidebar's "Join a class" box: a student's class code
 
 CLASS_SIDEBAR_SAYS = "class.sidebar_says"  # why the sidebar's code or pairing box refused what was typed
@@ -123,6 +125,7 @@ DEFAULTS = {
     CLASS_MESSAGE: None,
     CLASS_JOIN_CODE: "",
     CLASS_CODE_TYPED: "",
+    CLASS_REMOVE_SEAT: None,
     CLASS_SIDEBAR_SAYS: None,
     CLASS_NICKNAME: "",
     CLASS_JOIN_SHOWN: False,

@@ -25,6 +25,7 @@ from core.classroom.rules import (
     new_code,
     normalize_code,
 )
+from core.classroom.sqlite_db import LAYOUT
 from core.classroom.sqlite_store import SqliteStore
 from core.classroom.store import default_url, open_store
 
@@ -268,7 +269,7 @@ def test_a_class_expires_after_12_hours(store):
         store.join(old)
     if isinstance(store, RedisStore):
         keys = list(store.r.scan_iter(f"class:{code}:*"))
-        assert len(keys) == 6  # meta, keys, tokens, nicks, questions, one question's answers
+        assert len(keys) == 7  # meta, keys, tokens, nicks, seatinfo, questions, one question's answers
         assert all(0 < store.r.ttl(k) <= CLASS_TTL_S for k in keys)
         assert list(store.r.scan_iter(f"class:{old}:*")) == []
     else:
@@ -339,7 +340,7 @@ INSERT INTO classes (code, key_hash, created, plan) VALUES ('ABCDEF', 'x', 1e12,
 
 def test_a_sqlite_file_of_the_older_layout_is_made_afresh(tmp_path):
     """A file the previous store wrote (user_version 0, no seat cap or teacher keys): its tables are made
-    again in this layout (version 2), its class gone, and a new class opens, seats and publishes."""
+    again in this layout (``LAYOUT``), its class gone, and a new class opens, seats and publishes."""
     path = tmp_path / "classes.db"
     with sqlite3.connect(path) as db:
         db.executescript(OLD_LAYOUT)
@@ -347,14 +348,14 @@ def test_a_sqlite_file_of_the_older_layout_is_made_afresh(tmp_path):
     assert store.plan("ABCDEF") is None
     code, key = store.open_class(seat_cap=2)
     assert store.join(code).number == 1 and store.publish(code, key, Plan(step=1)) == 1
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 3
     store.close()
 
 
 def test_a_sqlite_file_of_a_newer_layout_is_refused(tmp_path):
-    """A file a newer app made (user_version 3) is not dropped: open_store says so (ValueError)."""
+    """A file a newer app made (user_version 4) is not dropped: open_store says so (ValueError)."""
     path = tmp_path / "classes.db"
     with sqlite3.connect(path) as db:
-        db.execute("PRAGMA user_version = 3")
+        db.execute(f"PRAGMA user_version = {LAYOUT + 1}")
     with pytest.raises(ValueError, match="newer app's layout"):
         open_store(f"sqlite:///{path}")

@@ -15,6 +15,7 @@ from core.classroom.rules import (
     ClassInfo,
     ClassNotFound,
     JoiningClosed,
+    NotSeated,
     NotTeacher,
     TooManyJoins,
     new_code,
@@ -45,16 +46,17 @@ def test_the_right_code_joins_after_200_wrong_codes_from_the_same_client(store):
     assert refused == [ClassNotFound] * JOIN_LIMIT + [TooManyJoins] * (200 - JOIN_LIMIT)
     assert 0 < got.value.wait_s <= JOIN_WINDOW_S and f"wait {got.value.wait_s} s" in str(got.value)
     assert store.join(code, "Ann", client="browser-1", now=t0 + 2).number == 1
-    assert store.join(code.lower(), client="browser-1", now=t0 + 2).number == 2
+    assert store.join(code.lower(), client="browser-1", now=t0 + 2).number == 1  # one seat per browser
     with pytest.raises(ClassNotFound):
         store.join(_wrong_codes(code, 1)[0], client="browser-2", now=t0 + 2)
-    assert store.join(code, client="browser-2", now=t0 + 2).number == 3
+    assert store.join(code, client="browser-2", now=t0 + 2).number == 2
 
 
-def test_a_whole_class_behind_one_client_joins_and_an_unknown_client_is_never_limited(store):
-    """40 right codes from one client all seat; 30 wrong codes with no client ("") are each ClassNotFound."""
+def test_a_whole_class_joins_and_an_unknown_client_is_never_limited(store):
+    """40 browsers (one school address is no client: a client is a browser's id) all seat; 30 wrong codes with no
+    client ("") are each ClassNotFound."""
     code, _ = store.open_class()
-    assert [store.join(code, client="school-nat").number for _ in range(40)] == list(range(1, 41))
+    assert [store.join(code, client=f"browser-{i}").number for i in range(40)] == list(range(1, 41))
     for wrong in _wrong_codes(code, 30):
         with pytest.raises(ClassNotFound):
             store.join(wrong)
@@ -80,13 +82,13 @@ def test_the_seat_cap_refuses_the_next_student_and_counts_no_failure(store):
     """A class of 3 seats: seats 1..3, then ClassFull ("full (3 seats)") 25 times from one client, which
     are not wrong codes: that client's next wrong code is still ClassNotFound. Seated students stay."""
     code, _ = store.open_class(seat_cap=3)
-    seats = [store.join(code, client="c") for _ in range(3)]
+    seats = [store.join(code, client=f"c{i}") for i in range(3)]
     assert [s.number for s in seats] == [1, 2, 3]
     for _ in range(JOIN_LIMIT + 5):
         with pytest.raises(ClassFull, match=rf"^Class {code} is full \(3 seats\)\.$"):
-            store.join(code, client="c")
+            store.join(code, client="d")
     with pytest.raises(ClassNotFound):
-        store.join(_wrong_codes(code, 1)[0], client="c")
+        store.join(_wrong_codes(code, 1)[0], client="d")
     assert store.info(code) == ClassInfo(students=3, seat_cap=3, joining=True) and store.students(code) == 3
     assert [store.seat(code, s.token) for s in seats] == [1, 2, 3]
 
@@ -163,3 +165,44 @@ def test_info_is_none_for_no_live_class(store):
     old, _ = store.open_class(now=time.time() - 12 * 3600 - 1)
     store.end(code, key)
     assert store.info(code) is None and store.info(old) is None and store.info("not a code") is None
+
+
+def test_one_browser_holds_one_seat_and_gets_it_back_under_a_new_token(store):
+    """Issue 55 item 2: 30 joins from one browser are one seat (a script keeping its cookie takes one). Each join
+    gives the same number under a new token, the old token stops working and the nickname is the latest; the
+    browser gets its seat back with joining closed (a student whose seat cookie was lost), while a new browser
+    does not."""
+    code, key = store.open_class()
+    seats = [store.join(code, f"n{i}", client="browser-1") for i in range(30)]
+    assert {s.number for s in seats} == {1} and store.students(code) == 1 == store.info(code).students
+    assert store.seat(code, seats[0].token) is None and store.seat(code, seats[-1].token) == 1
+    assert [(r.number, r.nickname) for r in store.roster(code, key, "q", 0)] == [(1, "n29")]
+    store.set_joining(code, key, False)
+    again = store.join(code, "Ann", client="browser-1")
+    assert again.number == 1 and store.seat(code, again.token) == 1 and store.seat(code, seats[-1].token) is None
+    with pytest.raises(JoiningClosed):
+        store.join(code, client="browser-2")
+
+
+def test_the_teacher_removes_a_seat_and_its_place_is_free_again(store):
+    """A class of 2 seats, full: the teacher removes seat 1. Its token no longer answers or seats, its answer no
+    longer counts, the roster and the count drop it, and a third browser joins as seat 3 (numbers are never given
+    twice, so no answer is inherited). Removing it again, or a seat never given, is False; a wrong key NotTeacher."""
+    code, key = store.open_class(seat_cap=2)
+    ann, bo = store.join(code, "Ann", client="a"), store.join(code, "Bo", client="b")
+    store.answer(code, ann.token, "q1", 0, 2)
+    store.answer(code, bo.token, "q1", 0, 1)
+    with pytest.raises(ClassFull):
+        store.join(code, client="c")
+    with pytest.raises(NotTeacher):
+        store.remove_seat(code, "forged", 1)
+    assert store.remove_seat(code, key, 1) is True
+    assert store.remove_seat(code, key, 1) is False and store.remove_seat(code, key, 7) is False
+    assert store.seat(code, ann.token) is None and store.answered(code, "q1", 0) == 1
+    assert store.tally(code, "q1", 0, 3) == [0, 1, 0] and store.pulse(code).students == 1 == store.students(code)
+    with pytest.raises(NotSeated):
+        store.answer(code, ann.token, "q1", 1, 0)
+    assert [r.number for r in store.roster(code, key, "q1", 0)] == [2]
+    assert store.join(code, "Cy", client="c").number == 3 and store.info(code).students == 2
+    with pytest.raises(ClassFull):  # removed: the browser holds no seat any more, it would be a new student
+        store.join(code, "Ann again", client="a")

@@ -19,7 +19,10 @@ from tests.helpers import redis_server
 from tests.helpers.file_rights import owner_rights_only
 
 Q = Question("r-1:2", "token", "Which token?", ("a", "b", "c", "d"))
-WRITES = ("open_class", "join", "join_wrong", "set_joining", "pair_code", "redeem_pair", "publish", "answer", "end")
+WRITES = (
+    "open_class", "join", "join_wrong", "set_joining", "pair_code", "redeem_pair", "publish", "answer", "remove_seat",
+    "end",
+)  # fmt: skip
 
 
 class Before:
@@ -54,6 +57,7 @@ class Before:
             "answered": lambda: store.answered(code, Q.id, 1),
             "students": lambda: store.students(code),
             "roster": lambda: [r.answered for r in store.roster(code, key, Q.id, 1)],
+            "remove_seat": lambda: store.remove_seat(code, key, 99),
             "end": lambda: store.end(code, key),
             "is_teacher": lambda: store.is_teacher(code, key),
         }
@@ -90,7 +94,7 @@ def test_the_calls_cover_every_store_method(tmp_path):
     """The outage tests below call every method of the Store contract."""
     methods = {name for name in vars(Store) if not name.startswith("_")}
     called = set(Before(SqliteStore(tmp_path / "c.db")).calls(None)) - {"join_wrong"}
-    assert called == methods and len(methods) == 18
+    assert called == methods and len(methods) == 19
 
 
 def _unavailable(name: str, call, cause) -> None:
