@@ -198,6 +198,10 @@ class RedisStore:
         nickname, client = rules.clean_nickname(nickname), rules.clean_client(client)
         typed, code, token = code, rules.normalize_code(code), rules.new_secret()
         outcome = ["missing"]
+        if code is not None and client:  # over its limit, even the right code waits: no guess is confirmed
+            count, ttl = self.r.pipeline().get(f"join:{client}").ttl(f"join:{client}").execute()
+            if count is not None and int(count) >= rules.JOIN_LIMIT and ttl > 0:
+                raise TooManyJoins(ttl)
         if code is not None:
             meta, _, tokens, nicks, _, clients, seatinfo = class_keys(code)
             mine = rules.digest(client) if client else ""

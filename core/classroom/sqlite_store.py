@@ -163,6 +163,8 @@ class SqliteStore(SqliteDb):
             )
             if found is None:
                 refused = self._failed_join(db, code, client, now)
+            elif (wait := self._limited(db, client, now)) is not None:
+                refused = TooManyJoins(wait)  # even the right code: a guesser must not learn it is right
             elif held:  # this browser's seat: the same number under a new token (the old one stops working)
                 number = held[0]
                 db.execute(
@@ -196,6 +198,14 @@ class SqliteStore(SqliteDb):
                 db.execute("DELETE FROM answers WHERE code = ? AND seat = ?", (code, int(number)))
                 db.execute("UPDATE classes SET seats = seats - 1 WHERE code = ?", (code,))
             return bool(gone)
+
+    @staticmethod
+    def _limited(db, client: str, now: float) -> float | None:
+        """Seconds ``client`` must wait when its failed attempts reached ``JOIN_LIMIT`` in their window, else None."""
+        row = client and db.execute("SELECT since, count FROM joins WHERE client = ?", (client,)).fetchone()
+        if not row or row[1] < rules.JOIN_LIMIT or row[0] + rules.JOIN_WINDOW_S <= now:
+            return None
+        return row[0] + rules.JOIN_WINDOW_S - now
 
     @staticmethod
     def _failed_join(db, typed: str, client: str, now: float) -> Exception:

@@ -48,7 +48,9 @@ class Store(Protocol):
         closed; otherwise a new seat (numbers 1, 2, … in join order, never reused), JoiningClosed when its
         teacher closed joining, ClassFull when its seats are all taken. A code naming no live class counts as a
         failed attempt of ``client`` ("" is not counted): TooManyJoins once that client is over ``JOIN_LIMIT``
-        within ``JOIN_WINDOW_S``, else ClassNotFound. ``nickname``: stripped, ≤ 40 characters, kept literally."""
+        within ``JOIN_WINDOW_S``, else ClassNotFound. A client with ``JOIN_LIMIT`` failures in its window gets
+        TooManyJoins for the right code too (on every replica: a guesser must not learn which code is right).
+        ``nickname``: stripped, ≤ 40 characters, kept literally."""
 
     def remove_seat(self, code: str, teacher_key: str, number: int) -> bool:
         """The teacher removes seat ``number`` (its token stops working, its answers go, its place is free for
