@@ -164,11 +164,11 @@ def _sidebar_submit(at, box_key: str, typed: str, button: str):
     return " ".join(w.value for w in at.warning).replace("\\", "")  # shown literally: markdown escaped
 
 
-def test_a_student_with_only_the_code_types_it_in_the_sidebar_and_gets_the_join_form(store, monkeypatch):
-    """The sidebar's "Join a class" box (issue 55 item 4): a class's code, typed as read off the projector ("k7q
-    x2m" spacing and case), opens the join form above the page with the code filled in; a pairing code or a wrong
-    shape there is said, and a class code in the teacher's pairing box is pointed to "Join a class" rather than sent
-    as a wrong pairing code."""
+def test_a_student_with_only_the_code_joins_from_the_sidebar(store, monkeypatch):
+    """The sidebar's "Join a class" box (issue 55 item 4): a class's code typed as read off the projector ("k7q x2m":
+    spacing and case) and a nickname are sent to the join route from the sidebar (a phone's sidebar covers the
+    page); a pairing code or a wrong shape there is said and nothing is sent; a class code in the teacher's pairing
+    box is pointed to "Join a class" rather than sent as a wrong pairing code."""
     from streamlit.testing.v1 import AppTest
 
     from bench.fresh_app import APP
@@ -177,15 +177,14 @@ def test_a_student_with_only_the_code_types_it_in_the_sidebar_and_gets_the_join_
     code, _ = store.open_class()
     monkeypatch.setattr(identity, "browser_cookies", dict)
     at = AppTest.from_file(APP, default_timeout=60).run()
-    assert at.session_state[class_keys.CLASS_JOIN_CODE] == ""
     said = _sidebar_submit(at, class_keys.CLASS_CODE_TYPED, "123456", "Join a class")
     assert "“123456” is a teacher's one-time pairing code, not a class code" in said
-    assert at.session_state[class_keys.CLASS_JOIN_CODE] == ""
+    assert at.session_state[class_keys.CLASS_SUBMITTED] is None
+    at.text_input(key=class_keys.CLASS_CODE_NICKNAME).input("<b>Cy</b>")
     spaced = f" {code[:3].lower()} {code[3:].lower()} "
     _sidebar_submit(at, class_keys.CLASS_CODE_TYPED, spaced, "Join a class")
-    assert at.session_state[class_keys.CLASS_JOIN_CODE] == code
-    assert at.text_input(key=class_keys.CLASS_JOIN_CODE).value == code  # the join form, above the page
-    assert [b for b in at.button if b.label == "Join"]
+    assert at.session_state[class_keys.CLASS_SUBMITTED] == ("join-sidebar", {"code": code, "nickname": "<b>Cy</b>"})
+    at.session_state[class_keys.CLASS_SUBMITTED] = None
     said = _sidebar_submit(at, class_keys.CLASS_PAIR_TYPED, code, "Use this device as the console")
     assert f"“{code}” is a class code: students join with it under “Join a class” above" in said
     assert at.session_state[class_keys.CLASS_SUBMITTED] is None  # nothing was sent to the pairing route

@@ -279,6 +279,25 @@ def test_a_students_wrong_codes_never_block_a_classmate():
         expect(classmate.get_by_text(re.compile(r"wait \d+ s"))).to_have_count(0)
 
 
+def test_a_student_with_only_the_code_joins_from_the_sidebar():
+    """Issue 55 item 4: on the app's first page, no link, a phone types the code read off the projector into the
+    sidebar's "Join a class" box (lower case, spaced) with a nickname, and is seated from there (the join route's
+    first answer, 428, set the browser cookie; the page asked again)."""
+    with (
+        running_app() as url,
+        browser_page(1280, 800, fresh=True) as console,
+        browser_page(390, 844, fresh=True) as phone,
+    ):
+        code = start(console, url)
+        phone.goto(url)
+        phone.get_by_test_id("stExpandSidebarButton").click()
+        phone.get_by_label("Class code (on the projector)").fill(f"{code[:3].lower()} {code[3:].lower()}")
+        phone.get_by_label("Your nickname (optional)").fill("Cy")
+        phone.get_by_role("button", name="Join a class").click()
+        expect(phone.get_by_text(SEAT_LINE).first).to_be_visible(timeout=60000)
+        expect(console.locator(".st-key-class-bar")).to_contain_text("1 joined", timeout=60000)
+
+
 def test_an_unknown_code_in_the_address_is_said():
     """?class=ZZZZZZ: a sentence says no such class is running (it showed a bare join form)."""
     with running_app() as url, browser_page(1280, 800, fresh=True) as page:

@@ -84,23 +84,33 @@ NOT_A_PAIR = (
 
 
 def code_box() -> None:
-    """The sidebar's "Join a class": a student who has only the code (read off the projector, not a link) types it;
-    the join form then opens above the page with the code filled in, for a nickname and Join."""
-    with st.form("class-code", border=False):
-        text_box(st, "Class code (on the projector)", limit=12, key=class_keys.CLASS_CODE_TYPED)
-        st.form_submit_button("Join a class", icon=":material/login:", width="stretch", on_click=_code_typed)
-
-
-def _code_typed() -> None:
+    """The sidebar's "Join a class": a student who has only the code (read off the projector, not a link) types it
+    and an optional nickname, and joins from here (a phone's sidebar covers the page: nothing to find under it)."""
     ss = st.session_state
-    typed = ss[class_keys.CLASS_CODE_TYPED].strip()[:12]
+    with st.form("class-code", border=False):
+        typed = text_box(st, "Class code (on the projector)", limit=12, key=class_keys.CLASS_CODE_TYPED)
+        nick = text_box(st, "Your nickname (optional)", limit=40, key=class_keys.CLASS_CODE_NICKNAME)
+        sent = st.form_submit_button("Join a class", icon=":material/login:", width="stretch")
+        if sent and typed is not None and nick is not None:
+            _code_typed(typed.strip(), nick)
+    says("code")
+    submitted = ss.get(class_keys.CLASS_SUBMITTED)
+    if submitted and submitted[0] == "join-sidebar":
+        refused = wire.post("join", submitted[1], _query())
+        if refused:
+            ss[class_keys.CLASS_SUBMITTED] = None
+            st.warning(markdown_literal(refused))
+
+
+def _code_typed(typed: str, nickname: str) -> None:
+    ss = st.session_state
     found = normalize_code(typed)
     if found is None:
         shown = NOT_A_CODE if normalize_pair_code(typed) else CODE_SHAPE
         ss[class_keys.CLASS_SIDEBAR_SAYS] = ("code", shown.format(typed=typed))
         return
     ss[class_keys.CLASS_SIDEBAR_SAYS] = None
-    ss[class_keys.CLASS_JOIN_CODE] = found  # the join form opens above the page (ui.classroom.strip)
+    ss[class_keys.CLASS_SUBMITTED] = ("join-sidebar", {"code": found, "nickname": nickname})
 
 
 def says(box: str) -> None:

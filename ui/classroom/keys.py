@@ -99,6 +99,8 @@ CLASS_REMOVE_SEAT = "class.remove_seat"  # the roster's choice of a seat to remo
 
 CLASS_CODE_TYPED = "class.code_typed"  # the sidebar's "Join a class" box: a student's class code
 
+CLASS_CODE_NICKNAME = "class.code_nickname"  # the nickname beside it
+
 CLASS_SIDEBAR_SAYS = "class.sidebar_says"  # why the sidebar's code or pairing box refused what was typed
 
 CLASS_PAUSED = "class-paused"  # a student's pause cover (a fixed element, assets/style/a11y.css)
@@ -125,6 +127,7 @@ DEFAULTS = {
     CLASS_MESSAGE: None,
     CLASS_JOIN_CODE: "",
     CLASS_CODE_TYPED: "",
+    CLASS_CODE_NICKNAME: "",
     CLASS_REMOVE_SEAT: None,
     CLASS_SIDEBAR_SAYS: None,
     CLASS_NICKNAME: "",
