@@ -88,8 +88,8 @@ def code_box() -> None:
     and an optional nickname, and joins from here (a phone's sidebar covers the page: nothing to find under it)."""
     ss = st.session_state
     with st.form("class-code", border=False):
-        typed = text_box(st, "Class code (on the projector)", limit=12, key=class_keys.CLASS_CODE_TYPED)
-        nick = text_box(st, "Your nickname (optional)", limit=40, key=class_keys.CLASS_CODE_NICKNAME)
+        typed = text_box(st, "Code on the projector", limit=12, key=class_keys.CLASS_CODE_TYPED)
+        nick = text_box(st, "Name for your teacher (optional)", limit=40, key=class_keys.CLASS_CODE_NICKNAME)
         sent = st.form_submit_button("Join a class", icon=":material/login:", width="stretch")
         if sent and typed is not None and nick is not None:
             _code_typed(typed.strip(), nick)
