@@ -67,7 +67,8 @@ def test_quick_class_counts_every_seat_step_and_answer():
     assert row(rows, "… same seat / answers kept (my_answer)")[1] == f"{n} of {n} / {n} of {n}"  # 1 question before
     wrong = row(rows, next(r[0] for r in rows if r[0].startswith("join attempts with wrong codes")))[1]
     assert wrong == f"50 / {JOIN_LIMIT}× 404, {50 - JOIN_LIMIT}× 429", wrong  # counted per browser, then refused
-    assert row(rows, "the same browser's right code afterwards: the join route's answer")[1] == "200"
+    # over its limit, the browser's right code waits too (issue 55): no guess is confirmed
+    assert row(rows, "the same browser's right code afterwards: the join route's answer")[1] == "429"
     assert row(rows, "tracebacks on any page (exception elements, or ui.errors' sentence for one; goal 0)")[1] == "0"
     assert row(rows, "errors")[1] == "0"
     tallies = [r for r in rows if r[0] == "2"]  # the per-question table: asked before Step 2
