@@ -179,6 +179,7 @@ def test_a_student_with_only_the_code_joins_from_the_sidebar(store, monkeypatch)
     at = AppTest.from_file(APP, default_timeout=60).run()
     said = _sidebar_submit(at, class_keys.CLASS_CODE_TYPED, "123456", "Join a class")
     assert "“123456” is a teacher's one-time pairing code, not a class code" in said
+    assert said.count("pairing code, not a class code") == 1  # said once, under the box (it was drawn twice)
     assert at.session_state[class_keys.CLASS_SUBMITTED] is None
     at.text_input(key=class_keys.CLASS_CODE_NICKNAME).input("<b>Cy</b>")
     spaced = f" {code[:3].lower()} {code[3:].lower()} "

@@ -76,7 +76,7 @@ def start_panel() -> None:
 
 
 CODE_SHAPE = "A class code is six letters and digits (e.g. K7QX2M): check it on the projector."
-NOT_A_CODE = "“{typed}” is a teacher's one-time pairing code, not a class code: " + CODE_SHAPE
+NOT_A_CODE = "“{typed}” is a teacher's one-time pairing code, not a class code. " + CODE_SHAPE
 NOT_A_PAIR = (
     "“{typed}” is a class code: students join with it under “Join a class” above. The console's one-time "
     "code (under More) is six digits."

@@ -147,7 +147,6 @@ def sidebar() -> None:
         return
     st.subheader("Class", anchor=False)
     join.code_box()
-    join.says("code")
     st.button("Start a class", icon=":material/groups:", on_click=_starting, width="stretch")
     st.caption("Students join with a code on their own laptops or phones and follow your steps; a display shows "
                "the projector. Alone, the same console and display work without students.")  # fmt: skip
