@@ -6,6 +6,13 @@
 // pulse when one of them, unavailable or ended changed. No page polls: a quiet class sends nothing. A session that
 // is new (a reload, a replica restarted under it) has run for none, so the stream's latest pulse runs it once. The
 // stream carries no secret (versions and counts), and the browser reconnects by itself.
+//
+// One trigger at a time: after a pulse is handed over, later pulses wait until a run has drawn the listener again
+// (each run draws it with a new data.run). A pulse handed over while the run it started is still going (one that
+// moves the follower to another page) would rerun the old page's fragment after the new page's run: streamlit
+// answers such a run with the old page's session, and the new page's body vanished (a blank page, issue 54).
+// HOLD_MS is the longest a pulse waits, should no run draw the listener.
+const HOLD_MS = 3000;
 
 function stream(code) {
   const url = new URL("explainer/class/events?code=" + encodeURIComponent(code), document.baseURI).href;
@@ -53,10 +60,16 @@ export default function (component) {
   let sent = data.seen ? keyOf(data.seen) : null;
   const send = (text) => {
     const key = keyOf(text);
-    if (key === sent) return;
+    if (key === sent || hub.held) return;
     sent = key;
+    hub.held = setTimeout(() => {
+      hub.held = null;
+      if (hub.send && hub.last !== null) hub.send(hub.last);
+    }, HOLD_MS);
     setTriggerValue("pulse", JSON.parse(text));
   };
+  clearTimeout(hub.held); // drawn by a run: the pulse it ran for is done
+  hub.held = null;
   hub.send = send;
   if (hub.last !== null) send(hub.last);
   // A page holding what the store refused (an answer, the console's plan) draws the listener with data.retry, a

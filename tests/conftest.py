@@ -20,6 +20,7 @@ SLOWEST_FIRST = (
     "tests/bench/test_quick_model.py",
     "tests/browser/test_a11y.py",
     "tests/browser/test_stage.py",
+    "tests/browser/test_class_lesson.py",
     "tests/browser/test_see_it_move.py",
     "tests/serve/test_replicas.py",
     "tests/bench/test_quick_browser.py",

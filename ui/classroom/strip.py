@@ -60,6 +60,8 @@ def live() -> None:
     code = identity.code()
     if code is None:  # the class ended or expired in this run: the whole page says so (the bar alone vanished)
         return st.rerun(scope="app")
+    if not teacher and _moves(wire.peek()):
+        return st.rerun(scope="app")  # before the listener is drawn (``wire.peek``): the whole page follows
     watch = TEACHER_WATCHES if teacher else None if identity.role() == identity.DISPLAY else STUDENT_WATCHES
     pulse = wire.listen(code, watch, retry=waiting)
     if pulse and pulse.get("unavailable"):
@@ -79,6 +81,18 @@ def _lost() -> None:
     q = follow.plan_now().question
     if identity.role() == "student" and q is not None and not q.revealed:
         question.student(q)
+
+
+def _moves(pulse: dict | None) -> bool:
+    """Whether this pulse takes a follower's whole page somewhere: the class ended, or a plan it has not applied
+    that this view does not show by itself (another page, stop, request, recall or lock)."""
+    if not pulse or pulse.get("unavailable"):
+        return False
+    try:
+        got = follow.plan_for(pulse)
+    except StoreUnavailable:
+        return False
+    return got is None or (follow.due(*got) and not follow.along(*got))
 
 
 def _counts(pulse: dict | None, key: str, question=None):

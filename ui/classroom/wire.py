@@ -35,7 +35,8 @@ def listen(code: str, watch: tuple[str, ...] | None = None, retry: bool = False)
     ss = st.session_state
     # The browser sends only what this session has not run for (a new one, after a reload or a replica's restart,
     # has run for none, so the stream's latest pulse runs it once).
-    data = {"code": code, "seen": ss.get(class_keys.CLASS_PULSE_SEEN)}
+    # ``run``: new each run, so the browser knows a run drew the listener (it holds later pulses until then).
+    data = {"code": code, "seen": ss.get(class_keys.CLASS_PULSE_SEEN), "run": secrets.token_hex(4)}
     if watch is not None:
         data["watch"] = list(watch)
     if retry:  # a new value each run: the browser's timer starts afresh
@@ -47,6 +48,15 @@ def listen(code: str, watch: tuple[str, ...] | None = None, retry: bool = False)
         return None
     ss[class_keys.CLASS_PULSE_SEEN] = json.dumps(pulse, separators=(",", ":"))  # as the stream wrote it
     return pulse
+
+
+def peek() -> dict | None:
+    """The pulse that triggered this run, read before the listener is drawn (None: something else ran it). A run
+    that will rerun the whole page decides it from here: drawn, the listener would hand the browser's next pulse to
+    this fragment's page while the whole page moves on (``frontend/class_events.js``)."""
+    state = st.session_state.get(class_keys.CLASS_LISTENER)
+    pulse = state.get("pulse") if isinstance(state, dict) else None
+    return pulse if isinstance(pulse, dict) else None
 
 
 def post(action: str, body: dict, then: dict[str, str]) -> str | None:
