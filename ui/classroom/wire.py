@@ -34,7 +34,9 @@ def listen(code: str, watch: tuple[str, ...] | None = None, retry: bool = False)
     shows the class."""
     ss = st.session_state
     # The browser sends only what this session has not run for (a new one, after a reload or a replica's restart,
-    # has run for none, so the stream's latest pulse runs it once).
+    # has run for none, so the stream's latest pulse runs it once): the pulse running it now counts as run for.
+    if (now := peek()) is not None:
+        ss[class_keys.CLASS_PULSE_SEEN] = json.dumps(now, separators=(",", ":"))  # as the stream wrote it
     # ``run``: new each run, so the browser knows a run drew the listener (it holds later pulses until then).
     data = {"code": code, "seen": ss.get(class_keys.CLASS_PULSE_SEEN), "run": secrets.token_hex(4)}
     if watch is not None:
