@@ -14,6 +14,8 @@ from core.checkpoints.app_options import AppArgs, parse_app_args, script_args
 from core.classroom.store import default_url
 from serve import frontend
 from serve.class_routes import ClassRoutes
+from serve.engine_process import make_service
+from serve.engine_routes import EngineRoutes
 from ui.errors import on_script_error
 
 
@@ -26,5 +28,10 @@ def app_options() -> AppArgs:
 
 
 options = app_options()
-classes = ClassRoutes(options.class_store or default_url(), options.teacher_password, options.public_url)
-app = st.App("app.py", routes=[*frontend.ROUTES, *classes.routes()], on_script_error=on_script_error)
+store_url = options.class_store or default_url()
+classes = ClassRoutes(store_url, options.teacher_password, options.public_url)
+# The class engine runs in this process (made on its first request) unless the class server runs it beside the
+# replicas: nginx then sends its routes there (serve/engine_process.py).
+engine = EngineRoutes(lambda: make_service(options.engine_model), store_url, classes.public_origin)
+routes = [*frontend.ROUTES, *classes.routes(), *engine.routes()]
+app = st.App("app.py", routes=routes, on_script_error=on_script_error)

@@ -37,9 +37,25 @@ def max_upload_mb() -> int:
     return int(cfg.get("server", {}).get("maxUploadSize", 200))
 
 
-def nginx_config(replicas: list[tuple[str, str]], listen: str, prefix: Path) -> str:
+ENGINE_LOCATION = """        # The class engine (serve/engine_process.py): one for every replica's students. Its token
+        # streams are server-sent events: passed on at once (no buffering), open while a request streams.
+        location /explainer/serve/ {
+            proxy_pass http://{address};
+            proxy_http_version 1.1;
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto $scheme;
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+            proxy_connect_timeout 5s;
+        }
+"""
+
+
+def nginx_config(replicas: list[tuple[str, str]], listen: str, prefix: Path, engine: str | None = None) -> str:
     """The template filled in for ``replicas`` [(name, "host:port")], listening on ``listen``
-    ("host:port"), with logs and temporary files under ``prefix``."""
+    ("host:port"), with logs and temporary files under ``prefix``; ``engine`` ("host:port"): the class engine's
+    process, which gets the engine's routes (None: the replicas answer them, each with an engine of its own)."""
     addresses = [a for _, a in replicas]
     server = "        server {} max_fails=1 fail_timeout=5s;"
     groups = []
@@ -57,6 +73,7 @@ def nginx_config(replicas: list[tuple[str, str]], listen: str, prefix: Path) -> 
         "address_to_name": "\n".join(f'        "~(^|, ){re.escape(a)}$" {name};' for name, a in replicas),
         "max_upload_mb": str(mb),
         "max_body": f"{mb * 1024 + 64}k",  # 64 KiB for the multipart boundary and part headers
+        "engine_location": ENGINE_LOCATION.replace("{address}", engine) if engine else "",
     }
     text = TEMPLATE.read_text(encoding="utf-8")
     for key, value in values.items():

@@ -69,6 +69,7 @@ class ClassServer:
     replicas: list[Replica]
     nginx: subprocess.Popen
     prefix: Path  # the nginx config, its logs and the replicas' logs
+    engine: Replica | None = None  # the class engine's process (serve/engine_process.py), "Serve the class"
 
 
 def _die_with_parent() -> None:
@@ -135,6 +136,17 @@ def replica_command(replica: Replica) -> list[str]:
     return cmd + (["--", *replica.app_args] if replica.app_args else [])
 
 
+def engine_command(engine: Replica) -> list[str]:
+    """The class engine on its loopback port, with the app's own options (its store, public URL, engine model)."""
+    port = engine.address.rsplit(":", 1)[1]
+    cmd = [sys.executable, "-m", "serve.engine_process", "--port", port]
+    return cmd + (["--", *engine.app_args] if engine.app_args else [])
+
+
+def start_engine(engine: Replica, prefix: Path) -> None:
+    engine.proc = start_child(engine_command(engine), prefix / "engine.log", env=class_store_env(prefix))
+
+
 def class_store_env(prefix: Path) -> dict[str, str]:
     """The local replicas' class store, unless the operator set ``$EXPLAINER_CLASS_STORE``: one SQLite
     file in ``prefix``, kept while the server runs, so every replica sees the same class and a class
@@ -149,13 +161,13 @@ def start_replica(replica: Replica, prefix: Path) -> None:
     replica.proc = start_child(replica_command(replica), log, replica.cpu, env=env)
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path) -> None:
-    """Poll ``url``/_stcore/health until it answers; ServeError (with the end of ``log``) if
+def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path, path: str = "/_stcore/health") -> None:
+    """Poll ``url`` + ``path`` until it answers; ServeError (with the end of ``log``) if
     ``proc`` exits or time runs out."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+            urllib.request.urlopen(url + path, timeout=2)
             return
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
@@ -180,16 +192,17 @@ def stop(procs: list[subprocess.Popen | None]) -> None:
 def supervise(server: ClassServer, stopping: threading.Event, prefix: Path) -> None:
     """Start again any local replica that exits (at most 5 times each), until ``stopping`` is set."""
     while not stopping.wait(0.5):
-        for r in server.replicas:
+        for r in [*server.replicas, *([server.engine] if server.engine else [])]:
             if r.proc is None or r.proc.poll() is None or r.restarts >= 5:
                 continue
             print(
-                f"serve: replica {r.name} ({r.address}) exited with code {r.proc.returncode}; starting it again",
+                f"serve: {'the class engine' if r is server.engine else 'replica ' + r.name} ({r.address}) exited "
+                f"with code {r.proc.returncode}; starting it again",
                 file=sys.stderr,
                 flush=True,
             )
             r.restarts += 1
-            start_replica(r, prefix)
+            (start_engine if r is server.engine else start_replica)(r, prefix)
 
 
 @contextlib.contextmanager
@@ -219,16 +232,22 @@ def class_server(
     ]
     prefix = Path(tempfile.mkdtemp(prefix="class-server-"))
     stopping, server, watcher = threading.Event(), None, None
+    engine = Replica("engine", f"127.0.0.1:{free_port()}", app_args=tuple(app_args))
     try:
-        (prefix / "nginx.conf").write_text(nginx_config([(r.name, r.address) for r in reps], f"{host}:{port}", prefix))
+        named = [(r.name, r.address) for r in reps]
+        (prefix / "nginx.conf").write_text(nginx_config(named, f"{host}:{port}", prefix, engine.address))
         check_config(binary, prefix)
+        start_engine(engine, prefix)  # loads its model while the replicas start
         local = [r for r in reps if not backends]
         for r in local:
             start_replica(r, prefix)
         for r in local:
             wait_healthy(f"http://{r.address}", r.proc, timeout_s, prefix / f"replica-{r.name}.log")
+        health = "/explainer/serve/health"
+        wait_healthy(f"http://{engine.address}", engine.proc, timeout_s, prefix / "engine.log", health)
         proc = start_child([*nginx_command(binary, prefix), "-g", "daemon off;"], prefix / "nginx.log")
-        server = ClassServer(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", reps, proc, prefix)
+        url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}"
+        server = ClassServer(url, reps, proc, prefix, engine)
         wait_healthy(server.url, proc, 15, prefix / "error.log")
         watcher = threading.Thread(target=supervise, args=(server, stopping, prefix), daemon=True)
         watcher.start()
@@ -237,7 +256,7 @@ def class_server(
         stopping.set()
         if watcher is not None:
             watcher.join()  # no replica is started again from here on
-        stop([server and server.nginx, *(r.proc for r in reps)])
+        stop([server and server.nginx, *(r.proc for r in reps), engine.proc])
         if not os.environ.get("CLASS_SERVER_KEEP_LOGS"):
             shutil.rmtree(prefix, ignore_errors=True)
 
@@ -293,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         named = [(f"r{i}", a) for i, a in enumerate(args.backend)] or [
             (f"r{i}", f"127.0.0.1:{8600 + i}") for i in range(args.replicas)
         ]
-        print(nginx_config(named, f"{args.host}:{args.port}", Path("/var/lib/class-server")))
+        print(nginx_config(named, f"{args.host}:{args.port}", Path("/var/lib/class-server"), "127.0.0.1:8599"))
         return 0
     # Ctrl-C and SIGTERM both raise KeyboardInterrupt here (also when started in the background of
     # a script, where SIGINT would otherwise be ignored); class_server then stops every child.

@@ -36,6 +36,7 @@ SECTIONS = {
         ("app_pages/batching.py", "Batching", ":material/stacks:"),
         ("app_pages/speculative.py", "Speculative decoding", ":material/fast_forward:"),
         ("app_pages/paged.py", "Paged KV cache", ":material/grid_view:"),
+        ("app_pages/serve_class.py", "Serve the class", ":material/dns:"),
     ),
     "Cost & memory": (
         ("app_pages/cost.py", "The bill per token", ":material/show_chart:"),

@@ -38,11 +38,12 @@ from ui import (
 from ui.decode import keys as decode_keys
 from ui.decode import page_settings as decode_page
 from ui.lesson import keys as lesson_keys
+from ui.serve_class import keys as serve_keys
 
 SEEDED = (
     present, page, models, decode_keys, worked, context, cache_demo, see_it_move, latency_figure, batching,
     speculative, paged, cost, memory_terms, gguf, weights, quant, quant_model, practice, practice_saved, speed,
-    lesson_keys,
+    lesson_keys, serve_keys,
 )  # fmt: skip
 # Page name -> the module that owns its settings (its ``snapshot()`` and ``show(settings)``); a page with no
 # settings has none.

@@ -21,7 +21,8 @@ class AppArgs:
     ``models_dir`` an extra folder of checkpoints for the picker, ``class_store`` the class store's
     URL for class mode (None: ``core.classroom.store.default_url()``), ``teacher_password`` what opening a class
     asks for (None: nothing; ``--teacher-password``, else ``$EXPLAINER_TEACHER_PASSWORD``), ``public_url`` the
-    address students open (None: the console's own, or this machine's LAN address when that is loopback)."""
+    address students open (None: the console's own, or this machine's LAN address when that is loopback),
+    ``engine_model`` what the class engine of "Serve the class" runs (``ENGINE_MODELS``)."""
 
     model: Path | None = None
     max_model_gib: float = DEFAULT_MAX_GIB
@@ -29,6 +30,12 @@ class AppArgs:
     class_store: str | None = None
     teacher_password: str | None = None
     public_url: str | None = None
+    engine_model: str = "shipped"
+
+
+# What "Serve the class" runs (serve/engine_process.py): the shipped model, or the larger preset's shape with random
+# weights (its text means nothing; its timing is a larger model's).
+ENGINE_MODELS = ("shipped", "larger")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,6 +78,12 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"the address students open to join, e.g. http://class-server:8501; also ${PUBLIC_URL_ENV}",
     )
+    parser.add_argument(
+        "--engine-model",
+        choices=ENGINE_MODELS,
+        default="shipped",
+        help="what Serve the class runs: the shipped model, or the larger preset (random weights, real timing)",
+    )
 
 
 def parse_app_args(argv: list[str]) -> AppArgs:
@@ -94,6 +107,7 @@ def parse_app_args(argv: list[str]) -> AppArgs:
         class_store=ns.class_store,
         teacher_password=ns.teacher_password or os.environ.get(PASSWORD_ENV) or None,
         public_url=public_url,
+        engine_model=ns.engine_model,
     )
 
 

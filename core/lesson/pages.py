@@ -154,6 +154,7 @@ PAGES: dict[str, PageSpec] = {
             "n_blocks": _int(1, 256),
         },
     ),
+    "serve_class": PageSpec("app_pages/serve_class.py", "Serve the class", {}),
     "cost": PageSpec(
         "app_pages/cost.py",
         "The bill per token",

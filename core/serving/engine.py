@@ -50,6 +50,9 @@ class EngineSettings:
     max_running: int = 8
 
     def __post_init__(self) -> None:
+        for name in ("chunked_prefill", "prefix_caching"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} is on or off (true or false), got {getattr(self, name)!r}")
         for name, (lo, hi) in (("token_budget", BUDGET_RANGE), ("max_running", RUNNING_RANGE)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
@@ -77,6 +80,7 @@ class ServeRequest:
     logits: list[torch.Tensor] = field(default_factory=list)
     state: str = "waiting"
     hit_tokens: int | None = None
+    admitted_at: float | None = None  # first admission (its prefill began)
     computed_tokens: int = 0  # positions this request's passes computed (hits excluded), recomputes included
     preemptions: int = 0
     rng: torch.Generator | None = None
@@ -233,7 +237,8 @@ class ServingEngine:
                 break
             self.queue.pop(0)
             got = self.cache.admit(r.rid, r.ids)
-            r.hit_tokens = got if r.hit_tokens is None else r.hit_tokens
+            if r.hit_tokens is None:
+                r.hit_tokens, r.admitted_at = got, self.clock()
             r.state = "running"
             self.running.append(r.rid)
             self._take(rows, r, "prefill", n)

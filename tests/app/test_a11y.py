@@ -9,8 +9,9 @@ from core.viz.memory import fig_kv_variants, fig_memory_budget
 from tests.helpers.app_util import charts, click, plotly_array
 from ui import frame
 
-# Pages whose charts draw later (decode's stage in the browser, Practice's after a Check) or never (the summaries).
-NO_CHART = ("app_pages/decode.py", "app_pages/practice.py", "app_pages/summary.py")
+# Pages whose charts draw later (decode's stage in the browser, Practice's after a Check, Serve the class's once the
+# engine has served a request: tests/browser/test_serve_class.py) or never (the summaries).
+NO_CHART = ("app_pages/decode.py", "app_pages/practice.py", "app_pages/summary.py", "app_pages/serve_class.py")
 PAGES = [path for path, _, _ in frame.PAGES if path not in NO_CHART]
 
 

@@ -114,8 +114,8 @@ def test_bad_addresses_are_refused_before_anything_starts(args, said):
 
 
 def test_ctrl_c_stops_every_child():
-    """`python -m serve` prints the address and hands what follows `--` to its replica's app;
-    Ctrl-C (SIGINT) stops nginx and every replica, exit 0."""
+    """`python -m serve` prints the address and hands what follows `--` to its replica's app and its class engine;
+    Ctrl-C (SIGINT) stops nginx, every replica and the engine, exit 0."""
     port = class_nginx.free_port()
     cmd = [sys.executable, "-m", "serve", "--host", "127.0.0.1", "--replicas", "1", "--port", str(port)]
     cmd += ["--", "--max-model-gib", "3"]
@@ -124,10 +124,12 @@ def test_ctrl_c_stops_every_child():
         line = proc.stdout.readline()
         assert f"http://127.0.0.1:{port}" in line, line
         kids = children(proc.pid)
-        assert len(kids) == 2  # one replica and nginx's master
+        assert len(kids) == 3  # one replica, the class engine and nginx's master
         argvs = [Path(f"/proc/{k}/cmdline").read_bytes().split(b"\0")[:-1] for k in kids]
         replica = next(a for a in argvs if b"streamlit" in a)
         assert replica[replica.index(b"main.py") :][-3:] == [b"--", b"--max-model-gib", b"3"]
+        engine = next(a for a in argvs if b"serve.engine_process" in a)
+        assert engine[-3:] == [b"--", b"--max-model-gib", b"3"]  # the app's options: its store, its engine model
         kids += [k for pid in kids for k in children(pid)]  # nginx's worker
         urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10)
         proc.send_signal(signal.SIGINT)

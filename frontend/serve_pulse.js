@@ -1,0 +1,56 @@
+// "Serve the class": the engine's pulse (ui/serve_class/client.py, serve/engine_routes.py). One EventSource per tab
+// on the room's pulse ({epoch, version}, at most 4 a second while the engine works, nothing while it is idle); each
+// new one becomes the component's trigger value, which reruns only the fragment that draws the batch. The stream
+// carries no request's text. A closed stream (nginx's 502 while the engine restarts) is opened again.
+
+const REOPEN_MS = 1000;
+const hub = (window.__explainerServePulse ??= { url: null, source: null, send: null, last: null });
+
+// A POST that set this browser's cookie names its room: serve_stream.js then listens again, with the cookie.
+hub.reopen = () => {
+  if (!hub.url) return;
+  if (hub.source) hub.source.close();
+  open();
+};
+
+function open() {
+  const source = new EventSource(hub.url);
+  hub.source = source;
+  source.onmessage = (e) => {
+    hub.last = e.data;
+    if (hub.send) hub.send(e.data);
+  };
+  source.onerror = () => {
+    if (source.readyState !== EventSource.CLOSED) return;
+    setTimeout(() => hub.source === source && open(), REOPEN_MS);
+  };
+}
+
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  if (!data) return;
+  const query = data.code ? "?class=" + encodeURIComponent(data.code) : "";
+  const url = new URL("explainer/serve/pulse" + query, document.baseURI).href;
+  if (hub.url !== url) {
+    if (hub.source) hub.source.close();
+    Object.assign(hub, { url, last: null });
+    open();
+  }
+  // One run per new version: a pulse this session has run for (data.seen, "epoch:version") is not sent again.
+  const keyOf = (text) => {
+    const p = JSON.parse(text);
+    return p.epoch + ":" + p.version;
+  };
+  let sent = data.seen || null;
+  const send = (text) => {
+    const key = keyOf(text);
+    if (key === sent) return;
+    sent = key;
+    setTriggerValue("pulse", JSON.parse(text));
+  };
+  hub.send = send;
+  if (hub.last !== null) send(hub.last);
+  return () => {
+    if (hub.send === send) hub.send = null;
+  };
+}

@@ -1,0 +1,78 @@
+"""The class engine in a process of its own: ``python -m serve.engine_process --port P``.
+
+The class server (``python -m serve``) starts it beside its replicas and nginx sends ``/explainer/serve/`` to it, so
+every replica's students reach one engine. A single-process app (``streamlit run main.py``) runs the same routes and
+engine inside its own process instead (``main.py``). Imports no streamlit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import torch
+import uvicorn
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from core.checkpoints.app_options import ENGINE_MODELS, parse_app_args
+from core.classroom.store import default_url
+from core.model.config import PRESETS
+from core.model.model import GPT
+from core.model.shipped import load_model, load_shipped_tokenizer
+from core.model.tokenizer import end_token_id
+from serve.class_guard import origin
+from serve.engine_routes import PREFIX, EngineRoutes
+from serve.engine_service import EngineService
+
+MODELS = dict(zip(ENGINE_MODELS, ("the shipped model", "the larger preset (random weights, real timing)"), strict=True))
+
+
+def make_service(model: str = "shipped") -> EngineService:
+    """An engine service over the shipped model, or the ``larger`` preset's shape with random weights (seed 0) and
+    the shipped tokenizer: its text means nothing, its timing is real. Raises ``ValueError`` for another name."""
+    if model not in MODELS:
+        raise ValueError(f"the class engine runs one of {', '.join(MODELS)}, not {model!r}")
+    torch.set_num_threads(1)  # as the app's sessions: two threads on a busy 2-core machine contend
+    if model == "shipped":
+        net = load_model()
+    else:
+        torch.manual_seed(0)
+        net = GPT(PRESETS["larger"]).eval()
+        for p in net.parameters():
+            p.requires_grad_(False)
+    tok = load_shipped_tokenizer()
+    return EngineService(net, tok, MODELS[model], end_id=end_token_id(tok))
+
+
+def app(model: str, store_url: str, public_origin: str | None = None) -> Starlette:
+    """The engine's routes and ``…/health`` (answers once the model is loaded: the class server waits for it)."""
+    routes = EngineRoutes(lambda: make_service(model), store_url, public_origin)
+
+    async def health(request):
+        svc = await routes.service()
+        return JSONResponse({"epoch": svc.epoch, "model": svc.model_label})
+
+    return Starlette(routes=[*routes.routes(), Route(f"{PREFIX}/health", health, methods=["GET"])])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--port P [-- APP OPTIONS]``: the app's own options (``--class-store``, ``--public-url``,
+    ``--engine-model``) as every replica gets them."""
+    argv = sys.argv[1:] if argv is None else argv
+    own, app_args = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    ap = argparse.ArgumentParser(prog="python -m serve.engine_process", description=__doc__.splitlines()[0])
+    ap.add_argument("--port", type=int, required=True, help="the loopback port nginx reaches it on")
+    port = ap.parse_args(own).port
+    try:
+        options = parse_app_args(app_args)
+    except ValueError as err:
+        ap.error(str(err))
+    store, public = options.class_store or default_url(), origin(options.public_url)
+    uvicorn.run(app(options.engine_model, store, public), host="127.0.0.1", port=port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Serve the class in real browsers (issue 56): a student alone sends a request and watches its tokens and numbers
+arrive, then the batch with simulated classmates; in a class, a student's request reaches the one engine and the
+console and the display draw it, never its text. Every wait is on what a screen shows."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from bench.browser import browser_page, running_app, screenshot, wait_idle
+from tests.browser.test_class_mode import join, start
+
+pytestmark = pytest.mark.browser
+
+DONE = "Done: press Send again"
+NUMBERS = re.compile(r"First token \(TTFT\) [\d.]+ ms · last gap [\d.]+ ms · median gap \(ITL p50\) [\d.]+ ms")
+
+
+def test_a_student_alone_streams_a_request_and_sees_the_batch():
+    with running_app() as url, browser_page(1280, 800, fresh=True) as page:
+        page.goto(f"{url}/serve_class")
+        page.get_by_label("Your prompt").fill("Once upon a time")
+        page.get_by_role("button", name="Send").click()
+        box = page.locator(".serve-root")
+        expect(box).to_contain_text(DONE, timeout=60000)
+        expect(box.locator(".serve-numbers")).to_have_text(re.compile(NUMBERS.pattern + r".* of 24 tokens"))
+        assert len(box.locator(".serve-text").inner_text().strip()) > 0
+        expect(page.get_by_text(re.compile(r"^Step [\d,]+: "))).to_be_visible(timeout=30000)
+        page.get_by_role("button", name="Add classmates").click()
+        expect(page.get_by_role("cell", name="Classmate 4", exact=True)).to_be_visible(timeout=60000)
+        screenshot(page, "serve-class-alone")
+
+
+def test_a_class_s_requests_reach_one_engine_and_the_display_shows_no_text():
+    """The console opens Serve the class; the student's laptop follows; the student's request streams on the
+    student's page, and the console's and the display's batch name it ("Student 1") without its text."""
+    with (
+        running_app() as url,
+        browser_page(1280, 800, fresh=True) as console,
+        browser_page(1920, 1080, fresh=True) as display,
+        browser_page(1280, 800, fresh=True) as ana,
+    ):
+        code = start(console, url)
+        display.goto(f"{url}/?class={code}&view=display&present=1")
+        join(ana, f"{url}/?class={code}", "Ana")
+        wait_idle(console)
+        console.goto(f"{url}/serve_class?class={code}")
+        for page in (console, display, ana):
+            expect(page.get_by_role("heading", name="Serve the class")).to_be_visible(timeout=60000)
+        expect(display.get_by_role("button", name="Send")).to_have_count(0)
+        secret = "Zanzibar marmalade"
+        ana.get_by_label("Your prompt").fill(secret)
+        ana.get_by_role("button", name="Send").click()
+        expect(ana.locator(".serve-root")).to_contain_text(DONE, timeout=60000)
+        for page in (console, display):
+            expect(page.get_by_role("cell", name="Student 1", exact=True).first).to_be_visible(timeout=60000)
+            assert secret not in page.locator("body").inner_text()
+        screenshot(display, "serve-class-display")
