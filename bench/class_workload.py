@@ -27,7 +27,7 @@ from bench.class_mode.web import Jar, post
 from bench.procs import cpu_seconds
 from core.decode.generate import SamplingConfig, generate_cached
 from core.model.shipped import load_shipped_tokenizer
-from core.model.tokenizer import decode, encode
+from core.model.tokenizer import decode, encode, end_token_id
 from core.serving.engine import EngineSettings
 from serve.engine_process import make_service
 from serve.engine_service import SIMULATED
@@ -64,9 +64,19 @@ def send(base: str, jar: Jar, text: str, new_tokens: int) -> dict:
 
 
 def settings(base: str, teacher: Jar, **body) -> None:
-    status, answer = post(base, "/explainer/serve/settings", body, teacher)
+    """The teacher's change; a long document while the last one still runs is sent once it has ended."""
+    for _ in range(100):
+        status, answer = post(base, "/explainer/serve/settings", body, teacher)
+        if status != 429:
+            break
+        time.sleep(0.2)
     if status != 200:
         raise SystemExit(f"class_workload: the engine refused {body}: {answer}")
+
+
+def until_end(tokens: list[int], end: int | None) -> list[int]:
+    """A solo run's tokens up to and including the end token, where the engine ends a request."""
+    return tokens[: tokens.index(end) + 1] if end in tokens else tokens
 
 
 def gaps(result: dict) -> list[float]:
@@ -112,7 +122,10 @@ def main() -> None:
     tok = load_shipped_tokenizer()
     model = make_service("larger").model  # the engine's own weights (the larger preset, seed 0)
     texts = [prompt(i) for i in range(n)]
-    solo = [decode(tok, generate_cached(model, encode(tok, t), new, SamplingConfig()).tokens) for t in texts]
+    end = end_token_id(tok)
+    solo = [
+        decode(tok, until_end(generate_cached(model, encode(tok, t), new, SamplingConfig()).tokens, end)) for t in texts
+    ]
     rows = []
     with class_server(args.replicas, port=free_port(), app_args=("--engine-model", "larger")) as srv:
         base, teacher = srv.url, Jar()
@@ -136,7 +149,10 @@ def main() -> None:
         doc = jars[:DOC_STUDENTS]
         off, on = long_document(base, teacher, doc, False), long_document(base, teacher, doc, True)
         rows.append(
-            ("long document: others' max ITL ÷ median, chunking off / on (budget 64)", f"{off:.1f}× / {on:.1f}×")
+            (
+                f"long document: others' max ITL ÷ median, chunking off / on (budget {DEFAULT_BUDGET})",
+                f"{off:.1f}× / {on:.1f}×",
+            )
         )
         # Two whole blocks of 16: 31 tokens of text and a newline (a token of its own, never merged with the next).
         system = decode(tok, encode(tok, " ".join(SIMULATED) * 4)[:31]) + "\n"
@@ -157,10 +173,12 @@ def main() -> None:
         rows.append(
             ("engine CPU with nothing to do", f"{(cpu_seconds(pid) - c0) / (time.perf_counter() - t0):.3f} cores")
         )
-    width = max(len(k) for k, _ in rows)
     print(f"Serve the class: {n} students, {new} new tokens each, the larger preset, {args.replicas} replicas + nginx")
+    print()
+    print("| measure | value |")
+    print("|---|---:|")
     for k, v in rows:
-        print(f"  {k:<{width}}  {v}")
+        print(f"| {k} | {v} |")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ restarted and says so. Imports no streamlit.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import logging
 import secrets
 import threading
 import time
@@ -22,14 +22,18 @@ from dataclasses import dataclass, field, replace
 from core.decode.generate import SamplingConfig
 from core.model.tokenizer import decode, encode
 from core.serving.engine import EngineSettings, ServingEngine
+from serve.engine_events import Signal, Stream, request_numbers
 from serve.engine_state import room_state
 
+LOG = logging.getLogger("inference_explainer")
+FAILED = "The engine hit an error and ended this request (the details are in the server's log): press Send again."
 PROMPT_MAX_CHARS = 2_000  # a prompt box's bound (the decode page's too)
 NEW_TOKENS = (1, 64)  # new tokens a student may ask for
 KEEP_S = 120.0  # a finished request's events stay this long for a page that reconnects
 ROOM_IDLE_S = 30 * 60.0  # a room nobody sent to for this long is dropped (its blocks go)
 MAX_ROOMS = 32  # of each kind (classes, browsers alone)
 HISTORY = 200  # engine steps a room keeps for its display
+STATE_EVERY_S = 0.25  # a room's state is built at most this often while its engine works (and when it goes idle)
 SIMULATED = [  # what simulated classmates ask (prompts only: the engine writes the rest)
     "The cat sat on the",
     "Once upon a time",
@@ -40,53 +44,6 @@ SIMULATED = [  # what simulated classmates ask (prompts only: the engine writes 
     "She opened the door and saw",
     "Why is the sky blue? Because",
 ]
-
-
-class Signal:
-    """Wakes coroutines on any event loop from another thread: ``arm`` a future, check what you wait for, then
-    ``wait`` on it (so a ``fire`` between the check and the wait is not missed)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._armed: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()
-
-    def arm(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Future]:
-        loop = asyncio.get_running_loop()
-        armed = (loop, loop.create_future())
-        with self._lock:
-            self._armed.add(armed)
-        return armed
-
-    async def wait(self, armed, timeout: float) -> None:
-        try:
-            await asyncio.wait_for(asyncio.shield(armed[1]), timeout)
-        except TimeoutError:
-            pass
-        finally:
-            with self._lock:
-                self._armed.discard(armed)
-
-    def fire(self) -> None:
-        with self._lock:
-            armed, self._armed = self._armed, set()
-        for loop, fut in armed:
-            loop.call_soon_threadsafe(lambda f=fut: f.done() or f.set_result(None))
-
-
-@dataclass
-class Stream:
-    """One request's events for its page, and who may read them (``owner``: a browser id)."""
-
-    rid: str
-    owner: str
-    label: str
-    events: list[dict] = field(default_factory=list)
-    text_len: int = 0
-    done_at: float | None = None
-    arrival: float | None = None  # perf_counter s at Send
-    admitted_ms: float | None = None  # since Send: its prefill began
-    token_ms: list[float] = field(default_factory=list)  # since Send
-    numbers: dict | None = None
 
 
 @dataclass
@@ -100,6 +57,7 @@ class Room:
     system_prompt: str = ""
     last_used: float = field(default_factory=time.monotonic)
     state: dict = field(default_factory=dict)
+    state_at: float = 0.0  # time.monotonic() of the state's last build
     version: int = 0
 
 
@@ -225,8 +183,25 @@ class EngineService:
                     self._drop_idle_rooms()
                 busy = [(name, r) for name, r in self.rooms.items() if r.inbox or not r.engine.idle]
             for _, room in busy:
-                self._step(room)
+                try:
+                    self._step(room)
+                except Exception:  # one room's fault never stops the engine for every room
+                    LOG.exception("class engine: a step failed; the room's requests are ended")
+                    self._fail(room)
             self.signal.fire()
+
+    def _fail(self, room: Room) -> None:
+        """End every request of ``room`` with a sentence and give it a fresh engine (same settings)."""
+        with self._cv:
+            for s in room.streams.values():
+                if s.done_at is None:
+                    s.events.append({"kind": "ended", "why": FAILED})
+                    s.done_at = time.monotonic()
+            settings = room.engine.settings
+            room.engine = ServingEngine(self.model, self.n_blocks, self.block_size, settings, self.end_id)
+            room.inbox.clear()
+            room.state = room_state(self, room)
+            room.version += 1
 
     def _drop_idle_rooms(self) -> None:
         now = time.monotonic()
@@ -263,16 +238,20 @@ class EngineService:
                     self._events(s, r, now)
                     if r.state == "finished":
                         engine.forget(rid)
-            room.state = room_state(self, room)
-            room.version += 1
+            if engine.idle or now - room.state_at >= STATE_EVERY_S:  # read at most 4 times a second
+                room.state, room.state_at = room_state(self, room), now
+                room.version += 1
 
     def _events(self, s: Stream, r, now: float) -> None:
-        """New tokens as events: the text each adds (decoded from all outputs, so a character split over two
-        tokens appears whole), and ms since Send; at the end the request's numbers."""
+        """New tokens as events: the text each adds and ms since Send; at the end the request's numbers. The text is
+        decoded from all outputs, and an incomplete character at its end (a byte-level token that is part of one:
+        "\ufffd") waits for the token that completes it, so a character split over two tokens appears whole."""
         if r.admitted_at is not None and s.admitted_ms is None:
             s.admitted_ms = 1000 * (r.admitted_at - r.arrival)
         for i in range(len(s.token_ms), len(r.token_times)):
             text = decode(self.tokenizer, r.outputs[: i + 1])
+            if i + 1 < len(r.outputs) or r.state != "finished":
+                text = text.rstrip("\ufffd")
             s.token_ms.append(1000 * (r.token_times[i] - r.arrival))
             s.events.append({"kind": "token", "i": i, "text": text[s.text_len :], "ms": s.token_ms[-1]})
             s.text_len = len(text)
@@ -280,20 +259,3 @@ class EngineService:
             s.numbers = request_numbers(r)
             s.events.append({"kind": "done", **s.numbers})
             s.done_at = now
-
-
-def request_numbers(r) -> dict:
-    """TTFT, TPOT and ITL (ms) of a finished request, its prefix-cache hits and preemptions."""
-    times = [1000 * (t - r.arrival) for t in r.token_times]
-    itl = sorted(b - a for a, b in zip(times, times[1:], strict=False))
-    pick = lambda q: itl[min(len(itl) - 1, round(q * (len(itl) - 1)))] if itl else None  # noqa: E731
-    return {
-        "ttft_ms": times[0],
-        "tpot_ms": (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else None,
-        "itl_p50_ms": pick(0.5),
-        "itl_max_ms": itl[-1] if itl else None,
-        "tokens": len(times),
-        "hit_tokens": r.hit_tokens or 0,
-        "prompt_tokens": len(r.prompt),
-        "preemptions": r.preemptions,
-    }

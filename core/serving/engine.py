@@ -45,7 +45,9 @@ class EngineSettings:
     range or when the budget could not give every running request its decode token."""
 
     chunked_prefill: bool = True
-    token_budget: int = 64
+    # 24: small enough that a long document's chunks keep the others' largest gap within 2× their median on a 2-core
+    # CPU, where a chunk's tokens cost nearly their full share of the step (docs/benchmarks.md, "Serve the class").
+    token_budget: int = 24
     prefix_caching: bool = True
     max_running: int = 8
 

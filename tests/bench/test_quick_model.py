@@ -215,6 +215,17 @@ def check_gpu_fewer_bits(out: str) -> None:
     assert len(rows) > 1 and "SmolLM2" in out and "Llama-3-8B" not in out, out
 
 
+def check_class_workload(out: str) -> None:
+    """Through nginx to the engine's process: every request served, each token-identical to a solo greedy run
+    (generate_cached, the same weights), every request after the system prompt reading its two whole blocks."""
+    rows = table_rows(out)
+    assert row(rows, "requests served / sent")[1] == "8 / 8", out
+    assert row(rows, "requests token-identical to solo runs")[1] == "8 / 8", out
+    assert row(rows, "shared system prompt: hits per request (positions)")[1] == "32 … 32", out
+    for label in ("throughput: engine ÷ one at a time", "per-student ITL p50 / p95", "engine CPU with nothing to do"):
+        finite(row(rows, label)[1])
+
+
 QUICK = {  # bench name: (extra arguments, its check, timeout in s)
     "decode_speed": ((), check_decode_speed, 180),
     "paged_speed": ((), check_paged_speed, 120),
@@ -226,6 +237,7 @@ QUICK = {  # bench name: (extra arguments, its check, timeout in s)
     "shipped_model": ((), check_shipped_model, 120),
     "roofline": ((), check_roofline, 120),
     "gpu_fewer_bits": ((), check_gpu_fewer_bits, 120),
+    "class_workload": ((), check_class_workload, 240),
 }
 
 

@@ -91,6 +91,13 @@ def _sidebar(page) -> None:
     page.get_by_test_id("stSidebar").get_by_text("Presenter mode").wait_for(timeout=30000)
 
 
+def _serve(page) -> None:
+    """Serve the class: a request sent, streamed to its end, and the room's batch drawn."""
+    page.get_by_role("button", name="Send").click()
+    page.locator(".serve-root").get_by_text("Done: press Send again").wait_for(timeout=60000)
+    page.get_by_role("cell", name="Student 1", exact=True).first.wait_for(timeout=60000)
+
+
 # page (path and parameters) → how to bring it into the state a class sees (each page's default preset)
 PAGES = {
     "": _decode,
@@ -103,6 +110,7 @@ PAGES = {
     "batching": _click_then_charts("Prefill the batch", "Step ▸ (one pass)"),
     "speculative": _click_then_charts("Start (prefill the target)", "Round ▸", charts=0),
     "paged": _click_then_charts("Step ▸ (one pass)", charts=2),
+    "serve_class": _serve,
     "cost": _charts(2),
     "memory": _charts(1),
     "speed": _charts(2),
@@ -131,6 +139,7 @@ VISITS = (
         "batching",
         "speculative",
         "paged",
+        "serve_class",
         "cost",
         "memory",
         "speed",

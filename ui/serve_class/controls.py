@@ -5,9 +5,11 @@ Each change is one POST the browser makes (``ui.serve_class.client.post``); the 
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import streamlit as st
 
-from core.serving.engine import BUDGET_RANGE, RUNNING_RANGE
+from core.serving.engine import BUDGET_RANGE, RUNNING_RANGE, EngineSettings
 from serve.engine_routes import SIMULATE_MAX
 from serve.engine_service import PROMPT_MAX_CHARS
 from ui.page import text_box
@@ -18,7 +20,7 @@ BUDGET_MAX_SHOWN = 512  # the slider's end (the route takes up to BUDGET_RANGE[1
 
 def engine_form(settings: dict | None) -> None:
     """The settings form, filled with the engine's current ``settings`` (its defaults before the first pulse)."""
-    s = settings or {"chunked_prefill": True, "token_budget": 64, "prefix_caching": True, "max_running": 8}
+    s = settings or asdict(EngineSettings())
     with st.form("serve-engine-settings", border=True):
         st.markdown("**The engine** (changes apply from its next step)")
         a, b = st.columns(2)
