@@ -25,10 +25,11 @@ def headline(state: dict) -> None:
     cols = st.columns(4)
     cols[0].metric("Requests running · waiting", f"{state['running']} · {state['waiting']}")
     cols[1].metric(
-        f"KV blocks in use (of {b['total']:,}, {b['block_size']} positions each)",
-        f"{b['used']:,}",
-        help=f"{b['free']:,} free, of which {b['cached']:,} hold a cached prefix (reused on a hit, evicted when "
-        "the free ones run out).",
+        "KV blocks in use",
+        f"{b['used']:,} of {b['total']:,}",
+        help=f"Blocks of {b['block_size']} positions; {b['free']:,} free. {b['cached']:,} whole blocks can be found by "
+        "the prefix cache: a free one among them is read again on a hit, and reused for other tokens only when no "
+        "empty block is left.",
     )
     cols[2].metric("Throughput (last 30 s)", f"{state['throughput']:,.0f} tokens/s")
     cols[3].metric(
