@@ -7,6 +7,7 @@ import json
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 
 BODY_MAX = 4096  # bytes of a POST's JSON (a code, a nickname, a password)
 
@@ -67,3 +68,23 @@ def same_origin(request: Request, public_origin: str | None = None) -> bool:
     if public_origin:
         own.add(public_origin)
     return sent in own
+
+
+async def refused(request: Request, public_origin: str | None, what: str) -> JSONResponse | None:
+    """Why a POST to ``what`` ("The class routes") is refused before its handler runs, or None with its body read
+    into ``request.state.body``: another origin (403), a body that is not JSON (415) or longer than ``BODY_MAX``
+    (413). Nothing else is done: no cookie set or deleted."""
+    if not same_origin(request, public_origin):
+        return refusal(403, "Only this app's own pages can do that (the request came from another site).")
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        return refusal(415, f"{what} take JSON only.")
+    try:
+        request.state.body = await read_body(request)
+    except TooLong:
+        return refusal(413, f"The request is longer than {BODY_MAX:,} bytes.")
+    return None
+
+
+def refusal(status: int, message: str) -> JSONResponse:
+    """A refusal in a sentence: ``{"error": message}``."""
+    return JSONResponse({"error": message}, status_code=status)

@@ -40,7 +40,7 @@ from core.classroom.rules import (
 )
 from core.classroom.store import open_store
 from serve.class_events import Watcher
-from serve.class_guard import BODY_MAX, TooLong, json_body, origin, read_body, same_origin
+from serve.class_guard import json_body, origin, refusal, refused
 from serve.class_limits import Failures, NewSeats
 
 PREFIX = "/explainer/class"
@@ -99,15 +99,7 @@ class ClassRoutes:
         than ``BODY_MAX`` (413) is refused before it runs, with no cookie set or deleted."""
 
         async def guarded(request: Request) -> Response:
-            if not same_origin(request, self.public_origin):
-                return _refuse(403, "Only this app's own pages can do that (the request came from another site).")
-            if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-                return _refuse(415, "The class routes take JSON only.")
-            try:
-                request.state.body = await read_body(request)
-            except TooLong:
-                return _refuse(413, f"The request is longer than {BODY_MAX:,} bytes.")
-            return await handler(request)
+            return await refused(request, self.public_origin, "The class routes") or await handler(request)
 
         return guarded
 
@@ -120,18 +112,18 @@ class ClassRoutes:
                 return _limited(request, browser, "teacher passwords", wait)
             if not hmac.compare_digest(str(body.get("password", "")), self.password):
                 self._password_failures.note(browser)
-                response = _refuse(403, "That is not the teacher password this server was started with.")
+                response = refusal(403, "That is not the teacher password this server was started with.")
                 _set(response, request, BROWSER, browser)
                 return response
         seats = body.get("seats", rules.SEAT_CAP)
         if isinstance(seats, bool) or not isinstance(seats, int) or not 0 <= seats <= rules.SEAT_CAP_MAX:
-            return _refuse(400, f"A class has 0 to {rules.SEAT_CAP_MAX:,} seats.")
+            return refusal(400, f"A class has 0 to {rules.SEAT_CAP_MAX:,} seats.")
         try:
             code, key = await asyncio.to_thread(self.store.open_class, seats)
             if body.get("joining") is False:
                 await asyncio.to_thread(self.store.set_joining, code, key, False)
         except StoreUnavailable as err:
-            return _refuse(503, str(err))
+            return refusal(503, str(err))
         return _teacher(request, code, key)
 
     async def join(self, request: Request) -> Response:
@@ -139,19 +131,19 @@ class ClassRoutes:
         nickname = body.get("nickname") or ""
         if not isinstance(nickname, str) or len(nickname.strip()) > rules.NICKNAME_MAX:
             shown = f"{len(nickname.strip()):,} characters" if isinstance(nickname, str) else "not text"
-            return _refuse(400, f"A nickname is at most {rules.NICKNAME_MAX} characters (this one is {shown}).")
+            return refusal(400, f"A nickname is at most {rules.NICKNAME_MAX} characters (this one is {shown}).")
         typed = body.get("code")
         if not isinstance(typed, str) or rules.normalize_code(typed) is None:
-            return _refuse(400, "A class code is six letters and digits (e.g. K7QX2M): check it on the projector.")
+            return refusal(400, "A class code is six letters and digits (e.g. K7QX2M): check it on the projector.")
         browser = request.cookies.get(BROWSER)
         if not browser:  # a seat needs this browser's cookie: set it and let the page ask again (428)
-            response = _refuse(428, NEEDS_COOKIE)
+            response = refusal(428, NEEDS_COOKIE)
             _set(response, request, BROWSER, secrets.token_urlsafe(12))
             return response
         if wait := self._join_failures.wait_s(browser):
             return _limited(request, browser, "class codes", wait)
         if wait := self._new_seats.wait_s(browser):
-            response = _refuse(429, f"Too many new students are joining at once: wait {wait} s and try again.")
+            response = refusal(429, f"Too many new students are joining at once: wait {wait} s and try again.")
             response.headers["Retry-After"] = str(wait)
             return response
         try:
@@ -161,11 +153,11 @@ class ClassRoutes:
                 return _limited(request, browser, "class codes", err.wait_s)
             if isinstance(err, ClassNotFound):
                 self._join_failures.note(browser)
-            response = _refuse(409 if isinstance(err, JoiningClosed | ClassFull) else 404, str(err))
+            response = refusal(409 if isinstance(err, JoiningClosed | ClassFull) else 404, str(err))
             _set(response, request, BROWSER, browser)
             return response
         except StoreUnavailable as err:
-            return _refuse(503, str(err))
+            return refusal(503, str(err))
         self._new_seats.seat(browser)
         code = rules.normalize_code(str(body.get("code", "")))
         response = JSONResponse({"code": code, "seat": seat.number})
@@ -183,11 +175,11 @@ class ClassRoutes:
             code, key = await asyncio.to_thread(self.store.redeem_pair, str(body.get("pair", ""))[:20])
         except ValueError as err:
             self._pair_failures.note(browser)
-            response = _refuse(404, str(err))
+            response = refusal(404, str(err))
             _set(response, request, BROWSER, browser)
             return response
         except StoreUnavailable as err:
-            return _refuse(503, str(err))
+            return refusal(503, str(err))
         return _teacher(request, code, key)
 
     async def leave(self, request: Request) -> Response:
@@ -200,7 +192,7 @@ class ClassRoutes:
     async def events(self, request: Request) -> Response:
         code = rules.normalize_code(request.query_params.get("code", ""))
         if code is None:
-            return _refuse(404, "That is not a class code this app makes.")
+            return refusal(404, "That is not a class code this app makes.")
         return StreamingResponse(
             self._stream(request, code),
             media_type="text/event-stream",
@@ -246,14 +238,10 @@ def _teacher(request: Request, code: str, key: str) -> JSONResponse:
 def _limited(request: Request, browser: str, what: str, wait: int) -> JSONResponse:
     """429: too many wrong ``what``, the wait said (and in ``Retry-After``); the browser keeps its id so its own
     tries are counted."""
-    response = _refuse(429, f"Too many wrong {what}: wait {wait} s and try again.")
+    response = refusal(429, f"Too many wrong {what}: wait {wait} s and try again.")
     response.headers["Retry-After"] = str(wait)
     _set(response, request, BROWSER, browser)
     return response
-
-
-def _refuse(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
 
 
 def _set(response: Response, request: Request, name: str, value: str) -> None:

@@ -24,7 +24,7 @@ from core.classroom import rules
 from core.classroom.rules import StoreUnavailable
 from core.classroom.store import open_store
 from core.serving.engine import EngineSettings
-from serve.class_guard import BODY_MAX, TooLong, json_body, read_body, same_origin
+from serve.class_guard import json_body, refusal, refused
 from serve.class_routes import BROWSER, SEAT, TEACHER, credential
 from serve.engine_service import SIMULATED, EngineService, RoomFull
 
@@ -62,22 +62,16 @@ class EngineRoutes:
 
     def _guarded(self, handler):
         async def guarded(request: Request) -> Response:
-            if not same_origin(request, self.public_origin):
-                return _refuse(403, "Only this app's own pages can do that (the request came from another site).")
-            if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-                return _refuse(415, "The engine's routes take JSON only.")
-            try:
-                request.state.body = await read_body(request)
-            except TooLong:
-                return _refuse(413, f"The request is longer than {BODY_MAX:,} bytes.")
+            if refused_now := await refused(request, self.public_origin, "The engine's routes"):
+                return refused_now
             if not request.cookies.get(BROWSER):  # set it, and the page asks again at once (as a class's join)
-                response = _refuse(428, "This browser has no cookie from the app's page yet: send again.")
+                response = refusal(428, "This browser has no cookie from the app's page yet: send again.")
                 set_browser(response, request, new_browser_id())
                 return response
             try:
                 return await handler(request, await json_body(request))
             except (ValueError, TypeError) as err:  # RoomFull, a prompt too long, a setting out of range
-                return _refuse(429 if isinstance(err, RoomFull) else 400, str(err))
+                return refusal(429 if isinstance(err, RoomFull) else 400, str(err))
 
         return guarded
 
@@ -101,7 +95,7 @@ class EngineRoutes:
         try:
             room, _ = await self._room(request)
         except StoreUnavailable as err:
-            return _refuse(503, str(err))
+            return refusal(503, str(err))
         seed = body.get("seed")
         rid = svc.send(room, request.cookies[BROWSER], body.get("text"), body.get("new_tokens"),
                        seed if isinstance(seed, int) and not isinstance(seed, bool) else None)  # fmt: skip
@@ -111,10 +105,10 @@ class EngineRoutes:
         svc = await self.service()
         room, role = await self._room(request)
         if role == "student":
-            return _refuse(403, "Only the teacher adds simulated classmates to a class.")
+            return refusal(403, "Only the teacher adds simulated classmates to a class.")
         n = body.get("n")
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= SIMULATE_MAX:
-            return _refuse(400, f"Simulated classmates: a whole number from 1 to {SIMULATE_MAX}.")
+            return refusal(400, f"Simulated classmates: a whole number from 1 to {SIMULATE_MAX}.")
         owner = f"{request.cookies[BROWSER]}:classmates"
         start = len([s for s in svc.room(room).streams.values() if s.owner == owner])
         rids = [
@@ -134,7 +128,7 @@ class EngineRoutes:
         svc = await self.service()
         room, role = await self._room(request)
         if role == "student":
-            return _refuse(403, "Only the teacher changes the class's engine.")
+            return refusal(403, "Only the teacher changes the class's engine.")
         changes = {k: v for k, v in body.items() if k in SETTINGS or k == "system_prompt"}
         if "long_document" in body:  # a request as long as the context: the stall to watch
             svc.long_document(room, request.cookies[BROWSER])
@@ -147,7 +141,7 @@ class EngineRoutes:
         try:
             room, _ = await self._room(request)
         except StoreUnavailable as err:
-            return _refuse(503, str(err))
+            return refusal(503, str(err))
         s = svc.stream(room, request.query_params.get("rid", ""), request.cookies.get(BROWSER, ""))
         return _sse(self._tokens(request, svc, s))
 
@@ -225,7 +219,3 @@ def _sse(events: AsyncIterator[str]) -> StreamingResponse:
 
 def _event(data: dict) -> str:
     return f"data: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-def _refuse(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)

@@ -18,7 +18,9 @@ from serve.class_routes import BROWSER, SEAT, TEACHER
 
 
 class Browser:
-    """One browser: its own cookie jar, POSTing JSON to the app's class routes."""
+    """One browser: its own cookie jar, POSTing JSON to the app's class routes (``ROUTES``: their folder)."""
+
+    ROUTES = "explainer/class"
 
     def __init__(self, base: str):
         self.base, self.jar = base, http.cookiejar.CookieJar()
@@ -35,7 +37,7 @@ class Browser:
 
     def _post(self, route: str, body: dict | None) -> tuple[int, dict]:
         req = urllib.request.Request(
-            f"{self.base}/explainer/class/{route}",
+            f"{self.base}/{self.ROUTES}/{route}",
             data=json.dumps(body or {}).encode(),
             headers={"Content-Type": "application/json", "Origin": self.base},  # as the app's own page sends it
             method="POST",

@@ -16,18 +16,7 @@ from tests.serve.test_class_routes import Browser
 class Engine(Browser):
     """A browser POSTing to the engine's routes and reading its streams."""
 
-    def _post(self, route: str, body: dict | None) -> tuple[int, dict]:
-        req = urllib.request.Request(
-            f"{self.base}/explainer/serve/{route}",
-            data=json.dumps(body or {}).encode(),
-            headers={"Content-Type": "application/json", "Origin": self.base},  # as the app's own page sends it
-            method="POST",
-        )
-        try:
-            with self.opener.open(req, timeout=60) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read())
+    ROUTES = "explainer/serve"
 
     def get(self, path: str) -> urllib.request.addinfourl:
         return self.opener.open(f"{self.base}/explainer/serve/{path}", timeout=60)

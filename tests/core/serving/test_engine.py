@@ -17,14 +17,6 @@ NEW = [6, 4, 8, 10, 5, 7]
 SAMPLING = [SamplingConfig(), SamplingConfig("sample", 0.8, 0, 11), SamplingConfig("sample", 1.3, 5, 3)]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _serve(model, settings, n_blocks=40, block_size=4, prompts=PROMPTS, arrivals=None):
     engine = ServingEngine(model, n_blocks, block_size, settings, keep_logits=True)
     arrivals = arrivals or [0] * len(prompts)

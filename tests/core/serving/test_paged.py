@@ -12,16 +12,6 @@ from core.serving.paged import OutOfBlocks, PagedKVCache
 from core.serving.scheduler import Engine
 from tests.conftest import make_model
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One torch thread, as the app runs: on a loaded 2-core machine two threads contend (~10× slower)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 CFG = PRESETS["tiny"]  # window 32, n_layer 2, n_kv_head 2, head_dim 8
 PROMPTS = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [1, 2, 3, 4, 5, 6, 7, 8, 20, 21], [9, 8], [4, 4, 4, 1, 5, 6, 7, 8, 9]]
 BUDGETS = [6, 9, 3, 8]

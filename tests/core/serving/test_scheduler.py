@@ -10,16 +10,6 @@ from core.model.tokenizer import encode
 from core.serving.paged_presets import PRESETS, SYSTEM_PROMPT, build_engine, compare_policies, preset_requests
 from core.serving.scheduler import Engine
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One torch thread, as the app runs: on a loaded 2-core machine two threads contend (~10× slower)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 # A: 3-token prompt, 6 outputs, arrives at step 0; B and C: 2-token prompts, 2 outputs, arrive at step 1.
 TRACE = [([1, 2, 3], 6, 0), ([4, 5], 2, 1), ([6, 7], 2, 1)]
 
