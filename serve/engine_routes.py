@@ -3,7 +3,8 @@ settings and the room's state. Mounted on ``main.py``'s ``st.App`` (the engine t
 or served by the engine's own process (``python -m serve.engine_process``, behind the class server's nginx).
 
 A request's **room** is its class when the browser holds the class's seat or teacher cookie (checked against the
-class store), else the browser alone (its tabs and simulated classmates are the other requests). Every POST passes
+class store), else the browser alone (its tabs, ``ALONE_IN_FLIGHT`` requests at once, and simulated classmates are
+the other requests; in a class, one request per seat). Every POST passes
 ``serve.class_guard`` (this app's own origin, JSON, a bounded body). A request's stream is readable only by the
 browser that sent it (the ``BROWSER`` cookie); a room's state carries no prompt text. Settings are the teacher's in
 a class, the browser's own alone. Imports no streamlit.
@@ -32,6 +33,7 @@ PREFIX = "/explainer/serve"
 KEEPALIVE_S = 15.0
 STATE_EVERY_S = 0.25  # a room's pulse is sent at most this often
 SIMULATE_MAX = 8  # simulated classmates a browser may have in flight
+ALONE_IN_FLIGHT = 4  # a browser alone: its tabs are its classmates (in a class: one request per seat)
 SETTINGS = {f: t for f, t in EngineSettings.__annotations__.items()}
 
 
@@ -93,12 +95,13 @@ class EngineRoutes:
     async def send(self, request: Request, body: dict) -> Response:
         svc = await self.service()
         try:
-            room, _ = await self._room(request)
+            room, role = await self._room(request)
         except StoreUnavailable as err:
             return refusal(503, str(err))
         seed = body.get("seed")
         rid = svc.send(room, request.cookies[BROWSER], body.get("text"), body.get("new_tokens"),
-                       seed if isinstance(seed, int) and not isinstance(seed, bool) else None)  # fmt: skip
+                       seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+                       in_flight=ALONE_IN_FLIGHT if role == "alone" else 1)  # fmt: skip
         return JSONResponse({"rid": rid, "epoch": svc.epoch})
 
     async def simulate(self, request: Request, body: dict) -> Response:

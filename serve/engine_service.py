@@ -139,7 +139,9 @@ class EngineService:
         with self._cv:
             mine = [s for s in room.streams.values() if s.owner == owner and s.done_at is None]
             if len(mine) >= in_flight:
-                raise RoomFull(f"Your request is still running ({len(mine)} of {in_flight}): wait for it to end.")
+                if in_flight == 1:
+                    raise RoomFull("Your request is still running: wait for it to end, then Send again.")
+                raise RoomFull(f"{len(mine)} of your requests are running (at most {in_flight} at once): wait for one.")
             rid = secrets.token_urlsafe(12)
             label = label or room.labels.setdefault(owner, f"Student {len(room.labels) + 1}")
             room.streams[rid] = Stream(rid, owner, label, [{"kind": "queued", "prompt_tokens": len(ids)}])

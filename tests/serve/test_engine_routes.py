@@ -91,15 +91,16 @@ def test_bad_sends_are_refused_in_a_sentence():
             assert err.code == 403
 
 
-def test_one_request_at_a_time_per_browser_and_settings_apply():
-    """A second Send while the first (64 tokens) runs is refused (429); the settings a browser alone sets are its
-    room's, said back and shown in its state."""
+def test_requests_at_once_per_browser_and_settings_apply():
+    """Alone, a browser's tabs are its classmates: 4 requests at once (64 tokens each), a fifth refused (429); in a
+    class, one request per seat. The settings a browser alone sets are its room's, said back and in its state."""
     with running_app() as url:
         b = Engine(url)
-        _, first = b.post("send", {"text": "Once upon a time", "new_tokens": 64})
+        rids = [b.post("send", {"text": f"Once upon a time {i}", "new_tokens": 64})[1]["rid"] for i in range(4)]
         got, answer = b.post("send", {"text": "again", "new_tokens": 2})
-        assert got == 429 and "still running" in answer["error"]
-        b.events(first["rid"])
+        assert got == 429 and "4 of your requests are running (at most 4 at once)" in answer["error"]
+        for rid in rids:
+            b.events(rid)
         got, answer = b.post("settings", {"chunked_prefill": False, "token_budget": 32, "max_running": 4})
         assert got == 200 and answer["settings"]["token_budget"] == 32
         _, second = b.post("send", {"text": "again", "new_tokens": 2})
@@ -108,3 +109,12 @@ def test_one_request_at_a_time_per_browser_and_settings_apply():
             state = json.loads(r.read())
         assert state["settings"] == {"chunked_prefill": False, "token_budget": 32, "prefix_caching": True,
                                      "max_running": 4}  # fmt: skip
+        teacher, student = Browser(url), Browser(url)
+        _, opened = teacher.post("open", {})
+        student.post("join", {"code": opened["code"]})
+        seat = Engine(url)
+        seat.jar, seat.opener = student.jar, student.opener  # the seated browser's cookies
+        _, first = seat.post("send", {"text": "Once upon a time", "new_tokens": 64})
+        got, answer = seat.post("send", {"text": "again", "new_tokens": 2})
+        assert got == 429 and "Your request is still running: wait for it to end" in answer["error"]
+        seat.events(first["rid"])
