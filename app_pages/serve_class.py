@@ -44,13 +44,24 @@ def request_box() -> None:
         st.error(finished["error"], icon=":material/block:")
 
 
+RESTARTED = "The class engine restarted: requests sent before it are gone. Press Send again."
+
+
 @st.fragment
 def room_view() -> None:
     """The engine's batch, blocks and timelines, redrawn on each pulse (this fragment only)."""
     now = client.pulse(code)
     if st.session_state[keys.SERVE_RESTARTED]:
-        st.warning("The class engine restarted: requests sent before it are gone. Press Send again.")
+        st.warning(RESTARTED, icon=":material/restart_alt:")
     batch_view(now, key=keys.SERVE_TIMELINE)
+
+
+@st.fragment
+def restarts() -> None:
+    """A student's page: the engine's pulse reruns this only when the engine restarted, to say so."""
+    client.pulse(code, epoch_only=True)
+    if st.session_state[keys.SERVE_RESTARTED]:
+        st.warning(RESTARTED, icon=":material/restart_alt:")
 
 
 if role == identity.DISPLAY:
@@ -68,4 +79,5 @@ else:
         st.divider()
         room_view()
     else:
+        restarts()
         st.caption("Your request is yours: classmates see its timeline on the projector, never its text.")

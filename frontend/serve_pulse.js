@@ -36,12 +36,13 @@ export default function (component) {
     Object.assign(hub, { url, last: null });
     open();
   }
-  // One run per new version: a pulse this session has run for (data.seen, "epoch:version") is not sent again.
+  // One run per new version: a pulse this session has run for (data.seen, "epoch:version") is not sent again. A page
+  // that watches the engine's epoch only (data.epoch_only: a student's) runs when the engine restarted, not per step.
   const keyOf = (text) => {
     const p = JSON.parse(text);
-    return p.epoch + ":" + p.version;
+    return data.epoch_only ? String(p.epoch) : p.epoch + ":" + p.version;
   };
-  let sent = data.seen || null;
+  let sent = data.seen ? (data.epoch_only ? data.seen.split(":")[0] : data.seen) : null;
   const send = (text) => {
     const key = keyOf(text);
     if (key === sent) return;

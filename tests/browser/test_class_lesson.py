@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import browser_page, running_app, screenshot, wait_idle
+from bench.browser import browser_page, heatmap_rows, running_app, screenshot, wait_idle, wait_rows
 from core.lesson.pages import PAGES
 from core.lesson.stops import load_shipped
 from tests.browser.test_class_mode import join, start
@@ -40,7 +40,8 @@ def _on_stop(page, k: int, who: str = "") -> None:
 
 def test_a_class_follows_a_guided_lesson_to_its_last_stop_back_to_the_first_and_out():
     """Forward through all nine stops and back with ←: after each move the display and the phone show the
-    console's stop on its page (no blank page, no page error); the display shows no control on any stop; at the
+    console's stop on its page (no blank page, no page error) and, on the decode page, a heatmap with the console's
+    rows; the display shows no control on any stop; at the
     last stop an F5 keeps the display in the class; leaving the lesson takes its bar off the followers' pages."""
     with (
         running_app() as url,
@@ -66,6 +67,11 @@ def test_a_class_follows_a_guided_lesson_to_its_last_stop_back_to_the_first_and_
             for name, page in (("console", console), ("display", display), ("phone", phone)):
                 _on_stop(page, k, name)
             assert display.evaluate(VISIBLE_CONTROLS_JS, list(CONTROLS)) == 0, k
+            if LESSON.stops[k].page == "decode":  # every follower's heatmap has the console's rows (they had shrunk)
+                rows = heatmap_rows(console)
+                for page in (display, phone):
+                    wait_rows(page, rows)
+                    assert heatmap_rows(page) == rows, (k, heatmap_rows(page), rows)
             if k == n - 1:
                 screenshot(display, "class-lesson-last-stop")
                 display.reload()

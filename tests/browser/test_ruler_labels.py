@@ -29,6 +29,7 @@ def _show(page, preset: str, bits: int) -> dict:
     """The chapter's case ``preset`` at ``bits`` bits (from 4, the slider moved by keyboard), drawn and still."""
     page.get_by_role("combobox", name="The chapters' cases").click()
     page.get_by_role("option", name=preset).click()
+    wait_idle(page)  # the preset's run is over: a key pressed during it was lost with the slider it redrew
     if bits != 4:
         slider = page.get_by_role("slider").first
         slider.focus()

@@ -23,6 +23,8 @@ from bench.ws_session import drive
 from serve import nginx as class_nginx
 from serve import replicas
 from tests.helpers.poll import until
+from tests.serve.test_class_routes import Browser
+from tests.serve.test_engine_routes import Engine
 
 LOST = "The class server restarted your session"
 # A Llama-style config padded past nginx's default 16 KB body buffer, so the upload exercises the
@@ -287,3 +289,35 @@ def test_default_is_two_replicas_per_allowed_core():
     upstream = out[start : out.index("}", start)]
     servers = re.findall(r"^\s*server (127\.0\.0\.1:\d+)", upstream, re.M)
     assert len(servers) == len(set(servers)) == 2 * len(os.sched_getaffinity(0))
+
+
+def test_one_class_engine_serves_every_replica_and_comes_back_when_killed(class2):
+    """Behind nginx the engine's routes reach one engine process: two students seated through the replicas send, and
+    the class's room lists both. Killed, the engine is started again (a new epoch): a request sent before is said to
+    be gone ("lost"), and a new one is served."""
+    teacher, ana, bo = Browser(class2.url), Engine(class2.url), Engine(class2.url)
+    _, opened = teacher.post("open", {})
+    for student in (ana, bo):
+        seat = Browser(class2.url)
+        assert seat.post("join", {"code": opened["code"]})[0] == 200
+        student.jar, student.opener = seat.jar, seat.opener
+    rids = [s.post("send", {"text": "Once upon a time", "new_tokens": 4})[1]["rid"] for s in (ana, bo)]
+    for student, rid in zip((ana, bo), rids, strict=True):
+        assert student.events(rid)[-1]["kind"] == "done"
+    with urllib.request.urlopen(f"{class2.url}/explainer/serve/state?class={opened['code']}", timeout=30) as r:
+        state = json.loads(r.read())
+    assert sorted(req["label"] for req in state["requests"]) == ["Student 1", "Student 2"]
+    epoch = state["epoch"]
+    class2.engine.proc.kill()
+
+    def epoch_now():
+        try:
+            with urllib.request.urlopen(f"{class2.url}/explainer/serve/health", timeout=5) as r:
+                return json.loads(r.read())["epoch"]
+        except OSError:
+            return None
+
+    until(lambda: epoch_now() not in (None, epoch), timeout_s=120, what="the engine started again", every_s=0.2)
+    assert [e["kind"] for e in ana.events(rids[0])] == ["lost"]
+    _, again = ana.post("send", {"text": "Once upon a time", "new_tokens": 2})
+    assert ana.events(again["rid"])[-1]["kind"] == "done"

@@ -60,7 +60,8 @@ def live() -> None:
     code = identity.code()
     if code is None:  # the class ended or expired in this run: the whole page says so (the bar alone vanished)
         return st.rerun(scope="app")
-    if not teacher and _moves(wire.peek()):
+    if not teacher and _moves(pulse := wire.peek()):
+        wire.ran_for(pulse)
         return st.rerun(scope="app")  # before the listener is drawn (``wire.peek``): the whole page follows
     watch = TEACHER_WATCHES if teacher else None if identity.role() == identity.DISPLAY else STUDENT_WATCHES
     pulse = wire.listen(code, watch, retry=waiting)

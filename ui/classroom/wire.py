@@ -35,8 +35,7 @@ def listen(code: str, watch: tuple[str, ...] | None = None, retry: bool = False)
     ss = st.session_state
     # The browser sends only what this session has not run for (a new one, after a reload or a replica's restart,
     # has run for none, so the stream's latest pulse runs it once): the pulse running it now counts as run for.
-    if (now := peek()) is not None:
-        ss[class_keys.CLASS_PULSE_SEEN] = json.dumps(now, separators=(",", ":"))  # as the stream wrote it
+    ran_for(peek())
     # ``run``: new each run, so the browser knows a run drew the listener (it holds later pulses until then).
     data = {"code": code, "seen": ss.get(class_keys.CLASS_PULSE_SEEN), "run": secrets.token_hex(4)}
     if watch is not None:
@@ -59,6 +58,13 @@ def peek() -> dict | None:
     state = st.session_state.get(class_keys.CLASS_LISTENER)
     pulse = state.get("pulse") if isinstance(state, dict) else None
     return pulse if isinstance(pulse, dict) else None
+
+
+def ran_for(pulse: dict | None) -> None:
+    """Count ``pulse`` as run for: the listener, drawn next with it as ``seen``, does not hand it over again (a run
+    that reran the whole page for it would otherwise be followed by a second run for the same pulse)."""
+    if pulse is not None:
+        st.session_state[class_keys.CLASS_PULSE_SEEN] = json.dumps(pulse, separators=(",", ":"))  # as streamed
 
 
 def post(action: str, body: dict, then: dict[str, str]) -> str | None:

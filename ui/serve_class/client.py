@@ -81,13 +81,15 @@ def stream_box(idle: str) -> str | None:
     return None
 
 
-def pulse(code: str | None) -> dict | None:
+def pulse(code: str | None, epoch_only: bool = False) -> dict | None:
     """The room's state (``serve.engine_state``) from the engine's pulse: a class's (``code``) or this browser's
-    own; the last one this session saw when something else ran it."""
+    own; the last one this session saw when something else ran it. ``epoch_only``: run only when the engine
+    restarted (a student's page, which draws no batch)."""
     ss = st.session_state
     last = ss[keys.SERVE_STATE]
     seen = f"{last['epoch']}:{last['version']}" if last else None
-    result = _pulse(data={"code": code, "seen": seen}, key=keys.SERVE_PULSE, on_pulse_change=lambda: None)
+    data = {"code": code, "seen": seen, "epoch_only": epoch_only}
+    result = _pulse(data=data, key=keys.SERVE_PULSE, on_pulse_change=lambda: None)
     got = getattr(result, "pulse", None) if result is not None else None
     if isinstance(got, dict) and isinstance(got.get("state"), dict):
         if last and last["epoch"] != got.get("epoch"):
