@@ -156,11 +156,15 @@ class EngineRoutes:
         sent = 0
         while True:
             armed = svc.signal.arm()
-            new = s.events[sent:]  # the engine thread appends meanwhile: take a slice once
+            # The engine thread appends meanwhile and marks the end after its last event: read the mark first, then
+            # take one slice. Read the other way round, the end could be marked between the two and its last event
+            # never sent (seen under CI's load: a stream that stopped at a token).
+            ended = s.done_at is not None
+            new = s.events[sent:]
             sent += len(new)
             for event in new:
                 yield _event(event)
-            if s.done_at is not None:
+            if ended:
                 return
             await svc.signal.wait(armed, KEEPALIVE_S)
             if len(s.events) == sent:
