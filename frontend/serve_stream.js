@@ -61,24 +61,33 @@ function stream(rid, asked, setTriggerValue) {
   if (hub.source) hub.source.close();
   const view = (hub.view = { rid, asked, text: "", times: [], status: "Waiting for the engine…", root: hub.view?.root });
   const source = (hub.source = new EventSource(url("stream?rid=" + encodeURIComponent(rid))));
+  let ended = false;
+  const end = (kind, status, numbers = null) => {
+    ended = true;
+    source.close();
+    view.status = status;
+    setTriggerValue("finished", { rid, kind, numbers });
+  };
+  // A dropped stream reconnects by itself and is sent from its first event again: a token already shown is skipped.
+  // An answer that is not the stream (nginx's 502 while the engine restarts) closes it for good: said, Send again.
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED && !ended) {
+      end("lost", "The connection to the engine was lost, so this request stopped here: press Send again.");
+      render(view);
+    }
+  };
   source.onmessage = (e) => {
     const ev = JSON.parse(e.data);
+    if (ended || (ev.kind === "token" && ev.i < view.times.length)) return;
     if (ev.kind === "queued") view.status = `Sent: ${ev.prompt_tokens} prompt tokens, waiting for the engine…`;
     if (ev.kind === "token") {
       view.text += ev.text;
       view.times.push(ev.ms);
       view.status = "Streaming…";
     }
-    if (ev.kind === "done" || ev.kind === "lost" || ev.kind === "ended") {
-      source.close();
-      view.status =
-        ev.kind === "done"
-          ? "Done: press Send again for another request."
-          : ev.kind === "lost"
-            ? "The engine restarted and this request is gone: press Send again."
-            : ev.why;
-      setTriggerValue("finished", { rid, kind: ev.kind, numbers: ev.kind === "done" ? ev : null });
-    }
+    if (ev.kind === "done") end("done", "Done: press Send again for another request.", ev);
+    if (ev.kind === "lost") end("lost", "The engine restarted and this request is gone: press Send again.");
+    if (ev.kind === "ended") end("ended", ev.why);
     render(view);
   };
   render(view);

@@ -47,18 +47,21 @@ def make_service(model: str = "shipped") -> EngineService:
             if p.dim() == 2:  # a default init's logits are all alike: float32 rounding would flip its near-ties
                 p.normal_(0, 0.3)
     tok = load_shipped_tokenizer()
-    service = EngineService(net, tok, MODELS[model], end_id=end_token_id(tok))
-    gc.collect()
-    gc.freeze()  # the model and modules loaded: full collections skip them (a long pause is a gap in every stream)
-    return service
+    return EngineService(net, tok, MODELS[model], end_id=end_token_id(tok))
 
 
 def app(model: str, store_url: str, public_origin: str | None = None) -> Starlette:
     """The engine's routes and ``…/health`` (answers once the model is loaded: the class server waits for it)."""
     routes = EngineRoutes(lambda: make_service(model), store_url, public_origin)
 
+    frozen = []
+
     async def health(request):
         svc = await routes.service()
+        if not frozen:  # the model loaded: full collections skip it (a long pause is a gap in every stream)
+            gc.collect()
+            gc.freeze()
+            frozen.append(True)
         return JSONResponse({"epoch": svc.epoch, "model": svc.model_label})
 
     return Starlette(routes=[*routes.routes(), Route(f"{PREFIX}/health", health, methods=["GET"])])

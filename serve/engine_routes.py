@@ -42,7 +42,7 @@ class EngineRoutes:
     ``store_url``; ``public_origin`` as ``serve.class_guard.same_origin`` takes it."""
 
     def __init__(self, service: Callable[[], EngineService], store_url: str, public_origin: str | None = None):
-        self._make, self._service = service, None
+        self._make, self._service, self._making = service, None, asyncio.Lock()
         self.store_url, self.public_origin = store_url, public_origin
         self._store = None
 
@@ -58,8 +58,10 @@ class EngineRoutes:
         ]
 
     async def service(self) -> EngineService:
-        if self._service is None:
-            self._service = await asyncio.to_thread(self._make)
+        """The one service, made by the first request (the others wait for it: one model, one engine thread)."""
+        async with self._making:
+            if self._service is None:
+                self._service = await asyncio.to_thread(self._make)
         return self._service
 
     def _guarded(self, handler):
@@ -99,21 +101,25 @@ class EngineRoutes:
         except StoreUnavailable as err:
             return refusal(503, str(err))
         seed = body.get("seed")
-        rid = svc.send(room, request.cookies[BROWSER], body.get("text"), body.get("new_tokens"),
-                       seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31):
+            return refusal(400, f"A seed is a whole number from 0 to {2**31 - 1:,}.")
+        rid = svc.send(room, _owner(request, role), body.get("text"), body.get("new_tokens"), seed,
                        in_flight=ALONE_IN_FLIGHT if role == "alone" else 1)  # fmt: skip
         return JSONResponse({"rid": rid, "epoch": svc.epoch})
 
     async def simulate(self, request: Request, body: dict) -> Response:
         svc = await self.service()
-        room, role = await self._room(request)
+        try:
+            room, role = await self._room(request)
+        except StoreUnavailable as err:
+            return refusal(503, str(err))
         if role == "student":
             return refusal(403, "Only the teacher adds simulated classmates to a class.")
         n = body.get("n")
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= SIMULATE_MAX:
             return refusal(400, f"Simulated classmates: a whole number from 1 to {SIMULATE_MAX}.")
         owner = f"{request.cookies[BROWSER]}:classmates"
-        start = len([s for s in svc.room(room).streams.values() if s.owner == owner])
+        start = svc.sent_by(room, owner)
         rids = [
             svc.send(
                 room,
@@ -129,7 +135,10 @@ class EngineRoutes:
 
     async def settings(self, request: Request, body: dict) -> Response:
         svc = await self.service()
-        room, role = await self._room(request)
+        try:
+            room, role = await self._room(request)
+        except StoreUnavailable as err:
+            return refusal(503, str(err))
         if role == "student":
             return refusal(403, "Only the teacher changes the class's engine.")
         changes = {k: v for k, v in body.items() if k in SETTINGS or k == "system_prompt"}
@@ -142,10 +151,10 @@ class EngineRoutes:
     async def stream(self, request: Request) -> Response:
         svc = await self.service()
         try:
-            room, _ = await self._room(request)
+            room, role = await self._room(request)
         except StoreUnavailable as err:
             return refusal(503, str(err))
-        s = svc.stream(room, request.query_params.get("rid", ""), request.cookies.get(BROWSER, ""))
+        s = svc.stream(room, request.query_params.get("rid", ""), _owner(request, role))
         return _sse(self._tokens(request, svc, s))
 
     async def _tokens(self, request: Request, svc: EngineService, s) -> AsyncIterator[str]:
@@ -184,9 +193,15 @@ class EngineRoutes:
 
     async def _named_room(self, request: Request) -> str:
         """A class's room by its code (``?class=``: the display holds no cookie of its own), else this browser's
-        (a browser without its cookie yet has none: the page listens again once a POST has set it)."""
+        (a browser without its cookie yet has none: the page listens again once a POST has set it). With the class
+        store out of reach, this browser's own."""
         code = rules.normalize_code(request.query_params.get("class", ""))
-        return f"class:{code}" if code else (await self._room(request))[0]
+        if code:
+            return f"class:{code}"
+        try:
+            return (await self._room(request))[0]
+        except StoreUnavailable:
+            return f"alone:{request.cookies.get(BROWSER, '')}"
 
     async def _pulses(self, request: Request, svc: EngineService, room: str) -> AsyncIterator[str]:
         yield "retry: 1000\n\n"
@@ -206,6 +221,13 @@ class EngineRoutes:
                 if await request.is_disconnected():
                     return
                 yield ": keepalive\n\n"
+
+
+def _owner(request: Request, role: str) -> str:
+    """Whose request it is: a seat's or a teacher's credential in a class (a student who drops the browser cookie is
+    still one seat, one request at a time), else the browser's cookie."""
+    cookie = SEAT if role == "student" else TEACHER if role == "teacher" else None
+    return f"{role}:{request.cookies[cookie]}" if cookie else request.cookies.get(BROWSER, "")
 
 
 def new_browser_id() -> str:

@@ -31,6 +31,7 @@ PROMPT_MAX_CHARS = 2_000  # a prompt box's bound (the decode page's too)
 NEW_TOKENS = (1, 64)  # new tokens a student may ask for
 KEEP_S = 120.0  # a finished request's events stay this long for a page that reconnects
 ROOM_IDLE_S = 30 * 60.0  # a room nobody sent to for this long is dropped (its blocks go)
+ROOM_WAITING_MAX = 256  # requests waiting or running in one room (a class of 40, its classmates, a document)
 MAX_ROOMS = 32  # of each kind (classes, browsers alone)
 HISTORY = 200  # engine steps a room keeps for its display
 STATE_EVERY_S = 0.25  # a room's state is built at most this often while its engine works (and when it goes idle)
@@ -138,6 +139,8 @@ class EngineService:
     def _queue(self, room: Room, owner: str, ids: list[int], new_tokens: int, sampling, label, in_flight) -> str:
         with self._cv:
             mine = [s for s in room.streams.values() if s.owner == owner and s.done_at is None]
+            if sum(s.done_at is None for s in room.streams.values()) >= ROOM_WAITING_MAX:
+                raise RoomFull(f"The engine has {ROOM_WAITING_MAX} requests waiting or running here: Send again soon.")
             if len(mine) >= in_flight:
                 if in_flight == 1:
                     raise RoomFull("Your request is still running: wait for it to end, then Send again.")
@@ -157,6 +160,10 @@ class EngineService:
         system = changes.pop("system_prompt", None)
         if system is not None and not isinstance(system, str):
             raise ValueError("A system prompt is text.")
+        try:
+            system_ids = encode(self.tokenizer, system) if system else []
+        except UnicodeError:
+            raise ValueError("That system prompt has a character that is not text (a lone surrogate).") from None
         settings = replace(room.engine.settings, **changes)  # validated here, before the engine thread sees it
         with self._cv:
             if system is not None:
@@ -167,8 +174,14 @@ class EngineService:
             self._cv.notify()
         if system and settings.prefix_caching:  # computed once now: every later request reads its whole blocks
             with contextlib.suppress(RoomFull):
-                self._queue(room, "system", encode(self.tokenizer, system), 1, SamplingConfig(), "System prompt", 1)
+                self._queue(room, "system", system_ids, 1, SamplingConfig(), "System prompt", 1)
         return settings
+
+    def sent_by(self, room_name: str, owner: str) -> int:
+        """How many requests ``owner`` has sent in the room (kept ones: running, or ended in the last ``KEEP_S``)."""
+        room = self.room(room_name)
+        with self._cv:
+            return sum(s.owner == owner for s in room.streams.values())
 
     def stream(self, room_name: str, rid: str, owner: str) -> Stream | None:
         """A request's stream, for its owner only (None: unknown here, e.g. after a restart)."""
@@ -222,7 +235,7 @@ class EngineService:
                 room.streams[rid].arrival = sent_at
                 try:
                     engine.submit(rid, ids, new_tokens, sampling, arrival=sent_at)
-                except ValueError as err:  # more blocks than the pool: said on the student's page
+                except Exception as err:  # more blocks than the pool, a bad seed: said on that student's page only
                     room.streams[rid].events.append({"kind": "ended", "why": f"The engine could not take it: {err}."})
                     room.streams[rid].done_at = time.monotonic()
         if not engine.idle:

@@ -182,7 +182,7 @@ class PrefixCachingKVCache:
     def free(self, r) -> int:
         """Request ``r`` leaves: its blocks are released (whole computed ones stay cached). Returns how many."""
         table = self.tables.pop(r)
-        for b in table:
+        for b in reversed(table):  # the last block idles first, so it is evicted before the blocks it hangs from
             self._release(b)
         del self.tokens[r], self.lengths[r]
         return len(table)

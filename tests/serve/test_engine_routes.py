@@ -10,6 +10,7 @@ from bench.browser import running_app
 from core.decode.generate import SamplingConfig, generate_cached
 from core.model.shipped import load_model, load_shipped_tokenizer
 from core.model.tokenizer import decode, encode, end_token_id
+from serve.class_routes import BROWSER
 from tests.serve.test_class_routes import Browser
 
 
@@ -76,6 +77,8 @@ def test_bad_sends_are_refused_in_a_sentence():
             ({"text": "hi", "new_tokens": 65}, 400, "from 1 to 64"),
             ({"text": "hi", "new_tokens": True}, 400, "from 1 to 64"),
             ({"text": ["hi"], "new_tokens": 5}, 400, "Type a prompt first"),
+            ({"text": "hi", "new_tokens": 5, "seed": 2**64}, 400, "A seed is a whole number from 0 to 2,147,483,647"),
+            ({"text": "hi", "new_tokens": 5, "seed": -1}, 400, "A seed is a whole number"),
         ]
         for body, status, words in cases:
             got, answer = b.post("send", body)
@@ -117,4 +120,8 @@ def test_requests_at_once_per_browser_and_settings_apply():
         _, first = seat.post("send", {"text": "Once upon a time", "new_tokens": 64})
         got, answer = seat.post("send", {"text": "again", "new_tokens": 2})
         assert got == 429 and "Your request is still running: wait for it to end" in answer["error"]
+        for cookie in [c for c in seat.jar if c.name == BROWSER]:  # the browser cookie dropped: the same seat
+            seat.jar.clear(cookie.domain, cookie.path, cookie.name)
+        got, answer = seat.post("send", {"text": "again", "new_tokens": 2})
+        assert got == 429 and "still running" in answer["error"]
         seat.events(first["rid"])

@@ -112,8 +112,10 @@ def test_cached_blocks_are_evicted_least_recently_used_first(tiny_model64):
         cache.mark_computed(name)
         cache.free(name)
     assert cache.n_free == 4 and cache.n_cached == 4  # all four blocks cached, none held
-    cache.admit("c", [3] * 5)
-    cache.place("c", [3] * 5)  # two blocks: the free list is empty, so a's two (least recently used) go
+    cache.admit("c", [3] * 3)
+    cache.place("c", [3] * 3)  # one block: the free list is empty, so a's last block (freed first) goes
+    assert len(cache.hits([1] * 9)) == 1 and len(cache.hits([2] * 9)) == 2 and cache.evictions == 1
+    cache.place("c", [3] * 2)  # one more: a's first block goes (its second is gone, it could not be reached alone)
     assert cache.hits([1] * 9) == [] and len(cache.hits([2] * 9)) == 2 and cache.evictions == 2
 
 
