@@ -16,16 +16,16 @@ class TooLong(Exception):
     """A request body past ``BODY_MAX``."""
 
 
-async def read_body(request: Request) -> bytes:
-    """The body, read only up to ``BODY_MAX`` bytes: a declared length past it is refused unread, a chunked body
+async def read_body(request: Request, limit: int = BODY_MAX) -> bytes:
+    """The body, read only up to ``limit`` bytes: a declared length past it is refused unread, a chunked body
     as soon as it passes it (a 1 GiB POST had grown a replica by 2 GiB). Raises ``TooLong``."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > BODY_MAX:
+    if declared.isdigit() and int(declared) > limit:
         raise TooLong
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
-        if len(raw) > BODY_MAX:
+        if len(raw) > limit:
             raise TooLong
     return bytes(raw)
 
@@ -70,18 +70,18 @@ def same_origin(request: Request, public_origin: str | None = None) -> bool:
     return sent in own
 
 
-async def refused(request: Request, public_origin: str | None, what: str) -> JSONResponse | None:
+async def refused(request: Request, public_origin: str | None, what: str, limit: int = BODY_MAX) -> JSONResponse | None:
     """Why a POST to ``what`` ("The class routes") is refused before its handler runs, or None with its body read
-    into ``request.state.body``: another origin (403), a body that is not JSON (415) or longer than ``BODY_MAX``
+    into ``request.state.body``: another origin (403), a body that is not JSON (415) or longer than ``limit``
     (413). Nothing else is done: no cookie set or deleted."""
     if not same_origin(request, public_origin):
         return refusal(403, "Only this app's own pages can do that (the request came from another site).")
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         return refusal(415, f"{what} take JSON only.")
     try:
-        request.state.body = await read_body(request)
+        request.state.body = await read_body(request, limit)
     except TooLong:
-        return refusal(413, f"The request is longer than {BODY_MAX:,} bytes.")
+        return refusal(413, f"The request is longer than {limit:,} bytes.")
     return None
 
 

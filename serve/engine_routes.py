@@ -27,10 +27,13 @@ from core.classroom.store import open_store
 from core.serving.engine import EngineSettings
 from serve.class_guard import json_body, refusal, refused
 from serve.class_routes import BROWSER, SEAT, TEACHER, credential
-from serve.engine_service import SIMULATED, EngineService, RoomFull
+from serve.engine_service import PROMPT_MAX_CHARS, SIMULATED, EngineService, RoomFull
 
 PREFIX = "/explainer/serve"
 KEEPALIVE_S = 15.0
+# A body holds one prompt or system prompt of PROMPT_MAX_CHARS characters (4 bytes each in UTF-8 at most, 6 as a JSON
+# escape) with room to spare: the class routes' 4,096 bytes refused a Chinese prompt of 1,400 characters (413).
+BODY_MAX = 16 * PROMPT_MAX_CHARS + 1024
 STATE_EVERY_S = 0.25  # a room's pulse is sent at most this often
 SIMULATE_MAX = 8  # simulated classmates a browser may have in flight
 ALONE_IN_FLIGHT = 4  # a browser alone: its tabs are its classmates (in a class: one request per seat)
@@ -66,7 +69,7 @@ class EngineRoutes:
 
     def _guarded(self, handler):
         async def guarded(request: Request) -> Response:
-            if refused_now := await refused(request, self.public_origin, "The engine's routes"):
+            if refused_now := await refused(request, self.public_origin, "The engine's routes", BODY_MAX):
                 return refused_now
             if not request.cookies.get(BROWSER):  # set it, and the page asks again at once (as a class's join)
                 response = refusal(428, "This browser has no cookie from the app's page yet: send again.")

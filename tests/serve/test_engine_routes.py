@@ -83,6 +83,8 @@ def test_bad_sends_are_refused_in_a_sentence():
         for body, status, words in cases:
             got, answer = b.post("send", body)
             assert (got, words in answer.get("error", "")) == (status, True), (body, got, answer)
+        got, answer = b.post("send", {"text": "猫" * 2000, "new_tokens": 1})  # 6,000 bytes of UTF-8: taken
+        assert got == 400 and "passes the model's context" in answer["error"], answer
         got, answer = b.post("settings", {"token_budget": 4})
         assert got == 400 and "token_budget must be a whole number from 8 to 2,048" in answer["error"]
         evil = {"Content-Type": "application/json", "Origin": "http://evil.example"}
