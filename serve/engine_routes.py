@@ -79,6 +79,8 @@ class EngineRoutes:
                 return await handler(request, await json_body(request))
             except (ValueError, TypeError) as err:  # RoomFull, a prompt too long, a setting out of range
                 return refusal(429 if isinstance(err, RoomFull) else 400, str(err))
+            except StoreUnavailable as err:  # the class store, asked who this browser is
+                return refusal(503, str(err))
 
         return guarded
 
@@ -99,10 +101,7 @@ class EngineRoutes:
     # -- POSTs -----------------------------------------------------------------------------------------------------
     async def send(self, request: Request, body: dict) -> Response:
         svc = await self.service()
-        try:
-            room, role = await self._room(request)
-        except StoreUnavailable as err:
-            return refusal(503, str(err))
+        room, role = await self._room(request)
         seed = body.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31):
             return refusal(400, f"A seed is a whole number from 0 to {2**31 - 1:,}.")
@@ -112,10 +111,7 @@ class EngineRoutes:
 
     async def simulate(self, request: Request, body: dict) -> Response:
         svc = await self.service()
-        try:
-            room, role = await self._room(request)
-        except StoreUnavailable as err:
-            return refusal(503, str(err))
+        room, role = await self._room(request)
         if role == "student":
             return refusal(403, "Only the teacher adds simulated classmates to a class.")
         n = body.get("n")
@@ -138,10 +134,7 @@ class EngineRoutes:
 
     async def settings(self, request: Request, body: dict) -> Response:
         svc = await self.service()
-        try:
-            room, role = await self._room(request)
-        except StoreUnavailable as err:
-            return refusal(503, str(err))
+        room, role = await self._room(request)
         if role == "student":
             return refusal(403, "Only the teacher changes the class's engine.")
         changes = {k: v for k, v in body.items() if k in SETTINGS or k == "system_prompt"}
