@@ -3,7 +3,8 @@ answer, and survive a replica's death, a store outage and a classmate's wrong co
 
     python -m bench.class_mode [--replicas 4] [--students 40] [--steps 20] [--questions 5] [--quiet 10]
                                [--store sqlite|redis|URL] [--outage redis|sqlite] [--outage-s 10]
-                               [--wrong-codes 200] [--quick]
+                               [--lesson fifteen-minutes|none] [--lesson-stops K] [--lesson-cpu-s 5]
+                               [--no-settings] [--late-joins 5] [--wrong-codes 200] [--quick]
 
 Starts ``--replicas`` app replicas behind nginx (``serve.replicas.class_server``) sharing one class store: a fresh
 SQLite file (default), a ``redis-server`` this bench starts on a loopback port with an append-only file
@@ -37,8 +38,16 @@ Steps) one replica that does not hold the console is killed (SIGKILL; ``serve`` 
 teacher keeps stepping until its followers are back. ``--outage`` makes the store unavailable for
 ``--outage-s`` seconds during the last question (Redis stopped and started again; the SQLite file and its
 log made immutable, ``stores.py`` says why): some answers before it, some while it is away, the Step taken
-meanwhile. At the end one browser sends ``--wrong-codes`` join attempts with wrong codes while classmates
-join.
+meanwhile. Then the guided lesson (issue 54): the console opens ``?class=CODE&lesson=NAME&stop=1`` and presses
+→ to the last stop (``--lesson-stops``: to that one) and ← back to stop 1, then ✕; after each move every follower
+is timed to the lesson bar's "Stop k of n" on the console's page (the page hash its navigation message named),
+then, once no tab got a message for 1 s, checked for a blank page (its last bar another stop or page, no heading of
+the stop's page drawn, or a fragment run of the page it left: the run the frontend answers by dropping the page's
+body), and the replicas' CPU is measured for ``--lesson-cpu-s``. The console then types three scales into the
+ruler's *s, exactly* and picks three model shapes on the memory page; each follower is timed to drawing the
+console's sentence for it. With a Redis store, ``--late-joins`` students join through the route alone (the
+pulse's count moves, its plan version does not) while Redis's MONITOR counts the pages' plan reads (goal 0).
+At the end one browser sends ``--wrong-codes`` join attempts with wrong codes while classmates join.
 
 Measured: joins; following (the teacher's click for Step k → the follower's stage reports ``decode steps
 k``; p50/p95 over followers × Steps, and its two halves: click → the pulse reaches the tab, pulse → the
@@ -49,13 +58,16 @@ store's return, no traceback on any page); the wrong codes (a classmate's join a
 A traceback, a timeout, a missed goal of those checks or a wrong count is an error: the process exits 1
 after printing. Traffic goes to 127.0.0.1 only.
 ``--quick`` (tests/bench/test_class_mode_quick.py): 2 replicas, 6 students joining over 1 s, 4 Steps, 1
-question (answers within 3 s), the kill after Step 2, 1.5 s still, 50 wrong codes, a 3 s outage if asked (with
+question (answers within 3 s), the kill after Step 2, 1.5 s still, the lesson to stop 2 and back (0.5 s of CPU
+each), 2 late joins, 50 wrong codes, a 3 s outage if asked (with
 ``--questions 2``, so that one question is counted without it).
 
 The package, by concern: ``tab.py`` (one browser tab at the protocol level: ``Tab``, ``until``),
 ``page.py`` (what a tab's page shows), ``web.py`` (cookies, the class routes' POSTs, the event stream),
 ``joining.py`` (the start panel, the join form, the display), ``lesson.py`` (the teacher's class, the
-whole run), ``answers.py`` (a question and its answers), ``kill.py`` (a replica killed mid-class),
+whole run), ``stops.py`` (the guided lesson walked), ``settings.py`` (the ruler's scale and the memory page's
+shape moved), ``reads.py`` (pulses whose plan version did not move, and the plan reads), ``answers.py`` (a
+question and its answers), ``kill.py`` (a replica killed mid-class),
 ``stores.py`` and ``outage.py`` (the store and its outage), ``wrong_codes.py``, ``measures.py`` (``Run``),
 ``server.py`` (the class server, its warm-up and one timed class), ``report.py`` and ``phases.py`` (the
 tables), ``__main__.py`` (the command line).

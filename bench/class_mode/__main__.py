@@ -21,6 +21,9 @@ QUICK = {
     "quiet": 1.5,
     "wrong_codes": 50,
     "outage_s": 3.0,
+    "lesson_stops": 2,
+    "lesson_cpu_s": 0.5,
+    "late_joins": 2,
 }
 
 
@@ -42,6 +45,15 @@ def main() -> None:
     ap.add_argument("--outage", choices=("redis", "sqlite"), help="the store unavailable during the last question")
     ap.add_argument("--outage-s", type=float, default=10.0, help="how long the store is unavailable (s)")
     ap.add_argument("--wrong-codes", type=int, default=200, help="join attempts with wrong codes from one browser")
+    ap.add_argument("--lesson", default="fifteen-minutes", help="the shipped lesson walked at the end (none: no walk)")
+    ap.add_argument("--lesson-stops", type=int, default=None, help="walk to this stop and back (default: the last)")
+    ap.add_argument("--lesson-cpu-s", type=float, default=5.0, help="the replicas' CPU measured this long per move")
+    ap.add_argument(
+        "--no-settings", dest="settings", action="store_false", help="skip the ruler's scale and the memory page"
+    )
+    ap.add_argument(
+        "--late-joins", type=int, default=5, help="joins through the route alone at the end (a Redis store: plan reads)"
+    )
     ap.add_argument("--quick", action="store_true", help="; ".join(f"{k} {v}" for k, v in QUICK.items()))
     args = ap.parse_args()
     if args.quick:

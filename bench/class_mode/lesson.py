@@ -12,6 +12,9 @@ from bench.class_mode.kill import kill_one
 from bench.class_mode.measures import Run
 from bench.class_mode.outage import outage
 from bench.class_mode.page import now
+from bench.class_mode.reads import count_pulses
+from bench.class_mode.settings import settings_phase
+from bench.class_mode.stops import walk
 from bench.class_mode.tab import FRAGMENT_RUN, TEACHER, TIMEOUT_S, Tab, until
 from bench.class_mode.wrong_codes import wrong_codes
 from bench.procs import cpu_seconds
@@ -24,8 +27,9 @@ class Lesson:
     """The teacher's class through the class server ``srv`` (its store: ``store``, read directly only to check
     what the pages say), driven step by step (``run``)."""
 
-    def __init__(self, args, srv, store, store_control=None):
+    def __init__(self, args, srv, store, store_control=None, store_url: str = ""):
         self.args, self.srv, self.store, self.control = args, srv, store, store_control
+        self.store_url = store_url
         self.out = Run()
         self.rng = random.Random(41)
         self.teacher: Tab | None = None
@@ -190,6 +194,12 @@ class Lesson:
                 before = self.teacher.step
                 await kill_one(self, k, plain)
                 k = self.teacher.step if self.teacher.step is not None else before
+        if a.lesson != "none":
+            out.walk = await walk(self, a.lesson, a.lesson_stops, a.lesson_cpu_s)
+        if a.settings:
+            out.settings = await settings_phase(self)
+        if self.store_url.startswith(("redis://", "rediss://")) and a.late_joins:
+            out.reads = await count_pulses(self, self.store_url, a.late_joins)
         if a.wrong_codes:
             await wrong_codes(self, a.wrong_codes)
         self.tally()

@@ -35,6 +35,9 @@ class Run:
     window_ms: list = field(default_factory=list)  # others' following while the killed were away
     outage: dict = field(default_factory=dict)
     wrong: dict = field(default_factory=dict)
+    walk: dict = field(default_factory=dict)  # a guided lesson walked (bench.class_mode.stops.walk)
+    settings: list = field(default_factory=list)  # the teacher's settings moves (bench.class_mode.settings)
+    reads: dict = field(default_factory=dict)  # pulses whose plan version did not move (bench.class_mode.reads)
     tracebacks: int = 0  # exception elements and ui.errors' sentence for an exception, all tabs
     lost_shown: int = 0  # tabs that said the class store was out of reach (ui.errors.LOST_CLASS)
     pulses: int = 0  # events the tabs' streams brought, all tabs, whole run

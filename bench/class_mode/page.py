@@ -13,6 +13,7 @@ from typing import NamedTuple
 STEPS = re.compile(r"decode steps (\d+)")
 SEAT = re.compile(r"Class (\w+) · seat (\d+) · ([a-z ]+?)(?: · step (\d+))?$")
 COUNT = re.compile(r"\*\*(\d+) of (\d+) answered\*\*")
+STOP = re.compile(r'<p class="lesson-text">Stop (\d+) of (\d+) · ')  # ui/lesson/draw.py's bar title
 LISTENER = "explainer_class_events"  # ui/classroom/wire.py's components (components v2)
 POSTER = "explainer_class_post"
 BROKEN = "Something went wrong on this page"  # ui.errors.on_script_error: an exception a page raised
@@ -32,6 +33,7 @@ class Listener(NamedTuple):
     watch: tuple | None  # the pulse's fields this page reruns for (None: any change)
     retry: int | None  # set while the page holds what the store refused: run again in retry_ms
     retry_ms: int | None
+    seen: str | None  # the last pulse this session ran for, as the stream wrote it
 
 
 @dataclass(eq=False)
@@ -40,8 +42,12 @@ class Page:
 
     name: str
     buttons: dict = field(default_factory=dict)  # label -> (widget id, fragment id, disabled)
+    button_ids: dict = field(default_factory=dict)  # widget id -> (widget id, fragment id, disabled): every button
     picks: dict = field(default_factory=dict)  # (question id, round) -> {i: (widget id, fragment id, disabled)}
     inputs: dict = field(default_factory=dict)  # text input label -> widget id
+    numbers: dict = field(default_factory=dict)  # number input label -> (widget id, fragment id)
+    selects: dict = field(default_factory=dict)  # select box label -> (widget id, fragment id, options)
+    texts: list = field(default_factory=list)  # [(time, body)] every markdown element drawn
     toggles: dict = field(default_factory=dict)  # toggle label -> (widget id, fragment id)
     forms: dict = field(default_factory=dict)  # form submit button label -> (widget id, fragment id)
     shown: list = field(default_factory=list)  # [(time, decode steps)] each time the stage's step changed
@@ -52,6 +58,10 @@ class Page:
     exceptions: list = field(default_factory=list)  # exception elements and on_script_error's sentence
     listener: Listener | None = None  # the class's event-stream listener, as the page drew it last
     posting: dict | None = None  # the data of the class POST component drawn last (action, body, nonce, then)
+    nav_hash: str = ""  # the page the last navigation message named (the page the browser shows)
+    stops: list = field(default_factory=list)  # [(time, lesson stop from 1, nav_hash)] each lesson bar drawn
+    headings: list = field(default_factory=list)  # [(time, heading text, nav_hash)] each page heading drawn
+    lesson_bar: float | None = None  # when the page last drew a lesson bar (None: not since its last navigation)
     _fresh: bool = True
 
     @property
@@ -68,6 +78,7 @@ class Page:
     def forget(self) -> None:
         """A new page load: nothing drawn yet (what was measured stays)."""
         self.buttons, self.picks, self.inputs, self.toggles, self.forms = {}, {}, {}, {}, {}
+        self.button_ids, self.numbers, self.selects = {}, {}, {}
         self.listener, self.posting, self.seat, self.strip_step = None, None, None, None
         self._fresh = True
 
@@ -84,12 +95,20 @@ class Page:
                 self.forms[b.label] = (b.id, fragment)
             else:
                 self.buttons[b.label] = (b.id, fragment, b.disabled)
+            self.button_ids[b.id] = (b.id, fragment, b.disabled)
         elif kind == "text_input":
             self.inputs[el.text_input.label] = el.text_input.id
+        elif kind == "number_input":
+            self.numbers[el.number_input.label] = (el.number_input.id, fragment)
+        elif kind == "selectbox":
+            self.selects[el.selectbox.label] = (el.selectbox.id, fragment, tuple(el.selectbox.options))
         elif kind == "checkbox":
             self.toggles[el.checkbox.label] = (el.checkbox.id, fragment)
         elif kind == "markdown":
+            self.texts.append((now(), el.markdown.body))
             self._text(el.markdown.body)
+        elif kind == "heading":
+            self.headings.append((now(), el.heading.body, self.nav_hash))
         elif kind == "alert":
             self.alerts.append((now(), el.alert.body))
             if BROKEN in el.alert.body:
@@ -104,14 +123,19 @@ class Page:
         data = json.loads(c.json) if c.json else {}
         if c.component_name.endswith(LISTENER) and data.get("code"):
             watch = tuple(data["watch"]) if isinstance(data.get("watch"), list) else None
-            self.listener = Listener(c.id, fragment, data["code"], watch, data.get("retry"), data.get("retry_ms"))
+            self.listener = Listener(
+                c.id, fragment, data["code"], watch, data.get("retry"), data.get("retry_ms"), data.get("seen")
+            )
             return self.listener
         if c.component_name.endswith(POSTER) and data.get("action"):
             self.posting = data
         return None
 
     def _text(self, body: str) -> None:
-        if m := STEPS.search(body):
+        if m := STOP.search(body):
+            self.stops.append((now(), int(m.group(1)), self.nav_hash))
+            self.lesson_bar = now()
+        elif m := STEPS.search(body):
             k = int(m.group(1))
             if self.step != k or self._fresh:  # a new session's first drawing counts, even at the same step
                 self.shown.append((now(), k))

@@ -79,7 +79,7 @@ def wrong_code_rows(r, row) -> None:
 def goal_rows(r, idle_goal: float) -> None:
     """Issue 49's goals, each with what this run measured and whether it met it (a latency missed on a busy
     machine is reported here, not counted as an error)."""
-    print("\n| goal (issue 49) | measured | met |\n|---|---:|---|")
+    print("\n| goal (issues 49, 54) | measured | met |\n|---|---:|---|")
 
     def goal(label, value, met) -> None:
         print(f"| {label} | {value} | {'yes' if met else 'NO'} |")
@@ -107,9 +107,73 @@ def goal_rows(r, idle_goal: float) -> None:
             f"{o['within_goal']} of {o['followers']}, max {worst:.1f} s",
             o["within_goal"] == o["followers"],
         )
+    if r.walk:
+        walk_goals(r, goal)
     if w := r.wrong:
         goal(
             f"{w['attempts']} wrong codes delay a classmate's join ≤ {DELAY_GOAL_S:g} s",
             f"{w['delay_s']:.2f} s",
             w["delay_s"] <= DELAY_GOAL_S,
         )
+
+
+WALK_GOAL_MS = 1500  # issue 54: followers on the console's stop and page, p95 on a quiet machine
+WALK_CPU_GOAL = 0.05  # cores: the replicas once a move is over (nothing reruns without end)
+
+
+def walk_rows(r) -> None:
+    """The guided lesson walked (``bench.class_mode.stops``): one row per move."""
+    w = r.walk
+    if not w or not w["moves"]:
+        return
+    n = w["moves"][0]["followers"]
+    print(
+        f"\n| lesson {w['lesson']!r}: the console's move to | page | followers on its stop and page (of {n}) "
+        "| … p50 / p95 | blank pages | page errors | replicas' CPU after it | reruns meanwhile |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for i, m in enumerate(x for x in w["moves"] if x is not None):
+        p50, p95 = p50_p95(m["ms"])
+        label = f"stop {m['stop']}" + (" (opened)" if i == 0 else "")
+        print(
+            f"| {label} | {m['page']} | {m['on_stop']} | {p50:,.0f} / {p95:,.0f} ms | {m['blank']} | {m['errors']} "
+            f"| {m['cores']:.3f} cores | {m['reruns_after']} |"
+        )
+    left = w.get("left_ms")
+    print(f"\nThe console leaves the lesson (✕): every follower without its bar in {left or float('nan'):,.0f} ms")
+    if r.settings:
+        print("\n| the console's move | setting | followers showing it | … p50 / p95 |\n|---|---|---:|---:|")
+        for m in r.settings:
+            p50, p95 = p50_p95(m["ms"])
+            print(f"| {m['page']} | {m['setting']} | {m['shown']} of {m['followers']} | {p50:,.0f} / {p95:,.0f} ms |")
+    if x := r.reads:
+        print(
+            f"\n{x['pulses']} pulses whose plan version did not move (students joining through the route alone): "
+            f"{x['reruns']} reruns sent by {x['tabs']} tabs, {x['reads']} plan reads by the pages (Redis MONITOR)"
+        )
+
+
+def walk_goals(r, goal) -> None:
+    """Issue 54's goals for the walk (the moves after the lesson opened)."""
+    moves = [m for m in r.walk.get("moves", [])[1:] if m is not None]
+    if not moves:
+        return
+    every = [x for m in moves for x in m["ms"]]
+    on, of = sum(m["on_stop"] for m in moves), sum(m["followers"] for m in moves)
+    goal(f"lesson: followers on the console's stop and page, every move ({len(moves)})", f"{on} of {of}", on == of)
+    p95 = p50_p95(every)[1]
+    goal(f"lesson: a move → followers on it, p95 ≤ {WALK_GOAL_MS / 1000:g} s", f"{p95:,.0f} ms", p95 <= WALK_GOAL_MS)
+    blank, thrown = sum(m["blank"] for m in moves), sum(m["errors"] for m in moves)
+    goal("lesson: blank pages and page errors (goal 0)", f"{blank} / {thrown}", blank == thrown == 0)
+    if r.settings:
+        p95 = p50_p95([x for m in r.settings for x in m["ms"]])[1]
+        shown, of = sum(m["shown"] for m in r.settings), sum(m["followers"] for m in r.settings)
+        goal(
+            f"settings: followers showing the teacher's ruler scale and model shape ({shown} of {of}), p95 ≤ 1 s",
+            f"{p95:,.0f} ms",
+            shown == of and p95 <= 1000,
+        )
+    if x := r.reads:
+        goal("store reads of the plan per pulse whose version did not move (goal 0)", x["reads"], x["reads"] == 0)
+    worst = max(m["cores"] for m in moves)
+    goal(f"lesson: replicas after each move ≤ {WALK_CPU_GOAL} cores, max", f"{worst:.3f} cores", worst <= WALK_CPU_GOAL)

@@ -8,7 +8,7 @@ import sys
 
 from bench.class_mode.answers import ANSWER_WITHIN_S
 from bench.class_mode.measures import Run
-from bench.class_mode.phases import goal_rows, kill_rows, outage_rows, wrong_code_rows
+from bench.class_mode.phases import goal_rows, kill_rows, outage_rows, walk_rows, wrong_code_rows
 from bench.stats import p50_p95
 
 IDLE_GOAL = 0.05  # cores: 40 students following a class that sits still
@@ -111,6 +111,7 @@ def report(res: dict, args) -> int:
                 f"| {x['step']} | {x['sent']} of {x['students']} | {x['last_after_open_s']:.1f} s | {x['tally']} | "
                 f"{x['expected']} | {c} | {reruns} | {x['cores']:.2f} cores |"
             )
+    walk_rows(r)
     goal_rows(r, IDLE_GOAL)
     for e in r.errors[:40]:
         print("error:", e)

@@ -47,7 +47,7 @@ async def main_async(args) -> dict:
             pids = [r.proc.pid for r in srv.replicas]
             await warm(srv.url, srv.replicas)
             store = open_store(store_url)
-            lesson = Lesson(args, srv, store, control)
+            lesson = Lesson(args, srv, store, control, store_url)
             cpu0 = {p: cpu_seconds(p) for p in pids}
             me0, t0 = time.process_time(), now()
             gc.collect()

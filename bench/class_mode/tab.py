@@ -19,6 +19,7 @@ TEACHER, SEAT = "explainer_teacher", "explainer_seat"  # serve/class_routes.py's
 TIMEOUT_S = 60  # a wait that runs over this is an error
 INTERNAL = "$$STREAMLIT_INTERNAL_KEY"  # a components-v2 component's trigger: INTERNAL_<component id>__events
 FRAGMENT_RUN = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+HOLD_S = 3.0  # frontend/class_events.js's HOLD_MS: the longest a pulse waits for a run to draw the listener
 
 
 @dataclass(eq=False)
@@ -26,10 +27,12 @@ class Tab(Page):
     """One browser tab: its cookies (``jar``), a reader task that takes every ForwardMsg as it arrives (nothing
     is drawn), the browser's fragment timers, a closed websocket reopened as the frontend does, and the class
     listener's browser side (``frontend/class_events.js``): one event stream per tab, each new pulse sent once
-    as the listener's trigger value, in a rerun of the fragment that drew the listener."""
+    as the listener's trigger value, in a rerun of the fragment that drew the listener, one at a time: after a pulse
+    is handed over, later ones wait until a run has drawn the listener again (or ``HOLD_S``)."""
 
     base: str = ""  # http://127.0.0.1:PORT of nginx
     query: str = ""  # the address's query string; the server rewrites it (page_info_changed)
+    page_name: str = ""  # the address's page (its path), until the server names the page's hash
     jar: web.Jar = field(default_factory=web.Jar)
     ws: object = None
     session_id: str = ""
@@ -51,6 +54,8 @@ class Tab(Page):
     forwarded: list = field(default_factory=list)  # [(time, text)] the pulses sent as trigger values
     _last: str | None = None  # the hub's last pulse, and what the listener watches of the one forwarded last
     _sent: str | None = None
+    _held: asyncio.TimerHandle | None = None  # a pulse was handed over: later ones wait for a run to draw the listener
+    stale_runs: list = field(default_factory=list)  # [(time, page hash)] fragment runs of a page no longer shown
     retries: int = 0  # reruns the listener asked for by itself (the page held what the store refused)
     _retry: asyncio.Task | None = None
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -80,19 +85,21 @@ class Tab(Page):
         self._reader = asyncio.create_task(self._read(ws))
         await self.send()
 
-    async def navigate(self, query: str) -> None:
+    async def navigate(self, query: str, page: str = "") -> None:
         """``window.location.assign``: this page and its event stream are gone; a fresh session opens at
-        ``query`` with the cookies the browser holds now."""
+        ``query`` on page ``page`` (its address's path, as ``ui.frame`` names it; "": the default page) with the
+        cookies the browser holds now."""
         self._stop_timers()
         if self.stream is not None:
             self.stream.close()
         self.stream, self._last, self._sent, self.session_id, self.page_hash = None, None, None, "", ""
+        self._release()
         if self._retry is not None:
             self._retry.cancel()
         old, self.ws = self.ws, None
         if old is not None:
             await old.close()
-        self.values, self.query = {}, query
+        self.values, self.query, self.page_name = {}, query, page
         self.forget()
         await self.open()
 
@@ -100,6 +107,7 @@ class Tab(Page):
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_script_hash = self.page_hash
+        msg.rerun_script.page_name = "" if self.page_hash else self.page_name  # a first run: the address's page
         msg.rerun_script.fragment_id = fragment
         msg.rerun_script.is_auto_rerun = auto
         given = set()
@@ -128,6 +136,10 @@ class Tab(Page):
             if self.stream is not None:
                 self.stream.close()
             self.stream, self._last, self._sent = web.EventStream(self.base, path, self.jar, self.deliver), None, None
+        # As the component's function, called for each drawing (data.run is new each run): what the session ran
+        # for is sent no more, and the pulse handed over last is done.
+        self._sent = None if listener.seen is None else self._key(listener.seen)
+        self._release()
         if self._last is not None:
             self._forward(self._last)
         if self._retry is not None:
@@ -149,17 +161,33 @@ class Tab(Page):
         if self.listener is not None:
             self._forward(text)
 
-    def _forward(self, text: str) -> None:
-        """Each pulse (what the listener watches of it) reaches the server once, whichever listener the page has
-        drawn by then."""
+    def _key(self, text: str) -> str:
+        """What the listener watches of pulse ``text``: two pulses alike in it run the page once."""
         watch, pulse = self.listener.watch, json.loads(text)
         flags = [bool(pulse.get(k)) for k in ("unavailable", "ended")]
-        key = text if watch is None else json.dumps(flags + [pulse.get(k) for k in watch])
-        if key == self._sent or self.ws is None:
+        return text if watch is None else json.dumps(flags + [pulse.get(k) for k in watch])
+
+    def _forward(self, text: str) -> None:
+        """Each pulse (what the listener watches of it) reaches the server once, whichever listener the page has
+        drawn by then, and only when no pulse handed over earlier waits for its run."""
+        key = self._key(text)
+        if key == self._sent or self._held is not None or self.ws is None:
             return
         self._sent = key
+        self._held = asyncio.get_running_loop().call_later(HOLD_S, self._hold_over)
         self.forwarded.append((now(), text))
         self._send_pulse(text)
+
+    def _hold_over(self) -> None:
+        """No run drew the listener within ``HOLD_S``: the latest pulse may go."""
+        self._held = None
+        if self.listener is not None and self._last is not None:
+            self._forward(self._last)
+
+    def _release(self) -> None:
+        if self._held is not None:
+            self._held.cancel()
+        self._held = None
 
     def _send_pulse(self, text: str) -> None:
         """A rerun of the listener's fragment with ``text`` as its trigger value, as the browser sends it."""
@@ -232,8 +260,14 @@ class Tab(Page):
         if kind == "new_session":
             self.session_id = fm.new_session.initialize.session_id or self.session_id
             self.page_hash = fm.new_session.page_script_hash or self.page_hash
+            ns = fm.new_session
+            if fm.metadata.run.fragment_ids and self.nav_hash and ns.page_script_hash not in ("", self.nav_hash):
+                # A fragment of a page the browser no longer shows, run after the page moved on: the frontend
+                # drops the body it holds (the blank page of issue 54).
+                self.stale_runs.append((now(), ns.page_script_hash))
         elif kind == "navigation":  # the page this run shows: a browser's reruns name it (not the main script)
             self.page_hash = fm.navigation.page_script_hash or self.page_hash
+            self.nav_hash, self.lesson_bar = fm.navigation.page_script_hash, None
         elif kind == "page_info_changed":
             self.query = fm.page_info_changed.query_string
         elif kind == "auto_rerun":
@@ -261,6 +295,7 @@ class Tab(Page):
     async def close(self) -> None:
         self.done = True
         self._stop_timers()
+        self._release()
         if self._retry is not None:
             self._retry.cancel()
         if self.stream is not None:

@@ -1,0 +1,69 @@
+"""The teacher moves a page's settings and the class follows (``settings_phase``, issue 54): on the ruler
+(``app_pages/quantize.py``) the console types a scale into *s, exactly*; on the memory page it picks another
+*Model shape*. After each move every follower is timed from the console's change to its page drawing the same
+sentence the console's page drew for it (the ruler's "Rounding bound s/2 = …", the memory page's "<shape> — …
+query heads" caption)."""
+
+from __future__ import annotations
+
+import re
+
+from bench.class_mode.page import now
+from bench.class_mode.tab import TIMEOUT_S, Tab, until
+
+SCALES = (0.05, 0.2, 0.01)  # the ruler's scale, typed into "s, exactly"
+RULER = re.compile(r"Rounding bound s/2 = \S+")
+SHAPE = re.compile(r"^.+? — .+ query heads")  # the memory page's caption under Model shape
+OTHER_SHAPES = ("From a config.json", "Your own")  # a pasted file and typed terms: not a preset to pick
+
+
+def said(tab: Tab, pattern: re.Pattern, after: float) -> list[tuple[float, str]]:
+    """(time, match) for each text ``tab``'s page drew at or after ``after`` that matches ``pattern``."""
+    return [(t, m.group(0)) for t, body in tab.texts if t >= after and (m := pattern.search(body))]
+
+
+async def settings_phase(lesson) -> list[dict]:
+    """The ruler's scale moved three times, then the memory page's model shape: one dict per move (page,
+    setting, followers, their latencies in ms, the ones that showed it)."""
+    t, errors = lesson.teacher, lesson.out.errors
+    moves: list[dict] = []
+    await t.navigate(f"class={lesson.code}", page="quantize")
+    if not await until("the console's ruler", lambda: "s, exactly" in t.numbers, errors=errors):
+        return moves
+    for scale in SCALES:
+        wid, fragment = t.numbers["s, exactly"]
+
+        def typed(w, wid=wid, scale=scale):
+            w.id, w.double_value = wid, scale
+
+        send = lambda fragment=fragment, typed=typed: t.send(fragment, [typed])  # noqa: E731
+        moves.append(await _move(lesson, "quantize", f"scale {scale:g}", RULER, send))
+    await t.navigate(f"class={lesson.code}", page="memory")
+    if not await until("the console's Model shape", lambda: "Model shape" in t.selects, errors=errors):
+        return moves
+    options = [o for o in t.selects["Model shape"][2] if not o.startswith(OTHER_SHAPES)]
+    for option in options[1:3] + options[:1]:
+        wid, fragment, _ = t.selects["Model shape"]
+
+        def picked(w, wid=wid, option=option):
+            w.id, w.string_value = wid, option
+
+        send = lambda fragment=fragment, picked=picked: t.send(fragment, [picked])  # noqa: E731
+        moves.append(await _move(lesson, "memory", option, SHAPE, send))
+    return moves
+
+
+async def _move(lesson, page: str, setting: str, pattern: re.Pattern, change) -> dict:
+    t, errors = lesson.teacher, lesson.out.errors
+    followers = lesson.followers()
+    t0 = now()
+    await change()
+    if not await until(f"the console shows {setting}", lambda: said(t, pattern, t0), errors=errors):
+        return {"page": page, "setting": setting, "followers": len(followers), "shown": 0, "ms": []}
+    await until("the console's run is over", lambda: now() - t.last_message > 0.3)
+    sentence = said(t, pattern, t0)[-1][1]
+    seen = lambda s: next((x for x, text in said(s, pattern, t0) if text == sentence), None)  # noqa: E731
+    if not await until(f"every follower shows {setting}", lambda: all(seen(s) for s in followers), 2 * TIMEOUT_S):
+        errors += [f"{s.name} did not show {setting} ({sentence!r})" for s in followers if seen(s) is None]
+    ms = [(x - t0) * 1000 for s in followers if (x := seen(s)) is not None]
+    return {"page": page, "setting": setting, "followers": len(followers), "shown": len(ms), "ms": ms}
