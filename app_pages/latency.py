@@ -11,7 +11,7 @@ from core.serving import latency_tables
 from core.serving.figure_30_1 import model_shape
 from core.text import markdown_literal, plural
 from core.viz.latency import fig_timeline
-from ui import latency_figure
+from ui import figures, latency_figure
 from ui.decode import keys as decode_keys
 from ui.lesson import keys as lesson_keys
 from ui.models import model, shipped_only_note, tokenizer
@@ -103,7 +103,8 @@ labels = (
 # In a lesson, the stop scrolls this into view as one: the question is about the table's numbers.
 with st.container(key=lesson_keys.LESSON_FOCUS):
     chart(
-        fig_timeline(traces, f"Queue, prefill, and every emitted token ({labels})"), key=latency_figure.LAT_TIMELINE_FIG
+        figures.figure(fig_timeline, traces, f"Queue, prefill, and every emitted token ({labels})"),
+        key=latency_figure.LAT_TIMELINE_FIG,
     )
     st.dataframe(latency_tables.request_rows(traces), hide_index=True)
     for note in latency_tables.shared_times(traces)[:3]:  # markers on one another hide their labels: say it in words

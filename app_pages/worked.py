@@ -5,6 +5,7 @@ import streamlit as st
 from core.model.worked import TOKENS, denominator, table_rows, vectors_from_rows, worked_example
 from core.model.worked_arithmetic import mix_lines, score_lines, share_lines, shares_in_words
 from core.viz.worked import fig_worked_grid
+from ui import figures
 from ui import worked as worked_ui
 from ui.lesson import moves
 from ui.page import chart_in, refuse, title
@@ -96,4 +97,5 @@ with text:  # Ch. 19's arithmetic written out beside each result: products, e^sc
         f"[**{o[0]:.3f}**, **{o[1]:.3f}**]. Then k_on and v_on are filed into the cache for the next token."
     )
 labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
-chart_in(grid, fig_worked_grid(w.shares, labels, "Each new token adds just one row"), key=worked_ui.WORKED_GRID)
+grid_fig = figures.figure(fig_worked_grid, w.shares, labels, "Each new token adds just one row")
+chart_in(grid, grid_fig, key=worked_ui.WORKED_GRID)

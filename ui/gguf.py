@@ -294,16 +294,24 @@ def not_counted_warning(fields) -> bool:
     return True
 
 
+def gib_budget_figure(parts_gib: dict, budget_gib: float, labels: dict, budget_label: str):
+    """``core.viz.fig_memory_budget`` of ``parts_gib`` (GiB) against ``budget_gib``, its axis, budget line and hover
+    in GiB (``labels``: each part's size as text; ``budget_label``: the budget line's)."""
+    fig = fig_memory_budget(parts_gib, budget_gib, labels)
+    fig.update_xaxes(title_text="memory (GiB = 2³⁰ bytes)")
+    fig.update_annotations(text=budget_label)
+    fig.update_traces(hovertemplate="%{fullData.name}<extra></extra>")
+    return fig
+
+
 def budget_figure(plan: dict, budget_gib: float):
     """``core.viz.fig_memory_budget`` (drawn in GB) with the plan's parts and budget in GiB, its text in GiB:
     the axis, the budget's label, the hover and the text alternative say the unit the plan uses."""
     labels = {"weights": plan_size(plan["memory/weights"]), "KV cache": plan_size(plan["memory/kv_cache"])}
     if plan.get("memory/recurrent_state"):
         labels["recurrent state"] = plan_size(plan["memory/recurrent_state"])
-    fig = fig_memory_budget(plan_parts_gib(plan), budget_gib, labels)
-    fig.update_xaxes(title_text="memory (GiB = 2³⁰ bytes)")
-    fig.update_annotations(text=f"budget {plan_size(budget_bytes(budget_gib))}")
-    fig.update_traces(hovertemplate="%{fullData.name}<extra></extra>")
+    budget_label = f"budget {plan_size(budget_bytes(budget_gib))}"
+    fig = figures.figure(gib_budget_figure, plan_parts_gib(plan), budget_gib, labels, budget_label)
     need, have = plan["total"], budget_bytes(budget_gib)
     spare = f"{plan_size(have - need)} spare" if need <= have else f"{plan_size(need - have)} over the budget"
     items = " + ".join(f"{name} {size}" for name, size in labels.items())

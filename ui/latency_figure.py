@@ -9,6 +9,7 @@ from core.cost.kv_shape import KVShape
 from core.serving.figure_30_1 import bytes_source, figure_30_1, notes
 from core.serving.latency import RequestTrace
 from core.viz.figure_30_1 import fig_figure_30_1
+from ui import figures
 from ui.page import chart, put_back, settings_now, show_settings
 
 LAT_MEASURED = "lat.measured"
@@ -64,7 +65,7 @@ def section(traces: list[RequestTrace], shape: KVShape, supplied: bool) -> None:
     t = traces[min(pick, len(traces) - 1)]
     cached = not t.name.endswith("(recompute)")  # the measured batch's second way keeps no cache
     columns = figure_30_1(t, shape, cached)
-    chart(fig_figure_30_1(columns, f"{t.name}: {bytes_source(shape)}"), key=LAT_FIGURE_30_1)
+    chart(figures.figure(fig_figure_30_1, columns, f"{t.name}: {bytes_source(shape)}"), key=LAT_FIGURE_30_1)
     st.caption(JOINS)
     for note in notes(t, supplied, cached):
         st.caption(note)  # the chapter's words and this trace's numbers: no typed text

@@ -15,7 +15,7 @@ from core.cost.kv_shape import KVShape
 from core.cost.shapes import parse_hf_config
 from core.text import format_bytes
 from core.viz.memory import fig_cache_vs_state, fig_kv_variants
-from ui import references
+from ui import figures, references
 from ui.page import chart, refuse, text_box
 
 MEMORY_PASTED = "memory.pasted"  # a config.json's text, pasted (a widget value: never seeded here)
@@ -71,7 +71,8 @@ def state_chart(model: KVShape, layers, n_layer: int, lengths: list[int], b, cac
     series = growth(layers, per_request, max(t_now, 2 * meet if meet and meet <= 10**11 else 0), b, cache_type)
     kv_now = layers_kv_bytes(layers, [t_now], b, cache_type)["total"]
     kv_label = f"KV cache: {len(layers):,} attention layers"
-    fig = fig_cache_vs_state(series, kv_label, f"{model.state.kind} state: {n_state:,} layers", t_now, kv_now)
+    state_label = f"{model.state.kind} state: {n_state:,} layers"
+    fig = figures.figure(fig_cache_vs_state, series, kv_label, state_label, t_now, kv_now)
     chart(fig, key=MEMORY_STATE_FIG, present_max_px=420)
 
 
@@ -87,7 +88,8 @@ def sharing_chart(model: KVShape, n_layer: int, n_head: int, n_kv: int, d: int, 
         current = f"as listed ({min(model.layer_heads)}–{max(model.layer_heads)} per layer)"
         names.append(current)
         totals.append(kv_total)
-    chart(fig_kv_variants(names, totals, [format_bytes(t) for t in totals], current), key=MEMORY_VARIANTS_FIG)
+    labels = [format_bytes(t) for t in totals]
+    chart(figures.figure(fig_kv_variants, names, totals, labels, current), key=MEMORY_VARIANTS_FIG)
     references.cite("shazeer")  # MQA: one K/V head for every query head
 
 

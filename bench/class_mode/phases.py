@@ -129,14 +129,16 @@ def walk_rows(r) -> None:
     n = w["moves"][0]["followers"]
     print(
         f"\n| lesson {w['lesson']!r}: the console's move to | page | followers on its stop and page (of {n}) "
-        "| … p50 / p95 | blank pages | page errors | replicas' CPU after it | reruns meanwhile |"
+        "| … p50 / p95 | replicas' CPU per follower | blank pages | page errors | replicas' CPU after it "
+        "| reruns meanwhile |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for i, m in enumerate(x for x in w["moves"] if x is not None):
         p50, p95 = p50_p95(m["ms"])
         label = f"stop {m['stop']}" + (" (opened)" if i == 0 else "")
         print(
-            f"| {label} | {m['page']} | {m['on_stop']} | {p50:,.0f} / {p95:,.0f} ms | {m['blank']} | {m['errors']} "
+            f"| {label} | {m['page']} | {m['on_stop']} | {p50:,.0f} / {p95:,.0f} ms "
+            f"| {m['move_cpu_s'] / max(1, m['followers']) * 1000:,.0f} ms | {m['blank']} | {m['errors']} "
             f"| {m['cores']:.3f} cores | {m['reruns_after']} |"
         )
     left = w.get("left_ms")

@@ -47,11 +47,14 @@ async def walk(lesson, name: str, n_stops: int | None, cpu_s: float) -> dict:
     t0 = now()
     await t.navigate(f"class={lesson.code}&lesson={name}&stop=1")
     order = [1, *range(2, n + 1), *range(n - 1, 0, -1)]
+    cpu0 = lesson.replicas_cpu()
     for i, k in enumerate(order):
         if i:
-            t0 = now()
+            t0, cpu0 = now(), lesson.replicas_cpu()
             await t.click(*t.buttons["→" if k > order[i - 1] else "←"][:2])
         out["moves"].append(await _followed(lesson, k, stops[k - 1].page, t0, cpu_s))
+        if out["moves"][-1] is not None:  # the replicas' CPU from the click until the class sat still
+            out["moves"][-1]["move_cpu_s"] = out["moves"][-1].pop("cpu_at_still") - cpu0
         if out["moves"][-1] is None:
             return out
     out["left_ms"] = await _leave(lesson)
@@ -75,6 +78,7 @@ async def _followed(lesson, k: int, page_name: str, t0: float, cpu_s: float) -> 
     await until("the class sits still", lambda: now() - max(x.last_message for x in tabs) > QUIET_S, 30)
     pids = [r.proc.pid for r in lesson.srv.replicas if r.proc.poll() is None]
     sent, cpu, tc = lesson.reruns(), sum(cpu_seconds(p) for p in pids), now()
+    still = lesson.replicas_cpu()
     await asyncio.sleep(cpu_s)
     title = PAGES[page_name].title
     blanks = {s.name: why for s in followers if (why := blank(s, k, page, title, t0))}
@@ -90,6 +94,7 @@ async def _followed(lesson, k: int, page_name: str, t0: float, cpu_s: float) -> 
         "errors": len(thrown),
         "cores": (sum(cpu_seconds(p) for p in pids) - cpu) / (now() - tc),
         "reruns_after": lesson.reruns() - sent,
+        "cpu_at_still": still,
     }
 
 

@@ -76,7 +76,7 @@ def test_quick_class_counts_every_seat_step_and_answer():
     moves = [r for r in rows if re.fullmatch(r"stop \d( \(opened\))?", r[0])]
     assert [(m[0], m[1]) for m in moves] == [("stop 1 (opened)", "worked"), ("stop 2", "decode"), ("stop 1", "worked")]
     for m in moves:
-        assert m[2] == "7" and m[4] == m[5] == "0", m  # 6 students and the display; blank pages, page errors
+        assert m[2] == "7" and m[5] == m[6] == "0", m  # 6 students and the display; blank pages, page errors
         assert len(finite(m[3])) == 2, m
     assert row(rows, "lesson: blank pages and page errors (goal 0)")[1:] == ["0 / 0", "yes"]
     # the teacher's ruler scale (3 moves) and model shape (3): every follower drew the console's sentence for it
