@@ -60,6 +60,7 @@ class Room:
     state: dict = field(default_factory=dict)
     state_at: float = 0.0  # time.monotonic() of the state's last build
     version: int = 0
+    documents: int = 0  # long documents sent so far: each is numbered, so none finds another's blocks cached
 
 
 class RoomFull(ValueError):
@@ -106,12 +107,17 @@ class EngineService:
         return self.rooms.get(name)
 
     def long_document(self, room_name: str, owner: str) -> str:
-        """Send a request as long as the model's context (its prompt: the shipped corpus's words, repeated), 4 new
-        tokens: the long prefill whose stall the class watches. Returns its id."""
-        ctx = self.model.cfg.block_size
+        """Send a request as long as the model's context (its prompt: "Document n." and the shipped corpus's words,
+        repeated), 4 new tokens: the long prefill whose stall the class watches. Its number is new each time, so its
+        first block differs from every earlier document's and the prefix cache finds none of it: each prefills
+        whole. Returns its id."""
+        ctx, room = self.model.cfg.block_size, self.room(room_name)
+        with self._cv:
+            room.documents += 1
+            n = room.documents
         words = " ".join(SIMULATED)
-        ids = encode(self.tokenizer, " ".join([words] * (1 + ctx // 8)))[: ctx - 3]
-        return self._queue(self.room(room_name), f"{owner}:document", ids, 4, SamplingConfig(), "Long document", 1)
+        ids = encode(self.tokenizer, f"Document {n}. " + " ".join([words] * (1 + ctx // 8)))[: ctx - 3]
+        return self._queue(room, f"{owner}:document", ids, 4, SamplingConfig(), "Long document", 1)
 
     def send(self, room_name: str, owner: str, text: str, new_tokens: int, seed: int | None = None,
              label: str | None = None, in_flight: int = 1) -> str:  # fmt: skip

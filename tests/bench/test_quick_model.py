@@ -217,11 +217,14 @@ def check_gpu_fewer_bits(out: str) -> None:
 
 def check_class_workload(out: str) -> None:
     """Through nginx to the engine's process: every request served, each token-identical to a solo greedy run
-    (generate_cached, the same weights), every request after the system prompt reading its two whole blocks."""
+    (generate_cached, the same weights), every request after the system prompt reading its two whole blocks, each
+    long document prefilled whole (no prefix-cache hit)."""
     rows = table_rows(out)
     assert row(rows, "requests served / sent")[1] == "8 / 8", out
     assert row(rows, "requests token-identical to solo runs")[1] == "8 / 8", out
     assert row(rows, "shared system prompt: hits per request (positions)")[1] == "32 … 32", out
+    # each long document prefills whole: the second would find the first's blocks cached, and measure no stall
+    assert row(rows, "… the document's positions found in the prefix cache, off / on")[1] == "0 / 0", out
     for label in ("throughput: engine ÷ one at a time", "per-student ITL p50 / p95", "engine CPU with nothing to do"):
         finite(row(rows, label)[1])
 

@@ -50,6 +50,19 @@ def test_a_system_prompt_is_computed_once_and_read_by_every_later_request(svc):
     assert hits == [48, 48]
 
 
+def test_each_long_document_prefills_whole_with_the_prefix_cache_on(svc):
+    """Two long documents ("Add a long document" twice): the second finds none of the first's blocks cached (it
+    would otherwise read all but its last block, and show the class no stall). Each is the context less 3 long."""
+    ctx = svc.model.cfg.block_size
+    numbers = []
+    for _ in range(2):
+        rid = svc.long_document("class:DOCS", "teacher")
+        end = _finish(svc, "class:DOCS", rid, "teacher:document")[-1]
+        numbers.append((end["prompt_tokens"], end["hit_tokens"]))
+    assert svc.room("class:DOCS").engine.settings.prefix_caching
+    assert numbers == [(ctx - 3, 0), (ctx - 3, 0)]
+
+
 def test_rooms_are_apart(svc):
     svc.configure("alone:A", token_budget=16)
     assert svc.room("alone:B").engine.settings == EngineSettings()  # the defaults, untouched by A
