@@ -7,10 +7,22 @@ escaped (``theme.safe``); the table shows them as typed.
 
 from __future__ import annotations
 
+import base64
 import html
 
 import numpy as np
 import plotly.graph_objects as go
+
+
+def _array(v):
+    """A trace's array as the figure holds it: a list, a numpy array, or plotly's typed array (a dict of
+    ``dtype``, base64 ``bdata`` and optional ``shape`` "rows, columns") that a figure rebuilt from its dict keeps
+    (``ui.figures``); anything else as it is."""
+    if isinstance(v, dict) and "bdata" in v and "dtype" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+        shape = v.get("shape")
+        return a.reshape([int(n) for n in str(shape).split(",")]) if shape else a
+    return v
 
 
 def _plain(v):
@@ -31,9 +43,9 @@ def _axis_title(fig: go.Figure, ref: str | None, axis: str, default: str) -> str
 
 
 def _heatmap_rows(fig: go.Figure, t, y_title: str) -> list[dict]:
-    z = np.asarray(t.z, dtype=float)
-    xs = list(t.x) if t.x is not None else list(range(z.shape[1]))
-    ys = list(t.y) if t.y is not None else list(range(z.shape[0]))
+    z = np.asarray(_array(t.z), dtype=float)
+    xs = list(_array(t.x)) if t.x is not None else list(range(z.shape[1]))
+    ys = list(_array(t.y)) if t.y is not None else list(range(z.shape[0]))
     rows = []
     for i, y in enumerate(ys):
         if np.all(np.isnan(z[i])):
@@ -68,14 +80,15 @@ def _per_point(values, n: int) -> list:
     """A per-point property (a list), or the same value for every point, or Nones."""
     if values is None or isinstance(values, str | int | float):
         return [values] * n
-    return list(values)
+    return list(_array(values))
 
 
 def _point_rows(t, x_title: str, y_title: str) -> list[dict]:
     horizontal = t.type == "bar" and t.orientation == "h"
     value, where = (x_title, y_title) if horizontal else (y_title, x_title)
     value, where = value or "value", where or "label"
-    ws, vs = (list(t.y), list(t.x)) if horizontal else (list(t.x), list(t.y))
+    xs, ys = list(_array(t.x)), list(_array(t.y))
+    ws, vs = (ys, xs) if horizontal else (xs, ys)
     bases = _per_point(getattr(t, "base", None), len(ws))
     texts = _per_point(t.text, len(ws))
     rows = []

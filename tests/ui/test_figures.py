@@ -37,6 +37,25 @@ def test_shared_figure_draws_what_building_it_draws():
         assert json.loads(pio.to_json(figures.figure(name, *args))) == fresh, name  # from the cache
 
 
+def test_a_shared_figure_s_table_is_the_figure_s_own():
+    """A shared figure keeps numpy arrays as plotly's typed arrays (base64): its "Show as table" reads the same
+    numbers as the figure built anew (the worked example's heatmap had raised a TypeError)."""
+    import math
+
+    from core.model.worked import TOKENS, table_rows, vectors_from_rows, worked_example
+    from core.viz.table import figure_table
+    from core.viz.worked import fig_worked_grid
+    from ui import figures
+
+    w = worked_example(*vectors_from_rows(table_rows()))
+    labels = [f"{i}: {t}" for i, t in enumerate(TOKENS)]
+    args = (w.shares, labels, "Each new token adds just one row")
+    shared = figure_table(figures.figure(fig_worked_grid, *args))
+    assert shared == figure_table(fig_worked_grid(*args))
+    e = [math.exp(s) for s in (1, 3, 1, 2)]  # Ch. 19's scores for "on": its shares e^s / Σ e^s
+    assert [v for k, v in shared[-1].items() if k not in ("series", "row")][-4:] == [round(x / sum(e), 4) for x in e]
+
+
 def test_each_caller_gets_its_own_figure():
     from ui import figures
 
