@@ -3,7 +3,7 @@
 import streamlit as st
 
 from serve.engine_service import NEW_TOKENS, PROMPT_MAX_CHARS
-from ui.classroom import identity
+from ui.classroom import identity, serve_predict
 from ui.page import text_box, title
 from ui.present import presenter_mode
 from ui.serve_class import client, controls, keys
@@ -74,7 +74,9 @@ else:
         with right:
             if role == "teacher" or role is None:
                 controls.engine_form((state or {}).get("settings"))
-                controls.load_buttons()
+                chunked = ((state or {}).get("settings") or {}).get("chunked_prefill", True)
+                ask = (lambda row: serve_predict.ask_first(row, chunked)) if role == "teacher" else None
+                controls.load_buttons(ask)
     if role != "student":
         st.divider()
         room_view()

@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from bench.browser import browser_page, running_app, screenshot, wait_idle
 from tests.browser.test_class_mode import join, start
+from ui.classroom.serve_predict import EXPLAIN, OPTIONS, TEXT
 
 pytestmark = pytest.mark.browser
 
@@ -56,3 +57,38 @@ def test_a_class_s_requests_reach_one_engine_and_the_display_shows_no_text():
             expect(page.get_by_role("cell", name="Student 1", exact=True).first).to_be_visible(timeout=60000)
             assert secret not in page.locator("body").inner_text()
         screenshot(display, "serve-class-display")
+
+
+def test_the_class_predicts_the_long_document_and_the_reveal_sends_it():
+    """Predict first on Serve the class: the console asks what a long document will do to everyone's stream; a
+    laptop and a phone answer; the reveal gives the answer for the engine's setting (chunked prefill on, the
+    default: "slows a little") and sends the document, which the display's batch then draws."""
+    with (
+        running_app() as url,
+        browser_page(1280, 800, fresh=True) as console,
+        browser_page(1920, 1080, fresh=True) as display,
+        browser_page(1280, 800, fresh=True) as ana,
+        browser_page(390, 844, fresh=True) as bo,
+    ):
+        code = start(console, url)
+        display.goto(f"{url}/?class={code}&view=display&present=1")
+        join(ana, f"{url}/?class={code}", "Ana")
+        join(bo, f"{url}/?class={code}", "Bo")
+        wait_idle(console)
+        console.goto(f"{url}/serve_class?class={code}")
+        for page in (console, display, ana, bo):
+            expect(page.get_by_role("heading", name="Serve the class")).to_be_visible(timeout=60000)
+        console.get_by_text("Ask the class first").click()
+        console.get_by_role("button", name="Ask about a long document").click()
+        for page, pick in ((ana, OPTIONS[0]), (bo, OPTIONS[1])):
+            expect(page.get_by_text(TEXT)).to_be_visible(timeout=60000)
+            page.get_by_role("button", name=pick).click()
+        expect(console.get_by_text(re.compile(r"2 of 2 answered"))).to_be_visible(timeout=60000)
+        screenshot(display, "serve-class-question-display")
+        console.get_by_role("button", name="Reveal and send the document").click()
+        expect(display.get_by_text(EXPLAIN[True][:40])).to_be_visible(timeout=60000)
+        expect(display.get_by_role("cell", name="Long document", exact=True).first).to_be_visible(timeout=60000)
+        expect(console.get_by_text(re.compile(r"1 of 2 right"))).to_be_visible(timeout=60000)
+        screenshot(console, "serve-class-question-console")
+        screenshot(display, "serve-class-question-revealed")
+        screenshot(bo, "serve-class-question-phone")

@@ -109,6 +109,10 @@ CLASS_POST = "class-post"  # + the route: the class_post component
 
 CLASS_SEATS = "class.seats"  # the start panel's Seats box
 
+CLASS_SERVE_ASK = "class.serve_ask"  # Serve the class: the teacher's "Ask the class first" before a long document
+
+CLASS_SERVE_ASKED = "class.serve_asked"  # long-document questions this teacher has asked (each one's number)
+
 # This feature's session keys with a default: seeded once per session (ui.session.init_state).
 DEFAULTS = {
     CLASS_CODE: None,
@@ -140,4 +144,6 @@ DEFAULTS = {
     CLASS_RESUMING: False,
     CLASS_WAITING: False,
     CLASS_RETRIES: 0,
+    CLASS_SERVE_ASK: False,
+    CLASS_SERVE_ASKED: 0,
 }

@@ -17,6 +17,7 @@ from ui.classroom import keys as class_keys
 from ui.classroom import question as class_question
 
 PRACTICE = "app_pages/practice.py"
+SERVE = "app_pages/serve_class.py"  # Serve the class asks before a long document (ui.serve_class.predict)
 KINDS = ("bytes", "time", "percent", "number")  # answers a class can pick among (lists and words are typed)
 
 
@@ -110,14 +111,20 @@ def _reveal(ex, p) -> None:
 
 
 def _clear() -> None:
-    st.session_state[class_keys.CLASS_POSED] = None
+    put(None)
 
 
 def posed_now() -> Question | None:
     return st.session_state.get(class_keys.CLASS_POSED)
 
 
+def put(q: Question | None) -> None:
+    """Pose ``q`` to the class from another page that asks its own (Serve the class's long document); None: nothing
+    posed. The console's plan carries it; students answer it as any question."""
+    st.session_state[class_keys.CLASS_POSED] = q
+
+
 def leave_page(page: str | None) -> None:
-    """A teacher off the Practice page has nothing posed (the decode stage asks its own questions)."""
-    if page != PRACTICE:
+    """A teacher off the pages that pose questions has nothing posed (the decode stage asks its own questions)."""
+    if page not in (PRACTICE, SERVE):
         st.session_state[class_keys.CLASS_POSED] = None

@@ -42,6 +42,14 @@ def send_pending() -> bool:
     return False
 
 
+WORDS = ("serve",)  # question kinds whose options are sentences (shown as text), not tokens (shown as code)
+
+
+def _option(q: Question, option: str) -> str:
+    """An option as markdown: a sentence as written; a token as code, its spaces visible."""
+    return markdown_literal(option) if q.kind in WORDS else code_span(option)
+
+
 def student(q: Question) -> None:
     """The question with its answer buttons (disabled once answered or revealed); after the reveal, the verdict."""
     ss = st.session_state
@@ -58,7 +66,7 @@ def student(q: Question) -> None:
     for i, option in enumerate(q.options):
         right = q.revealed and i == q.answer
         row.button(
-            f"{i + 1}. {code_span(option)}",
+            f"{i + 1}. {_option(q, option)}",
             key=f"{class_keys.CLASS_PICK}.{q.id}.{q.round}.{i}",
             on_click=_answer,
             args=(q.id, q.round, i),
@@ -84,7 +92,10 @@ def projected(q: Question, answered: int, students: int) -> None:
     box = st.container(border=True, key=class_keys.CLASS_QUESTION)
     round_ = f" (round {q.round})" if q.round > 1 else ""
     box.markdown(f"**{markdown_literal(q.text)}**{round_}")
-    box.markdown(" · ".join(f"{i + 1}. {code_span(o)}" for i, o in enumerate(q.options)))
+    if q.kind in WORDS:  # sentences: one per line
+        box.markdown("\n".join(f"{i + 1}. {_option(q, o)}" for i, o in enumerate(q.options)))
+    else:
+        box.markdown(" · ".join(f"{i + 1}. {_option(q, o)}" for i, o in enumerate(q.options)))
     if q.revealed:
         with box:
             box.caption(f"{class_answers(q)} {q.explain}")

@@ -5,6 +5,7 @@ Each change is one POST the browser makes (``ui.serve_class.client.post``); the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 
 import streamlit as st
@@ -46,13 +47,17 @@ def engine_form(settings: dict | None) -> None:
                 client.post("settings", body)
 
 
-def load_buttons() -> None:
-    """Simulated classmates and a long document: requests to watch the engine with."""
+def load_buttons(ask_first: Callable | None = None) -> None:
+    """Simulated classmates and a long document: requests to watch the engine with. ``ask_first(row)``: a class's
+    teacher's question before the document (``ui.classroom.serve_predict``), True when it drew the document's
+    buttons itself."""
     row = st.container(horizontal=True, vertical_alignment="bottom")
     n = row.number_input("Simulated classmates", 1, SIMULATE_MAX, key=keys.SERVE_SIMULATE, width=180,
                          persist_state="session")  # fmt: skip
     if row.button("Add classmates", icon=":material/group_add:"):
         client.post("simulate", {"n": int(n), "new_tokens": 24})
+    if ask_first is not None and ask_first(row):
+        return
     if row.button("Add a long document", icon=":material/description:",
                   help="A request as long as the model's context: without chunked prefill, everyone's next token "
                   "waits for its prefill."):  # fmt: skip
