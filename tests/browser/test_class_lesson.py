@@ -68,6 +68,10 @@ def test_a_class_follows_a_guided_lesson_to_its_last_stop_back_to_the_first_and_
                 _on_stop(page, k, name)
             assert display.evaluate(VISIBLE_CONTROLS_JS, list(CONTROLS)) == 0, k
             if LESSON.stops[k].page == "decode":  # every follower's heatmap has the console's rows (they had shrunk)
+                # the console's own stage first at the stop's step: read earlier, its heatmap may not be drawn yet
+                step = LESSON.stops[k].settings.get("step", 0)
+                expect(console.get_by_text(re.compile(rf"decode steps {step} ·")).first).to_be_visible(timeout=60000)
+                wait_rows(console, 1)
                 rows = heatmap_rows(console)
                 for page in (display, phone):
                     wait_rows(page, rows)

@@ -6,6 +6,7 @@ plan (``core.classroom.plan.Question``): before the reveal it holds no answer, s
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -96,28 +97,34 @@ def projected(q: Question, answered: int, students: int) -> None:
         box.markdown("\n".join(f"{i + 1}. {_option(q, o)}" for i, o in enumerate(q.options)))
     else:
         box.markdown(" · ".join(f"{i + 1}. {_option(q, o)}" for i, o in enumerate(q.options)))
-    if q.revealed:
+    if q.revealed:  # the verdict and the explanation first, read from the back of the room; the histogram under them
         with box:
-            box.caption(f"{class_answers(q)} {q.explain}")
+            said = class_answers(q, before=lambda verdict: box.caption(f"{verdict} {q.explain}"))
+            if not said.startswith("Class:"):  # the store out of reach: its sentence, then what the answer is
+                box.caption(f"{said} {q.explain}")
     else:
         box.markdown(f"**{counts_line(answered, students)}**")
 
 
-def class_answers(q: Question) -> str:
+def class_answers(q: Question, before: Callable[[str], object] | None = None) -> str:
     """At the reveal: the class's histogram (every round) beside the model's own share, the right answer marked;
-    returns the verdict line ("Class: 31 of 38 right"). With the store out of reach, a sentence says so and the
-    page around it (the console's stage at the Step) is drawn on."""
+    returns the verdict line ("Class: 31 of 38 right"). ``before(verdict)`` draws what goes above the histogram
+    (the projector's verdict and explanation). With the store out of reach, a sentence says so and the page around
+    it (the console's stage at the Step) is drawn on."""
     store, code = identity.store(), identity.code()
     n = len(q.options)
     try:
         tallies = [store.tally(code, q.id, r, n) for r in range(1, q.round + 1)]
     except StoreUnavailable:
         return "The class's answers cannot be read right now: the class store is out of reach."
+    last = tallies[-1]
+    verdict = f"Class: {last[q.answer]} of {sum(last)} right."
+    if before is not None:
+        before(verdict)
     fig = fig_class_answers(list(q.options), tallies, q.answer, list(q.shares), height=230)
     if presenter_mode():
         fig.update_layout(font_size=18, title_font_size=20, height=260)
     st.plotly_chart(fig, theme=None, key=f"{class_keys.CLASS_ANSWERS}.{q.id}")
     words = describe_class_answers(list(q.options), tallies, q.answer, list(q.shares))
     st.html(f'<p class="chart-desc">{html.escape(words)}</p>')
-    last = tallies[-1]
-    return f"Class: {last[q.answer]} of {sum(last)} right."
+    return verdict
