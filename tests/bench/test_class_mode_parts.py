@@ -20,10 +20,8 @@ from tests.helpers.poll import until
 
 @pytest.fixture(scope="module")
 def redis_url():
-    if not redis_server.available():
-        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
-    with redis_server.redis_server() as server:
-        yield server.url
+    with redis_server.url_or_skip() as url:
+        yield url
 
 
 def test_plan_reads_counts_each_read_of_this_class_plan_and_nothing_else(redis_url):

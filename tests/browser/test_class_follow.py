@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bench.browser import browser_page, running_app, screenshot, wait_idle
-from tests.browser.test_class_mode import join, start
+from tests.browser.test_class_mode import class_on
 
 pytestmark = pytest.mark.browser
 
@@ -28,9 +28,7 @@ def test_a_laptops_ruler_moves_when_the_teacher_sets_the_scale():
         browser_page(1920, 1080, fresh=True) as display,
         browser_page(1280, 800, fresh=True) as ana,
     ):
-        code = start(console, url)
-        display.goto(f"{url}/?class={code}&view=display&present=1")
-        join(ana, f"{url}/?class={code}", "Ana")
+        code = class_on(url, console, display, (ana, "Ana"))
         console.goto(f"{url}/quantize?class={code}")
         expect(console.get_by_role("heading", name="The quantization ruler")).to_be_visible(timeout=60000)
         wait_idle(console)

@@ -3,6 +3,7 @@ at 1280 × 800, the projector's display at 1920 × 1080, students on a laptop an
 order through the module (open, join by the display's link, follow, predict, count, reveal, pause and resume,
 release and reload, end); the other tests each open a class of their own. Every wait is on what a screen shows."""
 
+import contextlib
 import re
 import sqlite3
 import urllib.parse
@@ -57,9 +58,10 @@ def step(console) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def room():
-    """One class for the module's rehearsal: the console, the display, Ana on a laptop and Bo on a phone."""
+@contextlib.contextmanager
+def class_browsers():
+    """(the app's URL, the console at 1280 × 800, the display at 1920 × 1080, Ana's laptop at 1280 × 800, Bo's phone
+    at 390 × 844): each browser a context of its own."""
     with (
         running_app() as url,
         browser_page(1280, 800, fresh=True) as console,
@@ -67,6 +69,23 @@ def room():
         browser_page(1280, 800, fresh=True) as ana,
         browser_page(390, 844, fresh=True) as bo,
     ):
+        yield url, console, display, ana, bo
+
+
+def class_on(url: str, console, display, *students) -> str:
+    """A class opened on ``console``, followed by ``display`` and joined by each ``(page, nickname)`` of
+    ``students``; its code."""
+    code = start(console, url)
+    display.goto(f"{url}/?class={code}&view=display&present=1")
+    for page, nickname in students:
+        join(page, f"{url}/?class={code}", nickname)
+    return code
+
+
+@pytest.fixture(scope="module")
+def room():
+    """One class for the module's rehearsal: the console, the display, Ana on a laptop and Bo on a phone."""
+    with class_browsers() as (url, console, display, ana, bo):
         code = start(console, url.replace("127.0.0.1", "localhost"))  # the teacher's own machine: localhost
         yield {"url": url, "code": code, "console": console, "display": display, "ana": ana, "bo": bo}
 

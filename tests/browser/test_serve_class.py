@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bench.browser import browser_page, running_app, screenshot, wait_idle
-from tests.browser.test_class_mode import join, start
+from tests.browser.test_class_mode import class_browsers, class_on
 from ui.classroom.serve_predict import EXPLAIN, OPTIONS, TEXT
 
 pytestmark = pytest.mark.browser
@@ -41,9 +41,7 @@ def test_a_class_s_requests_reach_one_engine_and_the_display_shows_no_text():
         browser_page(1920, 1080, fresh=True) as display,
         browser_page(1280, 800, fresh=True) as ana,
     ):
-        code = start(console, url)
-        display.goto(f"{url}/?class={code}&view=display&present=1")
-        join(ana, f"{url}/?class={code}", "Ana")
+        code = class_on(url, console, display, (ana, "Ana"))
         wait_idle(console)
         console.goto(f"{url}/serve_class?class={code}")
         for page in (console, display, ana):
@@ -63,17 +61,8 @@ def test_the_class_predicts_the_long_document_and_the_reveal_sends_it():
     """Predict first on Serve the class: the console asks what a long document will do to everyone's stream; a
     laptop and a phone answer; the reveal gives the answer for the engine's setting (chunked prefill on, the
     default: "slows a little") and sends the document, which the display's batch then draws."""
-    with (
-        running_app() as url,
-        browser_page(1280, 800, fresh=True) as console,
-        browser_page(1920, 1080, fresh=True) as display,
-        browser_page(1280, 800, fresh=True) as ana,
-        browser_page(390, 844, fresh=True) as bo,
-    ):
-        code = start(console, url)
-        display.goto(f"{url}/?class={code}&view=display&present=1")
-        join(ana, f"{url}/?class={code}", "Ana")
-        join(bo, f"{url}/?class={code}", "Bo")
+    with class_browsers() as (url, console, display, ana, bo):
+        code = class_on(url, console, display, (ana, "Ana"), (bo, "Bo"))
         wait_idle(console)
         console.goto(f"{url}/serve_class?class={code}")
         for page in (console, display, ana, bo):

@@ -12,6 +12,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
+
 from tests.helpers.poll import until
 
 BINARY = "redis-server"
@@ -108,3 +110,13 @@ def redis_server(tries: int = 3, password: str | None = None, data_dir: Path | N
         finally:
             server.stop()
     raise RuntimeError(f"redis-server exited at start {tries} times; its last output:\n{output}")
+
+
+@contextlib.contextmanager
+def url_or_skip():
+    """Yield the URL of a fresh ``redis_server()`` for a module's fixture; skip its tests where the binary is
+    missing (``.ci/run`` installs it)."""
+    if not available():
+        pytest.skip(f"{BINARY} is not installed (apt-get install redis-server; .ci/run does)")
+    with redis_server() as server:
+        yield server.url

@@ -10,10 +10,8 @@ from tests.helpers import redis_server
 
 @pytest.fixture(scope="module")
 def redis_url():
-    if not redis_server.available():
-        pytest.skip("redis-server is not installed (apt-get install redis-server; .ci/run does)")
-    with redis_server.redis_server() as server:
-        yield server.url
+    with redis_server.url_or_skip() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "redis"])
