@@ -52,11 +52,11 @@ async def walk(lesson, name: str, n_stops: int | None, cpu_s: float) -> dict:
         if i:
             t0, cpu0 = now(), lesson.replicas_cpu()
             await t.click(*t.buttons["→" if k > order[i - 1] else "←"][:2])
-        out["moves"].append(await _followed(lesson, k, stops[k - 1].page, t0, cpu_s))
-        if out["moves"][-1] is not None:  # the replicas' CPU from the click until the class sat still
-            out["moves"][-1]["move_cpu_s"] = out["moves"][-1].pop("cpu_at_still") - cpu0
-        if out["moves"][-1] is None:
+        move = await _followed(lesson, k, stops[k - 1].page, t0, cpu_s)
+        out["moves"].append(move)
+        if move is None:
             return out
+        move["move_cpu_s"] = move.pop("cpu_at_still") - cpu0  # the replicas' CPU, the click → the class sat still
     out["left_ms"] = await _leave(lesson)
     return out
 
