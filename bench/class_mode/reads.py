@@ -7,6 +7,7 @@ its version and plan). Goal: none."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 import threading
 import time
 
@@ -27,6 +28,8 @@ class PlanReads:
         self.client = redis.Redis.from_url(url)
         self.want = f"class:{code}:meta".encode()
         self.times: list[float] = []
+        self.marks: set[bytes] = set()  # the markers ``sync`` sent that MONITOR has brought back
+        self.seen = threading.Condition()
         self.monitor = self.client.monitor()
         self.monitor.__enter__()  # MONITOR sent: every command from here on comes back
         self.thread = threading.Thread(target=self._listen, daemon=True)
@@ -40,9 +43,21 @@ class PlanReads:
             except Exception:  # noqa: BLE001 — ``close`` disconnects under the read (a closed or missing socket)
                 return
             words = line.split() if isinstance(line, bytes) else []
+            if len(words) >= 5 and words[3].strip(b'"').upper() == b"ECHO":
+                with self.seen:
+                    self.marks.add(words[4].strip(b'"'))
+                    self.seen.notify_all()
             if len(words) >= 6 and words[3].strip(b'"').upper() == b"HMGET" and words[4].strip(b'"') == self.want:
                 if b'"plan"' in words[5:]:
                     self.times.append(time.monotonic())
+
+    def sync(self, timeout_s: float = 30.0) -> bool:
+        """Send a marker (ECHO) and wait until MONITOR brings it back: every command Redis ran before it has then
+        been seen. Whether it came within ``timeout_s``."""
+        token = secrets.token_hex(8).encode()
+        self.client.echo(token)
+        with self.seen:
+            return self.seen.wait_for(lambda: token in self.marks, timeout_s)
 
     def between(self, t0: float, t1: float) -> int:
         return sum(t0 <= t <= t1 for t in self.times)
@@ -62,7 +77,7 @@ async def count_pulses(lesson, store_url: str, joins: int) -> dict:
     before: dict = {}
     reads = PlanReads(store_url, lesson.code)
     try:
-        await asyncio.sleep(0.2)  # MONITOR answering: the first command seen is ours
+        await asyncio.to_thread(reads.sync)  # MONITOR answering: the reads from here on are seen
         t0, sent0 = time.monotonic(), lesson.reruns()
         for i in range(joins):
             before.update({t.name: len(t.pulses) for t in tabs})
@@ -82,6 +97,7 @@ async def count_pulses(lesson, store_url: str, joins: int) -> dict:
                 errors=lesson.out.errors,
             )
             await until("the class sits still", lambda: now() - max(t.last_message for t in tabs) > QUIET_S, 30)
+        await asyncio.to_thread(reads.sync)  # every read Redis ran until now has been seen
         return {
             "pulses": joins,
             "tabs": len(tabs),

@@ -15,7 +15,6 @@ from bench.class_mode.tab import Tab
 from core.classroom.plan import Plan
 from core.classroom.store import open_store
 from tests.helpers import redis_server
-from tests.helpers.poll import until
 
 
 @pytest.fixture(scope="module")
@@ -32,15 +31,14 @@ def test_plan_reads_counts_each_read_of_this_class_plan_and_nothing_else(redis_u
     store.publish(other, other_key, Plan(step=2))
     reads = PlanReads(redis_url, code)
     try:
-        time.sleep(0.2)  # MONITOR answering
+        assert reads.sync()  # MONITOR answering: every read from here on is seen
         t0 = time.monotonic()
         assert store.plan(code)[0] == 1
         assert store.plan(code)[1].step == 1
         store.plan(other)  # another class's plan
         store.pulse(code)  # the pulse reads the version, not the plan
         store.info(code)
-        until(lambda: len(reads.times) >= 2, 10, "MONITOR brings the two plan reads")
-        time.sleep(0.3)  # anything else MONITOR would bring
+        assert reads.sync()  # every command Redis ran before the marker has been seen
         assert reads.between(t0, time.monotonic()) == 2
     finally:
         reads.close()
