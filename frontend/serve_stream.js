@@ -13,7 +13,9 @@ function url(path) {
   return new URL("explainer/serve/" + path, document.baseURI).href;
 }
 
-// 428: the engine needs this browser's cookie, which that answer has just set: ask once more, now with it.
+// 428: the engine needs this browser's cookie, which that answer has just set: ask once more, now with it. After any
+// POST the room's pulse is listened to again: the cookies it went with name the room (a stream opened before the
+// browser held them, e.g. set meanwhile by another tab, would follow another room and never show this request).
 function post(action, body) {
   const send = () =>
     fetch(url(action), {
@@ -28,7 +30,10 @@ function post(action, body) {
       window.__explainerServePulse?.reopen?.(); // the room's pulse, now with the cookie that answer set
       return send();
     })
-    .then((r) => r.json().then((answer) => ({ ok: r.ok, answer })))
+    .then((r) => {
+      if (r.ok) window.__explainerServePulse?.reopen?.();
+      return r.json().then((answer) => ({ ok: r.ok, answer }));
+    })
     .catch(() => ({ ok: false, answer: { error: "The engine could not be reached: try again." } }));
 }
 

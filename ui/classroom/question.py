@@ -99,8 +99,9 @@ def projected(q: Question, answered: int, students: int) -> None:
         box.markdown(" · ".join(f"{i + 1}. {_option(q, o)}" for i, o in enumerate(q.options)))
     if q.revealed:  # the verdict and the explanation first, read from the back of the room; the histogram under them
         with box:
-            said = class_answers(q, before=lambda verdict: box.caption(f"{verdict} {q.explain}"))
-            if not said.startswith("Class:"):  # the store out of reach: its sentence, then what the answer is
+            drawn: list = []
+            said = class_answers(q, before=lambda verdict: drawn.append(box.caption(f"{verdict} {q.explain}")))
+            if not drawn:  # the store out of reach: no histogram, its sentence and what the answer is
                 box.caption(f"{said} {q.explain}")
     else:
         box.markdown(f"**{counts_line(answered, students)}**")
