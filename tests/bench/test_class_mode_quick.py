@@ -44,7 +44,7 @@ def test_quick_class_counts_every_seat_step_and_answer():
     still = [r for r in rows if r[0].startswith("a class sitting still, 6 students")]
     assert len(still) == 1 and len(finite(still[0][1])) == 1
     goals = [r for r in rows if r[-1] in ("yes", "NO")]  # the goals table: measured, met (not asserted on CI)
-    assert len(goals) == 10 and all(len(finite(g[1])) >= 1 for g in goals), goals
+    assert len(goals) == 9 and all(len(finite(g[1])) >= 1 for g in goals), goals
     assert row(rows, "every follow shown (0 lost)")[2] == "yes"
     assert row(rows, "… reruns / pulses / messages to all tabs meanwhile")[1] == "0 / 0 / 0"  # no page polls
     assert row(rows, "questions asked")[1] == "1"
@@ -79,8 +79,6 @@ def test_quick_class_counts_every_seat_step_and_answer():
         assert m[2] == "7" and m[5] == m[6] == "0", m  # 6 students and the display; blank pages, page errors
         assert len(finite(m[3])) == 2, m
     assert row(rows, "lesson: blank pages and page errors (goal 0)")[1:] == ["0 / 0", "yes"]
-    # the teacher's ruler scale (3 moves) and model shape (3): every follower drew the console's sentence for it
-    moved = [r for r in rows if r[0] in ("quantize", "memory")]
-    assert [r[0] for r in moved] == ["quantize"] * 3 + ["memory"] * 3 and all(r[2] == "7 of 7" for r in moved), moved
+
     tallies = [r for r in rows if r[0] == "2"]  # the per-question table: asked before Step 2
     assert len(tallies) == 1 and tallies[0][3] == tallies[0][4], tallies
