@@ -32,6 +32,8 @@ store_url = options.class_store or default_url()
 classes = ClassRoutes(store_url, options.teacher_password, options.public_url)
 # The class engine runs in this process (made on its first request) unless the class server runs it beside the
 # replicas: nginx then sends its routes there (serve/engine_process.py).
-engine = EngineRoutes(lambda: make_service(options.engine_model), store_url, classes.public_origin)
+engine = EngineRoutes(
+    lambda: make_service(options.engine_model, options.model, options.max_model_gib), store_url, classes.public_origin
+)
 routes = [*frontend.ROUTES, *classes.routes(), *engine.routes()]
 app = st.App("app.py", routes=routes, on_script_error=on_script_error)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import torch
 import uvicorn
@@ -17,7 +19,8 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from core.checkpoints.app_options import ENGINE_MODELS, parse_app_args
+from core.checkpoints.app_options import DEFAULT_MAX_GIB, ENGINE_MODELS, parse_app_args
+from core.checkpoints.load import load as load_checkpoint
 from core.classroom.store import default_url
 from core.model.config import PRESETS
 from core.model.model import GPT
@@ -27,16 +30,32 @@ from serve.class_guard import origin
 from serve.engine_routes import PREFIX, EngineRoutes
 from serve.engine_service import EngineService
 
-MODELS = dict(zip(ENGINE_MODELS, ("the shipped model", "the larger preset (random weights, real timing)"), strict=True))
+MODELS = dict(
+    zip(
+        ENGINE_MODELS,
+        ("the shipped model", "the larger preset (random weights, real timing)", "the server's checkpoint"),
+        strict=True,
+    )
+)
 
 
-def make_service(model: str = "shipped") -> EngineService:
-    """An engine service over the shipped model, or the ``larger`` preset's shape with random weights (seed 0, every
-    matrix drawn with standard deviation 0.3) and the shipped tokenizer: its text means nothing, its timing is real.
-    Raises ``ValueError`` for another name."""
+def make_service(
+    model: str = "shipped", checkpoint: Path | None = None, max_gib: float = DEFAULT_MAX_GIB
+) -> EngineService:
+    """An engine service over the shipped model; the ``larger`` preset's shape with random weights (seed 0, every
+    matrix drawn with standard deviation 0.3) and the shipped tokenizer, whose text means nothing and whose timing is
+    real; or (``checkpoint``) the server's checkpoint folder ``checkpoint`` (``--model``: its weights in float32,
+    at most ``max_gib`` GiB, and its own tokenizer and end token), named on every page. Raises ``ValueError`` for
+    another name, for ``checkpoint`` without a folder, and with ``core.checkpoints.load``'s sentence for a folder
+    it refuses."""
     if model not in MODELS:
         raise ValueError(f"the class engine runs one of {', '.join(MODELS)}, not {model!r}")
     torch.set_num_threads(1)  # as the app's sessions: two threads on a busy 2-core machine contend
+    if model == "checkpoint":
+        if checkpoint is None:
+            raise ValueError("the class engine's checkpoint is the server's --model folder: none was given")
+        net, tok, card = load_checkpoint(checkpoint, max_gib=max_gib)
+        return EngineService(net, tok, f"{MODELS[model]} {card.name}", end_id=end_token_id(tok))
     if model == "shipped":
         net = load_model()
     else:
@@ -50,9 +69,10 @@ def make_service(model: str = "shipped") -> EngineService:
     return EngineService(net, tok, MODELS[model], end_id=end_token_id(tok))
 
 
-def app(model: str, store_url: str, public_origin: str | None = None) -> Starlette:
-    """The engine's routes and ``…/health`` (answers once the model is loaded: the class server waits for it)."""
-    routes = EngineRoutes(lambda: make_service(model), store_url, public_origin)
+def app(make: Callable[[], EngineService], store_url: str, public_origin: str | None = None) -> Starlette:
+    """The engine's routes and ``…/health`` (answers once ``make()``'s model is loaded: the class server waits for
+    it)."""
+    routes = EngineRoutes(make, store_url, public_origin)
 
     frozen = []
 
@@ -80,7 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         ap.error(str(err))
     store, public = options.class_store or default_url(), origin(options.public_url)
-    uvicorn.run(app(options.engine_model, store, public), host="127.0.0.1", port=port, log_level="warning")
+    try:  # loaded before the port opens: a checkpoint refused ends the process with its sentence in the log
+        service = make_service(options.engine_model, options.model, options.max_model_gib)
+    except ValueError as err:
+        print(f"the class engine did not start: {err}", file=sys.stderr)
+        return 2
+    uvicorn.run(app(lambda: service, store, public), host="127.0.0.1", port=port, log_level="warning")
     return 0
 
 

@@ -33,9 +33,9 @@ class AppArgs:
     engine_model: str = "shipped"
 
 
-# What "Serve the class" runs (serve/engine_process.py): the shipped model, or the larger preset's shape with random
-# weights (its text means nothing; its timing is a larger model's).
-ENGINE_MODELS = ("shipped", "larger")
+# What "Serve the class" runs (serve/engine_process.py): the shipped model, the larger preset's shape with random
+# weights (its text means nothing; its timing is a larger model's), or the server's own checkpoint (``--model``).
+ENGINE_MODELS = ("shipped", "larger", "checkpoint")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -82,7 +82,8 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
         "--engine-model",
         choices=ENGINE_MODELS,
         default="shipped",
-        help="what Serve the class runs: the shipped model, or the larger preset (random weights, real timing)",
+        help="what Serve the class runs: the shipped model, the larger preset (random weights, real timing), or "
+        "checkpoint (the --model folder)",
     )
 
 
@@ -97,6 +98,8 @@ def parse_app_args(argv: list[str]) -> AppArgs:
     ns = parser.parse_args(list(argv))
     if not (ns.max_model_gib > 0 and ns.max_model_gib != float("inf")):
         raise ValueError(f"command line: --max-model-gib must be a positive number of GiB, got {ns.max_model_gib}")
+    if ns.engine_model == "checkpoint" and ns.model is None:
+        raise ValueError("command line: --engine-model checkpoint serves the --model folder: give --model PATH too")
     public_url = ns.public_url or os.environ.get(PUBLIC_URL_ENV) or None
     if public_url is not None and not public_url.startswith(("http://", "https://")):
         raise ValueError(f"command line: --public-url is an http:// or https:// address, got {public_url!r}")
