@@ -6,7 +6,7 @@ from serve.engine_service import NEW_TOKENS, PROMPT_MAX_CHARS
 from ui.classroom import identity, serve_predict
 from ui.page import text_box, title
 from ui.present import presenter_mode
-from ui.serve_class import client, controls, keys
+from ui.serve_class import client, controls, keys, restart
 from ui.serve_class.batch import batch_view
 
 title("serve_class")
@@ -44,15 +44,12 @@ def request_box() -> None:
         st.error(finished["error"], icon=":material/block:")
 
 
-RESTARTED = "The class engine restarted: requests sent before it are gone. Press Send again."
-
-
 @st.fragment
 def room_view() -> None:
     """The engine's batch, blocks and timelines, redrawn on each pulse (this fragment only)."""
     now = client.pulse(code)
     if st.session_state[keys.SERVE_RESTARTED]:
-        st.warning(RESTARTED, icon=":material/restart_alt:")
+        st.warning(restart.RESTARTED, icon=":material/restart_alt:")
     batch_view(now, key=keys.SERVE_TIMELINE)
 
 
@@ -61,7 +58,7 @@ def restarts() -> None:
     """A student's page: the engine's pulse reruns this only when the engine restarted, to say so."""
     client.pulse(code, epoch_only=True)
     if st.session_state[keys.SERVE_RESTARTED]:
-        st.warning(RESTARTED, icon=":material/restart_alt:")
+        st.warning(restart.RESTARTED, icon=":material/restart_alt:")
 
 
 if role == identity.DISPLAY:

@@ -1,13 +1,15 @@
 """The frame's modes, in the order they run: presenter mode (a projector's size), lesson mode (a guided lesson's
-stops) and class mode (a console, a display and students). Each mode has a hook per phase of a full run; ``app.py``
-calls each phase once, and the phase runs the modes' hooks in this order, so the order is code, not comments:
+stops), class mode (a console, a display and students) and the class engine's restart notice. Each mode has a hook
+per phase of a full run; ``app.py`` calls each phase once, and the phase runs the modes' hooks in this order, so the
+order is code, not comments:
 
 1. ``from_url``: once per session, what the address names (a lesson's stop, a class's code).
 2. ``style``: the page's style sheets (after the address: a class's display turns presenter mode on).
 3. ``before_page(nav)``: before any page widget exists: a follower shows the teacher's plan.
 4. ``sidebar()``: the sidebar's sections (start a lesson, start or pair a class).
 5. ``above_page(nav)``: above the page: the lesson bar (it switches to the stop's page first), then the class
-   strip (the join form, the console's class bar, a follower's line).
+   strip (the join form, the console's class bar, a follower's line), then the class engine's restart (a session
+   that has used Serve the class hears it on every page).
 6. ``keep_in_url()``: each mode's parameters back in the address bar after a page switch cleared them.
 7. ``after_page(nav)``: after the page ran: the console publishes its plan when it changed.
 """
@@ -23,6 +25,7 @@ from ui.classroom import console, display, identity, strip
 from ui.lesson import draw, moves
 from ui.lesson import start as lesson_start
 from ui.present import apply_presenter_style, keep_presenter_in_url
+from ui.serve_class import restart
 
 
 def _nothing(*_) -> None:
@@ -53,6 +56,10 @@ def _class_sidebar() -> None:
         strip.sidebar()
 
 
+def _serve_above_page(nav) -> None:
+    restart.notice(nav, identity.code() if identity.role() else None)  # a class's room, else this browser's
+
+
 MODES = (
     Mode("presenter", style=apply_presenter_style, keep_in_url=keep_presenter_in_url),
     Mode(
@@ -71,6 +78,7 @@ MODES = (
         keep_in_url=identity.keep_in_url,  # a class's code (never a key or a seat: those are the browser's cookies)
         after_page=console.publish,  # a class's teacher: the plan its followers show, when it changed
     ),
+    Mode("serve", above_page=_serve_above_page),  # the class engine restarted: said above any page (issue 56)
 )
 
 

@@ -25,6 +25,7 @@ from serve import replicas
 from tests.helpers.poll import until
 from tests.serve.test_class_routes import Browser
 from tests.serve.test_engine_routes import Engine
+from ui.serve_class import restart
 
 LOST = "The class server restarted your session"
 # A Llama-style config padded past nginx's default 16 KB body buffer, so the upload exercises the
@@ -321,3 +322,39 @@ def test_one_class_engine_serves_every_replica_and_comes_back_when_killed(class2
     assert [e["kind"] for e in ana.events(rids[0])] == ["lost"]
     _, again = ana.post("send", {"text": "Once upon a time", "new_tokens": 2})
     assert ana.events(again["rid"])[-1]["kind"] == "done"
+
+
+@pytest.mark.browser
+def test_a_student_on_another_page_is_told_the_engine_restarted(class2):
+    """A browser sends a request on Serve the class, then opens the ruler from the top bar (the same session). The
+    engine is killed: the ruler's page says the engine restarted, with a link back to Serve the class, with no
+    reload; there a new request is served, and the notice is gone once it is sent."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            page.goto(class2.url + "/serve_class")
+            page.get_by_label("Your prompt").fill("Once upon a time")
+            page.get_by_role("button", name="Send").click(timeout=60_000)
+            expect(page.locator(".serve-numbers")).to_contain_text(re.compile(r"\d+ of \d+ tokens"), timeout=60_000)
+            epoch = json.loads(urllib.request.urlopen(f"{class2.url}/explainer/serve/health", timeout=30).read())
+            page.get_by_text("Quantization", exact=True).click()  # the top bar's menu
+            page.get_by_text("The quantization ruler", exact=True).click()
+            page.get_by_role("heading", level=1, name="The quantization ruler").wait_for(timeout=60_000)
+            class2.engine.proc.kill()
+            expect(page.get_by_text(restart.ELSEWHERE)).to_be_visible(timeout=120_000)
+            assert (
+                json.loads(urllib.request.urlopen(f"{class2.url}/explainer/serve/health", timeout=30).read())["epoch"]
+                != epoch["epoch"]
+            )
+            screenshot(page, "serve-engine-restarted-elsewhere")
+            page.get_by_role("link", name="Serve the class").click()
+            page.get_by_role("heading", level=1, name="Serve the class").wait_for(timeout=60_000)
+            expect(page.get_by_text(restart.RESTARTED)).to_be_visible(timeout=60_000)
+            page.get_by_role("button", name="Send").click(timeout=60_000)
+            expect(page.get_by_text(restart.RESTARTED)).to_have_count(0, timeout=60_000)
+            expect(page.locator(".serve-numbers")).to_contain_text(re.compile(r"\d+ of \d+ tokens"), timeout=60_000)
+        finally:
+            browser.close()

@@ -35,6 +35,7 @@ def send(text: str, new_tokens: int) -> None:
     """Have the browser send this request at the stream box's next drawing (once: a new nonce)."""
     st.session_state[keys.SERVE_SEND] = {"nonce": secrets.token_hex(8), "text": text, "new_tokens": new_tokens}
     st.session_state[keys.SERVE_FINISHED] = None
+    st.session_state[keys.SERVE_RESTARTED] = False  # said until this session sends again
 
 
 def post(action: str, body: dict) -> None:
