@@ -24,6 +24,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from bench.class_mode.web import Jar, post
+from bench.engine_client import prompt, send
 from bench.procs import cpu_seconds
 from core.decode.generate import SamplingConfig, generate_cached
 from core.model.shipped import load_shipped_tokenizer
@@ -37,30 +38,6 @@ from serve.replicas import class_server
 QUICK = {"students": 8, "new_tokens": 12, "replicas": 1}
 DOC_STUDENTS, DOC_TOKENS = 8, 48
 DEFAULT_BUDGET = EngineSettings().token_budget
-
-
-def prompt(i: int) -> str:
-    return f"{SIMULATED[i % len(SIMULATED)]} {i}"
-
-
-def send(base: str, jar: Jar, text: str, new_tokens: int) -> dict:
-    """One student's Send and its stream: the text, token times (ms since Send, the engine's clock), the client's
-    time from the POST to the first token, and the end's numbers."""
-    t0 = time.perf_counter()
-    status, answer = post(base, "/explainer/serve/send", {"text": text, "new_tokens": new_tokens}, jar)
-    if status != 200:
-        return {"error": answer.get("error", status)}
-    req = urllib.request.Request(f"{base}/explainer/serve/stream?rid={answer['rid']}", headers=jar.header())
-    events, first = [], None
-    with urllib.request.urlopen(req, timeout=300) as r:
-        for line in r:
-            if line.startswith(b"data:"):
-                events.append(json.loads(line[5:]))
-                if first is None and events[-1]["kind"] == "token":
-                    first = 1000 * (time.perf_counter() - t0)
-    tokens = [e for e in events if e["kind"] == "token"]
-    return {"text": "".join(e["text"] for e in tokens), "ms": [e["ms"] for e in tokens], "first_ms": first,
-            "end": events[-1]}  # fmt: skip
 
 
 def settings(base: str, teacher: Jar, **body) -> None:

@@ -7,7 +7,7 @@
 
 import { child } from "./plotly_loader.js";
 
-const hub = (window.__explainerServe ??= { sent: null, posted: null, source: null, view: null });
+const hub = (window.__explainerServe ??= { sent: null, posted: null, source: null, view: null, finished: null });
 
 function url(path) {
   return new URL("explainer/serve/" + path, document.baseURI).href;
@@ -62,7 +62,7 @@ function render(view) {
   child(root, "serve-numbers").textContent = line;
 }
 
-function stream(rid, asked, setTriggerValue) {
+function stream(nonce, rid, asked, setTriggerValue) {
   if (hub.source) hub.source.close();
   const view = (hub.view = { rid, asked, text: "", times: [], status: "Waiting for the engine…", root: hub.view?.root });
   const source = (hub.source = new EventSource(url("stream?rid=" + encodeURIComponent(rid))));
@@ -71,7 +71,8 @@ function stream(rid, asked, setTriggerValue) {
     ended = true;
     source.close();
     view.status = status;
-    setTriggerValue("finished", { rid, kind, numbers });
+    hub.finished = { nonce, rid, kind, numbers };
+    setTriggerValue("finished", hub.finished);
   };
   // A dropped stream reconnects by itself and is sent from its first event again: a token already shown is skipped.
   // An answer that is not the stream (nginx's 502 while the engine restarts) closes it for good: said, Send again.
@@ -113,10 +114,15 @@ export default function (component) {
       if (!ok) {
         hub.view.status = answer.error || "The engine refused it.";
         render(hub.view);
-        return setTriggerValue("finished", { nonce: s.nonce, kind: "refused", error: hub.view.status });
+        hub.finished = { nonce: s.nonce, kind: "refused", error: hub.view.status };
+        return setTriggerValue("finished", hub.finished);
       }
-      stream(answer.rid, s.new_tokens, setTriggerValue);
+      stream(s.nonce, answer.rid, s.new_tokens, setTriggerValue);
     });
+  } else if (data.busy && s && hub.finished?.nonce === s.nonce) {
+    // The request ended while the page was elsewhere (its end's run went to another page): said again, so the
+    // session knows and Send is drawn enabled.
+    setTriggerValue("finished", hub.finished);
   }
   const p = data.post;
   if (p && p.nonce && hub.posted !== p.nonce) {

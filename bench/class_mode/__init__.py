@@ -48,6 +48,9 @@ ruler's *s, exactly* and picks three model shapes on the memory page; each follo
 console's sentence for it. With a Redis store, ``--late-joins`` students join through the route alone (the
 pulse's count moves, its plan version does not) while Redis's MONITOR counts the pages' plan reads (goal 0).
 At the end one browser sends ``--wrong-codes`` join attempts with wrong codes while classmates join.
+With ``--serving K`` (``serving.py``) the class engine runs the larger preset and K seated students send Serve the
+class requests back to back from the quiet phase to the last Step, so the quiet and follow rows are measured
+while the engine works (issue 56).
 
 Measured: joins; following (the teacher's click for Step k → the follower's stage reports ``decode steps
 k``; p50/p95 over followers × Steps, and its two halves: click → the pulse reaches the tab, pulse → the

@@ -55,6 +55,13 @@ def main() -> None:
     ap.add_argument(
         "--late-joins", type=int, default=5, help="joins through the route alone at the end (a Redis store: plan reads)"
     )
+    ap.add_argument(
+        "--serving",
+        type=int,
+        default=0,
+        help="students who send Serve the class requests back to back from the quiet phase to the last Step "
+        "(the engine then runs the larger preset)",
+    )
     ap.add_argument("--quick", action="store_true", help="; ".join(f"{k} {v}" for k, v in QUICK.items()))
     args = ap.parse_args()
     if args.quick:
@@ -65,6 +72,8 @@ def main() -> None:
         args.kill_after = args.steps // 2
     if args.outage and args.store != args.outage:
         ap.error(f"--outage {args.outage} needs --store {args.outage} (a store this bench starts and can stop)")
+    if args.serving > args.students:
+        ap.error(f"--serving {args.serving}: at most the {args.students} students")
     if args.outage and not args.questions:
         ap.error("--outage happens during a question: --questions must be at least 1")
     try:

@@ -13,6 +13,7 @@ from bench.class_mode.measures import Run
 from bench.class_mode.outage import outage
 from bench.class_mode.page import now
 from bench.class_mode.reads import count_pulses
+from bench.class_mode.serving import Serving
 from bench.class_mode.settings import settings_phase
 from bench.class_mode.stops import walk
 from bench.class_mode.tab import FRAGMENT_RUN, TEACHER, TIMEOUT_S, Tab, until
@@ -179,6 +180,11 @@ class Lesson:
         await until(
             "every follower's stage at step 0", lambda: all(s.step == 0 for s in self.followers()), errors=out.errors
         )
+        serving = None
+        if a.serving:  # students' own requests through the class engine from here to the last Step
+            engine = self.srv.engine.proc.pid if self.srv.engine else None
+            serving = Serving(self.srv.url, [s.jar for s in self.seated()[: a.serving]], engine)
+            serving.start()
         await self.quiet()
         asked, k = question_steps(a.steps, a.questions), 0
         outage_at = max(asked) if a.outage and asked else None
@@ -194,6 +200,8 @@ class Lesson:
                 before = self.teacher.step
                 await kill_one(self, k, plain)
                 k = self.teacher.step if self.teacher.step is not None else before
+        if serving is not None:
+            out.serving = await asyncio.to_thread(serving.finish)
         if a.lesson != "none":
             out.walk = await walk(self, a.lesson, a.lesson_stops, a.lesson_cpu_s)
         if a.settings:

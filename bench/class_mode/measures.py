@@ -36,6 +36,7 @@ class Run:
     outage: dict = field(default_factory=dict)
     wrong: dict = field(default_factory=dict)
     walk: dict = field(default_factory=dict)  # a guided lesson walked (bench.class_mode.stops.walk)
+    serving: dict = field(default_factory=dict)  # the class engine's work meanwhile (bench.class_mode.serving)
     settings: list = field(default_factory=list)  # the teacher's settings moves (bench.class_mode.settings)
     reads: dict = field(default_factory=dict)  # pulses whose plan version did not move (bench.class_mode.reads)
     tracebacks: int = 0  # exception elements and ui.errors' sentence for an exception, all tabs

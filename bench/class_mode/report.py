@@ -39,6 +39,13 @@ def report(res: dict, args) -> int:
     )
     print("| measure | value |\n|---|---:|")
     row("students seated through the join form (store: students)", f"{r.seated} of {n}")
+    if sv := r.serving:
+        row(
+            f"Serve the class meanwhile (from the quiet phase to the last Step): {sv['students']} students' requests "
+            "back to back on the larger preset, served / refused",
+            f"{sv['served']} / {sv['refused']}: {sv['tokens']:,} tokens in {sv['seconds']:.0f} s, the engine's "
+            f"process {sv['engine_cores']:.2f} cores",
+        )
     row("join: the form's Join → the seat line on the class's page, p50 / p95", ms(r.join_ms))
     row("… of it, the join route's answer (POST → the seat cookie), p50 / p95", ms(r.join_post_ms))
     row("… from the class's link opened (the page, the form, Join, the class's page), p50 / p95", ms(r.join_link_ms))

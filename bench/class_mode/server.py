@@ -13,6 +13,7 @@ from pathlib import Path
 from bench.class_mode.joining import warm
 from bench.class_mode.lesson import Lesson
 from bench.class_mode.page import now
+from bench.class_mode.serving import APP_ARGS as SERVING_APP_ARGS
 from bench.class_mode.stores import ReadOnlySqlite, RedisServer
 from bench.procs import cpu_seconds
 from core.classroom.store import ENV_URL, open_store
@@ -42,7 +43,8 @@ async def main_async(args) -> dict:
         res["store"] = store_url
         os.environ[ENV_URL] = store_url  # every replica inherits it (serve.replicas.class_store_env)
         t_start = now()
-        with class_server(args.replicas, port=free_port()) as srv:
+        app_args = SERVING_APP_ARGS if args.serving else ()
+        with class_server(args.replicas, port=free_port(), app_args=app_args) as srv:
             res["started_s"] = now() - t_start
             pids = [r.proc.pid for r in srv.replicas]
             await warm(srv.url, srv.replicas)

@@ -30,6 +30,37 @@ def test_a_student_alone_streams_a_request_and_sees_the_batch():
         page.get_by_role("button", name="Add classmates").click()
         expect(page.get_by_role("cell", name="Classmate 4", exact=True).first).to_be_visible(timeout=60000)
         screenshot(page, "serve-class-alone")
+        _a_request_that_ends_while_the_page_is_elsewhere(page)
+
+
+def _menu(page, section: str, title: str) -> None:
+    """To page ``title`` through the top bar's menu ``section`` (the same session, no page load)."""
+    page.get_by_test_id("stTopNavSection").filter(has_text=re.compile(f"^{re.escape(section)}$")).click()
+    page.get_by_test_id("stTopNavDropdownLink").filter(has=page.get_by_text(title, exact=True)).click()
+    page.get_by_role("heading", level=1, name=title, exact=True).wait_for(timeout=60000)
+
+
+def _a_request_that_ends_while_the_page_is_elsewhere(page) -> None:
+    """Send, then the ruler from the menu while the request's stream is held back; the stream is let go and the
+    request ends there (the run its end asked for runs the ruler). Back on Serve the class, Send is enabled: the
+    session was told of the end again (it had stayed disabled: "Send" greyed out until a reload)."""
+    held = []
+
+    def hold(route):
+        held.append(route)
+
+    page.route("**/explainer/serve/stream*", hold)
+    page.get_by_role("button", name="Send").click()
+    page.wait_for_function("() => window.__explainerServe && window.__explainerServe.source", timeout=60000)
+    _menu(page, "Quantization", "The quantization ruler")
+    assert len(held) == 1
+    held[0].continue_()
+    page.unroute("**/explainer/serve/stream*")
+    page.wait_for_function(f"() => window.__explainerServe.view?.status?.startsWith('{DONE}')", timeout=60000)
+    wait_idle(page)
+    _menu(page, "Decode", "Serve the class")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled(timeout=30000)
+    expect(page.locator(".serve-root")).to_contain_text(DONE)
 
 
 def test_a_class_s_requests_reach_one_engine_and_the_display_shows_no_text():

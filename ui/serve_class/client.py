@@ -66,7 +66,7 @@ def stream_box(idle: str) -> str | None:
     the last POST, if one was refused."""
     ss = st.session_state
     result = _stream(
-        data={"send": ss[keys.SERVE_SEND], "post": ss[keys.SERVE_POST], "idle": idle},
+        data={"send": ss[keys.SERVE_SEND], "post": ss[keys.SERVE_POST], "idle": idle, "busy": busy()},
         key=keys.SERVE_STREAM,
         on_finished_change=lambda: None,
         on_posted_change=lambda: None,
