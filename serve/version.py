@@ -3,6 +3,7 @@ installed in the same environment), else the installed distribution's metadata. 
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import tomllib
 from pathlib import Path
@@ -11,6 +12,7 @@ HOME = Path(__file__).resolve().parents[1]  # the checkout, or the installed pac
 DISTRIBUTION = "inference-explainer"
 
 
+@functools.cache  # read once per process: every page run puts it in the menu
 def app_version() -> str:
     """``"0.3.0"``; ``"unknown"`` when neither a checkout's pyproject.toml nor installed metadata says."""
     pyproject = HOME / "pyproject.toml"
