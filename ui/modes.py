@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.classroom import console, display, identity, strip
+from ui.classroom import console, display, follow, identity, strip
 from ui.lesson import draw, moves
 from ui.lesson import start as lesson_start
 from ui.present import apply_presenter_style, keep_presenter_in_url
@@ -51,6 +51,12 @@ def _class_before_page(nav) -> None:
     display.setup()  # the projector's display: presenter size, no sidebar, answers hidden until the reveal
 
 
+def _lesson_sidebar() -> None:
+    # A follower (a student the teacher leads) is not offered a lesson of its own, nor the speaker notes' switch.
+    if not follow.following():
+        lesson_start.sidebar()
+
+
 def _class_sidebar() -> None:
     with st.sidebar:
         strip.sidebar()
@@ -65,7 +71,7 @@ MODES = (
     Mode(
         "lesson",
         from_url=moves.from_url,  # ?lesson=…&stop=k
-        sidebar=lesson_start.sidebar,
+        sidebar=_lesson_sidebar,
         above_page=draw.bar,  # switch to the stop's page before it runs; the bar
         keep_in_url=moves.keep_in_url,
     ),

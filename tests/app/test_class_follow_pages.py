@@ -263,3 +263,13 @@ def test_a_lesson_stops_replay_cut_short_goes_on_in_the_next_run(monkeypatch):
     at.run()
     assert at.session_state[decode_keys.DECODE_SESSION].n_steps == 11
     assert decode_keys.URL_STEP not in at.session_state
+
+
+def test_a_follower_is_offered_no_lesson_of_its_own(room):
+    """The sidebar's guided-lesson section (a lesson to start, the speaker notes' switch) is the console's and a
+    student's alone, not a follower's: a student the teacher leads would otherwise turn on the teacher's notes."""
+    code, teacher, ana = room()
+    ana.run()
+    assert "Teacher view: speaker notes" in [t.label for t in teacher.sidebar.toggle]
+    assert "Teacher view: speaker notes" not in [t.label for t in ana.sidebar.toggle]
+    assert "Start this lesson" not in [b.label for b in ana.sidebar.button]
