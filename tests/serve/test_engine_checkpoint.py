@@ -2,8 +2,6 @@
 own weights and tokenizer serve the class, every request's tokens those of ``transformers``' greedy decode of the
 same folder; a folder refused, or none given, is said in a sentence before the engine starts."""
 
-import asyncio
-
 import pytest
 import torch
 
@@ -11,25 +9,12 @@ from core.checkpoints.app_options import parse_app_args
 from core.model.tokenizer import decode, encode
 from serve import engine_process
 from tests.core.checkpoints.test_load import EOS, write_checkpoint
+from tests.helpers.engine import finish
 
 transformers = pytest.importorskip("transformers")
 
 PROMPTS = ("the cat sat on the mat.", "a traveller from Paris paid 750 yuan.", "the dog")
 NEW = 12
-
-
-def _finish(svc, room, rid, owner):
-    """The request's events once its stream has ended (waits on the engine's signal, never the clock)."""
-
-    async def wait():
-        s = svc.stream(room, rid, owner)
-        while s.done_at is None:
-            armed = svc.signal.arm()
-            if s.done_at is None:
-                await svc.signal.wait(armed, 30)
-        return s.events
-
-    return asyncio.run(wait())
 
 
 @torch.no_grad()
@@ -55,7 +40,7 @@ def test_the_engine_serves_the_checkpoint_as_transformers_decodes_it(tmp_path, a
     hf = transformers.AutoModelForCausalLM.from_pretrained(folder, torch_dtype=torch.float64).eval()
     rids = [svc.send("class:CK", f"s{i}", p, NEW) for i, p in enumerate(PROMPTS)]
     for i, (p, rid) in enumerate(zip(PROMPTS, rids, strict=True)):
-        events = _finish(svc, "class:CK", rid, f"s{i}")
+        events = finish(svc, "class:CK", rid, f"s{i}")
         served = "".join(e["text"] for e in events if e["kind"] == "token")
         expected = decode(svc.tokenizer, _greedy(hf, encode(svc.tokenizer, p), NEW))
         assert served == expected and len(served) >= 3, (arch, p, served)

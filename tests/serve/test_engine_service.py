@@ -1,7 +1,6 @@
 """The class engine's service in-process (issue 56): rooms, the shared system prompt read from the prefix cache, a
 fault ending a room's requests in a sentence, and the Signal that wakes a waiting coroutine from the engine thread."""
 
-import asyncio
 from types import SimpleNamespace
 
 import pytest
@@ -12,26 +11,13 @@ from core.serving.engine import EngineSettings
 from serve import engine_service
 from serve.engine_events import Stream
 from serve.engine_service import FAILED, EngineService, RoomFull
+from tests.helpers.engine import finish
 
 
 @pytest.fixture(scope="module")
 def svc():
     tok = load_shipped_tokenizer()
     return EngineService(load_model(), tok, "the shipped model", end_id=end_token_id(tok))
-
-
-def _finish(svc, room, rid, owner):
-    """Wait (on the engine's signal, never the clock) until the request's stream has ended; its events."""
-
-    async def wait():
-        s = svc.stream(room, rid, owner)
-        while s.done_at is None:
-            armed = svc.signal.arm()
-            if s.done_at is None:
-                await svc.signal.wait(armed, 30)
-        return s.events
-
-    return asyncio.run(wait())
 
 
 def test_a_system_prompt_is_computed_once_and_read_by_every_later_request(svc):
@@ -42,11 +28,11 @@ def test_a_system_prompt_is_computed_once_and_read_by_every_later_request(svc):
     assert len(encode(tok, system)) == 50
     svc.configure("class:SYSTEM", system_prompt=system)
     [own] = [s.rid for s in svc.room("class:SYSTEM").streams.values() if s.label == "System prompt"]
-    _finish(svc, "class:SYSTEM", own, "system")  # its blocks are cached once its prefill has run
+    finish(svc, "class:SYSTEM", own, "system")  # its blocks are cached once its prefill has run
     hits = []
     for i, text in enumerate(["Once upon a time", "The best way to learn is"]):
         rid = svc.send("class:SYSTEM", f"b{i}", text, 2)
-        hits.append(_finish(svc, "class:SYSTEM", rid, f"b{i}")[-1]["hit_tokens"])
+        hits.append(finish(svc, "class:SYSTEM", rid, f"b{i}")[-1]["hit_tokens"])
     assert hits == [48, 48]
 
 
@@ -57,7 +43,7 @@ def test_each_long_document_prefills_whole_with_the_prefix_cache_on(svc):
     numbers = []
     for _ in range(2):
         rid = svc.long_document("class:DOCS", "teacher")
-        end = _finish(svc, "class:DOCS", rid, "teacher:document")[-1]
+        end = finish(svc, "class:DOCS", rid, "teacher:document")[-1]
         numbers.append((end["prompt_tokens"], end["hit_tokens"]))
     assert svc.room("class:DOCS").engine.settings.prefix_caching
     assert numbers == [(ctx - 3, 0), (ctx - 3, 0)]
@@ -68,16 +54,16 @@ def test_rooms_are_apart(svc):
     assert svc.room("alone:B").engine.settings == EngineSettings()  # the defaults, untouched by A
     rid = svc.send("alone:A", "A", "hello", 1)
     assert svc.stream("alone:B", rid, "A") is None and svc.stream("alone:A", rid, "B") is None
-    _finish(svc, "alone:A", rid, "A")
+    finish(svc, "alone:A", rid, "A")
 
 
 def test_a_fault_ends_the_rooms_requests_in_a_sentence_and_the_next_one_runs(svc, monkeypatch):
     room = svc.room("alone:FAULT")
     monkeypatch.setattr(room.engine, "step", lambda: 1 / 0)
     rid = svc.send("alone:FAULT", "F", "hello", 3)
-    assert _finish(svc, "alone:FAULT", rid, "F")[-1] == {"kind": "ended", "why": FAILED}
+    assert finish(svc, "alone:FAULT", rid, "F")[-1] == {"kind": "ended", "why": FAILED}
     rid = svc.send("alone:FAULT", "F", "hello", 3)  # a fresh engine for the room
-    assert _finish(svc, "alone:FAULT", rid, "F")[-1]["kind"] == "done"
+    assert finish(svc, "alone:FAULT", rid, "F")[-1]["kind"] == "done"
 
 
 def test_too_many_rooms_drop_the_least_recently_used_idle_one(monkeypatch):
