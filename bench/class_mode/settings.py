@@ -64,6 +64,18 @@ async def _move(lesson, page: str, setting: str, pattern: re.Pattern, change) ->
     sentence = said(t, pattern, t0)[-1][1]
     seen = lambda s: next((x for x, text in said(s, pattern, t0) if text == sentence), None)  # noqa: E731
     if not await until(f"every follower shows {setting}", lambda: all(seen(s) for s in followers), 2 * TIMEOUT_S):
-        errors += [f"{s.name} did not show {setting} ({sentence!r})" for s in followers if seen(s) is None]
+        errors += [_missed(s, setting, sentence, pattern, t0) for s in followers if seen(s) is None]
     ms = [(x - t0) * 1000 for s in followers if (x := seen(s)) is not None]
     return {"page": page, "setting": setting, "followers": len(followers), "shown": len(ms), "ms": ms}
+
+
+def _missed(tab: Tab, setting: str, sentence: str, pattern: re.Pattern, t0: float) -> str:
+    """Why a follower did not show the console's ``sentence``: what it drew instead, the pulses it handed over since
+    the move (``t0``) and its state, so a miss can be told apart (no pulse, a pulse with no run, a run on the old
+    settings)."""
+    drew = [text for _, text in said(tab, pattern, 0.0)][-1:] or ["nothing"]
+    handed = [text for t, text in tab.forwarded if t >= t0]
+    return (
+        f"{tab.name} did not show {setting} ({sentence!r}); it last drew {drew[0]!r}; pulses handed over since the "
+        f"move: {handed}; {tab.state()}"
+    )
