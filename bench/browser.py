@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -365,6 +366,15 @@ def wait_idle(page, timeout_ms: int = 60000) -> None:
     """Wait until the page's state says "notRunning" (after a page load: its first run has ended, the state reads
     "initial" before it). Right after an action, use ``rerun``: the run it asks for may not have started."""
     page.wait_for_function(IDLE_JS, timeout=timeout_ms)
+
+
+def open_from_menu(page, section: str, title: str) -> None:
+    """To page ``title`` through the top bar's menu ``section`` (the same session, no page load), once the page's
+    run has ended; waits for the new page's heading."""
+    wait_idle(page)
+    page.get_by_test_id("stTopNavSection").filter(has_text=re.compile(f"^{re.escape(section)}$")).click()
+    page.get_by_test_id("stTopNavDropdownLink").filter(has=page.get_by_text(title, exact=True)).click()
+    page.get_by_role("heading", level=1, name=title, exact=True).wait_for(timeout=60000)
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@
 
 import { child } from "./plotly_loader.js";
 
+const RETELL_MS = 2000;
 const hub = (window.__explainerServe ??= { sent: null, posted: null, source: null, view: null, finished: null });
 
 function url(path) {
@@ -119,10 +120,18 @@ export default function (component) {
       }
       stream(s.nonce, answer.rid, s.new_tokens, setTriggerValue);
     });
-  } else if (data.busy && s && hub.finished?.nonce === s.nonce) {
-    // The request ended while the page was elsewhere (its end's run went to another page): said again, so the
-    // session knows and Send is drawn enabled.
-    setTriggerValue("finished", hub.finished);
+  }
+  // The request's end has not reached this session (it ended while the page was elsewhere, or its run went to the
+  // page opened meanwhile): said again, and again every RETELL_MS until a run draws this box with the session no
+  // longer waiting (a new count each time: a value equal to the last one sent runs nothing).
+  clearTimeout(hub.retell);
+  if (data.busy && s && hub.finished?.nonce === s.nonce) {
+    const tell = () => {
+      hub.told = (hub.told || 0) + 1;
+      setTriggerValue("finished", { ...hub.finished, told: hub.told });
+      hub.retell = setTimeout(tell, RETELL_MS);
+    };
+    tell();
   }
   const p = data.post;
   if (p && p.nonce && hub.posted !== p.nonce) {
@@ -132,4 +141,5 @@ export default function (component) {
     );
   }
   render(hub.view);
+  return () => clearTimeout(hub.retell);
 }

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import browser_page, running_app, screenshot, wait_idle
+from bench.browser import browser_page, open_from_menu, running_app, screenshot, wait_idle
 from tests.browser.test_class_mode import class_browsers, class_on
 from ui.classroom.serve_predict import EXPLAIN, OPTIONS, TEXT
 
@@ -33,13 +33,6 @@ def test_a_student_alone_streams_a_request_and_sees_the_batch():
         _a_request_that_ends_while_the_page_is_elsewhere(page)
 
 
-def _menu(page, section: str, title: str) -> None:
-    """To page ``title`` through the top bar's menu ``section`` (the same session, no page load)."""
-    page.get_by_test_id("stTopNavSection").filter(has_text=re.compile(f"^{re.escape(section)}$")).click()
-    page.get_by_test_id("stTopNavDropdownLink").filter(has=page.get_by_text(title, exact=True)).click()
-    page.get_by_role("heading", level=1, name=title, exact=True).wait_for(timeout=60000)
-
-
 def _a_request_that_ends_while_the_page_is_elsewhere(page) -> None:
     """Send, then the ruler from the menu while the request's stream is held back; the stream is let go and the
     request ends there (the run its end asked for runs the ruler). Back on Serve the class, Send is enabled: the
@@ -52,13 +45,13 @@ def _a_request_that_ends_while_the_page_is_elsewhere(page) -> None:
     page.route("**/explainer/serve/stream*", hold)
     page.get_by_role("button", name="Send").click()
     page.wait_for_function("() => window.__explainerServe && window.__explainerServe.source", timeout=60000)
-    _menu(page, "Quantization", "The quantization ruler")
+    open_from_menu(page, "Quantization", "The quantization ruler")
     assert len(held) == 1
     held[0].continue_()
     page.unroute("**/explainer/serve/stream*")
     page.wait_for_function(f"() => window.__explainerServe.view?.status?.startsWith('{DONE}')", timeout=60000)
     wait_idle(page)
-    _menu(page, "Decode", "Serve the class")
+    open_from_menu(page, "Decode", "Serve the class")
     expect(page.get_by_role("button", name="Send")).to_be_enabled(timeout=30000)
     expect(page.locator(".serve-root")).to_contain_text(DONE)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, heatmap_rows, screenshot, wait_rows
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, heatmap_rows, open_from_menu, screenshot, wait_rows
 from bench.procs import children
 from bench.ws_session import drive
 from serve import nginx as class_nginx
@@ -340,9 +340,7 @@ def test_a_student_on_another_page_is_told_the_engine_restarted(class2):
             page.get_by_role("button", name="Send").click(timeout=60_000)
             expect(page.locator(".serve-numbers")).to_contain_text(re.compile(r"\d+ of \d+ tokens"), timeout=60_000)
             epoch = json.loads(urllib.request.urlopen(f"{class2.url}/explainer/serve/health", timeout=30).read())
-            page.get_by_text("Quantization", exact=True).click()  # the top bar's menu
-            page.get_by_text("The quantization ruler", exact=True).click()
-            page.get_by_role("heading", level=1, name="The quantization ruler").wait_for(timeout=60_000)
+            open_from_menu(page, "Quantization", "The quantization ruler")
             class2.engine.proc.kill()
             expect(page.get_by_text(restart.ELSEWHERE)).to_be_visible(timeout=120_000)
             assert (

@@ -11,6 +11,7 @@ from ui.frame import TITLES
 from ui.serve_class import client, keys
 
 SERVE_PAGE = "app_pages/serve_class.py"
+RESTART_KEY = "serve-restart"  # the notice's container (its CSS class: st-key-serve-restart)
 RESTARTED = "The class engine restarted: requests sent before it are gone. Press Send again."
 ELSEWHERE = "The class engine restarted: a request you sent before it is gone. Send it again on Serve the class."
 
@@ -26,7 +27,10 @@ def notice(nav, code: str | None) -> None:
 
 @st.fragment
 def _listen(code: str | None) -> None:
-    client.pulse(code, epoch_only=True)
-    if st.session_state[keys.SERVE_RESTARTED]:
-        st.warning(ELSEWHERE, icon=":material/restart_alt:")
-        st.page_link(SERVE_PAGE, label="Serve the class", icon=":material/dns:")
+    # keyed: assets/style/a11y.css folds the fragment away until it says something (a page's first screen is
+    # measured in presenter mode, and an empty fragment's block still took a gap above the title)
+    with st.container(key=RESTART_KEY):
+        client.pulse(code, epoch_only=True)
+        if st.session_state[keys.SERVE_RESTARTED]:
+            st.warning(ELSEWHERE, icon=":material/restart_alt:")
+            st.page_link(SERVE_PAGE, label="Serve the class", icon=":material/dns:")
