@@ -30,11 +30,13 @@ def _show(page, preset: str, bits: int) -> dict:
     page.get_by_role("combobox", name="The chapters' cases").click()
     page.get_by_role("option", name=preset).click()
     wait_idle(page)  # the preset's run is over: a key pressed during it was lost with the slider it redrew
-    if bits != 4:
-        slider = page.get_by_role("slider").first
+    slider = page.get_by_role("slider").first
+    for _ in range(2 * (4 - bits)):  # a key pressed while a run redraws the slider is lost: pressed again
+        if int(slider.get_attribute("aria-valuetext")) <= bits:  # the bits shown (value is the index)
+            break
         slider.focus()
-        for _ in range(4 - bits):
-            slider.press("ArrowLeft")
+        slider.press("ArrowLeft")
+        wait_idle(page)
     page.wait_for_function(f"() => ({LABELS_JS})({bits}) !== null", timeout=60000)
     wait_idle(page)
     return wait_still(page, f"() => ({LABELS_JS})({bits})")
