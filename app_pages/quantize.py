@@ -8,6 +8,7 @@ from core.viz.quant import fig_bits_per_weight
 from core.viz.ruler import fig_ruler
 from ui import figures, gguf, modes, references, tables
 from ui import quant as ui_quant
+from ui.classroom import identity, strip
 from ui.page import chart, refuse, text_box, title
 from ui.present import beside, presenter_mode
 
@@ -93,6 +94,8 @@ def scale_controls(text: str, bits: int, symmetric: bool):
 # on the ruler's settings, and skipping them roughly halves the server's work per move (README, "A class at once").
 @st.fragment
 def ruler_section() -> None:
+    if identity.follower():
+        strip.live()  # a class's follower listens here: a move of the teacher's ruler reruns this part alone
     draw_ruler()
     modes.after_fragment()  # a move of the ruler runs this part only: a class's console publishes it here
 

@@ -13,6 +13,7 @@ import streamlit as st
 from core.cost import counts
 from core.cost.kv_layers import describe_rule
 from core.cost.kv_shape import KVShape
+from core.lesson.pages import PAGES
 from ui.page import settings_now, show_settings
 from ui.present import presenter_mode
 
@@ -53,6 +54,9 @@ SETTINGS = {
     "preset": MEMORY_PRESET,
     "lengths": MEMORY_T,
 }
+# The memory page's calculator (a fragment of ``app_pages/memory.py``) draws both: a class's follower takes a plan
+# that moved them in a run of that fragment, not of the whole page.
+FRAGMENT_SETTINGS = frozenset(SETTINGS)
 MEMORY_KEEP_T = "memory.keep_lengths"  # bool: the lengths were shown with the preset (a lesson's, the teacher's)
 
 
@@ -164,6 +168,12 @@ def show(settings) -> None:
         ss[MEMORY_T], ss[MEMORY_KEEP_T] = settings.lengths, True
     else:
         ss[MEMORY_LOADED] = None  # the preset's own lengths, copied again
+
+
+def show_part(values: dict) -> None:
+    """Show a plan's ``values`` ({setting: value}) inside the calculator's fragment: as ``show``, whose settings are
+    all drawn there."""
+    show(PAGES["memory"].make(values))
 
 
 def forget_model(cfg, checkpoint: bool) -> None:

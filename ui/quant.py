@@ -92,6 +92,10 @@ SETTINGS = {
     "scale": QUANT_SCALE,
     "zero_point": QUANT_ZERO_POINT,
 }
+# The settings the ruler's fragment (``app_pages/quantize.py``'s ``ruler_section``) draws by itself: a class's
+# follower takes a plan that moved only these in a run of that fragment. The preset and the values feed the
+# real-format block below it too: they take a whole-page run.
+FRAGMENT_SETTINGS = frozenset(SETTINGS) - {"preset", "values"}
 
 
 kw = {"persist_state": "session"}
@@ -280,6 +284,15 @@ def show(settings) -> None:
     given = {name: key for name, key in SETTINGS.items() if getattr(settings, name) is not None or name == "preset"}
     show_settings(given, DEFAULTS, settings)
     st.session_state[QUANT_SCALE_STEP] = ruler.nearest_step(st.session_state[QUANT_SCALE])
+
+
+def show_part(values: dict) -> None:
+    """Show a plan's ``values`` ({setting: value} of ``FRAGMENT_SETTINGS``) inside the ruler's fragment, before its
+    controls are drawn (a class's follower; the values and the preset stay as they are)."""
+    ss = st.session_state
+    for name, value in values.items():
+        ss[SETTINGS[name]] = value
+    ss[QUANT_SCALE_STEP] = ruler.nearest_step(ss[QUANT_SCALE])
 
 
 def load_preset() -> None:

@@ -63,6 +63,11 @@ OWNERS = {
     "quant_model": quant_model,
     "practice": practice,
 }
+# Page name -> the settings a fragment of that page draws by itself. A class's follower on the page listens to the
+# class in that fragment (not in the strip above the page) and takes a plan that moved only these settings in a run
+# of the fragment alone: a tenth of a second less per follower for each of the teacher's moves, on a server that
+# runs 40 of them at once (docs/benchmarks.md, "A guided lesson and page settings followed").
+IN_FRAGMENT = {"quantize": quant.FRAGMENT_SETTINGS, "memory": memory_terms.FRAGMENT_SETTINGS}
 # What a switch of model drops, per owner: objects computed with the previous model and choices that depend on its
 # shape (a request's tokens mean nothing to another tokenizer; layer 3 does not exist in a 2-layer model).
 FORGETS = (
@@ -92,6 +97,17 @@ def show(name: str, settings) -> None:
     """Show typed ``settings`` on page ``name`` in this session (before the page runs)."""
     if name in OWNERS and settings is not None:
         OWNERS[name].show(settings)
+
+
+def in_fragment(name: str | None) -> frozenset[str]:
+    """The settings page ``name`` draws in a fragment of its own (empty: none; the decode page's stage takes Steps,
+    not settings)."""
+    return IN_FRAGMENT.get(name, frozenset())
+
+
+def show_part(name: str, values: dict) -> None:
+    """Show ``values`` ({setting: value}, of ``in_fragment(name)``) inside page ``name``'s fragment."""
+    OWNERS[name].show_part(values)
 
 
 def forget_model_state(cfg, checkpoint: bool) -> None:

@@ -24,7 +24,6 @@ QUICK = {
     "lesson_stops": 2,
     "lesson_cpu_s": 0.5,
     "late_joins": 2,
-    "settings": False,  # a follower once missed the ruler's scale under CI's load: a defect open in issue 54
 }
 
 

@@ -1,6 +1,7 @@
 """``python -m bench.class_mode --quick`` (issues 41, 49) as a subprocess: 2 replicas behind nginx, a teacher
 who opens the class through the start panel and its route, 6 students through the join form and its route, the
-display, 4 Steps, 1 question, one replica killed after Step 2, 50 wrong codes from one browser. Its latencies are
+display, 4 Steps, 1 question, one replica killed after Step 2, 50 wrong codes from one browser, the lesson to
+stop 2 and back, the ruler's scale and the memory page's shape moved three times each. Its latencies are
 not checked against the goals (a shared CI machine), but its counts are: every student seated, every follower at
 every Step, no page rerun while the class sits still, one rerun per tab per Step, every answer counted exactly
 once, the killed replica's followers back with their seats and answers, the join route's refusals, no error."""
@@ -44,7 +45,7 @@ def test_quick_class_counts_every_seat_step_and_answer():
     still = [r for r in rows if r[0].startswith("a class sitting still, 6 students")]
     assert len(still) == 1 and len(finite(still[0][1])) == 1
     goals = [r for r in rows if r[-1] in ("yes", "NO")]  # the goals table: measured, met (not asserted on CI)
-    assert len(goals) == 9 and all(len(finite(g[1])) >= 1 for g in goals), goals
+    assert len(goals) == 10 and all(len(finite(g[1])) >= 1 for g in goals), goals
     assert row(rows, "every follow shown (0 lost)")[2] == "yes"
     assert row(rows, "… reruns / pulses / messages to all tabs meanwhile")[1] == "0 / 0 / 0"  # no page polls
     assert row(rows, "questions asked")[1] == "1"
@@ -80,5 +81,11 @@ def test_quick_class_counts_every_seat_step_and_answer():
         assert len(finite(m[3])) == 2, m
     assert row(rows, "lesson: blank pages and page errors (goal 0)")[1:] == ["0 / 0", "yes"]
 
+    # the teacher's ruler scale and memory page's shape (issue 54): every follower shows each, by a run of the
+    # page's own fragment (the ruler's controls, the memory calculator), not of the whole page
+    settings = [r for r in rows if r[0] in ("quantize", "memory")]
+    assert [r[0] for r in settings] == ["quantize"] * 3 + ["memory"] * 3, settings
+    for r in settings:
+        assert r[2] == r[4] == "7 of 7" and len(finite(r[3])) == 2, r
     tallies = [r for r in rows if r[0] == "2"]  # the per-question table: asked before Step 2
     assert len(tallies) == 1 and tallies[0][3] == tallies[0][4], tallies

@@ -104,7 +104,8 @@ def along(version: int, plan: Plan) -> bool:
     exercise or request, a stage ahead of the teacher's, or a change of lock."""
     ss = st.session_state
     applied = ss[class_keys.CLASS_APPLIED]
-    if applied is None or applied[1] != plan.recall or drifted(plan):
+    taken = _taken(plan)
+    if applied is None or applied[1] != plan.recall or drifted(plan, taken):
         return False
     if (plan.mode != "released") != ss[lesson_keys.CLASS_LOCKED]:
         return False  # the page's controls lock or unlock: the whole page is drawn again
@@ -120,8 +121,19 @@ def along(version: int, plan: Plan) -> bool:
     if plan.request is not None and todo.steps:
         with step_queue.turn():
             _apply_request(plan.request, False, todo.steps)
+    if taken and _settings_differ(plan):
+        name = session.page_of(plan.page)
+        session.show_part(name, {k: v for k, v in plan.settings.items() if k in taken})
     ss[class_keys.CLASS_APPLIED] = (version, plan.recall)
     return True
+
+
+def _taken(plan: Plan) -> frozenset[str]:
+    """The plan's page settings that this follower's page draws in the fragment listening now (``ui.session.
+    in_fragment``): its page's when it is on the plan's page, else none."""
+    if plan.page != st.session_state.get(class_keys.CLASS_PAGE_NOW):
+        return frozenset()
+    return session.in_fragment(session.page_of(plan.page))
 
 
 def _view(plan: Plan) -> tuple | None:
@@ -134,16 +146,17 @@ def _view(plan: Plan) -> tuple | None:
     return None if view == (ss[decode_keys.DECODE_LAYER], ss[decode_keys.DECODE_HEAD]) else view
 
 
-def drifted(plan: Plan) -> bool:
+def drifted(plan: Plan, taken: frozenset[str] = frozenset()) -> bool:
     """Whether this follower's view has left the plan: another page (in a lesson, the stop's page), lesson stop or
-    page settings, or a lesson the teacher has left."""
+    page settings (but ``taken``, which the listening fragment shows by itself), or a lesson the teacher has
+    left."""
     now = st.session_state.get(class_keys.CLASS_PAGE_NOW)
     if plan.lesson and plan.lesson in shipped_lessons():  # (a folder read: only with a lesson)
         stops, k = shipped(plan.lesson).stops, int(plan.stop or 0)
         page = stops[k].script if k < len(stops) else plan.page
-        return (plan.lesson, k) != _lesson_now() or now not in (None, page) or _settings_differ(plan)
+        return (plan.lesson, k) != _lesson_now() or now not in (None, page) or _settings_differ(plan, taken)
     away = plan.page in PAGE_SCRIPTS and now not in (None, plan.page)
-    return away or _settings_differ(plan) or (plan.lesson is None and _lesson_now() is not None)
+    return away or _settings_differ(plan, taken) or (plan.lesson is None and _lesson_now() is not None)
 
 
 def _lesson_now():
@@ -211,16 +224,18 @@ def follow(nav) -> None:
         st.switch_page(todo.page)
 
 
-def on_stage_page() -> bool:
-    """Whether this follower's page is the decode page, whose stage fragment follows the class itself."""
-    return st.session_state.get(class_keys.CLASS_PAGE_NOW) == DECODE_PAGE
+def listens_in_page() -> bool:
+    """Whether this follower's page follows the class in a fragment of its own, not in the strip above it: the
+    decode page's stage, the ruler's controls, the memory page's calculator (``ui.session.in_fragment``)."""
+    now = st.session_state.get(class_keys.CLASS_PAGE_NOW)
+    return now == DECODE_PAGE or bool(session.in_fragment(session.page_of(now)))
 
 
-def _settings_differ(plan: Plan) -> bool:
-    """Whether the plan's page settings (the ruler's scale, the memory page's preset, …) differ from this
-    session's."""
+def _settings_differ(plan: Plan, taken: frozenset[str] = frozenset()) -> bool:
+    """Whether the plan's page settings (the ruler's scale, the memory page's preset, …) but ``taken`` differ from
+    this session's."""
     name = session.page_of(plan.page)
     if not plan.settings or name is None:
         return False
     mine = page_settings(plan.page, session.snapshot(name)) or {}
-    return any(mine.get(k) != v for k, v in plan.settings.items())
+    return any(mine.get(k) != v for k, v in plan.settings.items() if k not in taken)

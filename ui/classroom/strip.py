@@ -2,8 +2,9 @@
 (``?class=new``) or nothing; in a class, a fragment that listens to the class's event stream and redraws itself on
 each pulse: the console's class bar for the teacher; for a follower the class line, the question, the pause cover,
 and a full run when the plan moved to another page, stop, request or lock. On the decode page a follower's stage
-fragment does all this itself (``live``), so a Step reruns the stage alone. A store out of reach is said in one
-line (``ui.errors.LOST_CLASS``), and the page goes on by itself when it returns.
+fragment does all this itself (``live``), so a Step reruns the stage alone; so do the ruler's controls and the
+memory page's calculator, so that a move of their settings reruns that fragment alone. A store out of reach is
+said in one line (``ui.errors.LOST_CLASS``), and the page goes on by itself when it returns.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def strip(nav) -> None:
         if ss[class_keys.CLASS_JOIN_CODE]:
             return join.join_form()
         return None
-    if identity.follower() and follow.on_stage_page():
-        return None  # the decode stage's fragment listens and draws the class line itself
+    if identity.follower() and follow.listens_in_page():
+        return None  # the page's own fragment (the decode stage, the ruler, …) listens and draws the class line
     _strip()
 
 
