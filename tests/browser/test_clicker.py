@@ -130,6 +130,38 @@ def test_clicker_moves_the_lesson_after_a_control_is_touched(url, kind):
         at_stop(page, k + 1)
 
 
+SELECT_STOPS = [i for i, s in enumerate(LESSON.stops, 1) if s.page != "decode" and i < len(LESSON.stops)]
+
+
+def test_clicker_moves_the_lesson_after_each_select_box_of_every_stop(url):
+    """Issue 58, item 6 (PageDown stayed on stop 6 after a select box was touched): on every stop but the decode
+    stop and the last, each select box of the stop's page in turn — an option chosen, then PageDown: the next stop;
+    PageUp: back (the ruler's are one outside its fragment, the chapters' case, and one inside, ties)."""
+    touched = {}
+    with browser_page(1280, 800) as page:
+        for k in SELECT_STOPS:
+            open_stop(page, url, k)
+            boxes = main(page).locator('[data-testid="stSelectbox"]')
+            touched[k] = 0
+            for i in range(boxes.count()):
+                box = boxes.nth(i)
+                if box.locator("input").is_disabled():
+                    continue
+                touched[k] += 1
+                box.scroll_into_view_if_needed()
+                touch_selectbox(page, box.locator("xpath=.."))
+                idle(page)
+                page.keyboard.press("PageDown")
+                try:
+                    at_stop(page, k + 1)
+                except AssertionError as err:
+                    raise AssertionError(f"PageDown stayed on stop {k} after its select box {i + 1}") from err
+                page.keyboard.press("PageUp")
+                at_stop(page, k)
+                page.mouse.wheel(0, 1)
+    assert touched[6] >= 2, touched  # the ruler's stop: the chapters' cases and ties
+
+
 def settings(page):
     """The decode page's Settings panel, opened (it may still be open from the last touch)."""
     panel = page.locator('[data-testid="stPopoverBody"]')
