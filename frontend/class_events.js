@@ -11,8 +11,15 @@
 // (each run draws it with a new data.run). A pulse handed over while the run it started is still going (one that
 // moves the follower to another page) would rerun the old page's fragment after the new page's run: streamlit
 // answers such a run with the old page's session, and the new page's body vanished (a blank page, issue 54).
-// HOLD_MS is the longest a pulse waits, should no run draw the listener.
+// HOLD_MS is the longest a pulse waits, should no run draw the listener. A trigger whose run never came (none
+// drew the listener, none is going) is handed over again, the same pulse too: the page had kept the plan before it
+// until the class's next pulse, which may not come (a question revealed, then the teacher waits).
 const HOLD_MS = 3000;
+
+function scriptBusy() {
+  const app = document.querySelector("[data-test-script-state]");
+  return !!app && ["running", "rerunRequested"].includes(app.getAttribute("data-test-script-state"));
+}
 
 function stream(code) {
   const url = new URL("explainer/class/events?code=" + encodeURIComponent(code), document.baseURI).href;
@@ -58,14 +65,16 @@ export default function (component) {
     return JSON.stringify([!!pulse.unavailable, !!pulse.ended, ...watch.map((k) => pulse[k] ?? null)]);
   };
   let sent = data.seen ? keyOf(data.seen) : null;
-  const send = (text) => {
+  const send = (text, again = false) => {
     const key = keyOf(text);
-    if (key === sent || hub.held) return;
+    if ((key === sent && !again) || hub.held) return;
     sent = key;
-    hub.held = setTimeout(() => {
+    const hold = () => {
+      if (scriptBusy()) return (hub.held = setTimeout(hold, HOLD_MS)); // a slow run: it draws the listener yet
       hub.held = null;
-      if (hub.send && hub.last !== null) hub.send(hub.last);
-    }, HOLD_MS);
+      if (hub.send && hub.last !== null) hub.send(hub.last, true);
+    };
+    hub.held = setTimeout(hold, HOLD_MS);
     setTriggerValue("pulse", JSON.parse(text));
   };
   clearTimeout(hub.held); // drawn by a run: the pulse it ran for is done

@@ -45,6 +45,7 @@ class Tab(Page):
     done: bool = False
     finished: dict = field(default_factory=dict)  # script_finished status -> how many
     full_runs: int = 0  # full script runs finished
+    running: bool = False  # a run started (new_session) and has not finished
     page_elements: int = 0  # elements drawn outside any fragment (by full runs)
     messages: int = 0  # ForwardMsgs received
     last_message: float = 0.0
@@ -179,9 +180,14 @@ class Tab(Page):
         self._send_pulse(text)
 
     def _hold_over(self) -> None:
-        """No run drew the listener within ``HOLD_S``: the latest pulse may go."""
+        """No run drew the listener within ``HOLD_S``: a run still going is waited for; else the latest pulse goes,
+        the one handed over last again too (its run never came)."""
         self._held = None
+        if self.running:
+            self._held = asyncio.get_running_loop().call_later(HOLD_S, self._hold_over)
+            return
         if self.listener is not None and self._last is not None:
+            self._sent = None
             self._forward(self._last)
 
     def _release(self) -> None:
@@ -258,6 +264,7 @@ class Tab(Page):
         kind = fm.WhichOneof("type")
         self.messages, self.last_message = self.messages + 1, now()
         if kind == "new_session":
+            self.running = True
             self.session_id = fm.new_session.initialize.session_id or self.session_id
             self.page_hash = fm.new_session.page_script_hash or self.page_hash
             ns = fm.new_session
@@ -275,6 +282,7 @@ class Tab(Page):
         elif kind == "stop_auto_rerun":
             self._stop_timers(list(fm.stop_auto_rerun.fragment_ids))
         elif kind == "script_finished":
+            self.running = False
             self.finished[fm.script_finished] = self.finished.get(fm.script_finished, 0) + 1
             if fm.script_finished in (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR):
                 self.full_runs += 1  # a fragment's run ends FINISHED_FRAGMENT_RUN_SUCCESSFULLY
