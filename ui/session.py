@@ -65,8 +65,8 @@ OWNERS = {
 }
 # Page name -> the settings a fragment of that page draws by itself. A class's follower on the page listens to the
 # class in that fragment (not in the strip above the page) and takes a plan that moved only these settings in a run
-# of the fragment alone: a tenth of a second less per follower for each of the teacher's moves, on a server that
-# runs 40 of them at once (docs/benchmarks.md, "A guided lesson and page settings followed").
+# of the fragment alone, not of the whole page (40 followers on 2 cores: p95 938 → 556 ms; docs/benchmarks.md,
+# "A guided lesson and page settings followed").
 IN_FRAGMENT = {"quantize": quant.FRAGMENT_SETTINGS, "memory": memory_terms.FRAGMENT_SETTINGS}
 # What a switch of model drops, per owner: objects computed with the previous model and choices that depend on its
 # shape (a request's tokens mean nothing to another tokenizer; layer 3 does not exist in a 2-layer model).
