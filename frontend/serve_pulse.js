@@ -4,7 +4,15 @@
 // carries no request's text. A closed stream (nginx's 502 while the engine restarts) is opened again.
 
 const REOPEN_MS = 1000;
-const hub = (window.__explainerServePulse ??= { url: null, source: null, send: null, last: null });
+// A trigger whose run never came (no run drew the component within HOLD_MS, and none is going) is sent again: the
+// batch had stayed on an earlier state, as the engine sends nothing more once it is idle.
+const HOLD_MS = 3000;
+const hub = (window.__explainerServePulse ??= { url: null, source: null, send: null, last: null, held: null });
+
+function scriptBusy() {
+  const app = document.querySelector("[data-test-script-state]");
+  return !!app && ["running", "rerunRequested"].includes(app.getAttribute("data-test-script-state"));
+}
 
 // A POST that set this browser's cookie names its room: serve_stream.js then listens again, with the cookie.
 hub.reopen = () => {
@@ -43,12 +51,21 @@ export default function (component) {
     return data.epoch_only ? String(p.epoch) : p.epoch + ":" + p.version;
   };
   let sent = data.seen ? (data.epoch_only ? data.seen.split(":")[0] : data.seen) : null;
-  const send = (text) => {
+  const send = (text, again = false) => {
     const key = keyOf(text);
-    if (key === sent) return;
+    if (key === sent && !again) return;
     sent = key;
+    clearTimeout(hub.held);
+    const hold = () => {
+      if (scriptBusy()) return (hub.held = setTimeout(hold, HOLD_MS)); // a slow run: it draws the component yet
+      hub.held = null;
+      if (hub.send && hub.last !== null) hub.send(hub.last, true);
+    };
+    hub.held = setTimeout(hold, HOLD_MS);
     setTriggerValue("pulse", JSON.parse(text));
   };
+  clearTimeout(hub.held); // drawn by a run: the pulse it ran for is done
+  hub.held = null;
   hub.send = send;
   if (hub.last !== null) send(hub.last);
   return () => {

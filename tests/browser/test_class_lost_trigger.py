@@ -19,35 +19,57 @@ PULSE = b'"event":"pulse"'  # a class listener's trigger, as its component sends
 LOST_S = 4.0  # every pulse trigger sent this long after the Pause is lost (> HOLD_MS, 3 s)
 
 
-def test_a_pulse_whose_trigger_was_lost_is_handed_over_again():
-    dropped: list[bytes] = []
-    lost_until = [0.0]
+class Losing:
+    """A page's streamlit websocket routed through Playwright (``page.route_web_socket(..., losing.route)``), both
+    ways, but every pulse trigger the page sends before ``until`` (a ``time.monotonic()``) is dropped."""
 
-    def through(ws) -> None:
-        """The page's streamlit websocket, both ways, but the pulse triggers sent before ``lost_until``."""
+    def __init__(self) -> None:
+        self.until, self.dropped = 0.0, []
+
+    def route(self, ws) -> None:
         server = ws.connect_to_server()
 
         def from_page(message) -> None:
-            if isinstance(message, bytes) and PULSE in message and time.monotonic() < lost_until[0]:
-                dropped.append(message)
+            if isinstance(message, bytes) and PULSE in message and time.monotonic() < self.until:
+                self.dropped.append(message)
                 return
             server.send(message)
 
         ws.on_message(from_page)
         server.on_message(ws.send)
 
+
+def test_a_pulse_whose_trigger_was_lost_is_handed_over_again():
+    losing = Losing()
     with (
         running_app() as url,
         browser_page(1280, 800, fresh=True) as console,
         browser_page(1920, 1080, fresh=True) as display,
         browser_page(1280, 800, fresh=True) as ana,
     ):
-        ana.route_web_socket(re.compile(r"_stcore/stream"), through)
+        ana.route_web_socket(re.compile(r"_stcore/stream"), losing.route)
         class_on(url, console, display, (ana, "Ana"))
         wait_idle(ana)
-        lost_until[0] = time.monotonic() + LOST_S
+        losing.until = time.monotonic() + LOST_S
         console.get_by_role("button", name="Pause class").click()
         expect(ana.locator(".st-key-class-paused")).to_be_visible(timeout=30000)
-        assert dropped  # the pause's pulse was lost, and handed over again
+        assert losing.dropped  # the pause's pulse was lost, and handed over again
         console.get_by_role("button", name="Resume").click()
         expect(ana.locator(".st-key-class-paused")).to_have_count(0, timeout=30000)
+
+
+def test_an_engine_pulse_whose_trigger_was_lost_is_sent_again():
+    """Serve the class alone: every engine pulse's trigger in the 4 s after Send is lost (the request ends within
+    them, and an idle engine sends no more): the batch still shows the engine's step (it had stayed on "served
+    nothing yet", in CI), from the last pulse sent again (``frontend/serve_pulse.js``)."""
+    losing = Losing()
+    with running_app() as url, browser_page(1280, 800, fresh=True) as page:
+        page.route_web_socket(re.compile(r"_stcore/stream"), losing.route)
+        page.goto(f"{url}/serve_class")
+        page.get_by_label("Your prompt").fill("Once upon a time")
+        wait_idle(page)
+        losing.until = time.monotonic() + LOST_S
+        page.get_by_role("button", name="Send").click()
+        expect(page.locator(".serve-root")).to_contain_text("Done", timeout=60000)
+        expect(page.get_by_text(re.compile(r"^Step [\d,]+: "))).to_be_visible(timeout=30000)
+        assert losing.dropped

@@ -130,13 +130,13 @@ def test_clicker_moves_the_lesson_after_a_control_is_touched(url, kind):
         at_stop(page, k + 1)
 
 
-SELECT_STOPS = [i for i, s in enumerate(LESSON.stops, 1) if s.page != "decode" and i < len(LESSON.stops)]
+SELECT_STOPS = [6]  # the ruler's stop, where the press was lost (the test above touches a select box on stop 5)
 
 
-def test_clicker_moves_the_lesson_after_each_select_box_of_every_stop(url):
-    """Issue 58, item 6 (PageDown stayed on stop 6 after a select box was touched): on every stop but the decode
-    stop and the last, each select box of the stop's page in turn — an option chosen, then PageDown: the next stop;
-    PageUp: back (the ruler's are one outside its fragment, the chapters' case, and one inside, ties)."""
+def test_clicker_moves_the_lesson_after_each_select_box_of_the_ruler_stop(url):
+    """Issue 58, item 6 (PageDown stayed on stop 6 after a select box was touched): on the ruler's stop each select
+    box in turn — an option chosen, then PageDown: the next stop; PageUp: back (one is outside the ruler's fragment,
+    the chapters' case, and one inside, ties)."""
     touched = {}
     with browser_page(1280, 800) as page:
         for k in SELECT_STOPS:
